@@ -1,0 +1,108 @@
+"""The logical vector-store API. Two engines implement it: Qdrant Edge (embedded) and a
+Qdrant server through qdrant-client. One collection per scope; every call names its scope."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from knowledge_platform.errors import StoreError
+from knowledge_platform.models import Chunk, Hit, Point, SparseVector
+
+DENSE = "dense"
+SPARSE = "sparse"
+SearchMode = Literal["hybrid", "dense", "sparse"]
+
+_SCOPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+
+#: Payload fields with a payload index (server) / used in filters.
+FILTER_FIELDS = ("source", "kind", "lifecycle", "doc_id", "scope", "date", "confidentiality")
+
+
+def collection_name(scope: str) -> str:
+    """`internal` -> `internal`; a client id -> `client_<id>`. Rejects anything else."""
+    if not _SCOPE_RE.fullmatch(scope):
+        raise StoreError(f"invalid scope {scope!r}: use lowercase letters, digits and '_'")
+    return "internal" if scope == "internal" else f"client_{scope}"
+
+
+class SearchFilter(BaseModel):
+    """Conditions every hit must meet; all evaluated inside the store query."""
+
+    sources: list[str] | None = None
+    kinds: list[str] | None = None
+    lifecycles: list[str] | None = Field(default_factory=lambda: ["stable"])
+    doc_ids: list[str] | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    confidentiality: list[str] | None = None
+
+
+class CollectionInfo(BaseModel):
+    name: str
+    model_id: str
+    dim: int
+    points: int
+    version: str = ""
+
+
+class CollectionWriter(ABC):
+    """A write session on one collection. Engines apply it atomically where they can."""
+
+    @abstractmethod
+    def upsert(self, points: Sequence[Point]) -> None: ...
+
+    @abstractmethod
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def point_hashes(self, source: str) -> dict[str, str]:
+        """chunk id -> content_hash of `source`'s points as this writer sees them."""
+
+
+class VectorStore(ABC):
+    @abstractmethod
+    def info(self, scope: str) -> CollectionInfo | None:
+        """The published collection of `scope`, or None if it does not exist yet."""
+
+    @abstractmethod
+    def writer(self, scope: str, model_id: str, dim: int) -> AbstractContextManager[CollectionWriter]:
+        """Exclusive write session (one per collection at a time, across processes).
+
+        Creates the collection on first use. Raises ModelMismatchError if it records another
+        model id or dimension. Publishes on a clean exit; on an exception nothing published.
+        """
+
+    @abstractmethod
+    def point_hashes(self, scope: str, source: str) -> dict[str, str]:
+        """chunk id -> content_hash for `source`'s points in the published collection."""
+
+    @abstractmethod
+    def search(
+        self,
+        scope: str,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        *,
+        limit: int,
+        flt: SearchFilter | None = None,
+        mode: SearchMode = "hybrid",
+        prefetch: int = 50,
+    ) -> list[Hit]:
+        """Top `limit` chunks; hybrid fuses dense and sparse prefetches with RRF."""
+
+    @abstractmethod
+    def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:
+        """Every chunk matching `flt` (payload only), in no particular order."""
+
+    @abstractmethod
+    def count(self, scope: str, source: str | None = None) -> int: ...
+
+    def close(self) -> None:  # noqa: B027 - engines without resources need nothing here
+        """Release files and connections."""
