@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from datetime import date
+import datetime as dt
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,7 +42,7 @@ class Document(BaseModel):
     kind: Kind
     url: str | None = None
     uri: str | None = None
-    date: date | None = None
+    date: dt.date | None = None
     version: str = ""
     lifecycle: Lifecycle = "stable"
     trust: Trust = "internal"
@@ -75,13 +75,17 @@ class Chunk(BaseModel):
     kind: Kind
     url: str | None = None
     uri: str | None = None
-    date: date | None = None
+    date: dt.date | None = None
     version: str = ""
     lifecycle: Lifecycle = "stable"
     trust: Trust = "internal"
     confidentiality: str = "internal"
     tokens: int = 0
+    #: sha256 of embedding_text(): the embedding cache key.
     content_hash: str = ""
+    #: sha256 of the text and every provenance field: a point whose fingerprint matches is
+    #: unchanged; a differing one is rewritten (with its cached vector if only metadata moved).
+    fingerprint: str = ""
     extra: dict[str, Any] = Field(default_factory=dict)
 
     def embedding_text(self) -> str:

@@ -72,7 +72,9 @@ class VectorStore(ABC):
         """The published collection of `scope`, or None if it does not exist yet."""
 
     @abstractmethod
-    def writer(self, scope: str, model_id: str, dim: int) -> AbstractContextManager[CollectionWriter]:
+    def writer(
+        self, scope: str, model_id: str, dim: int
+    ) -> AbstractContextManager[CollectionWriter]:
         """Exclusive write session (one per collection at a time, across processes).
 
         Creates the collection on first use. Raises ModelMismatchError if it records another

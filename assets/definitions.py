@@ -1,0 +1,34 @@
+"""The Definitions, assembled in exactly one place from the registry named by KP_CONFIG."""
+
+from __future__ import annotations
+
+from dagster import Definitions, definitions
+
+from assets.factory import build_source_assets
+from assets.jobs import reindex_job
+from assets.schedules import build_weekly_reindex_schedule
+from assets.sensors import build_memory_files_sensor, build_registry_sensor
+from knowledge_platform.registry import load_registry
+from knowledge_platform.settings import Settings
+from resources.platform import platform_resources
+
+
+def build_definitions(settings: Settings | None = None) -> Definitions:
+    settings = settings or Settings()
+    registry = load_registry(settings.config)
+    sources = registry.sources
+    sensors = [build_registry_sensor(sources)]
+    if "memory_files" in sources:
+        sensors.append(build_memory_files_sensor())
+    return Definitions(
+        assets=[a for source in sources for a in build_source_assets(source)],
+        jobs=[reindex_job],
+        schedules=[build_weekly_reindex_schedule(sources)],
+        sensors=sensors,
+        resources=platform_resources(settings),
+    )
+
+
+@definitions
+def defs() -> Definitions:
+    return build_definitions()

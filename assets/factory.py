@@ -1,0 +1,201 @@
+"""One factory for every source: `<source>/raw -> chunks -> embeddings -> collection`,
+partitioned by scope. Each step persists Parquet under KP_HOME and records its figures."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    AutomationCondition,
+    DataVersion,
+    Failure,
+    FreshnessPolicy,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
+
+from assets.partitions import scopes_partitions
+from knowledge_platform.connectors.catalog import connector_class
+from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.models import content_hash
+from knowledge_platform.pipeline import chunk_documents, embed_chunks, merge_pull, reconcile
+from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
+
+FULL_PULL_TAG = "kp/full_pull"
+FULL_RECONCILE_TAG = "kp/full_reconcile"
+#: git_docs only: rebuild the partition from exactly this commit.
+AT_SHA_TAG = "kp/at_sha"
+STEPS = ("raw", "chunks", "embeddings", "collection")
+
+#: Weekly reindex plus a day of slack; ClickUp is pulled every 30-60 minutes.
+FRESHNESS = {
+    "clickup": FreshnessPolicy.time_window(fail_window=timedelta(hours=3),
+                                           warn_window=timedelta(hours=1, minutes=30)),
+}
+DEFAULT_FRESHNESS = FreshnessPolicy.time_window(fail_window=timedelta(days=8),
+                                                warn_window=timedelta(days=7, hours=6))
+#: Sources whose API has a rate limit share one pool per source (see dagster.yaml).
+API_POOLS = {"clickup": "clickup_api", "google_drive": "google_api", "supabase": "supabase_api"}
+
+
+def asset_keys(source: str) -> list[AssetKey]:
+    return [AssetKey([source, step]) for step in STEPS]
+
+
+def check_name(source: str) -> str:
+    return f"{source}_collection_matches_chunks"
+
+
+def _tag(context: AssetExecutionContext, tag: str) -> bool:
+    return context.run.tags.get(tag, "").lower() in ("1", "true", "yes")
+
+
+def _fail(exc: KnowledgePlatformError) -> Failure:
+    return Failure(description=str(exc), allow_retries=False)
+
+
+def build_source_assets(source: str) -> list[AssetsDefinition]:
+    group = source
+    kinds = {"python", "parquet"}
+    eager = AutomationCondition.eager()
+
+    @asset(key=[source, "raw"], partitions_def=scopes_partitions, group_name=group, kinds=kinds,
+           pool=API_POOLS.get(source), description=f"Documents pulled from {source}.")
+    def raw(context: AssetExecutionContext, registry: RegistryResource,
+            snapshots: SnapshotResource) -> MaterializeResult:
+        scope = context.partition_key
+        snaps = snapshots.get()
+        try:
+            settings = registry.get().source_settings(source, scope)
+            at_sha = context.run.tags.get(AT_SHA_TAG)
+            if at_sha and "at_sha" in type(settings).model_fields:
+                settings = settings.model_copy(update={"at_sha": at_sha})
+            connector = connector_class(source)(settings, scope)
+            cursor = snaps.read_cursor(source, scope)
+            result = connector.pull(cursor, full=cursor is None or _tag(context, FULL_PULL_TAG))
+        except KnowledgePlatformError as exc:
+            raise _fail(exc) from exc
+        docs, stats = merge_pull(snaps.read_documents(source, scope), result)
+        snaps.write_documents(source, scope, docs)
+        snaps.write_cursor(source, scope, result.cursor)
+        for item in result.skipped:
+            context.log.warning(f"skipped {item.source_id}: {item.reason}")
+        skipped_md = "\n".join(f"- `{s.source_id}`: {s.reason}" for s in result.skipped)
+        return MaterializeResult(
+            metadata={
+                "documents": stats.documents,
+                "changed": stats.changed,
+                "deleted": stats.deleted,
+                "skipped": stats.skipped,
+                "skipped_reasons": MetadataValue.md(skipped_md or "none"),
+                "requests": result.requests,
+                "full_pull": result.full,
+                **({"sha": result.cursor["sha"]} if "sha" in result.cursor else {}),
+            },
+            data_version=DataVersion(content_hash("|".join(d.version or d.content_hash
+                                                           for d in docs))[:16]),
+        )
+
+    @asset(key=[source, "chunks"], deps=[raw], partitions_def=scopes_partitions, group_name=group,
+           kinds=kinds, automation_condition=eager,
+           description="Sections sized to the embedding model's window, with provenance.")
+    def chunks(context: AssetExecutionContext, registry: RegistryResource, embedder: EmbedderResource,
+               snapshots: SnapshotResource) -> MaterializeResult:
+        scope = context.partition_key
+        snaps = snapshots.get()
+        docs = snaps.read_documents(source, scope) or []
+        produced = chunk_documents(docs, embedder.runtime.chunker)
+        snaps.write_chunks(source, scope, produced)
+        sample = produced[0] if produced else None
+        sample_md = (f"**{sample.title}** — {' > '.join(sample.headers)}\n\n{sample.text[:600]}"
+                     if sample else "no chunks")
+        return MaterializeResult(
+            metadata={
+                "documents": len(docs),
+                "chunks": len(produced),
+                "tokens": sum(c.tokens for c in produced),
+                "sample_chunk": MetadataValue.md(sample_md),
+            },
+            data_version=DataVersion(content_hash("|".join(c.fingerprint for c in produced))[:16]),
+        )
+
+    @asset(key=[source, "embeddings"], deps=[chunks], partitions_def=scopes_partitions,
+           group_name=group, kinds={"python", "parquet", "onnx"}, automation_condition=eager,
+           description="Dense vectors (cached by model id + content hash) and BM25 sparse ones.")
+    def embeddings(context: AssetExecutionContext, embedder: EmbedderResource,
+                   snapshots: SnapshotResource) -> MaterializeResult:
+        scope = context.partition_key
+        snaps = snapshots.get()
+        rt = embedder.runtime
+        produced = snaps.read_chunks(source, scope) or []
+        try:
+            hashes, dense, sparse, stats = embed_chunks(produced, rt.embedder, rt.cache, rt.sparse)
+        except KnowledgePlatformError as exc:
+            raise _fail(exc) from exc
+        snaps.write_embeddings(source, scope, hashes, dense, sparse, rt.embedder.model_id)
+        return MaterializeResult(
+            metadata={
+                "chunks": stats.chunks,
+                "embedded": stats.embedded,
+                "cached": stats.cached,
+                "tokens": stats.tokens,
+                "model": rt.embedder.model_id,
+                "dim": rt.embedder.dim,
+            }
+        )
+
+    @asset(key=[source, "collection"], deps=[embeddings], partitions_def=scopes_partitions,
+           group_name=group, kinds={"qdrant"}, automation_condition=eager, pool="qdrant_write",
+           freshness_policy=FRESHNESS.get(source, DEFAULT_FRESHNESS),
+           check_specs=[AssetCheckSpec(check_name(source), asset=AssetKey([source, "collection"]),
+                                       description="Point ids of this source equal its chunk ids.",
+                                       blocking=True)],
+           description="The source's points in the scope's Qdrant collection.")
+    def collection(context: AssetExecutionContext, registry: RegistryResource,
+                   store: StoreResource, snapshots: SnapshotResource) -> MaterializeResult:
+        scope = context.partition_key
+        snaps = snapshots.get()
+        produced = snaps.read_chunks(source, scope) or []
+        loaded = snaps.read_embeddings(source, scope)
+        model_id, vectors = loaded if loaded else ("", {})
+        dim = next(iter(vectors.values()))[0].shape[0] if vectors else store.runtime.embedder.dim
+        model_id = model_id or store.runtime.embedder.model_id
+        vector_store = store.get()
+        try:
+            stats = reconcile(vector_store, scope, source, produced, vectors, model_id=model_id,
+                              dim=dim, guard=registry.get().deletion_guard,
+                              full_reconcile=_tag(context, FULL_RECONCILE_TAG))
+        except KnowledgePlatformError as exc:
+            raise _fail(exc) from exc
+        stored = set(vector_store.point_hashes(scope, source))
+        wanted = {c.id for c in produced}
+        missing, stray = wanted - stored, stored - wanted
+        return MaterializeResult(
+            metadata={
+                "added": stats.added,
+                "updated": stats.updated,
+                "deleted": stats.deleted,
+                "unchanged": stats.unchanged,
+                "points": len(stored),
+                "collection_points": vector_store.count(scope),
+                "model": model_id,
+            },
+            check_results=[
+                AssetCheckResult(
+                    check_name=check_name(source),
+                    passed=not missing and not stray,
+                    severity=AssetCheckSeverity.ERROR,
+                    metadata={"missing": len(missing), "stray": len(stray),
+                              "points": len(stored), "chunks": len(wanted)},
+                )
+            ],
+        )
+
+    return [raw, chunks, embeddings, collection]

@@ -1,0 +1,166 @@
+"""Who may read what: bearer tokens -> principals -> grants of scopes and confidentiality.
+
+Tokens are never stored or compared in clear: the registry names a token's sha256 (or the
+env var holding it) and every candidate is compared by hash in constant time. The admin
+principal `compass` (every scope, every confidentiality) authenticates with the token in
+`KP_HOME/admin-token`, created 0600 on the first start of the embedded default.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from knowledge_platform.errors import AccessDeniedError
+from knowledge_platform.registry import Registry, hash_token
+from knowledge_platform.settings import Settings
+
+ADMIN_PRINCIPAL = "compass"
+ADMIN_TOKEN_FILE = "admin-token"
+Role = Literal["internal", "restricted"]
+#: What each role may read; admins read everything (no confidentiality condition at all).
+VISIBLE = {"internal": ("internal",), "restricted": ("internal", "restricted")}
+_SHOWN = 40
+
+
+def shown(value: object) -> str:
+    """A caller-supplied string made safe for a one-line message: ASCII-escaped, bounded."""
+    text = ascii(value) if isinstance(value, str) else type(value).__name__
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 4] + "...'"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What one authenticated principal may read."""
+
+    principal: str
+    scopes: tuple[str, ...]
+    admin: bool = False
+    role: Role = "internal"
+
+    def check_scope(self, scope: object) -> str:
+        """The scope itself if granted; AccessDeniedError naming it otherwise.
+
+        Compared exactly against the granted names (never pattern-matched or normalised), so
+        `client_*`, `../internal` or a Cyrillic look-alike can never reach a store call. An
+        unknown scope and another director's client get the same answer: no existence oracle.
+        """
+        if not isinstance(scope, str) or not scope:
+            raise AccessDeniedError("scope must be a non-empty string, e.g. 'internal'")
+        if scope in self.scopes:
+            return scope
+        hint = "" if scope.isascii() else " (it contains non-ASCII characters)"
+        raise AccessDeniedError(
+            f"scope {shown(scope)} is not available to {self.principal}{hint}; "
+            f"allowed scopes: {', '.join(self.scopes)}"
+        )
+
+    def require_admin(self, what: str) -> None:
+        if not self.admin:
+            raise AccessDeniedError(f"{what} is for admins only; {self.principal} is not one")
+
+    @property
+    def confidentiality(self) -> list[str] | None:
+        """Values a SearchFilter must allow (None: no condition, for admins)."""
+        return None if self.admin else list(VISIBLE[self.role])
+
+
+def grant_for(registry: Registry, name: str, *, admin: bool = False,
+              scopes: list[str] | None = None, role: Role = "internal") -> Grant:
+    """Admins get every scope; others get `internal` and the clients they direct, plus any
+    scope listed for them that the registry knows."""
+    known = registry.scopes
+    if admin:
+        return Grant(name, tuple(known), admin=True, role="restricted")
+    allowed = dict.fromkeys(registry.scopes_of_director(name))
+    allowed.update(dict.fromkeys(s for s in scopes or [] if s in known))
+    return Grant(name, tuple(allowed), admin=False, role=role)
+
+
+class Authenticator:
+    """Maps bearer tokens to grants. Built once per process from the registry."""
+
+    def __init__(self, registry: Registry, *, admin_token: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        env = os.environ if env is None else env
+        self.registry = registry
+        self._grants: dict[str, Grant] = {
+            ADMIN_PRINCIPAL: grant_for(registry, ADMIN_PRINCIPAL, admin=True)
+        }
+        self._hashes: list[tuple[str, str]] = []
+        for p in registry.principals:
+            self._grants[p.name] = grant_for(registry, p.name, admin=p.admin, scopes=p.scopes,
+                                             role=p.role)
+            digest = p.token_sha256 or (hash_token(env[p.token_env])
+                                        if p.token_env and env.get(p.token_env) else None)
+            if digest:
+                self._hashes.append((digest.lower(), p.name))
+        if admin_token:
+            self._hashes.append((hash_token(admin_token), ADMIN_PRINCIPAL))
+
+    @property
+    def principals(self) -> list[str]:
+        return list(self._grants)
+
+    def authenticate(self, token: str) -> Grant | None:
+        """The grant of the principal holding `token`, or None. Every known hash is compared
+        (no early exit), so timing does not tell how close a guess was."""
+        if not token:
+            return None
+        digest = hash_token(token).encode()
+        found: str | None = None
+        for known, name in self._hashes:
+            if hmac.compare_digest(known.encode(), digest) and found is None:
+                found = name
+        return self._grants[found] if found else None
+
+    def grant(self, principal: str) -> Grant:
+        """The grant of a principal named in configuration (e.g. the stdio default)."""
+        try:
+            return self._grants[principal]
+        except KeyError:
+            raise AccessDeniedError(
+                f"unknown principal {shown(principal)}; known: {', '.join(self._grants)}"
+            ) from None
+
+
+def admin_token_path(settings: Settings) -> Path:
+    return settings.home_dir / ADMIN_TOKEN_FILE
+
+
+def read_admin_token(settings: Settings) -> str | None:
+    try:
+        token = admin_token_path(settings).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    return token or None
+
+
+def ensure_admin_token(settings: Settings) -> tuple[str, Path, bool]:
+    """(token, path, created): the admin token, generated with mode 0600 if absent."""
+    path = admin_token_path(settings)
+    existing = read_admin_token(settings)
+    if existing:
+        return existing, path, False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # an empty file, or another process won the race
+        existing = read_admin_token(settings)
+        if existing:
+            return existing, path, False
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+        os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(token + "\n")
+    return token, path, True
+
+
+def authenticator_for(settings: Settings, registry: Registry) -> Authenticator:
+    return Authenticator(registry, admin_token=read_admin_token(settings))

@@ -1,0 +1,170 @@
+"""Markdown chunking: one chunk per `#`/`##` section, carrying the trail of the last two
+headers; a section longer than the budget is cut into token windows with ~20% overlap.
+
+The budget is the embedding model's window less what the header trail takes, capped at the
+brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently truncates."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from knowledge_platform.models import Chunk, Document, chunk_id, content_hash
+from knowledge_platform.tokens import TokenCounter
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+MAX_TARGET = 800
+MIN_BUDGET = 48
+MAX_CHARS_PER_TOKEN = 16
+
+
+@dataclass(frozen=True)
+class Section:
+    headers: tuple[str, ...]
+    text: str
+
+
+def normalize(text: str) -> str:
+    """NUL bytes and carriage returns out; nothing else touched."""
+    return text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_sections(text: str, *, whole: bool = False) -> list[Section]:
+    """Sections at `#` and `##` headings (outside code fences). Deeper headings stay inside."""
+    if whole:
+        return [Section((), text.strip())] if text.strip() else []
+    sections: list[Section] = []
+    h1: str | None = None
+    h2: str | None = None
+    buf: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        body = "\n".join(buf).strip()
+        if body:
+            sections.append(Section(tuple(h for h in (h1, h2) if h), body))
+        buf.clear()
+
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match and len(match.group(1)) <= 2:
+            flush()
+            if len(match.group(1)) == 1:
+                h1, h2 = match.group(2).strip(), None
+            else:
+                h2 = match.group(2).strip()
+            continue
+        buf.append(line)
+    flush()
+    return sections
+
+
+def _snap(text: str, pos: int, floor: int) -> int:
+    """Move a cut back to the start of the word it falls in (not past `floor`)."""
+    if pos >= len(text) or pos <= floor:
+        return pos
+    back = pos
+    while back > floor and back > pos - 40 and not text[back - 1].isspace():
+        back -= 1
+    return back if back > floor and text[back - 1].isspace() else pos
+
+
+def windows(text: str, counter: TokenCounter, budget: int, overlap: float) -> Iterator[str]:
+    """`text` if it fits `budget` tokens, else overlapping windows of at most `budget`.
+
+    Window edges snap back to word starts; if snapping the front makes a window too long, its
+    end moves back a token at a time until it fits (the next window starts before it)."""
+    starts = counter.offsets(text)
+    if len(starts) <= budget:
+        yield text
+        return
+    step = max(1, budget - round(budget * overlap))
+    n = len(starts)
+    a = 0
+    while True:
+        piece, b = _fitting_piece(text, starts, a, min(a + budget, n), counter, budget)
+        if piece:
+            yield piece
+        if b >= n:
+            return
+        a = max(a + 1, min(a + step, b - 1))  # never a gap, always progress
+
+
+def _fitting_piece(text: str, starts: list[int], a: int, b: int, counter: TokenCounter,
+                   budget: int) -> tuple[str, int]:
+    """The piece for tokens [a, b) and the b it ended up using (shrunk if it did not fit)."""
+    n = len(starts)
+    begin = 0 if a == 0 else _snap(text, starts[a], 0)
+    end = len(text) if b >= n else _snap(text, starts[b], begin + 1)
+    piece = text[begin:end].strip()
+    while piece and b > a + 1 and counter.count(piece) > budget:
+        b -= 1
+        end = _snap(text, starts[b], begin + 1)
+        piece = text[begin:end].strip()
+    return piece, b
+
+
+class Chunker:
+    def __init__(self, counter: TokenCounter, window_tokens: int, overlap: float = 0.2) -> None:
+        self.counter = counter
+        self.window_tokens = window_tokens
+        self.overlap = overlap
+
+    def budget(self, title: str, headers: Iterable[str]) -> int:
+        trail = " > ".join(h for h in (title, *headers) if h)
+        reserve = self.counter.count(trail) + 4 if trail else 2  # special + separator tokens
+        return max(MIN_BUDGET, min(MAX_TARGET, self.window_tokens - reserve))
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        whole = doc.extra.get("chunking") == "whole"
+        sections = split_sections(normalize(doc.text), whole=whole)
+        if not sections and doc.title.strip():
+            sections = [Section((), doc.title.strip())]
+        chunks: list[Chunk] = []
+        for section in sections:
+            budget = self.budget(doc.title, section.headers)
+            for window in windows(section.text, self.counter, budget, self.overlap):
+                # A run of characters the tokenizer reads as one unknown token (no spaces for
+                # megabytes) still has to fit a payload: cap by characters too.
+                cap = budget * MAX_CHARS_PER_TOKEN
+                for start in range(0, len(window), cap):
+                    piece = window[start : start + cap]
+                    chunks.append(self._make(doc, section.headers, piece, len(chunks)))
+        return chunks
+
+    def _make(self, doc: Document, headers: tuple[str, ...], text: str, ordinal: int) -> Chunk:
+        chunk = Chunk(
+            id=chunk_id(doc.scope, doc.source, doc.source_id, ordinal),
+            doc_id=doc.doc_id,
+            source=doc.source,
+            source_id=doc.source_id,
+            scope=doc.scope,
+            title=doc.title,
+            text=text,
+            headers=list(headers),
+            ordinal=ordinal,
+            kind=doc.kind,
+            url=doc.url,
+            uri=doc.uri,
+            date=doc.date,
+            version=doc.version,
+            lifecycle=doc.lifecycle,
+            trust=doc.trust,
+            confidentiality=doc.confidentiality,
+            extra=doc.extra,
+        )
+        embed_text = chunk.embedding_text()
+        provenance = chunk.model_dump_json(exclude={"tokens", "content_hash", "fingerprint"})
+        hashed = content_hash(embed_text)
+        return chunk.model_copy(
+            update={
+                "tokens": self.counter.count(embed_text),
+                "content_hash": hashed,
+                "fingerprint": content_hash(hashed + json.dumps(provenance)),
+            }
+        )

@@ -1,0 +1,144 @@
+"""Google API clients built offline, credentials from env, bounded retries ending in SourceError."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from typing import TYPE_CHECKING, Any
+
+import google.auth.exceptions
+import httplib2
+from google.oauth2 import credentials as oauth2_credentials
+from google.oauth2 import service_account
+from google_auth_httplib2 import AuthorizedHttp
+from googleapiclient.discovery import build
+from googleapiclient.errors import HttpError
+
+from knowledge_platform.errors import ConfigError, SourceError
+
+if TYPE_CHECKING:
+    from google.auth.credentials import Credentials
+    from googleapiclient.http import HttpRequest
+
+    from knowledge_platform.connectors.google_drive import GoogleDriveSettings
+
+SCOPES = ["https://www.googleapis.com/auth/drive.readonly"]
+#: 403 reasons that mean "slow down", not "forbidden" (Drive usage limits).
+_RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded"}
+_MAX_DELAY = 32.0
+
+
+class GoogleApiError(SourceError):
+    """A Google API refused one request for good (not retried): 400, 401, 403, 404."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(f"Google API error {status} {reason}: {message}")
+        self.status, self.reason, self.message = status, reason, message
+
+
+def _env(name: str) -> str:
+    value = os.environ.get(name, "")
+    if not value:
+        raise ConfigError(f"environment variable {name} is not set; google_drive needs it")
+    return value
+
+
+def credentials_from(settings: GoogleDriveSettings) -> Credentials:
+    """OAuth user credentials (refresh-token exchange at token_uri) or a service account key."""
+    if settings.auth == "oauth":
+        return oauth2_credentials.Credentials(  # type: ignore[no-untyped-call]
+            token=None,
+            refresh_token=_env(settings.refresh_token_env),
+            client_id=_env(settings.client_id_env),
+            client_secret=_env(settings.client_secret_env),
+            token_uri=settings.token_uri,
+        )
+    path = _env(settings.service_account_key_env)
+    try:
+        creds = service_account.Credentials.from_service_account_file(
+            path, scopes=SCOPES, subject=settings.delegated_user
+        )
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot load the service account key file {path}: {exc}") from exc
+    return creds.with_token_uri(settings.token_uri)
+
+
+def _error_detail(exc: HttpError) -> tuple[str, str]:
+    """(reason, message) from Google's {"error": {...}} body, tolerating other bodies."""
+    try:
+        error = json.loads(exc.content.decode("utf-8", "replace"))["error"]
+        errors = error.get("errors") or [{}]
+        return str(errors[0].get("reason") or error.get("status", "")), str(error.get("message"))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return "", str(exc.reason or "")
+
+
+class GoogleApi:
+    """Drive v3, Sheets v4 and Slides v1 services sharing one authorized HTTP client."""
+
+    def __init__(self, settings: GoogleDriveSettings, credentials: Credentials) -> None:
+        http = AuthorizedHttp(credentials, http=httplib2.Http(timeout=settings.timeout_seconds))
+        drive = self._build("drive", "v3", settings.drive_endpoint, http)
+        sheets = self._build("sheets", "v4", settings.sheets_endpoint, http)
+        # Resources are made once: each `service.files()` call rebuilds its methods (~40 ms).
+        self.files = drive.files()
+        self.changes = drive.changes()
+        self.spreadsheets = sheets.spreadsheets()
+        self.values = self.spreadsheets.values()
+        self.presentations = self._build(
+            "slides", "v1", settings.slides_endpoint, http
+        ).presentations()
+        self.max_retries = settings.max_retries
+        self.backoff = settings.backoff_seconds
+        self.requests = 0
+
+    @staticmethod
+    def _build(api: str, version: str, endpoint: str, http: AuthorizedHttp) -> Any:
+        # static_discovery: the discovery document ships with the library, no network.
+        return build(
+            api,
+            version,
+            http=http,
+            static_discovery=True,
+            cache_discovery=False,
+            client_options={"api_endpoint": endpoint},
+        )
+
+    def call(self, request: HttpRequest) -> Any:
+        """Execute with bounded exponential backoff on 429, 403 rate limits, 5xx and network
+        errors. Raises GoogleApiError for other HTTP errors, SourceError when retries run out."""
+        attempt = 0
+        while True:
+            self.requests += 1
+            retry_after = 0.0
+            try:
+                return request.execute()
+            except HttpError as exc:
+                status = exc.resp.status
+                reason, message = _error_detail(exc)
+                if not (
+                    status == 429 or status >= 500 or (status == 403 and reason in _RATE_REASONS)
+                ):
+                    raise GoogleApiError(status, reason, message) from exc
+                failure = f"HTTP {status} {reason}".strip()
+                header = exc.resp.get("retry-after", "")
+                retry_after = float(header) if header.isdigit() else 0.0
+            except google.auth.exceptions.RefreshError as exc:
+                if not getattr(exc, "retryable", False):
+                    raise SourceError(
+                        f"Google refused the credentials ({exc}); check the google_drive auth "
+                        "env vars and token_uri"
+                    ) from exc
+                failure = f"token endpoint: {exc}"
+            except (OSError, httplib2.HttpLib2Error, google.auth.exceptions.TransportError) as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+            if attempt >= self.max_retries:
+                raise SourceError(
+                    f"Google API unavailable after {attempt + 1} attempts "
+                    f"({failure}) at {request.uri.split('?')[0]}"
+                )
+            delay = min(self.backoff * 2**attempt, _MAX_DELAY) * (0.5 + random.random() / 2)
+            time.sleep(max(delay, min(retry_after, _MAX_DELAY)))
+            attempt += 1

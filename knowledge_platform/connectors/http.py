@@ -1,0 +1,264 @@
+"""A small HTTP client shared by the API connectors: timeouts, bounded retries with backoff on
+5xx, timeouts and dropped connections, 429 waits computed from the response headers, a cap on
+the total time one request may spend waiting, and one-line SourceErrors."""
+
+from __future__ import annotations
+
+import email.utils
+import functools
+import json
+import logging
+import os
+import ssl
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+import httpx
+from pydantic import Field
+
+from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.errors import ConfigError, SourceError
+
+log = logging.getLogger(__name__)
+
+#: (429 response, now as unix seconds) -> seconds to wait, or None when the headers don't say.
+RateLimitWait = Callable[[httpx.Response, float], "float | None"]
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+
+_RETRY_STATUSES = frozenset({500, 502, 503, 504, 520, 522, 524})
+#: 429s one request tolerates (each waits as told) before it fails.
+_MAX_RATE_LIMITED = 20
+_RETRY_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+class HttpSettings(SourceSettings):
+    """Transport knobs every HTTP connector shares (registry keys next to the source's own)."""
+
+    timeout_seconds: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, le=10)
+    #: Most one request may sleep in total (backoffs and rate-limit waits) before it fails.
+    max_wait_seconds: float = Field(default=180.0, ge=0)
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """Loading the CA bundle costs ~100 ms; every client of the process shares one context."""
+    return httpx.create_ssl_context()
+
+
+def secret_from_env(source: str, env_name: str, what: str) -> str:
+    """Read a secret at pull time; a missing one is a ConfigError naming the variable."""
+    value = os.environ.get(env_name, "").strip()
+    if not value:
+        raise ConfigError(
+            f"{source}: environment variable {env_name} is not set; put the {what} there"
+        )
+    return value
+
+
+def retry_after_wait(response: httpx.Response, now: float) -> float | None:
+    """Generic `Retry-After`: delta seconds or an HTTP date."""
+    value = response.headers.get("Retry-After", "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+def ratelimit_reset_wait(response: httpx.Response, now: float) -> float | None:
+    """ClickUp style: `X-RateLimit-Reset` is the unix time (seconds) the window reopens."""
+    value = response.headers.get("X-RateLimit-Reset", "").strip()
+    try:
+        reset = float(value)
+    except ValueError:
+        return retry_after_wait(response, now)
+    if reset > 1e11:  # someone sent milliseconds
+        reset /= 1000.0
+    return max(0.0, reset - now)
+
+
+def describe_body(response: httpx.Response, limit: int = 200) -> str:
+    """A short, single-line account of an error body; knows the PostgREST and ClickUp shapes."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        if "message" in data and ("code" in data or "hint" in data or "details" in data):
+            parts = [str(data.get("code") or ""), str(data["message"])]
+            if data.get("details"):
+                parts.append(f"details: {data['details']}")
+            if data.get("hint"):
+                parts.append(f"hint: {data['hint']}")
+            text = " ".join(p for p in parts if p)
+        elif "err" in data:
+            code = data.get("ECODE")
+            text = f"{data['err']} ({code})" if code else str(data["err"])
+        else:
+            text = json.dumps(data)
+    else:
+        text = response.text
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class HttpClient:
+    """Counts every request it sends (`requests`), retries what is worth retrying, raises
+    SourceError with `<source>: <METHOD> <path> <what happened>` on final failure."""
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        backoff_seconds: float = 0.5,
+        max_backoff_seconds: float = 30.0,
+        max_wait_seconds: float = 180.0,
+        rate_limit_wait: RateLimitWait = retry_after_wait,
+        auth_hint: str = "",
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        transport: httpx.BaseTransport | None = None,
+        follow_redirects: bool = False,
+    ) -> None:
+        self.source = source
+        self.max_retries = max_retries
+        self.backoff_seconds = backoff_seconds
+        self.max_backoff_seconds = max_backoff_seconds
+        self.max_wait_seconds = max_wait_seconds
+        self.rate_limit_wait = rate_limit_wait
+        self.auth_hint = auth_hint
+        self.sleep = sleep
+        self.clock = clock
+        self.requests = 0
+        self._client = httpx.Client(
+            headers=dict(headers or {}),
+            timeout=httpx.Timeout(timeout),
+            verify=_ssl_context(),
+            transport=transport,
+            follow_redirects=follow_redirects,
+        )
+
+    @classmethod
+    def from_settings(cls, source: str, settings: HttpSettings, **kwargs: Any) -> HttpClient:
+        return cls(
+            source,
+            timeout=settings.timeout_seconds,
+            max_retries=settings.max_retries,
+            max_wait_seconds=settings.max_wait_seconds,
+            **kwargs,
+        )
+
+    def __enter__(self) -> HttpClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Params = None,
+        headers: Mapping[str, str] | None = None,
+        allow: Collection[int] = (),
+    ) -> httpx.Response:
+        """Send with retries. 2xx and the statuses in `allow` are returned; anything else
+        (after the retries a 5xx/429 earns) raises SourceError."""
+        where = f"{method} {httpx.URL(url).path}"
+        waited = 0.0
+        failures = 0
+        limited = 0
+        attempts = 0
+        while True:
+            attempts += 1
+            self.requests += 1
+            try:
+                response = self._client.request(method, url, params=params, headers=headers)
+            except _RETRY_ERRORS as exc:
+                failures += 1
+                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                if failures > self.max_retries:
+                    raise SourceError(
+                        f"{self.source}: {where} failed after {attempts} attempts: {reason}"
+                    ) from None
+                waited += self._pause(self._backoff(failures), waited, where, reason)
+                continue
+            except httpx.HTTPError as exc:
+                raise SourceError(f"{self.source}: {where} failed: {exc}") from None
+            status = response.status_code
+            if 200 <= status < 300 or status in allow:
+                return response
+            if status == 429 and limited < _MAX_RATE_LIMITED:
+                limited += 1
+                wait = self.rate_limit_wait(response, self.clock())
+                wait = self._backoff(limited) if wait is None else wait
+                waited += self._pause(wait, waited, where, "HTTP 429 rate limited")
+                continue
+            if status in _RETRY_STATUSES and failures < self.max_retries:
+                failures += 1
+                hinted = retry_after_wait(response, self.clock())
+                wait = self._backoff(failures) if hinted is None else hinted
+                waited += self._pause(wait, waited, where, f"HTTP {status}")
+                continue
+            raise SourceError(self._failure(response, where, attempts))
+
+    def get(
+        self,
+        url: str,
+        *,
+        params: Params = None,
+        headers: Mapping[str, str] | None = None,
+        allow: Collection[int] = (),
+    ) -> httpx.Response:
+        return self.request("GET", url, params=params, headers=headers, allow=allow)
+
+    def get_json(
+        self, url: str, *, params: Params = None, headers: Mapping[str, str] | None = None
+    ) -> Any:
+        response = self.get(url, params=params, headers=headers)
+        try:
+            return response.json()
+        except ValueError:
+            body = describe_body(response, limit=80) or "empty body"
+            raise SourceError(
+                f"{self.source}: GET {response.url.path} returned malformed JSON "
+                f"(HTTP {response.status_code}): {body}"
+            ) from None
+
+    def _backoff(self, failures: int) -> float:
+        return min(self.max_backoff_seconds, self.backoff_seconds * 2 ** max(0, failures - 1))
+
+    def _pause(self, wait: float, waited: float, where: str, reason: str) -> float:
+        if waited + wait > self.max_wait_seconds:
+            raise SourceError(
+                f"{self.source}: {where} gave up: {reason}; waiting {wait:.0f}s more would "
+                f"exceed max_wait_seconds={self.max_wait_seconds:.0f} (waited {waited:.0f}s)"
+            )
+        log.warning("%s: %s: %s; retrying in %.1fs", self.source, where, reason, wait)
+        if wait > 0:
+            self.sleep(wait)
+        return wait
+
+    def _failure(self, response: httpx.Response, where: str, attempts: int) -> str:
+        status = response.status_code
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        body = describe_body(response) or "empty body"
+        message = f"{self.source}: {where} failed with HTTP {status}{tries}: {body}"
+        if status in (401, 403) and self.auth_hint:
+            message += f"; {self.auth_hint}"
+        return message

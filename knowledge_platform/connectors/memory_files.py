@@ -1,0 +1,106 @@
+"""Workspace memory files: a directory of markdown notes, read whole on every pull (local
+and cheap); unchanged files cost nothing downstream because chunks are content-hashed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
+from knowledge_platform.errors import SourceError
+from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
+from knowledge_platform.models import Document, content_hash
+
+_LIFECYCLES = {"stable", "draft", "deprecated"}
+
+
+class MemoryFilesSettings(SourceSettings):
+    path: Path
+    glob: str = "**/*.md"
+    max_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+
+
+class MemoryFilesConnector(Connector):
+    name = "memory_files"
+    settings_model = MemoryFilesSettings
+    settings: MemoryFilesSettings
+
+    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+        root = self.settings.path
+        if not root.is_dir():
+            raise SourceError(f"memory_files: directory {root} does not exist or is not a folder")
+        documents: list[Document] = []
+        skipped: list[Skipped] = []
+        for path in sorted(root.glob(self.settings.glob)):
+            if not path.is_file():
+                continue
+            rel = path.relative_to(root).as_posix()
+            try:
+                documents.append(self._read(path, rel))
+            except _Skip as exc:
+                skipped.append(Skipped(source_id=rel, reason=str(exc)))
+        return PullResult(documents=documents, full=True, skipped=skipped)
+
+    def _read(self, path: Path, rel: str) -> Document:
+        size = path.stat().st_size
+        if size > self.settings.max_bytes:
+            raise _Skip(f"file is {size} bytes, over the {self.settings.max_bytes}-byte limit")
+        data = path.read_bytes()
+        if b"\x00" in data[:8192] and not _mostly_text(data[:8192]):
+            raise _Skip("binary file, not markdown")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _Skip(f"not valid UTF-8 (byte {exc.start})") from None
+        try:
+            meta, body = split_front_matter(text)
+        except FrontMatterError as exc:
+            raise _Skip(str(exc)) from None
+        lifecycle = str(meta.get("lifecycle", meta.get("status", "stable"))).lower()
+        if lifecycle not in _LIFECYCLES:
+            lifecycle = "stable"
+        when = parse_date(meta.get("date")) or parse_date(path.name) or _mtime(path)
+        return Document(
+            source=self.name,
+            source_id=rel,
+            scope=self.scope,
+            title=str(meta.get("title") or _first_heading(body) or path.stem),
+            text=body,
+            kind="memory",
+            uri=f"file://{path.resolve()}",
+            date=when,
+            version=content_hash(text)[:16],
+            lifecycle=lifecycle,  # type: ignore[arg-type]
+            confidentiality=str(meta.get("confidentiality", "internal")),
+            extra={"path": rel, "tags": _tags(meta.get("tags"))},
+        )
+
+
+class _Skip(Exception):
+    pass
+
+
+def _mostly_text(sample: bytes) -> bool:
+    return sample.count(b"\x00") < len(sample) // 100
+
+
+def _first_heading(body: str) -> str | None:
+    for line in body.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip() or None
+    return None
+
+
+def _mtime(path: Path) -> dt.date:
+    return dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC).date()
+
+
+def _tags(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [t.strip() for t in value.split(",") if t.strip()]
+    if isinstance(value, list):
+        return [str(t) for t in value]
+    return []

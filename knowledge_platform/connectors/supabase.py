@@ -1,0 +1,206 @@
+"""Supabase (PostgREST): one document per row of each configured table.
+
+Rows are read with keyset pagination (`order=<id>.asc&<id>=gt.<last>&limit=N`) until a page
+comes back empty: the server's max-rows cap (1000 on Supabase) silently shortens pages, so a
+short page proves nothing. Incremental pulls add `<updated_column>=gte.<high water - overlap>`.
+Deletions: PostgREST has no change feed, so every incremental pull also sweeps the ids
+(`select=<id>`, same keyset paging, ids only) and reports ids that disappeared since the
+cursor's id set; a full pull lists every row and the absent ones are gone by definition.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from knowledge_platform.connectors.base import Connector, PullResult, Skipped
+from knowledge_platform.connectors.http import HttpClient, HttpSettings, secret_from_env
+from knowledge_platform.connectors.supabase_rows import parse_timestamp, row_document
+from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.models import Document, Kind
+
+
+class TableSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    id_column: str = "id"
+    #: None: the table has no change column; every pull reads it whole.
+    updated_column: str | None = "updated_at"
+    #: `str.format` templates over the row (`{title}\n\n{body}`); None renders every column.
+    title_template: str | None = None
+    text_template: str | None = None
+    kind: Kind = "row"
+    #: Column giving the document date; defaults to `updated_column`.
+    date_column: str | None = None
+    select: str = "*"
+
+    def columns(self) -> str:
+        """`select`, with the id and change columns added when a list is given."""
+        if self.select.strip() == "*":
+            return "*"
+        cols = [c.strip() for c in self.select.split(",") if c.strip()]
+        needed = [self.id_column, *([self.updated_column] if self.updated_column else [])]
+        return ",".join([*cols, *(c for c in needed if c not in cols)])
+
+
+def _default_tables() -> list[TableSettings]:
+    return [
+        TableSettings(name="memory", kind="memory"),
+        TableSettings(name="standing_rules"),
+        TableSettings(name="clients"),
+        TableSettings(name="tests"),
+    ]
+
+
+class SupabaseSettings(HttpSettings):
+    #: Project URL (`https://<ref>.supabase.co`); the REST API is at `/rest/v1`.
+    url: str
+    key_env: str = "SUPABASE_SERVICE_KEY"
+    tables: list[TableSettings] = Field(default_factory=_default_tables)
+    #: Rows asked for per request; the server may return fewer (db-max-rows).
+    page_size: int = Field(default=1000, ge=1, le=10_000)
+    overlap_seconds: int = Field(default=60, ge=0)
+    #: Sweep ids on incremental pulls to report deletions (ids only: cheap).
+    sweep_deletions: bool = True
+
+    @model_validator(mode="after")
+    def _unique_tables(self) -> SupabaseSettings:
+        names = [t.name for t in self.tables]
+        if len(names) != len(set(names)):
+            raise ValueError(f"tables are listed twice: {sorted(names)}")
+        return self
+
+
+class SupabaseConnector(Connector):
+    name: ClassVar[str] = "supabase"
+    settings_model: ClassVar[type[SupabaseSettings]] = SupabaseSettings
+
+    def __init__(
+        self,
+        settings: SupabaseSettings,
+        scope: str,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not isinstance(settings, SupabaseSettings):
+            raise ConfigError(f"supabase: expected SupabaseSettings, got {type(settings).__name__}")
+        super().__init__(settings, scope)
+        self.cfg = settings
+        self._sleep, self._clock, self._transport = sleep, clock, transport
+
+    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+        cfg = self.cfg
+        key = secret_from_env("supabase", cfg.key_env, "Supabase service key")
+        headers = {"apikey": key, "Accept": "application/json"}
+        if not key.startswith("sb_"):  # legacy JWT keys; new sb_secret_ keys go in apikey only
+            headers["Authorization"] = f"Bearer {key}"
+        full = full or not cursor or "tables" not in cursor
+        old: dict[str, Any] = {} if full else dict((cursor or {}).get("tables") or {})
+        client = HttpClient.from_settings(
+            "supabase",
+            cfg,
+            headers=headers,
+            auth_hint=f"check the service key in {cfg.key_env}",
+            sleep=self._sleep,
+            clock=self._clock,
+            transport=self._transport,
+        )
+        documents: list[Document] = []
+        skipped: list[Skipped] = []
+        deleted: list[str] = []
+        state: dict[str, Any] = {}
+        with client as http:
+            for table in cfg.tables:
+                docs, skips, gone, state[table.name] = self._pull_table(
+                    http, table, old.pop(table.name, None)
+                )
+                documents += docs
+                skipped += skips
+                deleted += gone
+            for name, table_state in old.items():  # tables no longer configured
+                deleted += [f"{name}:{i}" for i in table_state.get("ids") or []]
+            requests = http.requests
+        return PullResult(
+            documents=documents,
+            full=full,
+            deleted=sorted(deleted),
+            skipped=skipped,
+            cursor={"tables": state},
+            requests=requests,
+        )
+
+    def _pull_table(
+        self, http: HttpClient, table: TableSettings, prev: dict[str, Any] | None
+    ) -> tuple[list[Document], list[Skipped], list[str], dict[str, Any]]:
+        cfg = self.cfg
+        whole = prev is None or table.updated_column is None or not prev.get("high_water")
+        filters: list[tuple[str, str]] = []
+        if not whole and prev is not None and table.updated_column:
+            since = parse_timestamp(prev["high_water"])
+            if since is None:
+                whole = True
+            else:
+                since -= dt.timedelta(seconds=cfg.overlap_seconds)
+                filters.append((table.updated_column, f"gte.{since.isoformat()}"))
+        rows = list(self._keyset(http, table, table.columns(), filters))
+        documents: list[Document] = []
+        skipped: list[Skipped] = []
+        high_water = parse_timestamp(prev.get("high_water")) if prev else None
+        for row in rows:
+            result = row_document(row, table, self.scope, cfg.url)
+            if isinstance(result, Skipped):
+                skipped.append(result)
+            else:
+                documents.append(result)
+            if table.updated_column and isinstance(row, dict):
+                stamp = parse_timestamp(row.get(table.updated_column))
+                if stamp is not None and (high_water is None or stamp > high_water):
+                    high_water = stamp
+        ids: set[str] | None = None
+        if whole:
+            ids = {str(r[table.id_column]) for r in rows if table.id_column in r}
+        elif cfg.sweep_deletions:
+            sweep = self._keyset(http, table, table.id_column, [])
+            ids = {str(r[table.id_column]) for r in sweep}
+        old_ids = set(prev.get("ids") or []) if prev else set()
+        if ids is None:  # no sweep: remember what we have seen, learn deletions on a full pull
+            ids = old_ids | {str(r[table.id_column]) for r in rows if table.id_column in r}
+            gone: list[str] = []
+        else:
+            gone = [f"{table.name}:{i}" for i in sorted(old_ids - ids)]
+        stamp = high_water.isoformat() if high_water else None
+        return documents, skipped, gone, {"high_water": stamp, "ids": sorted(ids)}
+
+    def _keyset(
+        self, http: HttpClient, table: TableSettings, select: str, filters: list[tuple[str, str]]
+    ) -> Iterator[dict[str, Any]]:
+        """Rows in id order, page after page, until an empty page (never `len < limit`)."""
+        url = f"{self.cfg.url.rstrip('/')}/rest/v1/{table.name}"
+        where = f"GET /rest/v1/{table.name}"
+        idc = table.id_column
+        last: Any = None
+        while True:
+            params = [("select", select), *filters, ("order", f"{idc}.asc")]
+            params.append(("limit", str(self.cfg.page_size)))
+            if last is not None:
+                params.append((idc, f"gt.{last}"))
+            page = http.get_json(url, params=params)
+            if not isinstance(page, list):
+                raise SourceError(f"supabase: {where} answered {type(page).__name__}, not rows")
+            if not page:
+                return
+            tail = page[-1]
+            if not isinstance(tail, dict) or tail.get(idc) is None:
+                raise SourceError(f"supabase: {where}: rows lack the id column {idc!r}")
+            if last is not None and str(tail[idc]) == str(last):
+                raise SourceError(f"supabase: {where}: keyset paging made no progress at {last}")
+            yield from (r for r in page if isinstance(r, dict))
+            last = tail[idc]

@@ -1,0 +1,184 @@
+"""Decisions found in indexed chunks, newest first.
+
+Three shapes: `Decision:` lines and `## Decision...` sections in memory files; decision
+records (git-docs ADRs, ClickUp tasks tagged `decision`): chunks of kind `decision` whose
+`extra["decision"]` holds {status, summary}, with optional `extra["supersedes"]` /
+`extra["superseded_by"]` naming other records (by doc id, source id or title).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from knowledge_platform.models import Chunk
+
+DECISION_KINDS = ["memory", "decision"]
+_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?Decision(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$",
+                   re.IGNORECASE)
+_HEADER = re.compile(r"^decisions?\b\s*[:\-—]?\s*(.*)$", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+(.+)$")
+_STATUS = re.compile(r"^\s*(?:\*\*)?status(?:\*\*)?\s*:\s*(\w[\w -]*)", re.IGNORECASE | re.M)
+_SUPERSEDED_STATUSES = {"superseded", "deprecated", "replaced", "obsolete", "rejected"}
+MAX_SUMMARY = 600
+
+
+class DecisionCitation(BaseModel):
+    title: str
+    source: str
+    doc_id: str
+    scope: str
+    url: str | None = None
+    uri: str | None = None
+    version: str = ""
+    headers: list[str] = []
+
+
+class Decision(BaseModel):
+    date: dt.date | None
+    status: str
+    summary: str
+    title: str
+    citation: DecisionCitation
+    superseded: bool = False
+    superseded_by: str | None = None
+    supersedes: list[str] = []
+
+
+def _cite(chunk: Chunk) -> DecisionCitation:
+    return DecisionCitation(title=chunk.title, source=chunk.source, doc_id=chunk.doc_id,
+                            scope=chunk.scope, url=chunk.url, uri=chunk.uri,
+                            version=chunk.version, headers=list(chunk.headers))
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_SUMMARY else text[: MAX_SUMMARY - 1].rstrip() + "…"
+
+
+def decision_lines(text: str) -> list[str]:
+    """Each `Decision:` paragraph: the line plus its continuation lines."""
+    found: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        match = _LINE.match(line)
+        if match:
+            current = [match.group(1).strip()]
+            found.append(current)
+        elif current is not None and line.strip() and not line.lstrip().startswith(("#", "-",
+                                                                                    "*", "+")):
+            current.append(line.strip())
+        else:
+            current = None
+    return [_clip(" ".join(parts)) for parts in found]
+
+
+def _decision_header(chunk: Chunk) -> tuple[str, str] | None:
+    """(header, its topic) when the chunk sits in a `Decision...` section."""
+    for header in reversed(chunk.headers):
+        match = _HEADER.match(header.strip())
+        if match:
+            return header, match.group(1).strip()
+    return None
+
+
+def _from_memory(chunk: Chunk) -> list[Decision]:
+    section = _decision_header(chunk)
+    lines = decision_lines(chunk.text)
+    if not lines and section:
+        bullets = [m.group(1) for line in chunk.text.split("\n") if (m := _BULLET.match(line))]
+        if bullets and not section[1]:
+            lines = [_clip(b) for b in bullets]  # a `## Decisions` list
+        elif chunk.ordinal == 0 or section[1]:
+            paragraph = chunk.text.strip().split("\n\n")[0]
+            lines = [_clip(paragraph)] if paragraph else []
+    topic = section[1] if section and section[1] else None
+    status = _status(chunk.text) or ("deprecated" if chunk.lifecycle == "deprecated" else "decided")
+    return [
+        Decision(date=chunk.date, status=status, summary=line,
+                 title=topic or _first_words(line), citation=_cite(chunk),
+                 superseded=status.lower() in _SUPERSEDED_STATUSES)
+        for line in lines
+    ]
+
+
+def _status(text: str) -> str | None:
+    match = _STATUS.search(text)
+    return match.group(1).strip().lower() if match else None
+
+
+def _first_words(text: str, n: int = 8) -> str:
+    words = text.split()
+    return " ".join(words[:n]) + ("…" if len(words) > n else "")
+
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str) and value.strip():
+        return [value.strip()]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return []
+
+
+def _from_record(chunk: Chunk) -> Decision:
+    info = chunk.extra.get("decision") if isinstance(chunk.extra.get("decision"), dict) else {}
+    status = str(info.get("status") or _status(chunk.text) or "recorded").strip().lower()
+    summary = str(info.get("summary") or chunk.text.strip().split("\n\n")[0])
+    successor = _names(chunk.extra.get("superseded_by"))
+    return Decision(
+        date=chunk.date,
+        status=status,
+        summary=_clip(summary),
+        title=chunk.title,
+        citation=_cite(chunk),
+        superseded=bool(successor) or status in _SUPERSEDED_STATUSES
+        or chunk.lifecycle == "deprecated",
+        superseded_by=successor[0] if successor else None,
+        supersedes=_names(chunk.extra.get("supersedes")),
+    )
+
+
+def _link(decisions: list[Decision], records: dict[str, Chunk]) -> None:
+    """Apply `supersedes` pointers and turn successor names into doc ids where known."""
+    by_name: dict[str, Decision] = {}
+    for d in decisions:
+        chunk = records.get(d.citation.doc_id)
+        names = [d.citation.doc_id, d.title] + ([chunk.source_id] if chunk else [])
+        by_name.update({n.lower(): d for n in names})
+    for d in decisions:
+        for name in d.supersedes:
+            old = by_name.get(name.lower())
+            if old is not None and old is not d:
+                old.superseded = True
+                old.superseded_by = old.superseded_by or d.citation.doc_id
+        if d.superseded_by:
+            target = by_name.get(d.superseded_by.lower())
+            if target is not None:
+                d.superseded_by = target.citation.doc_id
+
+
+def decisions_from_chunks(chunks: Iterable[Chunk]) -> list[Decision]:
+    """Every decision in `chunks` (any order), deduplicated, newest first."""
+    ordered = sorted(chunks, key=lambda c: (c.doc_id, c.ordinal))
+    records: dict[str, Chunk] = {}
+    found: list[Decision] = []
+    seen: set[tuple[str, str]] = set()
+    for chunk in ordered:
+        if chunk.kind == "decision" or isinstance(chunk.extra.get("decision"), dict):
+            if chunk.doc_id not in records:
+                records[chunk.doc_id] = chunk
+                found.append(_from_record(chunk))
+            continue
+        for decision in _from_memory(chunk):
+            key = (chunk.doc_id, decision.summary[:120].lower())
+            if key not in seen and not any(k[0] == key[0] and (k[1] in key[1] or key[1] in k[1])
+                                           for k in seen):
+                seen.add(key)
+                found.append(decision)
+    _link(found, records)
+    found.sort(key=lambda d: (d.date or dt.date.min, d.citation.doc_id), reverse=True)
+    return found

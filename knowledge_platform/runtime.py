@@ -1,0 +1,74 @@
+"""Wiring of the core from settings + registry: the one place that builds store, embedder,
+cache, chunker and retriever. Dagster resources, the MCP service and the CLI all use it."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from knowledge_platform.chunking import Chunker
+from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.embeddings.cache import EmbeddingCache
+from knowledge_platform.embeddings.factory import make_embedder
+from knowledge_platform.errors import ConfigError
+from knowledge_platform.registry import Registry, load_registry
+from knowledge_platform.retrieval import Retriever
+from knowledge_platform.settings import Settings
+from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.sparse import SparseEncoder
+from knowledge_platform.store.base import VectorStore
+from knowledge_platform.store.factory import make_store
+from knowledge_platform.tokens import counter_for
+
+
+class Runtime:
+    def __init__(self, settings: Settings, registry: Registry | None = None) -> None:
+        self.settings = settings
+        self.registry = registry or load_registry(settings.config)
+
+    @functools.cached_property
+    def embedder(self) -> Embedder:
+        cfg = self.registry.embedding
+        return make_embedder(
+            cfg.provider,
+            model=cfg.model,
+            cache_dir=self.settings.models_dir,
+            api_key=os.environ.get(cfg.api_key_env),
+            base_url=cfg.base_url,
+            quantized=cfg.quantized,
+        )
+
+    @functools.cached_property
+    def store(self) -> VectorStore:
+        cfg = self.registry.store
+        if cfg.engine == "qdrant":
+            url = os.environ.get(cfg.url_env)
+            if not url:
+                raise ConfigError(f"store engine 'qdrant' needs the server URL in ${cfg.url_env}")
+            return make_store("qdrant", path=None, url=url, api_key=os.environ.get(cfg.api_key_env))
+        return make_store("edge", path=self.settings.shards_dir, url=None, api_key=None)
+
+    @functools.cached_property
+    def cache(self) -> EmbeddingCache:
+        return EmbeddingCache(self.settings.cache_dir)
+
+    @functools.cached_property
+    def sparse(self) -> SparseEncoder:
+        return SparseEncoder()
+
+    @functools.cached_property
+    def chunker(self) -> Chunker:
+        provider = self.registry.embedding.provider
+        return Chunker(counter_for(provider), self.embedder.window_tokens)
+
+    @functools.cached_property
+    def snapshots(self) -> SnapshotStore:
+        return SnapshotStore(self.settings.data_dir)
+
+    @functools.cached_property
+    def retriever(self) -> Retriever:
+        return Retriever(self.store, self.embedder, self.sparse)
+
+    def close(self) -> None:
+        if "store" in self.__dict__:
+            self.store.close()

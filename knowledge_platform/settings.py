@@ -1,0 +1,55 @@
+"""Process settings from the environment. Everything a run keeps lives under KP_HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEMO_CONFIG = REPO_ROOT / "demo" / "registry.yaml"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore")
+
+    home: Path = Field(default=Path(".kp"), validation_alias="KP_HOME")
+    config: Path = Field(default=DEMO_CONFIG, validation_alias="KP_CONFIG")
+    #: Built model files (ONNX graphs); shared across homes so tests build the model once.
+    model_cache: Path | None = Field(default=None, validation_alias="KP_MODEL_CACHE")
+    dagster_url: str = Field(default="http://127.0.0.1:3000", validation_alias="KP_DAGSTER_URL")
+    mcp_host: str = Field(default="127.0.0.1", validation_alias="KP_MCP_HOST")
+    mcp_port: int = Field(default=8001, validation_alias="KP_MCP_PORT")
+
+    @property
+    def home_dir(self) -> Path:
+        return self.home.expanduser().resolve()
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home_dir / "data"
+
+    @property
+    def shards_dir(self) -> Path:
+        return self.home_dir / "qdrant"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home_dir / "cache"
+
+    @property
+    def models_dir(self) -> Path:
+        return (self.model_cache or self.home_dir / "models").expanduser().resolve()
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.home_dir / "dagster"
+
+    @property
+    def query_log(self) -> Path:
+        return self.home_dir / "logs" / "queries.jsonl"
+
+
+def load_settings() -> Settings:
+    return Settings()

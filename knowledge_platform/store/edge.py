@@ -1,0 +1,386 @@
+"""The embedded engine: Qdrant Edge shards in versioned directories (see `shard_dirs`).
+
+A writer holds the collection's lock, copies the published version, applies its upserts and
+deletes to the copy, flushes, optimizes and closes it, and only then moves CURRENT. A reader
+keeps a private copy of the version CURRENT names, checks the pointer (one stat) on every
+call and swaps to the new version when it moves. Searches never see a half-written index
+and never wait for a writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from knowledge_platform.errors import ModelMismatchError, StoreError
+from knowledge_platform.models import Chunk, Hit, Point, SparseVector
+from knowledge_platform.store import shard_dirs as sd
+from knowledge_platform.store.base import (
+    DENSE,
+    FILTER_FIELDS,
+    SPARSE,
+    CollectionInfo,
+    CollectionWriter,
+    SearchFilter,
+    SearchMode,
+    VectorStore,
+    collection_name,
+)
+
+HASH_FIELD = "content_hash"
+RRF_K = 2  # Qdrant server's default, so both engines rank alike
+_PAGE = 1000
+_FILTER_KEYS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
+                "doc_ids": "doc_id", "confidentiality": "confidentiality"}
+
+
+def _err(action: str, exc: Exception) -> StoreError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(f"edge {action} failed: {first}")
+
+
+def edge_filter(flt: SearchFilter) -> qe.Filter | None:
+    conds: list[Any] = []
+    for attr, key in _FILTER_KEYS.items():
+        values = getattr(flt, attr)
+        if values is not None:
+            conds.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
+    if flt.date_from or flt.date_to:
+        upper = flt.date_to + timedelta(days=1) if flt.date_to else None
+        conds.append(qe.FieldCondition("date", range=qe.RangeDateTime(
+            gte=flt.date_from.isoformat() if flt.date_from else None,
+            lt=upper.isoformat() if upper else None)))
+    return qe.Filter(must=conds) if conds else None
+
+
+def matches_nothing(flt: SearchFilter) -> bool:
+    return any(getattr(flt, attr) == [] for attr in _FILTER_KEYS)
+
+
+def _source_filter(source: str) -> qe.Filter:
+    return qe.Filter(must=[qe.FieldCondition("source", match=qe.MatchValue(source))])
+
+
+def _scroll(shard: qe.EdgeShard, flt: qe.Filter | None, payload: Any) -> Iterator[qe.Record]:
+    offset: Any = None
+    while True:
+        records, offset = shard.scroll(qe.ScrollRequest(
+            offset=offset, limit=_PAGE, filter=flt, with_payload=payload, with_vector=False))
+        yield from records
+        if offset is None:
+            return
+
+
+def _hashes(shard: qe.EdgeShard, source: str) -> dict[str, str]:
+    return {str(r.id): str((r.payload or {}).get(HASH_FIELD, ""))
+            for r in _scroll(shard, _source_filter(source), [HASH_FIELD])}
+
+
+class EdgeWriter(CollectionWriter):
+    """Applies operations to the writer's private copy as they come."""
+
+    def __init__(self, shard: qe.EdgeShard, dim: int) -> None:
+        self._shard = shard
+        self._dim = dim
+
+    def upsert(self, points: Sequence[Point]) -> None:
+        batch = []
+        for p in points:
+            if len(p.dense) != self._dim:
+                raise ModelMismatchError(
+                    f"point {p.id} has a {len(p.dense)}-d vector; the collection holds "
+                    f"{self._dim}-d vectors")
+            vector: dict[str, Any] = {
+                DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)}
+            batch.append(qe.Point(p.id, vector, p.payload))
+        try:
+            for i in range(0, len(batch), _PAGE):
+                self._shard.update(qe.UpdateOperation.upsert_points(batch[i:i + _PAGE]))
+        except Exception as exc:
+            raise _err("upsert", exc) from exc
+
+    def delete(self, ids: Sequence[str]) -> None:
+        try:
+            for i in range(0, len(ids), _PAGE):
+                self._shard.update(qe.UpdateOperation.delete_points(list(ids[i:i + _PAGE])))
+        except Exception as exc:
+            raise _err("delete", exc) from exc
+
+    def point_hashes(self, source: str) -> dict[str, str]:
+        return _hashes(self._shard, source)
+
+
+@dataclass
+class _Reader:
+    stamp: tuple[int, int, int]
+    pointer: sd.Pointer
+    shard: qe.EdgeShard
+    copy: Path
+    owner_fd: int
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.shard.close()
+        sd.remove_tree(self.copy)
+        with contextlib.suppress(OSError):
+            self.copy.with_suffix(".lock").unlink()
+        os.close(self.owner_fd)
+
+
+class EdgeStore(VectorStore):
+    """Qdrant Edge shards under `root`, one directory per collection."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        lock_timeout: float = 600.0,
+        keep_versions: int = 2,
+        gc_grace: float = 600.0,
+        optimize: bool = True,
+        link_immutable: bool = True,
+        indexing_threshold_kb: int | None = None,
+    ) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.lock_timeout = lock_timeout
+        self.keep_versions = keep_versions
+        self.gc_grace = gc_grace
+        self.optimize = optimize
+        self.link_immutable = link_immutable
+        self.indexing_threshold_kb = indexing_threshold_kb
+        self._readers: dict[str, _Reader] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    # -- writing -------------------------------------------------------------------------
+
+    def _config(self, dim: int) -> qe.EdgeConfig:
+        optimizers = (qe.EdgeOptimizersConfig(indexing_threshold=self.indexing_threshold_kb)
+                      if self.indexing_threshold_kb is not None else None)
+        return qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            optimizers=optimizers,
+            wal_enabled=False,  # a version is durable once flushed; a crashed build is discarded
+        )
+
+    def _create(self, path: Path, dim: int) -> qe.EdgeShard:
+        shard = qe.EdgeShard.create(str(path), self._config(dim))
+        kinds = qe.PayloadSchemaType
+        for name in FILTER_FIELDS:
+            schema = kinds.Datetime if name == "date" else kinds.Keyword
+            shard.update(qe.UpdateOperation.create_field_index(name, schema))
+        return shard
+
+    @contextlib.contextmanager
+    def writer(self, scope: str, model_id: str, dim: int) -> Iterator[CollectionWriter]:
+        name = collection_name(scope)
+        cdir = self.root / name
+        cdir.mkdir(exist_ok=True)
+        with sd.exclusive_lock(cdir / ".lock", self.lock_timeout):
+            ptr = sd.read_pointer(cdir)
+            if ptr and (ptr.model_id, ptr.dim) != (model_id, dim):
+                raise ModelMismatchError(
+                    f"collection {name} holds {ptr.model_id} ({ptr.dim}-d) vectors, not "
+                    f"{model_id} ({dim}-d); rebuild it to change models")
+            current = ptr.number if ptr else 0
+            sd.clean_abandoned_builds(cdir, current)
+            number = sd.next_version(cdir, current)
+            build, final = sd.build_dir(cdir, number), cdir / f"v{number}"
+            try:
+                yield from self._build(cdir, ptr, build, dim)
+                os.utime(build)
+                os.rename(build, final)
+                sd.fsync_dir(cdir)
+                sd.write_pointer(cdir, sd.Pointer(final.name, model_id, dim, time.time()))
+            except BaseException:
+                sd.remove_tree(build)
+                if sd.read_pointer(cdir) == ptr:
+                    sd.remove_tree(final)
+                raise
+            sd.collect_garbage(cdir, keep=self.keep_versions, grace=self.gc_grace)
+
+    def _build(self, cdir: Path, ptr: sd.Pointer | None, build: Path, dim: int
+               ) -> Iterator[CollectionWriter]:
+        try:
+            if ptr is None:
+                shard = self._create(build, dim)
+            else:
+                sd.copy_shard(cdir / ptr.version, build, link_immutable=self.link_immutable)
+                shard = qe.EdgeShard.load(str(build))
+        except Exception as exc:
+            raise _err("open for writing", exc) from exc
+        try:
+            yield EdgeWriter(shard, dim)
+            try:
+                shard.flush()
+                if self.optimize:
+                    shard.optimize()
+            except Exception as exc:
+                raise _err("flush", exc) from exc
+        finally:
+            with contextlib.suppress(Exception):
+                shard.close()
+        sd.fsync_tree(build)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _lock_for(self, name: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(name, threading.Lock())
+
+    @contextlib.contextmanager
+    def _reading(self, scope: str) -> Iterator[_Reader | None]:
+        """The open reader of `scope`'s published version, swapped if CURRENT moved."""
+        name = collection_name(scope)
+        cdir = self.root / name
+        with self._lock_for(name):
+            reader = self._readers.get(name)
+            stamp = sd.pointer_stamp(cdir)
+            if stamp is None:
+                yield None
+                return
+            if reader is None or reader.stamp != stamp:
+                ptr = sd.read_pointer(cdir)
+                if ptr is None:
+                    yield None
+                    return
+                if reader is not None and reader.pointer.version == ptr.version:
+                    reader.stamp = stamp
+                else:
+                    fresh = self._open_reader(cdir, stamp)
+                    self._readers[name] = fresh
+                    if reader is not None:
+                        reader.close()
+                    reader = fresh
+            yield reader
+
+    def _open_reader(self, cdir: Path, stamp: tuple[int, int, int]) -> _Reader:
+        readers = cdir / "readers"
+        readers.mkdir(exist_ok=True)
+        with sd.shared_lock(cdir / ".gc.lock", self.lock_timeout, "garbage collection of"):
+            ptr = sd.read_pointer(cdir)
+            if ptr is None:
+                raise StoreError(f"collection {cdir.name} lost its pointer; re-run a writer")
+            copy = readers / f"{ptr.version}-{os.getpid()}-{secrets.token_hex(4)}"
+            fd = sd.try_exclusive(_touch(copy.with_suffix(".lock")))
+            if fd is None:
+                raise StoreError(f"could not own reader copy {copy.name}")
+            try:
+                sd.copy_shard(cdir / ptr.version, copy, link_immutable=self.link_immutable)
+                shard = qe.EdgeShard.load(str(copy))
+            except Exception as exc:
+                sd.remove_tree(copy)
+                copy.with_suffix(".lock").unlink(missing_ok=True)
+                os.close(fd)
+                raise _err(f"open {cdir.name}/{ptr.version}", exc) from exc
+        return _Reader(stamp=stamp, pointer=ptr, shard=shard, copy=copy, owner_fd=fd)
+
+    def info(self, scope: str) -> CollectionInfo | None:
+        with self._reading(scope) as r:
+            if r is None:
+                return None
+            return CollectionInfo(name=collection_name(scope), model_id=r.pointer.model_id,
+                                  dim=r.pointer.dim, points=r.shard.info().points_count,
+                                  version=r.pointer.version)
+
+    def point_hashes(self, scope: str, source: str) -> dict[str, str]:
+        with self._reading(scope) as r:
+            return {} if r is None else _hashes(r.shard, source)
+
+    def count(self, scope: str, source: str | None = None) -> int:
+        with self._reading(scope) as r:
+            if r is None:
+                return 0
+            flt = _source_filter(source) if source is not None else None
+            return r.shard.count(qe.CountRequest(exact=True, filter=flt))
+
+    def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:
+        flt = flt or SearchFilter()
+        if matches_nothing(flt):
+            return iter(())
+        with self._reading(scope) as r:
+            if r is None:
+                return iter(())
+            chunks = [Chunk.from_payload(rec.payload or {})
+                      for rec in _scroll(r.shard, edge_filter(flt), True)]
+        return iter(chunks)
+
+    def search(
+        self,
+        scope: str,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        *,
+        limit: int,
+        flt: SearchFilter | None = None,
+        mode: SearchMode = "hybrid",
+        prefetch: int = 50,
+    ) -> list[Hit]:
+        flt = flt or SearchFilter()
+        request = self._request(dense, sparse, limit, edge_filter(flt), mode, prefetch)
+        if request is None or matches_nothing(flt):
+            return []
+        with self._reading(scope) as r:
+            if r is None:
+                return []
+            try:
+                found = r.shard.query(request)
+            except Exception as exc:
+                raise _err("search", exc) from exc
+        return [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in found]
+
+    @staticmethod
+    def _request(dense: Sequence[float] | None, sparse: SparseVector | None, limit: int,
+                 flt: qe.Filter | None, mode: SearchMode, prefetch: int) -> qe.QueryRequest | None:
+        if limit < 1:
+            raise StoreError(f"limit must be at least 1, got {limit}")
+        queries = []
+        if mode in ("hybrid", "dense") and dense is not None:
+            queries.append(qe.Query.Nearest(list(dense), using=DENSE))
+        if mode in ("hybrid", "sparse") and sparse is not None and sparse.indices:
+            sv = qe.SparseVector(sparse.indices, sparse.values)
+            queries.append(qe.Query.Nearest(sv, using=SPARSE))
+        if mode == "dense" and dense is None:
+            raise StoreError("dense search needs a dense query vector")
+        if mode == "sparse" and sparse is None:
+            raise StoreError("sparse search needs a sparse query vector")
+        if dense is None and sparse is None:
+            raise StoreError("hybrid search needs a dense or a sparse query vector")
+        if not queries:
+            return None
+        if len(queries) == 1:
+            return qe.QueryRequest(limit=limit, query=queries[0], filter=flt, with_payload=True)
+        prefetches = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=flt)
+                      for q in queries]
+        return qe.QueryRequest(limit=limit, prefetches=prefetches, query=qe.Fusion.Rrf(k=RRF_K),
+                               filter=flt, with_payload=True)
+
+    def collect_garbage(self, scope: str) -> list[str]:
+        """Remove old versions and dead readers' copies now (writers do this after publish)."""
+        cdir = self.root / collection_name(scope)
+        return sd.collect_garbage(cdir, keep=self.keep_versions, grace=self.gc_grace) \
+            if cdir.is_dir() else []
+
+    def close(self) -> None:
+        for name in list(self._readers):
+            with self._lock_for(name):
+                reader = self._readers.pop(name, None)
+                if reader is not None:
+                    reader.close()
+
+
+def _touch(path: Path) -> Path:
+    path.touch()
+    return path

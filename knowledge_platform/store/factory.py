@@ -1,0 +1,33 @@
+"""Pick the vector-store engine: Qdrant Edge under a directory, or a Qdrant server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from knowledge_platform.errors import StoreError
+from knowledge_platform.store.base import VectorStore
+
+
+def make_store(
+    engine: Literal["edge", "qdrant"],
+    *,
+    path: Path | None,
+    url: str | None,
+    api_key: str | None,
+) -> VectorStore:
+    """`edge` needs `path` (the shards directory); `qdrant` needs `url` (`:memory:` runs
+    qdrant-client's local mode, for tests)."""
+    if engine == "edge":
+        if path is None:
+            raise StoreError("the edge engine needs a shards directory; set the data path")
+        from knowledge_platform.store.edge import EdgeStore
+
+        return EdgeStore(Path(path))
+    if engine == "qdrant":
+        if not url:
+            raise StoreError("the qdrant engine needs a server URL; set QDRANT_URL")
+        from knowledge_platform.store.server import QdrantServerStore
+
+        return QdrantServerStore(url=url, api_key=api_key)
+    raise StoreError(f"unknown store engine {engine!r}; use 'edge' or 'qdrant'")

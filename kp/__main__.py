@@ -1,0 +1,3 @@
+from kp.app import main
+
+main()

@@ -1,0 +1,150 @@
+"""`kp`: run the platform, index, search and inspect it. Dagster is imported only by the
+commands that need it, so `kp search` stays quick."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Surefoot knowledge platform. State lives in $KP_HOME (default ./.kp).")
+console = Console(stderr=True)
+out = Console()
+
+
+def _fail(message: str) -> typer.Exit:
+    console.print(f"[red]error:[/red] {message}")
+    return typer.Exit(code=2)
+
+
+@app.command()
+def up(
+    dagster_port: Annotated[int, typer.Option(help="Dagster UI port.")] = 3000,
+    mcp_port: Annotated[int | None, typer.Option(help="MCP port (default $KP_MCP_PORT or 8001).")]
+    = None,
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+) -> None:
+    """Dagster UI + daemon and the MCP service; indexes the registry's sources on first start."""
+    from kp.supervisor import run_platform
+
+    settings = Settings()
+    try:
+        code = run_platform(settings, host=host, dagster_port=dagster_port,
+                            mcp_port=mcp_port or settings.mcp_port)
+    except KnowledgePlatformError as exc:
+        raise _fail(str(exc)) from None
+    raise typer.Exit(code=code)
+
+
+@app.command()
+def index(
+    source: Annotated[str | None, typer.Option(help="One source (default: every source).")] = None,
+    scope: Annotated[str | None, typer.Option(help="One scope (default: every scope).")] = None,
+    full: Annotated[bool, typer.Option(help="Full pull (sweeps deletions).")] = False,
+    full_reconcile: Annotated[bool, typer.Option(help="Allow deletions past the guard.")] = False,
+    at: Annotated[str | None, typer.Option(help="git_docs only: rebuild from this sha.")] = None,
+) -> None:
+    """Materialize source assets in-process (recorded in Dagster) and print what changed."""
+    from kp.indexing import run_index
+
+    try:
+        rows = run_index(Settings(), source=source, scope=scope, full=full,
+                         full_reconcile=full_reconcile, at=at, console=console)
+    except KnowledgePlatformError as exc:
+        raise _fail(str(exc)) from None
+    table = Table(title="kp index")
+    columns = ["source", "scope", "documents", "skipped", "chunks", "embedded", "cached",
+               "added", "updated", "deleted", "unchanged", "seconds"]
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("source", "scope") else "right")
+    failed = False
+    for row in rows:
+        if row.get("error"):
+            failed = True
+            console.print(f"[red]{row['source']}/{row['scope']} failed:[/red] {row['error']}")
+            continue
+        table.add_row(*(str(row.get(c, "")) for c in columns))
+    out.print(table)
+    if failed:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    scope: Annotated[str, typer.Option(help="Scope to search.")] = "internal",
+    limit: Annotated[int, typer.Option(min=1, max=50)] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Hybrid search of one scope, straight against the store."""
+    from knowledge_platform.runtime import Runtime
+
+    runtime = Runtime(Settings())
+    try:
+        if scope not in runtime.registry.scopes:
+            raise _fail(f"unknown scope {scope!r}; known: {', '.join(runtime.registry.scopes)}")
+        hits = runtime.retriever.search(scope, query, limit=limit)
+    except KnowledgePlatformError as exc:
+        raise _fail(str(exc)) from None
+    finally:
+        runtime.close()
+    if as_json:
+        out.print_json(json.dumps([{"score": h.score, **h.chunk.payload()} for h in hits],
+                                  default=str))
+        return
+    if not hits:
+        out.print("no hits")
+    for rank, hit in enumerate(hits, 1):
+        c = hit.chunk
+        trail = " > ".join(c.headers)
+        out.print(f"[bold]{rank}. {c.title}[/bold] [dim]{trail}[/dim]  score={hit.score:.3f}")
+        out.print(f"   {c.source} · {c.date or 'undated'} · {c.url or c.uri or c.source_id}")
+        out.print(f"   {c.text[:240].replace(chr(10), ' ')}")
+
+
+@app.command()
+def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Index status per source x scope, from Dagster's GraphQL API."""
+    from mcp_service.dagster_client import DagsterClient
+
+    report = DagsterClient(Settings()).index_status()
+    if as_json:
+        out.print_json(report.model_dump_json())
+        return
+    out.print(report.health)
+    table = Table()
+    for col in ("source", "scope", "last materialized", "run", "points", "freshness", "checks"):
+        table.add_column(col)
+    for e in report.entries:
+        table.add_row(e.source, e.scope, str(e.last_materialization or "never"),
+                      (e.run_status or "")[:12], str(e.points if e.points is not None else ""),
+                      e.freshness or "", ", ".join(e.failing_checks) or "ok")
+    out.print(table)
+
+
+@app.command()
+def mcp(
+    transport: Annotated[str, typer.Option(help="http or stdio.")] = "http",
+    host: Annotated[str | None, typer.Option()] = None,
+    port: Annotated[int | None, typer.Option()] = None,
+) -> None:
+    """Run the MCP service alone (streamable HTTP at /mcp, or stdio)."""
+    from mcp_service.app import run
+
+    if transport not in ("http", "stdio"):
+        raise _fail("--transport must be 'http' or 'stdio'")
+    settings = Settings()
+    run(settings, transport=transport, host=host or settings.mcp_host,
+        port=port or settings.mcp_port)
+
+
+def main() -> None:  # pragma: no cover - console entry
+    sys.exit(app())

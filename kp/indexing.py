@@ -1,0 +1,102 @@
+"""`kp index`: one in-process Dagster run per source x scope, recorded in the same instance
+the UI shows, with the figures each step recorded."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from knowledge_platform.errors import ConfigError
+from knowledge_platform.registry import load_registry
+from knowledge_platform.settings import REPO_ROOT, Settings
+
+STEP_FIELDS = {
+    "raw": ("documents", "skipped"),
+    "chunks": ("chunks",),
+    "embeddings": ("embedded", "cached"),
+    "collection": ("added", "updated", "deleted", "unchanged"),
+}
+
+
+def ensure_dagster_home(settings: Settings) -> None:
+    home = settings.dagster_home
+    home.mkdir(parents=True, exist_ok=True)
+    target = home / "dagster.yaml"
+    if not target.exists():
+        shutil.copyfile(REPO_ROOT / "dagster.yaml", target)
+
+
+def plan(settings: Settings, source: str | None, scope: str | None) -> list[tuple[str, str]]:
+    registry = load_registry(settings.config)
+    if scope is not None and scope not in registry.scopes:
+        raise ConfigError(f"unknown scope {scope!r}; known: {', '.join(registry.scopes)}")
+    pairs = [(src, sc) for sc in registry.scopes for src in registry.sources_for(sc)
+             if (scope is None or sc == scope) and (source is None or src == source)]
+    if not pairs:
+        raise ConfigError(f"nothing to index: source {source or 'any'} is not configured for "
+                          f"scope {scope or 'any'} in {settings.config}")
+    return pairs
+
+
+def run_index(settings: Settings, *, source: str | None, scope: str | None, full: bool,
+              full_reconcile: bool, at: str | None, console: Console) -> list[dict[str, Any]]:
+    from dagster import DagsterInstance, materialize
+
+    from assets.factory import AT_SHA_TAG, FULL_PULL_TAG, FULL_RECONCILE_TAG, build_source_assets
+    from assets.partitions import scopes_partitions
+    from resources.platform import platform_resources
+
+    if at is not None and source != "git_docs":
+        raise ConfigError("--at applies to --source git_docs only")
+    pairs = plan(settings, source, scope)
+    ensure_dagster_home(settings)
+    instance = DagsterInstance.from_config(str(settings.dagster_home))
+    known = set(instance.get_dynamic_partitions(scopes_partitions.name))
+    missing = sorted({sc for _, sc in pairs} - known)
+    if missing:
+        instance.add_dynamic_partitions(scopes_partitions.name, missing)
+    resources = platform_resources(settings)
+    tags = {"kp/trigger": "kp index"}
+    if full or at:
+        tags[FULL_PULL_TAG] = "true"
+    if full_reconcile or at:
+        tags[FULL_RECONCILE_TAG] = "true"
+    if at:
+        tags[AT_SHA_TAG] = at
+    rows: list[dict[str, Any]] = []
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
+               "{task.total}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("indexing", total=len(pairs))
+        for src, sc in pairs:
+            progress.update(task, description=f"{src} / {sc}")
+            started = time.perf_counter()
+            result = materialize(build_source_assets(src), partition_key=sc, instance=instance,
+                                 resources=resources, tags=tags, raise_on_error=False)
+            row: dict[str, Any] = {"source": src, "scope": sc,
+                                   "seconds": f"{time.perf_counter() - started:.1f}"}
+            for event in result.get_asset_materialization_events():
+                mat = event.step_materialization_data.materialization
+                step = mat.asset_key.path[-1]
+                for name in STEP_FIELDS.get(step, ()):
+                    if name in mat.metadata:
+                        row[name] = mat.metadata[name].value
+            if not result.success:
+                row["error"] = _failure(result)
+            rows.append(row)
+            progress.advance(task)
+    return rows
+
+
+def _failure(result: Any) -> str:
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data:
+            err = event.step_failure_data.error
+            if err is not None:
+                user = err.cause or err
+                return f"{event.step_key}: {user.message.strip().splitlines()[-1]}"
+    return "run failed (see the Dagster UI for the run's logs)"

@@ -1,0 +1,279 @@
+"""A fake Google: OAuth token endpoint, Drive v3, Sheets v4 and Slides v1, on a loopback port.
+
+Serves the subset the google_drive connector uses, with Google's URL layout, JSON shapes and
+error bodies. Point the connector at it with `endpoints()`. Tests mutate content through the
+helpers (each mutation records a Drive change), inject failures with `fail_next` or `outage`,
+and assert on `requests`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import Map, Rule
+from werkzeug.serving import WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request, Response
+
+from tests.fakes.google_content import (
+    DOC,
+    EPOCH,
+    FOLDER,
+    SHEET,
+    SLIDES,
+    ContentApi,
+    FakeFile,
+    GoogleApiError,
+    json_response,
+)
+
+
+@dataclass
+class LoggedRequest:
+    method: str
+    path: str
+    args: dict[str, list[str]]
+
+    def arg(self, name: str) -> str | None:
+        values = self.args.get(name)
+        return values[0] if values else None
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
+class FakeGoogle(ContentApi):
+    def __init__(
+        self,
+        client_id: str = "fake-client",
+        client_secret: str = "fake-secret",
+        refresh_token: str = "fake-refresh",
+    ) -> None:
+        self.client_id, self.client_secret, self.refresh_token = (
+            client_id,
+            client_secret,
+            refresh_token,
+        )
+        self.files: dict[str, FakeFile] = {}
+        self.changes: list[str] = []  # file ids, position + 1 = page token
+        self.requests: list[LoggedRequest] = []
+        self.tokens: set[str] = set()
+        self.token_grants: list[str] = []
+        self.outage = False
+        self._failures: list[tuple[int, str, str]] = []  # (status, reason, path part)
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._url_map = Map(
+            [
+                Rule("/token", endpoint="token", methods=["POST"]),
+                Rule("/drive/v3/files", endpoint="files_list"),
+                Rule("/drive/v3/files/<file_id>", endpoint="files_get"),
+                Rule("/drive/v3/files/<file_id>/export", endpoint="files_export"),
+                Rule("/drive/v3/changes/startPageToken", endpoint="start_token"),
+                Rule("/drive/v3/changes", endpoint="changes_list"),
+                Rule("/v4/spreadsheets/<file_id>", endpoint="sheet_get"),
+                Rule("/v4/spreadsheets/<file_id>/values:batchGet", endpoint="values_batch"),
+                Rule("/v4/spreadsheets/<file_id>/values/<path:a1>", endpoint="values_get"),
+                Rule("/v1/presentations/<file_id>", endpoint="presentation_get"),
+            ]
+        )
+        self._server = make_server(
+            "127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler
+        )
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # lifecycle ---------------------------------------------------------------------------
+    def start(self) -> FakeGoogle:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeGoogle:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}"
+
+    def endpoints(self) -> dict[str, str]:
+        """Connector settings that point every API at this fake."""
+        base = self.base_url
+        return {
+            "drive_endpoint": f"{base}/drive/v3/",
+            "sheets_endpoint": f"{base}/",
+            "slides_endpoint": f"{base}/",
+            "docs_endpoint": f"{base}/",
+            "token_uri": f"{base}/token",
+        }
+
+    # content helpers (each records a change, like Drive) ---------------------------------
+    def _tick(self) -> dt.datetime:
+        self._seq += 1
+        return EPOCH + dt.timedelta(minutes=self._seq)
+
+    def _add(
+        self, name: str, mime: str, parent: str | None, file_id: str | None, **content: Any
+    ) -> str:
+        file_id = file_id or f"{mime.rsplit('.', 1)[-1]}-{len(self.files) + 1}"
+        drive_id = self.files[parent].drive_id if parent in self.files else None
+        self.files[file_id] = FakeFile(
+            file_id,
+            name,
+            mime,
+            [parent] if parent else [],
+            self._tick(),
+            drive_id=drive_id,
+            **content,
+        )
+        self.changes.append(file_id)
+        return file_id
+
+    def add_shared_drive(self, drive_id: str, name: str) -> str:
+        self.files[drive_id] = FakeFile(drive_id, name, FOLDER, [], self._tick(), drive_id=drive_id)
+        return drive_id
+
+    def add_folder(self, name: str, parent: str | None = None, file_id: str | None = None) -> str:
+        return self._add(name, FOLDER, parent, file_id)
+
+    def add_doc(
+        self, name: str, parent: str | None, markdown: str, file_id: str | None = None
+    ) -> str:
+        return self._add(name, DOC, parent, file_id, markdown=markdown)
+
+    def add_sheet(
+        self,
+        name: str,
+        parent: str | None,
+        tabs: dict[str, list[list[str]]],
+        file_id: str | None = None,
+    ) -> str:
+        return self._add(name, SHEET, parent, file_id, tabs=tabs)
+
+    def add_slides(
+        self,
+        name: str,
+        parent: str | None,
+        slides: list[dict[str, Any]],
+        file_id: str | None = None,
+    ) -> str:
+        return self._add(name, SLIDES, parent, file_id, slides=slides)
+
+    def modify(self, file_id: str, **attrs: Any) -> None:
+        """Change name/markdown/tabs/slides/parents/export_error; bumps version and time."""
+        file = self.files[file_id]
+        for key, value in attrs.items():
+            setattr(file, key, value)
+        file.version += 1
+        file.modified = self._tick()
+        self.changes.append(file_id)
+
+    def trash(self, file_id: str) -> None:
+        self.modify(file_id, trashed=True)
+
+    def delete(self, file_id: str) -> None:
+        del self.files[file_id]
+        self.changes.append(file_id)
+
+    def fail_next(
+        self,
+        count: int = 1,
+        status: int = 429,
+        reason: str = "rateLimitExceeded",
+        path_part: str = "",
+    ) -> None:
+        self._failures.extend([(status, reason, path_part)] * count)
+
+    def revoke_tokens(self) -> None:
+        self.tokens.clear()
+
+    def calls(self, path_part: str) -> list[LoggedRequest]:
+        return [r for r in self.requests if path_part in r.path]
+
+    # HTTP ---------------------------------------------------------------------------------
+    def _wsgi(self, environ: Any, start_response: Any) -> Any:
+        request = Request(environ)
+        with self._lock:
+            try:
+                response = self._dispatch(request)
+            except HTTPException as exc:
+                response = exc.get_response()
+        return response(environ, start_response)
+
+    def _dispatch(self, request: Request) -> Response:
+        self.requests.append(
+            LoggedRequest(request.method, request.path, request.args.to_dict(flat=False))
+        )
+        endpoint, values = self._url_map.bind_to_environ(request.environ).match()
+        if self.outage:
+            raise GoogleApiError(503, "The service is currently unavailable.", "backendError")
+        if endpoint == "token":
+            return self._token(request)
+        header = request.headers.get("Authorization", "")
+        if header.removeprefix("Bearer ") not in self.tokens:
+            raise GoogleApiError(
+                401, "Request had invalid authentication credentials.", "authError"
+            )
+        for i, (status, reason, part) in enumerate(self._failures):
+            if part in request.path:
+                del self._failures[i]
+                raise GoogleApiError(status, f"Injected failure: {reason}", reason)
+        return getattr(self, f"_{endpoint}")(request, **values)
+
+    def _token(self, request: Request) -> Response:
+        form = request.form
+        grant = form.get("grant_type", "")
+        self.token_grants.append(grant)
+        if grant == "refresh_token":
+            if (form.get("client_id"), form.get("client_secret")) != (
+                self.client_id,
+                self.client_secret,
+            ):
+                return json_response(
+                    {
+                        "error": "invalid_client",
+                        "error_description": "The OAuth client was not found.",
+                    },
+                    401,
+                )
+            if form.get("refresh_token") != self.refresh_token:
+                return json_response(
+                    {
+                        "error": "invalid_grant",
+                        "error_description": "Token has been expired or revoked.",
+                    },
+                    400,
+                )
+        elif grant == "urn:ietf:params:oauth:grant-type:jwt-bearer":
+            parts = form.get("assertion", "").split(".")
+            claims = (
+                json.loads(base64.urlsafe_b64decode(parts[1] + "==")) if len(parts) == 3 else {}
+            )
+            if claims.get("aud") != request.base_url or not claims.get("iss"):
+                return json_response(
+                    {"error": "invalid_grant", "error_description": "Bad JWT."}, 400
+                )
+        else:
+            return json_response({"error": "unsupported_grant_type"}, 400)
+        token = f"fake-access-{len(self.token_grants)}"
+        self.tokens.add(token)
+        return json_response(
+            {
+                "access_token": token,
+                "expires_in": 3599,
+                "token_type": "Bearer",
+                "scope": "https://www.googleapis.com/auth/drive.readonly",
+            }
+        )

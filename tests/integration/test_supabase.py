@@ -1,0 +1,241 @@
+"""SupabaseConnector against a local fake of the Supabase REST API (PostgREST)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from knowledge_platform.connectors.supabase import SupabaseConnector, SupabaseSettings
+from knowledge_platform.errors import ConfigError, SourceError
+from tests.fakes.http_fake import FakeClock
+from tests.fakes.supabase_server import SupabaseFake
+
+pytestmark = pytest.mark.integration
+
+KEY = "service-role-key"
+TABLES: list[dict[str, Any]] = [
+    {"name": "memory", "kind": "memory", "title_template": "{title}",
+     "text_template": "{title}\n\n{body}"},
+    {"name": "standing_rules", "title_template": "Rule {id}: {topic}", "text_template": "{rule}"},
+    {"name": "clients"},
+    {"name": "tests", "title_template": "{name}", "date_column": "ended_on",
+     "text_template": "Hypothesis: {hypothesis}\n\nLift: {lift:.1%}"},
+]  # fmt: skip
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[SupabaseFake]:
+    monkeypatch.setenv("SUPABASE_SERVICE_KEY", KEY)
+    with SupabaseFake(key=KEY) as server:
+        for name in ("memory", "standing_rules", "clients", "tests"):
+            server.create_table(name)
+        server.insert("memory", {"id": 1, "title": "Kickoff", "body": "Met the team."},
+                      {"id": 2, "title": "Pricing", "body": "Raised prices."},
+                      {"id": 3, "title": "Hiring", "body": None})  # fmt: skip
+        server.insert("standing_rules", {"id": 1, "topic": "tone", "rule": "Be direct."},
+                      {"id": 2, "topic": "sources", "rule": "Cite everything."})  # fmt: skip
+        server.insert("clients", {"id": "shade_store", "name": "The Shade Store", "tier": "A"},
+                      {"id": "hot", "name": "HOT", "tier": None})  # fmt: skip
+        server.insert("tests", {"id": 10, "name": "Sticky CTA", "hypothesis": "A sticky CTA helps.",
+                                "lift": 0.125, "ended_on": "2024-04-30"})  # fmt: skip
+        yield server
+
+
+def connector(
+    fake: SupabaseFake, clock: FakeClock | None = None, **overrides: Any
+) -> SupabaseConnector:
+    raw = {"url": fake.url(), "tables": TABLES, **overrides}
+    clock = clock or FakeClock()
+    return SupabaseConnector(
+        SupabaseSettings.model_validate(raw), "internal", sleep=clock.sleep, clock=clock
+    )
+
+
+def test_full_pull_renders_every_row(fake: SupabaseFake) -> None:
+    result = connector(fake).pull(None)
+
+    docs = {d.source_id: d for d in result.documents}
+    assert result.full is True
+    assert set(docs) == {"memory:1", "memory:2", "memory:3", "standing_rules:1",
+                         "standing_rules:2", "clients:shade_store", "clients:hot", "tests:10"}  # fmt: skip
+    assert docs["memory:1"].kind == "memory" and docs["memory:1"].text == "Kickoff\n\nMet the team."
+    assert docs["memory:3"].text == "Hiring"  # NULL renders as nothing
+    assert docs["memory:1"].version == fake.tables["memory"][1]["updated_at"]
+    assert docs["memory:1"].date is not None and docs["memory:1"].date.isoformat() == "2024-06-01"
+    assert docs["memory:1"].uri == fake.url("/rest/v1/memory?id=eq.1")
+    assert docs["standing_rules:2"].title == "Rule 2: sources"
+    assert docs["clients:shade_store"].title == "The Shade Store"
+    assert "- **tier**: A" in docs["clients:shade_store"].text
+    assert docs["tests:10"].text.endswith("Lift: 12.5%")
+    assert docs["tests:10"].date is not None and docs["tests:10"].date.isoformat() == "2024-04-30"
+    for r in fake.requests("/rest/v1/"):
+        assert r.arg("order") == "id.asc" and r.arg("limit") == "1000"
+        assert r.arg("updated_at") is None
+        assert r.headers["Apikey"] == KEY and r.headers["Authorization"] == f"Bearer {KEY}"
+    assert result.requests == len(fake.log) == 8  # per table: one page, then an empty one
+    assert sorted(result.cursor["tables"]["memory"]["ids"]) == ["1", "2", "3"]
+
+
+def _bulk(fake: SupabaseFake, n: int) -> None:
+    fake.insert(
+        "memory", *({"id": i, "title": f"Note {i}", "body": "x"} for i in range(100, 100 + n))
+    )
+
+
+@pytest.mark.parametrize(("cap", "page_size", "pages"), [(1000, 1000, 3), (300, 1000, 9)])
+def test_max_rows_cap_never_ends_paging_early(
+    fake: SupabaseFake, cap: int, page_size: int, pages: int
+) -> None:
+    fake.max_rows = cap
+    _bulk(fake, 2500)
+
+    result = connector(fake, tables=TABLES[:1], page_size=page_size).pull(None)
+
+    assert sum(d.source_id.startswith("memory:") for d in result.documents) == 2503
+    served = fake.requests("/rest/v1/memory")
+    assert len(served) == pages + 1  # the last one comes back empty
+    assert all(r.arg("limit") == str(page_size) for r in served)
+    assert served[0].arg("id") is None and served[1].arg("id") == f"gt.{fake_id(cap)}"
+
+
+def fake_id(cap: int) -> int:
+    """The id of the last row of the first capped page (ids 1..3, then 100...)."""
+    return 100 + cap - 4
+
+
+def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFake) -> None:
+    conn = connector(fake, overlap_seconds=0)
+    first = conn.pull(None)
+    fake.clear_log()
+    fake.tick(3600)
+    fake.update("memory", 2, body="Raised prices by 5%.")
+    (new_id,) = fake.insert("memory", {"title": "Offsite", "body": "In May."})
+    fake.delete("standing_rules", 1)
+
+    second = conn.pull(first.cursor)
+
+    assert second.full is False
+    # `gte` re-reads the row sitting exactly at each table's high-water mark: harmless.
+    boundary = {
+        f"{t}:{rid}"
+        for t, rows in fake.tables.items()
+        for rid, row in rows.items()
+        if row["updated_at"] == first.cursor["tables"][t]["high_water"]
+    }
+    assert {"memory:3", "clients:hot", "tests:10"} <= boundary
+    assert {d.source_id for d in second.documents} == {"memory:2", f"memory:{new_id}"} | boundary
+    assert second.deleted == ["standing_rules:1"]
+    hw = first.cursor["tables"]["memory"]["high_water"]
+    data = [r for r in fake.requests("/rest/v1/memory") if r.arg("select") == "*"]
+    assert data and all(r.arg("updated_at") == f"gte.{hw}" for r in data)
+    sweeps = [r for r in fake.log if r.arg("select") == "id"]
+    assert {r.path for r in sweeps} == {f"/rest/v1/{t['name']}" for t in TABLES}
+    assert all(r.arg("updated_at") is None for r in sweeps)
+    assert second.cursor["tables"]["memory"]["high_water"] > hw
+
+
+def test_overlap_moves_the_filter_back(fake: SupabaseFake) -> None:
+    first = connector(fake).pull(None)
+    fake.clear_log()
+    connector(fake, overlap_seconds=90).pull(first.cursor)
+    hw = first.cursor["tables"]["memory"]["high_water"]
+    sent = {r.arg("updated_at") for r in fake.requests("/rest/v1/memory") if r.arg("select") == "*"}
+    assert hw.startswith("2024-06-01T10:00:03") and sent == {"gte.2024-06-01T09:58:33+00:00"}
+
+
+def test_without_sweep_deletions_show_in_the_next_full_pull(fake: SupabaseFake) -> None:
+    conn = connector(fake, sweep_deletions=False)
+    first = conn.pull(None)
+    fake.delete("memory", 1)
+    second = conn.pull(first.cursor)
+    assert second.deleted == [] and not [r for r in fake.log if r.arg("select") == "id"]
+    third = conn.pull(second.cursor, full=True)
+    assert "memory:1" not in {d.source_id for d in third.documents}
+
+
+def test_rate_limit_waits_for_retry_after(fake: SupabaseFake) -> None:
+    clock = FakeClock()
+    fake.inject("/rest/v1/clients", 429, {"message": "Too many requests"}, times=2,
+                headers={"Retry-After": "7"})  # fmt: skip
+
+    result = connector(fake, clock).pull(None)
+
+    assert clock.sleeps == [7.0, 7.0]
+    assert "clients:hot" in {d.source_id for d in result.documents}
+
+
+def test_outage_fails_after_retries(fake: SupabaseFake) -> None:
+    clock = FakeClock()
+    fake.inject("/rest/v1/memory", 503, {"code": "08006", "message": "connection failure",
+                                         "details": None, "hint": None}, times=None)  # fmt: skip
+    with pytest.raises(SourceError) as exc:
+        connector(fake, clock).pull(None)
+    assert str(exc.value) == (
+        "supabase: GET /rest/v1/memory failed with HTTP 503 after 5 attempts: "
+        "08006 connection failure"
+    )
+    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0]
+
+
+def test_malformed_json_fails(fake: SupabaseFake) -> None:
+    fake.inject("/rest/v1/clients", 200, '[{"id": "hot", "name": ', times=1)
+    with pytest.raises(SourceError, match="GET /rest/v1/clients returned malformed JSON"):
+        connector(fake).pull(None)
+
+
+def test_postgrest_error_message_is_reported(fake: SupabaseFake) -> None:
+    tables = [{"name": "memry"}]
+    with pytest.raises(SourceError) as exc:
+        connector(fake, tables=tables).pull(None)
+    assert "HTTP 404" in str(exc.value)
+    assert "PGRST205 Could not find the table 'public.memry' in the schema cache" in str(exc.value)
+    assert "hint: Perhaps you meant the table 'public.memory'" in str(exc.value)
+
+
+def test_rows_the_template_cannot_render_are_skipped(fake: SupabaseFake) -> None:
+    fake.insert("tests", {"id": 11, "name": "Bad lift", "hypothesis": "h", "lift": "n/a"},
+                {"id": 12, "name": "No hypothesis", "lift": 0.1})  # fmt: skip
+
+    result = connector(fake).pull(None)
+
+    reasons = {s.source_id: s.reason for s in result.skipped}
+    assert set(reasons) == {"tests:11", "tests:12"}
+    assert "Unknown format code '%'" in reasons["tests:11"]
+    assert "names column 'hypothesis' that the row lacks" in reasons["tests:12"]
+    assert "tests:10" in {d.source_id for d in result.documents}
+    assert {"11", "12"} <= set(result.cursor["tables"]["tests"]["ids"])  # known, not deleted
+
+
+def test_bad_key_fails_with_clear_message(
+    fake: SupabaseFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUPABASE_SERVICE_KEY", "wrong-key")
+    with pytest.raises(SourceError) as exc:
+        connector(fake).pull(None)
+    message = str(exc.value)
+    assert "HTTP 401" in message and "PGRST301 Invalid API key" in message
+    assert message.endswith("check the service key in SUPABASE_SERVICE_KEY")
+    assert "wrong-key" not in message
+
+
+def test_new_secret_keys_go_in_apikey_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SB_KEY", "sb_secret_abc")
+    with SupabaseFake(key="sb_secret_abc") as server:
+        server.create_table("memory")
+        server.insert("memory", {"title": "t", "body": "b"})
+        result = connector(server, key_env="SB_KEY", tables=TABLES[:1]).pull(None)
+    assert [d.source_id for d in result.documents] == ["memory:1"]
+    assert all("Authorization" not in r.headers for r in server.log)
+
+
+def test_missing_key_is_a_config_error(fake: SupabaseFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SUPABASE_SERVICE_KEY")
+    with pytest.raises(ConfigError, match="SUPABASE_SERVICE_KEY is not set"):
+        connector(fake).pull(None)
+
+
+def test_default_tables_are_the_brief_s() -> None:
+    settings = SupabaseSettings.model_validate({"url": "https://example.supabase.co"})
+    assert [t.name for t in settings.tables] == ["memory", "standing_rules", "clients", "tests"]

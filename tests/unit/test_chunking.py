@@ -1,0 +1,106 @@
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledge_platform.chunking import Chunker, normalize, split_sections, windows
+from knowledge_platform.models import Document, chunk_id
+from knowledge_platform.tokens import WordPieceCounter
+
+COUNTER = WordPieceCounter()
+
+
+def doc(text: str, **kw) -> Document:
+    base = {"source": "memory_files", "source_id": "a.md", "scope": "internal", "title": "Notes",
+            "kind": "memory"}
+    return Document(**{**base, **kw, "text": text})
+
+
+def test_one_chunk_per_h2_section_with_two_header_trail():
+    text = "# Top\nintro\n## One\nfirst\n### Deeper\nstill one\n## Two\nsecond\n"
+    chunks = Chunker(COUNTER, 256).chunk(doc(text))
+    assert [c.headers for c in chunks] == [["Top"], ["Top", "One"], ["Top", "Two"]]
+    assert "### Deeper" in chunks[1].text and "still one" in chunks[1].text
+    assert chunks[1].embedding_text().startswith("Notes > Top > One\n")
+
+
+def test_headings_inside_code_fences_do_not_split():
+    sections = split_sections("## A\n```\n## not a heading\n```\ntext\n")
+    assert len(sections) == 1
+    assert "## not a heading" in sections[0].text
+
+
+def test_long_section_split_within_budget_with_overlap():
+    words = [f"w{i}" for i in range(3000)]
+    chunks = Chunker(COUNTER, 256).chunk(doc("## Long\n" + " ".join(words)))
+    assert len(chunks) > 5
+    assert all(c.tokens <= 254 for c in chunks)  # window 256 less [CLS] and [SEP]
+    first, second = chunks[0].text.split(), chunks[1].text.split()
+    shared = set(first) & set(second)
+    assert 0.1 * len(first) < len(shared) < 0.35 * len(first)
+    # Nothing lost: every word appears in some chunk.
+    seen = {w for c in chunks for w in c.text.split()}
+    assert seen == set(words)
+
+
+def test_openai_sized_budget_caps_at_800_tokens():
+    chunker = Chunker(COUNTER, 8191)
+    assert chunker.budget("Title", ["A", "B"]) == 800
+
+
+def test_whole_documents_stay_one_chunk_when_they_fit():
+    text = "## Status\nin progress\n## Description\nfix the checkout"
+    chunks = Chunker(COUNTER, 256).chunk(doc(text, extra={"chunking": "whole"}))
+    assert len(chunks) == 1
+
+
+def test_chunk_ids_are_deterministic_and_scoped():
+    a = Chunker(COUNTER, 256).chunk(doc("## A\nx\n## B\ny"))
+    b = Chunker(COUNTER, 256).chunk(doc("## A\nx\n## B\ny"))
+    assert [c.id for c in a] == [c.id for c in b]
+    assert a[0].id == chunk_id("internal", "memory_files", "a.md", 0)
+    assert chunk_id("internal", "s", "1", 0) != chunk_id("acme", "s", "1", 0)
+
+
+def test_fingerprint_moves_with_provenance_but_content_hash_does_not():
+    one = Chunker(COUNTER, 256).chunk(doc("## A\nx", lifecycle="stable"))[0]
+    two = Chunker(COUNTER, 256).chunk(doc("## A\nx", lifecycle="deprecated"))[0]
+    assert one.content_hash == two.content_hash
+    assert one.fingerprint != two.fingerprint
+
+
+def test_nul_bytes_and_crlf_normalised():
+    assert normalize("a\x00b\r\nc\rd") == "ab\nc\nd"
+
+
+def test_empty_document_yields_title_chunk_only():
+    chunks = Chunker(COUNTER, 256).chunk(doc("   \n\n"))
+    assert [c.text for c in chunks] == ["Notes"]
+
+
+@pytest.mark.parametrize("budget", [48, 100, 200])
+def test_windows_never_exceed_budget(budget):
+    text = "alpha, beta; gamma! " * 500
+    for piece in windows(text, COUNTER, budget, 0.2):
+        assert COUNTER.count(piece) <= budget
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FF),
+                        min_size=1, max_size=12), min_size=1, max_size=300))
+def test_property_no_word_lost_and_sizes_bounded(words):
+    text = " ".join(words)
+    pieces = list(windows(text, COUNTER, 64, 0.2))
+    assert all(COUNTER.count(p) <= 64 for p in pieces)
+    joined = " ".join(pieces)
+    for word in text.split():
+        assert word in joined
+    # Duplication bounded by the overlap: total tokens at most ~1/(1-0.2) of the original.
+    total = sum(COUNTER.count(p) for p in pieces)
+    assert total <= COUNTER.count(text) * 1.3 + 64
+
+
+def test_a_megabyte_without_spaces_is_capped_by_characters():
+    chunks = Chunker(COUNTER, 256).chunk(doc("x" * 1_000_000))
+    assert len(chunks) > 100
+    assert sum(len(c.text) for c in chunks) == 1_000_000
+    assert max(len(c.text) for c in chunks) <= 254 * 16
