@@ -1,7 +1,6 @@
 """One factory for every source: `<source>/raw -> chunks -> embeddings -> collection`,
 partitioned by scope. Each step persists Parquet under KP_HOME and records its figures."""
 
-from __future__ import annotations
 
 from datetime import timedelta
 

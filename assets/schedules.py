@@ -1,7 +1,6 @@
 """The weekly reindex: Sunday 02:00 America/New_York, every configured source x scope, with a
 full pull so deletions are swept. Run keys make a tick idempotent."""
 
-from __future__ import annotations
 
 from collections.abc import Iterable
 

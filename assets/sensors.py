@@ -1,7 +1,6 @@
 """Sensors: the registry (scopes become partitions; a new source x scope gets a backfill) and
 memory-file changes (a content-hash cursor per scope; only changed scopes run)."""
 
-from __future__ import annotations
 
 import hashlib
 import json

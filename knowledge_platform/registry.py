@@ -26,11 +26,11 @@ class _Strict(BaseModel):
 
 class EmbeddingConfig(_Strict):
     provider: Literal["local", "openai", "hash"] = "local"
+    #: local: all-MiniLM-L6-v2-int8 (default, dynamic int8) or all-MiniLM-L6-v2 (fp32);
+    #: openai: text-embedding-3-small (default) or another embedding model.
     model: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     base_url: str | None = None
-    #: Local model: dynamic int8 (default, ~2x faster, same retrieval quality) or fp32.
-    quantized: bool = True
 
 
 class StoreConfig(_Strict):

@@ -35,7 +35,6 @@ class Runtime:
             cache_dir=self.settings.models_dir,
             api_key=os.environ.get(cfg.api_key_env),
             base_url=cfg.base_url,
-            quantized=cfg.quantized,
         )
 
     @functools.cached_property

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import httpx
 from pydantic import Field, model_validator
 
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped
+from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
 from knowledge_platform.connectors.clickup_docs import pull_docs
 from knowledge_platform.connectors.clickup_render import (
     MalformedTask,
@@ -82,12 +82,12 @@ def _items(data: Any, key: str, where: str) -> list[Any]:
 
 
 class ClickUpConnector(Connector):
-    name: ClassVar[str] = "clickup"
-    settings_model: ClassVar[type[ClickUpSettings]] = ClickUpSettings
+    name = "clickup"
+    settings_model = ClickUpSettings
 
     def __init__(
         self,
-        settings: ClickUpSettings,
+        settings: SourceSettings,
         scope: str,
         *,
         sleep: Callable[[float], None] = time.sleep,

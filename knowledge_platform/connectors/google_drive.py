@@ -86,7 +86,7 @@ class GoogleDriveConnector(Connector):
     def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
         api = GoogleApi(self.config, credentials_from(self.config))
         roots = sorted({*self.config.folder_ids, *self.config.shared_drive_ids})
-        if full or not cursor or cursor.get("roots") != roots or not cursor.get("page_token"):
+        if full or not cursor or cursor.get("roots") != roots or "files" not in cursor:
             return self._full(api, roots)
         try:
             changes, token = self._changes(api, cursor["page_token"])
@@ -101,10 +101,14 @@ class GoogleDriveConnector(Connector):
             if known.get(file_id, {}).get("version") != file_version(meta):
                 plan.fetch[file_id] = meta
         documents, skipped = self._fetch_all(api, plan.fetch.values(), known)
+        # A known file that vanished between the change and the fetch (404) is gone.
+        vanished = {s.source_id for s in skipped if s.reason.startswith("404 ")} & known.keys()
+        for file_id in vanished:
+            del known[file_id]
         return PullResult(
             documents=documents,
             full=False,
-            deleted=sorted(plan.gone),
+            deleted=sorted(plan.gone | vanished),
             skipped=skipped,
             cursor=self._cursor(token, roots, tree, known),
             requests=api.requests,
@@ -219,8 +223,8 @@ class GoogleDriveConnector(Connector):
                     Skipped(
                         source_id=meta["id"],
                         reason=(
-                            f"{meta.get('name', '')!r} not readable: {exc.status} {exc.reason}: "
-                            f"{exc.message}"
+                            f"{exc.status} {exc.reason}: {exc.message} "
+                            f"({meta.get('name', '')!r} not readable)"
                         ),
                     )
                 )

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledge_platform.models import Kind
+
 FOLDER = "application/vnd.google-apps.folder"
-KINDS = {
+KINDS: dict[str, Kind] = {
     "application/vnd.google-apps.document": "doc",
     "application/vnd.google-apps.spreadsheet": "sheet",
     "application/vnd.google-apps.presentation": "slide",

@@ -11,7 +11,7 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import httpx
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 #: (429 response, now as unix seconds) -> seconds to wait, or None when the headers don't say.
 RateLimitWait = Callable[[httpx.Response, float], "float | None"]
-Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+Params = httpx.QueryParams | Mapping[str, Any] | list[tuple[str, Any]] | None
 
 _RETRY_STATUSES = frozenset({500, 502, 503, 504, 520, 522, 524})
 #: 429s one request tolerates (each waits as told) before it fails.

@@ -13,12 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped
+from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
 from knowledge_platform.connectors.http import HttpClient, HttpSettings, secret_from_env
 from knowledge_platform.connectors.supabase_rows import parse_timestamp, row_document
 from knowledge_platform.errors import ConfigError, SourceError
@@ -78,12 +78,12 @@ class SupabaseSettings(HttpSettings):
 
 
 class SupabaseConnector(Connector):
-    name: ClassVar[str] = "supabase"
-    settings_model: ClassVar[type[SupabaseSettings]] = SupabaseSettings
+    name = "supabase"
+    settings_model = SupabaseSettings
 
     def __init__(
         self,
-        settings: SupabaseSettings,
+        settings: SourceSettings,
         scope: str,
         *,
         sleep: Callable[[float], None] = time.sleep,

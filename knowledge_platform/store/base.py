@@ -63,7 +63,7 @@ class CollectionWriter(ABC):
 
     @abstractmethod
     def point_hashes(self, source: str) -> dict[str, str]:
-        """chunk id -> content_hash of `source`'s points as this writer sees them."""
+        """chunk id -> payload fingerprint of `source`'s points as this writer sees them."""
 
 
 class VectorStore(ABC):
@@ -83,7 +83,7 @@ class VectorStore(ABC):
 
     @abstractmethod
     def point_hashes(self, scope: str, source: str) -> dict[str, str]:
-        """chunk id -> content_hash for `source`'s points in the published collection."""
+        """chunk id -> payload fingerprint for `source`'s points in the published collection."""
 
     @abstractmethod
     def search(

@@ -37,7 +37,7 @@ from knowledge_platform.store.base import (
     collection_name,
 )
 
-HASH_FIELD = "content_hash"
+HASH_FIELD = "fingerprint"
 RRF_K = 2  # Qdrant server's default, so both engines rank alike
 _PAGE = 1000
 _FILTER_KEYS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
@@ -364,7 +364,7 @@ class EdgeStore(VectorStore):
             return qe.QueryRequest(limit=limit, query=queries[0], filter=flt, with_payload=True)
         prefetches = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=flt)
                       for q in queries]
-        return qe.QueryRequest(limit=limit, prefetches=prefetches, query=qe.Fusion.Rrf(k=RRF_K),
+        return qe.QueryRequest(limit=limit, prefetches=prefetches, query=_rrf(),
                                filter=flt, with_payload=True)
 
     def collect_garbage(self, scope: str) -> list[str]:
@@ -379,6 +379,10 @@ class EdgeStore(VectorStore):
                 reader = self._readers.pop(name, None)
                 if reader is not None:
                     reader.close()
+
+
+def _rrf() -> Any:
+    return qe.Fusion.Rrf(k=RRF_K)  # the stubs' ScoringQueryType omits Fusion.Rrf
 
 
 def _touch(path: Path) -> Path:

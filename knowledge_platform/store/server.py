@@ -36,7 +36,7 @@ from knowledge_platform.store.base import (
     collection_name,
 )
 
-HASH_FIELD = "content_hash"
+HASH_FIELD = "fingerprint"
 META_MODEL, META_DIM = "kp_model_id", "kp_dim"
 _PAGE = 256
 _FILTER_KEYS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",

@@ -26,6 +26,7 @@ import re
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,11 +81,7 @@ def pointer_stamp(cdir: Path) -> tuple[int, int, int] | None:
 
 
 def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _fsync(str(path))
 
 
 def write_pointer(cdir: Path, ptr: Pointer) -> None:
@@ -100,15 +97,26 @@ def write_pointer(cdir: Path, ptr: Pointer) -> None:
     fsync_dir(cdir)
 
 
+def _fsync(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def fsync_tree(path: Path) -> None:
+    """Make a finished build durable before it is published. Hard-linked files are already
+    durable (they belong to a published version). Parallel: the journal batches commits."""
+    todo: list[str] = []
     for dirpath, _dirs, files in os.walk(path):
+        todo.append(dirpath)
         for name in files:
-            fd = os.open(os.path.join(dirpath, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        fsync_dir(Path(dirpath))
+            full = os.path.join(dirpath, name)
+            if os.lstat(full).st_nlink == 1:
+                todo.append(full)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(_fsync, todo))
 
 
 # -- locks -------------------------------------------------------------------------------

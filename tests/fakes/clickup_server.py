@@ -14,9 +14,7 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
-from tests.fakes.http_fake import FakeClock, FakeServer, json_response
-
-__all__ = ["ClickUpFake", "FakeClock"]
+from tests.fakes.http_fake import FakeServer, json_response
 
 TASKS_PER_PAGE = 100
 COMMENTS_PER_PAGE = 25
@@ -70,15 +68,9 @@ class ClickUpFake(FakeServer):
         self.teams.setdefault(team, {"id": team, "name": f"Team {team}"})
         self.spaces.setdefault(space, {"id": space, "name": f"Space {space}", "team_id": team})
         if folder:
-            self.folders.setdefault(
-                folder, {"id": folder, "name": f"Folder {folder}", "space": space}
-            )
-        self.lists[list_id] = {
-            "id": list_id,
-            "name": f"List {list_id}",
-            "space": space,
-            "folder": folder,
-        }
+            self.folders.setdefault(folder, {"id": folder, "name": f"F {folder}", "space": space})
+        self.lists[list_id] = {"id": list_id, "name": f"List {list_id}",
+                               "space": space, "folder": folder}  # fmt: skip
 
     def add_task(
         self,
@@ -132,8 +124,7 @@ class ClickUpFake(FakeServer):
         self.update_task(task_id, archived=True)
 
     def delete_task(self, task_id: str) -> None:
-        self.tasks.pop(task_id)
-        self.comments.pop(task_id, None)
+        del self.tasks[task_id]
 
     def add_comment(self, task_id: str, text: str, user: str = "bob") -> str:
         cid = str(next(self._ids) + 1000)
@@ -157,14 +148,11 @@ class ClickUpFake(FakeServer):
         page = {"id": page_id, "doc_id": doc_id, "parent_page_id": parent, "name": name,
                 "sub_title": None, "content": content, "date_created": now, "date_updated": now,
                 "archived": False, "deleted": False, "pages": []}  # fmt: skip
-        siblings = (
-            self._find_page(doc_id, parent)["pages"] if parent else self.docs[doc_id]["pages"]
-        )
-        siblings.append(page)
+        home = self._find_page(doc_id, parent) if parent else self.docs[doc_id]
+        home["pages"].append(page)
 
     def update_page(self, doc_id: str, page_id: str, content: str) -> None:
-        page = self._find_page(doc_id, page_id)
-        page.update(content=content, date_updated=self.tick())
+        self._find_page(doc_id, page_id).update(content=content, date_updated=self.tick())
 
     def delete_page(self, doc_id: str, page_id: str) -> None:
         def prune(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -213,39 +201,33 @@ class ClickUpFake(FakeServer):
         return headers
 
     def _route(self, request: Request) -> Response:
-        path = request.path
         routes: list[tuple[str, Callable[..., Response]]] = [
-            (r"/api/v2/team", lambda: json_response({"teams": list(self.teams.values())})),
+            (r"/api/v2/team", lambda _: json_response({"teams": list(self.teams.values())})),
             (r"/api/v2/team/([^/]+)/space", self._spaces),
             (r"/api/v2/space/([^/]+)/folder", self._folders),
-            (r"/api/v2/space/([^/]+)/list", lambda s: self._lists(space=s)),
-            (r"/api/v2/folder/([^/]+)/list", lambda f: self._lists(folder=f)),
-            (r"/api/v2/list/([^/]+)/task", lambda lid: self._tasks(request, lid)),
-            (r"/api/v2/task/([^/]+)/comment", lambda tid: self._comments(request, tid)),
+            (r"/api/v2/space/([^/]+)/list", lambda _, s: self._lists(space=s)),
+            (r"/api/v2/folder/([^/]+)/list", lambda _, f: self._lists(folder=f)),
+            (r"/api/v2/list/([^/]+)/task", self._tasks),
+            (r"/api/v2/task/([^/]+)/comment", self._comments),
             (r"/api/v3/workspaces/([^/]+)/docs/([^/]+)", self._doc),
-            (
-                r"/api/v3/workspaces/([^/]+)/docs/([^/]+)/pages",
-                lambda w, d: self._pages(request, w, d),
-            ),
+            (r"/api/v3/workspaces/([^/]+)/docs/([^/]+)/(pages)", self._doc),
         ]
         for pattern, handler in routes:
-            match = re.fullmatch(pattern, path)
-            if match:
-                return handler(*match.groups())
-        return _err(404, f"Route not found: {path}", "APP_001")
+            if match := re.fullmatch(pattern, request.path):
+                return handler(request, *match.groups())
+        return _err(404, f"Route not found: {request.path}", "APP_001")
 
-    def _spaces(self, team: str) -> Response:
+    def _spaces(self, _: Request, team: str) -> Response:
         if team not in self.teams:
             return _err(401, "Team not authorized", "OAUTH_027")
-        spaces = [s for s in self.spaces.values() if s["team_id"] == team]
-        return json_response({"spaces": spaces})
+        return json_response({"spaces": [s for s in self.spaces.values() if s["team_id"] == team]})
 
-    def _folders(self, space: str) -> Response:
-        folders = []
-        for f in self.folders.values():
-            if f["space"] == space:
-                lists = [lst for lst in self.lists.values() if lst["folder"] == f["id"]]
-                folders.append({"id": f["id"], "name": f["name"], "lists": lists})
+    def _folders(self, _: Request, space: str) -> Response:
+        folders = [
+            {**f, "lists": [v for v in self.lists.values() if v["folder"] == f["id"]]}
+            for f in self.folders.values()
+            if f["space"] == space
+        ]
         return json_response({"folders": folders})
 
     def _lists(self, *, space: str | None = None, folder: str | None = None) -> Response:
@@ -260,29 +242,23 @@ class ClickUpFake(FakeServer):
             return _err(401, "Team not authorized", "OAUTH_027")
         timl, archived = _flag(request, "include_timl"), _flag(request, "archived")
         closed, subtasks = _flag(request, "include_closed"), _flag(request, "subtasks")
-        since = request.args.get("date_updated_gt")
-        found = []
-        for tid, task in self.tasks.items():
-            home = task.get("list", {}).get("id") == list_id
-            if not (home or (timl and list_id in self.extra_lists.get(tid, ()))):
-                continue
-            if bool(task.get("archived")) != archived:
-                continue
-            if not closed and task.get("status", {}).get("type") == "closed":
-                continue
-            if not subtasks and task.get("parent"):
-                continue
-            if since is not None and not _int(task.get("date_updated")) > int(since):
-                continue
-            found.append(task)
+        since = int(request.args.get("date_updated_gt", "-1"))
+        found = [
+            task
+            for tid, task in self.tasks.items()
+            if (task.get("list", {}).get("id") == list_id
+                or (timl and list_id in self.extra_lists.get(tid, ())))
+            and bool(task.get("archived")) == archived
+            and (closed or task.get("status", {}).get("type") != "closed")
+            and (subtasks or not task.get("parent"))
+            and _int(task.get("date_updated")) > since
+        ]  # fmt: skip
         if request.args.get("order_by") == "updated":
             found.sort(key=lambda t: _int(t.get("date_updated")), reverse=True)
         page = int(request.args.get("page", "0"))
-        chunk = found[page * TASKS_PER_PAGE : (page + 1) * TASKS_PER_PAGE]
-        md = _flag(request, "include_markdown_description")
-        served = [copy.deepcopy(t) for t in chunk]
-        for task in served:
-            if not md:
+        served = copy.deepcopy(found[page * TASKS_PER_PAGE : (page + 1) * TASKS_PER_PAGE])
+        if not _flag(request, "include_markdown_description"):
+            for task in served:
                 task.pop("markdown_description", None)
         last = (page + 1) * TASKS_PER_PAGE >= len(found)
         return json_response({"tasks": served, "last_page": last})
@@ -298,24 +274,20 @@ class ClickUpFake(FakeServer):
             ordered = [c for c in ordered if (int(c["date"]), int(c["id"])) < mark]
         return json_response({"comments": ordered[:COMMENTS_PER_PAGE]})
 
-    def _doc(self, workspace: str, doc_id: str) -> Response:
+    def _doc(self, request: Request, workspace: str, doc_id: str, pages: str = "") -> Response:
         doc = self.docs.get(doc_id)
         if doc is None or doc["workspace_id"] != workspace:
             return _err(404, "Doc not found", "DOCS_404")
-        return json_response({k: v for k, v in doc.items() if k != "pages"})
-
-    def _pages(self, request: Request, workspace: str, doc_id: str) -> Response:
-        doc = self.docs.get(doc_id)
-        if doc is None or doc["workspace_id"] != workspace:
-            return _err(404, "Doc not found", "DOCS_404")
+        if not pages:
+            return json_response({k: v for k, v in doc.items() if k != "pages"})
         markdown = request.args.get("content_format", "text/md") == "text/md"
 
-        def served(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            out = []
-            for p in pages:
-                text = p["content"] if markdown else re.sub(r"(?m)^#+ ", "", p["content"])
-                out.append({**p, "content": text, "pages": served(p["pages"])})
-            return out
+        def served(tree: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [
+                {**p, "pages": served(p["pages"]),
+                 "content": p["content"] if markdown else re.sub(r"(?m)^#+ ", "", p["content"])}
+                for p in tree
+            ]  # fmt: skip
 
         return json_response(served(doc["pages"]))
 

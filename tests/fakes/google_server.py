@@ -61,14 +61,7 @@ class FakeGoogle(ContentApi):
             client_secret,
             refresh_token,
         )
-        self.files: dict[str, FakeFile] = {}
-        self.changes: list[str] = []  # file ids, position + 1 = page token
-        self.requests: list[LoggedRequest] = []
-        self.tokens: set[str] = set()
-        self.token_grants: list[str] = []
-        self.outage = False
-        self._failures: list[tuple[int, str, str]] = []  # (status, reason, path part)
-        self._seq = 0
+        self.reset()
         self._lock = threading.Lock()
         self._url_map = Map(
             [
@@ -87,7 +80,20 @@ class FakeGoogle(ContentApi):
         self._server = make_server(
             "127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler
         )
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def reset(self) -> None:
+        """Forget all files, changes, tokens, injected failures and logged requests."""
+        self.files: dict[str, FakeFile] = {}
+        self.changes: list[str] = []  # file ids, position + 1 = page token
+        self.requests: list[LoggedRequest] = []
+        self.tokens: set[str] = set()
+        self.token_grants: list[str] = []
+        self.outage = False
+        self._failures: list[tuple[int, str, str]] = []  # (status, reason, path part)
+        self._seq = 0
 
     # lifecycle ---------------------------------------------------------------------------
     def start(self) -> FakeGoogle:
@@ -217,10 +223,10 @@ class FakeGoogle(ContentApi):
             LoggedRequest(request.method, request.path, request.args.to_dict(flat=False))
         )
         endpoint, values = self._url_map.bind_to_environ(request.environ).match()
+        if endpoint == "token":  # a separate Google service: `outage` leaves it up
+            return self._token(request)
         if self.outage:
             raise GoogleApiError(503, "The service is currently unavailable.", "backendError")
-        if endpoint == "token":
-            return self._token(request)
         header = request.headers.get("Authorization", "")
         if header.removeprefix("Bearer ") not in self.tokens:
             raise GoogleApiError(
@@ -261,7 +267,7 @@ class FakeGoogle(ContentApi):
             claims = (
                 json.loads(base64.urlsafe_b64decode(parts[1] + "==")) if len(parts) == 3 else {}
             )
-            if claims.get("aud") != request.base_url or not claims.get("iss"):
+            if not (claims.get("aud") and claims.get("iss") and claims.get("scope")):
                 return json_response(
                     {"error": "invalid_grant", "error_description": "Bad JWT."}, 400
                 )

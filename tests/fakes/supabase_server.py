@@ -83,11 +83,19 @@ class SupabaseFake(FakeServer):
     def handle(self, request: Request) -> Response:
         key = request.headers.get("apikey") or request.args.get("apikey")
         if not key:
-            return pgrst_error(401, "PGRST301", "No API key found in request",
-                               "No `apikey` request header or url param was found.")  # fmt: skip
+            return pgrst_error(
+                401,
+                "PGRST301",
+                "No API key found in request",
+                "No `apikey` request header or url param was found.",
+            )
         if key != self.key:
-            return pgrst_error(401, "PGRST301", "Invalid API key",
-                               "Double check your Supabase `anon` or `service_role` API key.")  # fmt: skip
+            return pgrst_error(
+                401,
+                "PGRST301",
+                "Invalid API key",
+                "Double check your Supabase `anon` or `service_role` API key.",
+            )
         auth = request.headers.get("Authorization")
         if auth is not None and auth != f"Bearer {self.key}":
             return pgrst_error(401, "PGRST301", "JWSError JWSInvalidSignature")

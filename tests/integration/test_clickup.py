@@ -9,26 +9,44 @@ import pytest
 
 from knowledge_platform.connectors.clickup import ClickUpConnector, ClickUpSettings
 from knowledge_platform.errors import ConfigError, SourceError
-from tests.fakes.clickup_server import ClickUpFake, FakeClock
+from tests.fakes.clickup_server import ClickUpFake
+from tests.fakes.http_fake import FakeClock
 
 pytestmark = pytest.mark.integration
 
 TOKEN = "pk_42_TESTTOKEN"
 STAGE = {
-    "id": "f-stage", "name": "Stage", "type": "drop_down", "value": 1,
-    "type_config": {"options": [{"id": "o-a", "name": "Alpha", "orderindex": 0},
-                                {"id": "o-b", "name": "Beta", "orderindex": 1}]},
-}  # fmt: skip
+    "id": "f-stage",
+    "name": "Stage",
+    "type": "drop_down",
+    "value": 1,
+    "type_config": {
+        "options": [
+            {"id": "o-a", "name": "Alpha", "orderindex": 0},
+            {"id": "o-b", "name": "Beta", "orderindex": 1},
+        ]
+    },
+}
 TEAM = {
-    "id": "f-team", "name": "Owner team", "type": "drop_down", "value": "o-growth",
+    "id": "f-team",
+    "name": "Owner team",
+    "type": "drop_down",
+    "value": "o-growth",
     "type_config": {"options": [{"id": "o-growth", "name": "Growth", "orderindex": 3}]},
-}  # fmt: skip
+}
 CHANNELS = {
-    "id": "f-ch", "name": "Channels", "type": "labels", "value": ["l-email", "l-paid"],
-    "type_config": {"options": [{"id": "l-email", "label": "Email"},
-                                {"id": "l-paid", "label": "Paid social"},
-                                {"id": "l-seo", "label": "SEO"}]},
-}  # fmt: skip
+    "id": "f-ch",
+    "name": "Channels",
+    "type": "labels",
+    "value": ["l-email", "l-paid"],
+    "type_config": {
+        "options": [
+            {"id": "l-email", "label": "Email"},
+            {"id": "l-paid", "label": "Paid social"},
+            {"id": "l-seo", "label": "SEO"},
+        ]
+    },
+}
 UNSET = {"id": "f-unset", "name": "Budget", "type": "currency", "type_config": {}}
 
 
@@ -38,9 +56,15 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ClickUpFake]:
     with ClickUpFake() as server:
         server.add_hierarchy("9001", "s1", "f1", "L1")
         server.add_hierarchy("9001", "s1", None, "L2")
-        server.add_task("L1", "Adopt Qdrant Edge", task_id="dec", status="approved",
-                        description="We chose Qdrant Edge for the embedded mode.\n\nWhy: speed.",
-                        tags=["Decision"], custom_fields=[STAGE, TEAM, CHANNELS, UNSET])  # fmt: skip
+        server.add_task(
+            "L1",
+            "Adopt Qdrant Edge",
+            task_id="dec",
+            status="approved",
+            description="We chose Qdrant Edge for the embedded mode.\n\nWhy: speed.",
+            tags=["Decision"],
+            custom_fields=[STAGE, TEAM, CHANNELS, UNSET],
+        )
         server.add_task("L1", "Ship the pilot", task_id="closed", closed=True)
         server.add_task("L1", "Plan launch", task_id="plain", description="## Goal\nLaunch.")
         server.add_task("L1", "Write copy", task_id="sub", parent="plain")

@@ -127,7 +127,12 @@ def test_full_pull_carries_provenance_and_reports_skips(repo: tuple[Path, str]) 
         "runbooks/deploy.md",
     }
     adr = docs["decisions/0001-use-qdrant.md"]
-    assert (adr.kind, adr.title, adr.version, adr.lifecycle) == ("decision", "Use Qdrant", sha, "stable")
+    assert (adr.kind, adr.title, adr.version, adr.lifecycle) == (
+        "decision",
+        "Use Qdrant",
+        sha,
+        "stable",
+    )
     assert adr.confidentiality == "restricted"
     assert adr.date == dt.date(2026, 2, 10)
     assert adr.uri == f"doc://git_docs/decisions/0001-use-qdrant.md@{sha}"
@@ -165,7 +170,10 @@ def test_incremental_pull_reads_only_changed_paths(repo: tuple[Path, str]) -> No
     cursor = conn.pull(None).cursor
     second = commit(
         path,
-        {"runbooks/deploy.md": "---\ntitle: Deploying\n---\nRun `make ship`.\n", "new.md": "# New\n"},
+        {
+            "runbooks/deploy.md": "---\ntitle: Deploying\n---\nRun `make ship`.\n",
+            "new.md": "# New\n",
+        },
         day=2,
     )
 
@@ -224,7 +232,9 @@ def test_a_change_that_breaks_front_matter_is_skipped_and_deleted(repo: tuple[Pa
     path, _ = repo
     conn = connector(path)
     cursor = conn.pull(None).cursor
-    commit(path, {"README.md": "---\nlifecycle: [\n---\n# Handbook\n", "docs/broken.md": "# Ok\n"}, 5)
+    commit(
+        path, {"README.md": "---\nlifecycle: [\n---\n# Handbook\n", "docs/broken.md": "# Ok\n"}, 5
+    )
 
     result = conn.pull(cursor)
 

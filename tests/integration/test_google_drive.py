@@ -28,7 +28,12 @@ Second page without a heading.
 """
 DEALS = [["Client", "Stage", "Value"]] + [[f"client-{i}", "won", str(i)] for i in range(150)]
 SLIDES = [
-    {"title": "Kickoff", "body": "Goals\nTimeline", "notes": "Mention the swatch test.", "grouped": True},
+    {
+        "title": "Kickoff",
+        "body": "Goals\nTimeline",
+        "notes": "Mention the swatch test.",
+        "grouped": True,
+    },
     {"body": "Numbers", "table": [["Q1", "Q2"], ["10", "12"]], "notes": ""},
 ]
 
@@ -48,13 +53,21 @@ class Drive:
         self.private = fake.add_doc("Private", self.elsewhere, "# Secret\n", file_id="doc-private")
 
 
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeGoogle]:
+    # One server per module: the client caches API resources per endpoint (building Sheets'
+    # takes ~0.7 s), so a fixed port keeps the tests fast. Each test resets its state.
+    with FakeGoogle() as fake:
+        yield fake
+
+
 @pytest.fixture
-def drive(monkeypatch: pytest.MonkeyPatch) -> Iterator[Drive]:
+def drive(server: FakeGoogle, monkeypatch: pytest.MonkeyPatch) -> Drive:
     monkeypatch.setenv("GOOGLE_CLIENT_ID", "fake-client")
     monkeypatch.setenv("GOOGLE_CLIENT_SECRET", "fake-secret")
     monkeypatch.setenv("GOOGLE_REFRESH_TOKEN", "fake-refresh")
-    with FakeGoogle() as fake:
-        yield Drive(fake)
+    server.reset()
+    return Drive(server)
 
 
 def connector(drive: Drive, **settings: Any) -> GoogleDriveConnector:
@@ -266,13 +279,17 @@ def test_service_account_key(drive: Drive, tmp_path: Path, monkeypatch: pytest.M
         serialization.NoEncryption(),
     ).decode()
     key_file = tmp_path / "sa.json"
-    key_file.write_text(json.dumps({
-        "type": "service_account",
-        "client_email": "indexer@example.iam.gserviceaccount.com",
-        "private_key": pem,
-        "private_key_id": "k1",
-        "token_uri": "https://oauth2.googleapis.com/token",
-    }))
+    key_file.write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "client_email": "indexer@example.iam.gserviceaccount.com",
+                "private_key": pem,
+                "private_key_id": "k1",
+                "token_uri": "https://oauth2.googleapis.com/token",
+            }
+        )
+    )
     monkeypatch.setenv("GOOGLE_SERVICE_ACCOUNT_KEY_FILE", str(key_file))
 
     result = connector(drive, auth="service_account").pull(None)

@@ -16,13 +16,21 @@ pytestmark = pytest.mark.integration
 
 KEY = "service-role-key"
 TABLES: list[dict[str, Any]] = [
-    {"name": "memory", "kind": "memory", "title_template": "{title}",
-     "text_template": "{title}\n\n{body}"},
+    {
+        "name": "memory",
+        "kind": "memory",
+        "title_template": "{title}",
+        "text_template": "{title}\n\n{body}",
+    },
     {"name": "standing_rules", "title_template": "Rule {id}: {topic}", "text_template": "{rule}"},
     {"name": "clients"},
-    {"name": "tests", "title_template": "{name}", "date_column": "ended_on",
-     "text_template": "Hypothesis: {hypothesis}\n\nLift: {lift:.1%}"},
-]  # fmt: skip
+    {
+        "name": "tests",
+        "title_template": "{name}",
+        "date_column": "ended_on",
+        "text_template": "Hypothesis: {hypothesis}\n\nLift: {lift:.1%}",
+    },
+]
 
 
 @pytest.fixture
@@ -31,15 +39,32 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[SupabaseFake]:
     with SupabaseFake(key=KEY) as server:
         for name in ("memory", "standing_rules", "clients", "tests"):
             server.create_table(name)
-        server.insert("memory", {"id": 1, "title": "Kickoff", "body": "Met the team."},
-                      {"id": 2, "title": "Pricing", "body": "Raised prices."},
-                      {"id": 3, "title": "Hiring", "body": None})  # fmt: skip
-        server.insert("standing_rules", {"id": 1, "topic": "tone", "rule": "Be direct."},
-                      {"id": 2, "topic": "sources", "rule": "Cite everything."})  # fmt: skip
-        server.insert("clients", {"id": "shade_store", "name": "The Shade Store", "tier": "A"},
-                      {"id": "hot", "name": "HOT", "tier": None})  # fmt: skip
-        server.insert("tests", {"id": 10, "name": "Sticky CTA", "hypothesis": "A sticky CTA helps.",
-                                "lift": 0.125, "ended_on": "2024-04-30"})  # fmt: skip
+        server.insert(
+            "memory",
+            {"id": 1, "title": "Kickoff", "body": "Met the team."},
+            {"id": 2, "title": "Pricing", "body": "Raised prices."},
+            {"id": 3, "title": "Hiring", "body": None},
+        )
+        server.insert(
+            "standing_rules",
+            {"id": 1, "topic": "tone", "rule": "Be direct."},
+            {"id": 2, "topic": "sources", "rule": "Cite everything."},
+        )
+        server.insert(
+            "clients",
+            {"id": "shade_store", "name": "The Shade Store", "tier": "A"},
+            {"id": "hot", "name": "HOT", "tier": None},
+        )
+        server.insert(
+            "tests",
+            {
+                "id": 10,
+                "name": "Sticky CTA",
+                "hypothesis": "A sticky CTA helps.",
+                "lift": 0.125,
+                "ended_on": "2024-04-30",
+            },
+        )
         yield server
 
 
@@ -58,8 +83,16 @@ def test_full_pull_renders_every_row(fake: SupabaseFake) -> None:
 
     docs = {d.source_id: d for d in result.documents}
     assert result.full is True
-    assert set(docs) == {"memory:1", "memory:2", "memory:3", "standing_rules:1",
-                         "standing_rules:2", "clients:shade_store", "clients:hot", "tests:10"}  # fmt: skip
+    assert set(docs) == {
+        "memory:1",
+        "memory:2",
+        "memory:3",
+        "standing_rules:1",
+        "standing_rules:2",
+        "clients:shade_store",
+        "clients:hot",
+        "tests:10",
+    }
     assert docs["memory:1"].kind == "memory" and docs["memory:1"].text == "Kickoff\n\nMet the team."
     assert docs["memory:3"].text == "Hiring"  # NULL renders as nothing
     assert docs["memory:1"].version == fake.tables["memory"][1]["updated_at"]
@@ -157,8 +190,13 @@ def test_without_sweep_deletions_show_in_the_next_full_pull(fake: SupabaseFake) 
 
 def test_rate_limit_waits_for_retry_after(fake: SupabaseFake) -> None:
     clock = FakeClock()
-    fake.inject("/rest/v1/clients", 429, {"message": "Too many requests"}, times=2,
-                headers={"Retry-After": "7"})  # fmt: skip
+    fake.inject(
+        "/rest/v1/clients",
+        429,
+        {"message": "Too many requests"},
+        times=2,
+        headers={"Retry-After": "7"},
+    )
 
     result = connector(fake, clock).pull(None)
 
@@ -168,8 +206,12 @@ def test_rate_limit_waits_for_retry_after(fake: SupabaseFake) -> None:
 
 def test_outage_fails_after_retries(fake: SupabaseFake) -> None:
     clock = FakeClock()
-    fake.inject("/rest/v1/memory", 503, {"code": "08006", "message": "connection failure",
-                                         "details": None, "hint": None}, times=None)  # fmt: skip
+    fake.inject(
+        "/rest/v1/memory",
+        503,
+        {"code": "08006", "message": "connection failure", "details": None, "hint": None},
+        times=None,
+    )
     with pytest.raises(SourceError) as exc:
         connector(fake, clock).pull(None)
     assert str(exc.value) == (
@@ -195,8 +237,11 @@ def test_postgrest_error_message_is_reported(fake: SupabaseFake) -> None:
 
 
 def test_rows_the_template_cannot_render_are_skipped(fake: SupabaseFake) -> None:
-    fake.insert("tests", {"id": 11, "name": "Bad lift", "hypothesis": "h", "lift": "n/a"},
-                {"id": 12, "name": "No hypothesis", "lift": 0.1})  # fmt: skip
+    fake.insert(
+        "tests",
+        {"id": 11, "name": "Bad lift", "hypothesis": "h", "lift": "n/a"},
+        {"id": 12, "name": "No hypothesis", "lift": 0.1},
+    )
 
     result = connector(fake).pull(None)
 
@@ -239,3 +284,11 @@ def test_missing_key_is_a_config_error(fake: SupabaseFake, monkeypatch: pytest.M
 def test_default_tables_are_the_brief_s() -> None:
     settings = SupabaseSettings.model_validate({"url": "https://example.supabase.co"})
     assert [t.name for t in settings.tables] == ["memory", "standing_rules", "clients", "tests"]
+
+
+def test_a_wait_beyond_max_wait_seconds_fails_fast(fake: SupabaseFake) -> None:
+    clock = FakeClock()
+    fake.inject("/rest/v1/memory", 429, "", headers={"Retry-After": "900"}, times=None)
+    with pytest.raises(SourceError, match=r"HTTP 429 rate limited; waiting 900s more would exceed"):
+        connector(fake, clock, max_wait_seconds=300).pull(None)
+    assert clock.sleeps == []

@@ -1,0 +1,53 @@
+"""Typed results of the Dagster client: what `get_index_status` / `trigger_reindex` return."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Pair = tuple[str, str]
+
+
+class RunInfo(BaseModel):
+    run_id: str
+    status: str
+    source: str | None = None
+    scope: str | None = None
+    created: dt.datetime | None = None
+    started: dt.datetime | None = None
+
+
+class SourceStatus(BaseModel):
+    source: str
+    scope: str
+    points: int | None = Field(None, description="Points of this source in the scope's store")
+    last_materialization: dt.datetime | None = None
+    run_id: str | None = None
+    data_version: str | None = None
+    metadata: dict[str, int | float | str | bool] = Field(default_factory=dict)
+    latest_run_id: str | None = None
+    latest_run_status: str | None = None
+    freshness: str = Field("UNKNOWN", description="Dagster's freshnessStatus for the asset")
+    partition_freshness: Literal["fresh", "warn", "stale", "never", "unknown"] = "unknown"
+    failing_checks: list[str] = Field(default_factory=list)
+    in_flight_runs: list[str] = Field(default_factory=list)
+
+
+class IndexStatus(BaseModel):
+    status: Literal["ok", "degraded", "unavailable"]
+    health: str
+    dagster_url: str
+    checked_at: dt.datetime
+    sources: list[SourceStatus] = Field(default_factory=list)
+    in_flight: list[RunInfo] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class LaunchedRun(BaseModel):
+    source: str
+    scope: str
+    run_id: str | None = None
+    status: str | None = None
+    error: str | None = None

@@ -1,0 +1,143 @@
+"""Turn the KpIndexStatus GraphQL answer into per source x scope rows and a health line."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from mcp_service.dagster_models import IndexStatus, Pair, RunInfo, SourceStatus
+
+_BAD_RUN = {"FAILURE", "CANCELED"}
+
+
+def stale_pairs(pairs: Sequence[tuple[str, str]], source: str, existing: set[str]) -> list[str]:
+    """Scopes paired with `source` that are not (yet) partitions."""
+    return sorted({scope for s, scope in pairs if s == source and scope not in existing})
+
+
+def _time(value: Any) -> dt.datetime | None:
+    """Dagster sends epoch seconds (floats) for runs and epoch millis (strings) for events."""
+    if value in (None, ""):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if number > 1e11:
+        number /= 1000.0
+    return dt.datetime.fromtimestamp(number, tz=dt.UTC)
+
+
+def _metadata(entries: Iterable[dict[str, Any]]) -> dict[str, int | float | str | bool]:
+    out: dict[str, int | float | str | bool] = {}
+    for entry in entries or []:
+        for field in ("intValue", "floatValue", "boolValue", "text"):
+            if entry.get(field) is not None:
+                out[str(entry.get("label"))] = entry[field]
+                break
+    return out
+
+
+def _partition_freshness(policy: dict[str, Any] | None, last: dt.datetime | None,
+                         now: dt.datetime) -> str:
+    if last is None:
+        return "never"
+    if not policy or policy.get("__typename") != "TimeWindowFreshnessPolicy":
+        return "unknown"
+    age = (now - last).total_seconds()
+    if age > float(policy.get("failWindowSeconds") or 0):
+        return "stale"
+    warn = policy.get("warnWindowSeconds")
+    return "warn" if warn is not None and age > float(warn) else "fresh"
+
+
+def _failing(node: dict[str, Any]) -> dict[str, list[str]]:
+    """scope -> names of checks whose latest execution failed (or errored) for it."""
+    out: dict[str, list[str]] = {}
+    checks = node.get("assetChecksOrError") or {}
+    for check in checks.get("checks") or []:
+        statuses = check.get("partitionStatuses") or {}
+        for scope in [*(statuses.get("failedPartitions") or []),
+                      *(statuses.get("executionFailedPartitions") or [])]:
+            out.setdefault(scope, []).append(check["name"])
+    return out
+
+
+def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
+    runs = data.get("runsOrError") or {}
+    out = []
+    for run in runs.get("results") or []:
+        tags = {t["key"]: t["value"] for t in run.get("tags") or []}
+        scope = tags.get("dagster/partition")
+        if scope not in scopes:
+            continue  # another scope's run is none of this caller's business
+        heads = {a["path"][0] for a in run.get("assetSelection") or [] if a.get("path")}
+        out.append(RunInfo(run_id=run["runId"], status=run["status"], scope=scope,
+                           source=heads.pop() if len(heads) == 1 else None,
+                           created=_time(run.get("creationTime")),
+                           started=_time(run.get("startTime"))))
+    return out
+
+
+def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
+         points: int | None, runs: list[RunInfo], now: dt.datetime) -> SourceStatus:
+    row = SourceStatus(source=source, scope=scope, points=points)
+    row.in_flight_runs = [r.run_id for r in runs if r.scope == scope and r.source in (source, None)]
+    if node is None:
+        row.freshness = "NOT_DEFINED"
+        return row
+    event = (node.get("latestMaterializationByPartition") or [None] * (index + 1))[index]
+    if event:
+        row.last_materialization = _time(event.get("timestamp"))
+        row.run_id = event.get("runId")
+        row.metadata = _metadata(event.get("metadataEntries") or [])
+    versions = node.get("dataVersionByPartition") or []
+    row.data_version = versions[index] if index < len(versions) else None
+    latest = node.get(f"p{index}") or {}
+    row.latest_run_id, row.latest_run_status = latest.get("runId"), latest.get("status")
+    info = node.get("freshnessStatusInfo") or {}
+    row.freshness = info.get("freshnessStatus") or "NOT_APPLICABLE"
+    row.partition_freshness = _partition_freshness(node.get("internalFreshnessPolicy"),  # type: ignore[assignment]
+                                                   row.last_materialization, now)
+    row.failing_checks = _failing(node).get(scope, [])
+    return row
+
+
+def _problems(row: SourceStatus) -> list[str]:
+    where = f"{row.source}/{row.scope}"
+    out = []
+    if row.freshness == "NOT_DEFINED":
+        out.append(f"{where}: no such asset in Dagster")
+    elif row.last_materialization is None:
+        out.append(f"{where}: never materialized")
+    if row.failing_checks:
+        out.append(f"{where}: check {', '.join(row.failing_checks)} failing")
+    if row.latest_run_status in _BAD_RUN:
+        out.append(f"{where}: latest run {row.latest_run_status.lower()}")
+    if row.partition_freshness == "stale" or row.freshness == "DEGRADED":
+        out.append(f"{where}: stale")
+    return out
+
+
+def parse_status(data: dict[str, Any], pairs: Sequence[Pair], scopes: Sequence[str],
+                 points: Mapping[Pair, int | None], *, url: str,
+                 now: dt.datetime) -> IndexStatus:
+    nodes = {n["assetKey"]["path"][0]: n for n in data.get("assetNodes") or []}
+    runs = _runs(data, set(scopes))
+    rows = [_row(nodes.get(source), source, scope, list(scopes).index(scope),
+                 points.get((source, scope)), runs, now) for source, scope in pairs]
+    problems = [p for row in rows for p in _problems(row)]
+    flight = f"; {len(runs)} run(s) in flight" if runs else ""
+    if problems:
+        shown = "; ".join(problems[:6]) + (f"; and {len(problems) - 6} more"
+                                           if len(problems) > 6 else "")
+        health = f"degraded: {shown}{flight}"
+    else:
+        health = (f"ok: {len(rows)} source x scope partition(s) materialized, checks passing"
+                  f"{flight}")
+    warnings = []
+    if (data.get("runsOrError") or {}).get("__typename") == "PythonError":
+        warnings.append("Dagster could not list runs; in-flight runs unknown")
+    return IndexStatus(status="degraded" if problems else "ok", health=health, dagster_url=url,
+                       checked_at=now, sources=rows, in_flight=runs, warnings=warnings)

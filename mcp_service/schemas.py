@@ -1,0 +1,93 @@
+"""Typed tool results (the structured content every tool returns)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, Field
+
+from knowledge_platform.decisions import Decision
+from knowledge_platform.models import Chunk, Kind, Lifecycle
+from mcp_service.dagster_models import LaunchedRun
+
+
+class Provenance(BaseModel):
+    title: str
+    source: str
+    source_id: str
+    doc_id: str
+    url: str | None = None
+    uri: str | None = None
+    date: dt.date | None = None
+    version: str = ""
+    scope: str
+    kind: Kind
+    lifecycle: Lifecycle
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> Provenance:
+        return cls(title=chunk.title, source=chunk.source, source_id=chunk.source_id,
+                   doc_id=chunk.doc_id, url=chunk.url, uri=chunk.uri, date=chunk.date,
+                   version=chunk.version, scope=chunk.scope, kind=chunk.kind,
+                   lifecycle=chunk.lifecycle)
+
+
+class SearchHit(Provenance):
+    text: str
+    score: float
+    headers: list[str] = Field(default_factory=list)
+    ordinal: int = 0
+
+
+class SearchResult(BaseModel):
+    query: str
+    scope: str
+    hits: list[SearchHit]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class ContextBlock(Provenance):
+    text: str = Field(description="Whole sections around the best hits, in document order")
+    sections: list[list[str]] = Field(default_factory=list)
+    ordinals: list[int] = Field(default_factory=list)
+    tokens: int = 0
+    score: float = 0.0
+
+
+class ContextResult(BaseModel):
+    topic: str
+    scope: str
+    blocks: list[ContextBlock]
+    tokens: int
+    max_tokens: int
+    truncated: bool = Field(False, description="True if relevant text was left out for budget")
+    warnings: list[str] = Field(default_factory=list)
+
+
+class MemoryEntry(Provenance):
+    text: str
+    truncated: bool = False
+
+
+class MemoryList(BaseModel):
+    scope: str
+    date_from: dt.date
+    date_to: dt.date
+    entries: list[MemoryEntry]
+
+
+class DocumentResult(Provenance):
+    text: str
+    chunks: int
+    sections: list[list[str]] = Field(default_factory=list)
+
+
+class DecisionList(BaseModel):
+    scope: str
+    decisions: list[Decision]
+
+
+class ReindexResult(BaseModel):
+    message: str
+    dagster_url: str
+    runs: list[LaunchedRun]

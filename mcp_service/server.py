@@ -1,0 +1,170 @@
+"""The FastMCP server: eight tools over one Runtime. Built by `build_server`, never at import.
+
+Auth: over HTTP a bearer token is required (none or unknown: 401). A call without any
+access token (stdio, the in-memory client) runs as `default_principal`, or is refused when
+there is none. Tools raise ToolError with a one-line message; nothing else leaks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, TypeVar
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from knowledge_platform.access import Authenticator, Grant, authenticator_for
+from knowledge_platform.answers import Answer
+from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.models import Kind
+from knowledge_platform.querylog import QueryLog
+from knowledge_platform.runtime import Runtime
+from mcp_service.auth import Caller, RegistryTokenVerifier
+from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
+from mcp_service.dagster_models import IndexStatus
+from mcp_service.schemas import (
+    ContextResult,
+    DecisionList,
+    DocumentResult,
+    MemoryList,
+    ReindexResult,
+    SearchResult,
+)
+from mcp_service.service import KnowledgeService
+
+T = TypeVar("T")
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
+                       openWorldHint=False)
+LAUNCH = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+                         openWorldHint=False)
+INSTRUCTIONS = (
+    "Surefoot's knowledge base: memory files, ClickUp, Google Drive, Supabase, the website and "
+    "git runbooks, one scope per client. Search `internal` unless the question is about one "
+    "client; cite the title and url/uri of what you use."
+)
+
+Scope = Annotated[str, Field(min_length=1, max_length=64,
+                             description="'internal' or a client id the caller may read")]
+Query = Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+def _clean(text: str, what: str) -> str:
+    text = text.strip()
+    if not text:
+        raise ToolError(f"{what} is blank; say what to look for")
+    return text
+
+
+@contextmanager
+def _edge() -> Iterator[None]:
+    """Core errors become one-line ToolErrors; anything else is masked by FastMCP."""
+    try:
+        yield
+    except ToolError:
+        raise
+    except DagsterUnavailable as exc:
+        raise ToolError(f"{exc}; nothing was launched") from None
+    except KnowledgePlatformError as exc:
+        raise ToolError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+
+def build_server(runtime: Runtime, *, default_principal: str | None = None, auth: bool = True,
+                 authenticator: Authenticator | None = None,
+                 dagster: DagsterClient | None = None) -> FastMCP:
+    settings = runtime.settings
+    authn = authenticator or authenticator_for(settings, runtime.registry)
+    caller = Caller(authn, default_principal)
+    service = KnowledgeService(runtime, dagster or DagsterClient(settings.dagster_url),
+                               QueryLog(settings.query_log))
+    mcp = FastMCP("knowledge-platform", instructions=INSTRUCTIONS,
+                  auth=RegistryTokenVerifier(authn) if auth else None, mask_error_details=True)
+
+    def run(fn: Callable[[Grant], T]) -> T:
+        grant = caller.grant()
+        with _edge():
+            return fn(grant)
+
+    @mcp.tool(annotations=READ)
+    def knowledge_search(
+        query: Query,
+        scope: Scope = "internal",
+        limit: Annotated[int, Field(ge=1, le=50)] = 5,
+        sources: Annotated[list[str] | None, Field(max_length=10)] = None,
+        kinds: Annotated[list[Kind] | None, Field(max_length=9)] = None,
+        date_from: dt.date | None = None,
+        date_to: dt.date | None = None,
+        include_drafts: bool = False,
+        include_deprecated: bool = False,
+    ) -> SearchResult:
+        """Ranked passages with full provenance. Use to find sources yourself; use
+        knowledge_ask for a cited answer, get_context for longer surrounding text."""
+        q = _clean(query, "query")
+        return run(lambda g: service.search(g, q, scope, limit, sources, kinds, date_from,
+                                            date_to, include_drafts, include_deprecated))
+
+    @mcp.tool(annotations=READ)
+    def knowledge_ask(question: Query, scope: Scope = "internal") -> Answer:
+        """A short answer with numbered citations (LLM when configured, else extractive —
+        see `mode`). Use for a direct question; use knowledge_search to inspect sources."""
+        q = _clean(question, "question")
+        return run(lambda g: service.ask(g, q, scope))
+
+    @mcp.tool(annotations=READ)
+    def get_context(
+        topic: Query,
+        scope: Scope = "internal",
+        max_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
+    ) -> ContextResult:
+        """Whole sections around the best matches, one block per document, within a token
+        budget. Use to ground your own writing; knowledge_search returns single passages."""
+        t = _clean(topic, "topic")
+        return run(lambda g: service.context(g, t, scope, max_tokens))
+
+    @mcp.tool(annotations=READ)
+    def list_decisions(
+        client: Annotated[str | None, Field(min_length=1, max_length=64,
+                                            description="client id; omit for internal")] = None,
+    ) -> DecisionList:
+        """Decisions (memory `Decision:` lines, decision records, ClickUp decision tasks),
+        newest first, with status and superseded pointers."""
+        return run(lambda g: service.decisions(g, client))
+
+    @mcp.tool(annotations=READ)
+    def list_recent_memory(
+        days: Annotated[int, Field(ge=1, le=365)] = 7,
+        scope: Scope = "internal",
+    ) -> MemoryList:
+        """Memory entries dated within the last `days` days (UTC), newest first. Use for
+        "what happened recently"; use knowledge_search for a topic."""
+        return run(lambda g: service.recent_memory(g, days, scope))
+
+    @mcp.tool(annotations=READ)
+    def get_document(
+        doc_id: Annotated[str, Field(min_length=1, max_length=512,
+                                     description="doc_id from a search hit")],
+        scope: Scope = "internal",
+    ) -> DocumentResult:
+        """One whole document, reassembled from its chunks, with provenance. Use after a
+        search when the passage is not enough."""
+        return run(lambda g: service.document(g, doc_id, scope))
+
+    @mcp.tool(annotations=LAUNCH)
+    def trigger_reindex(
+        source: Annotated[str, Field(min_length=1, max_length=64)] = "all",
+        scope: Annotated[str | None, Field(min_length=1, max_length=64)] = None,
+    ) -> ReindexResult:
+        """Admins only: launch Dagster reindex runs (one per source x scope; scope omitted:
+        every scope). Returns run ids; follow them with get_index_status."""
+        return run(lambda g: service.reindex(g, source, scope))
+
+    @mcp.tool(annotations=READ)
+    def get_index_status() -> IndexStatus:
+        """Per source x scope you may read: last materialization, points, freshness, failing
+        checks and in-flight runs, from Dagster. Use before trusting an empty search."""
+        return run(service.index_status)
+
+    return mcp

@@ -1,0 +1,203 @@
+"""What each tool does, given the caller's grant and validated arguments. Every store call
+names exactly one scope, already checked against the grant, and carries the grant's
+confidentiality condition so filtering happens inside the store query."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from knowledge_platform.access import Grant, shown
+from knowledge_platform.answers import Answer, answer_question
+from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
+from knowledge_platform.errors import AccessDeniedError, ConfigError
+from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.querylog import QueryLog
+from knowledge_platform.runtime import Runtime
+from knowledge_platform.store.base import SearchFilter
+from mcp_service.dagster_client import DagsterClient
+from mcp_service.dagster_models import IndexStatus, Pair
+from mcp_service.documents import assemble, select_context
+from mcp_service.schemas import (
+    ContextBlock,
+    ContextResult,
+    DecisionList,
+    DocumentResult,
+    MemoryEntry,
+    MemoryList,
+    Provenance,
+    ReindexResult,
+    SearchHit,
+    SearchResult,
+)
+
+ASK_HITS = 6
+CONTEXT_HITS = 8
+MEMORY_CHARS = 4000
+MEMORY_ENTRIES = 50
+
+
+class KnowledgeService:
+    def __init__(self, runtime: Runtime, dagster: DagsterClient, log: QueryLog) -> None:
+        self.runtime = runtime
+        self.registry = runtime.registry
+        self.dagster = dagster
+        self.log = log
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _filter(self, grant: Grant, *, lifecycles: list[str] | None = None,
+                **conditions: object) -> SearchFilter:
+        return SearchFilter(lifecycles=lifecycles, confidentiality=grant.confidentiality,
+                            **conditions)  # type: ignore[arg-type]
+
+    def _search(self, grant: Grant, scope: str, query: str, limit: int,
+                flt: SearchFilter) -> list[Hit]:
+        hits = self.runtime.retriever.search(scope, query, limit=limit, flt=flt)
+        return [h for h in hits if h.chunk.scope == scope]  # defence in depth
+
+    def _record(self, grant: Grant, scope: str, tool: str, query: str, hits: list[Hit]) -> None:
+        self.log.append(principal=grant.principal, scope=scope, tool=tool, query=query,
+                        hits=len(hits), top_score=hits[0].score if hits else None)
+
+    def _no_index(self, scope: str) -> list[str]:
+        if self.runtime.store.info(scope) is None:
+            return [f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
+        return []
+
+    def _check_sources(self, sources: Sequence[str] | None) -> None:
+        known = self.registry.sources
+        for source in sources or []:
+            if source not in known:
+                raise ConfigError(f"unknown source {shown(source)}; configured sources: "
+                                  f"{', '.join(known) or 'none'}")
+
+    def _chunks(self, grant: Grant, scope: str, doc_ids: list[str],
+                lifecycles: list[str] | None) -> dict[str, list[Chunk]]:
+        found: dict[str, list[Chunk]] = {}
+        flt = self._filter(grant, lifecycles=lifecycles, doc_ids=doc_ids)
+        for chunk in self.runtime.store.scroll(scope, flt):
+            if chunk.scope == scope:
+                found.setdefault(chunk.doc_id, []).append(chunk)
+        return found
+
+    # -- tools --------------------------------------------------------------------------------
+    def search(self, grant: Grant, query: str, scope: str, limit: int,
+               sources: list[str] | None, kinds: list[str] | None, date_from: dt.date | None,
+               date_to: dt.date | None, include_drafts: bool,
+               include_deprecated: bool) -> SearchResult:
+        scope = grant.check_scope(scope)
+        self._check_sources(sources)
+        if date_from and date_to and date_from > date_to:
+            raise ConfigError(f"date_from {date_from} is after date_to {date_to}")
+        lifecycles = ["stable", *(["draft"] if include_drafts else []),
+                      *(["deprecated"] if include_deprecated else [])]
+        flt = self._filter(grant, lifecycles=lifecycles, sources=sources or None,
+                           kinds=kinds or None, date_from=date_from, date_to=date_to)
+        hits = self._search(grant, scope, query, limit, flt)
+        self._record(grant, scope, "knowledge_search", query, hits)
+        return SearchResult(
+            query=query, scope=scope,
+            hits=[SearchHit(**Provenance.of(h.chunk).model_dump(), text=h.chunk.text,
+                            score=h.score, headers=h.chunk.headers, ordinal=h.chunk.ordinal)
+                  for h in hits],
+            warnings=[] if hits else self._no_index(scope),
+        )
+
+    def ask(self, grant: Grant, question: str, scope: str) -> Answer:
+        scope = grant.check_scope(scope)
+        hits = self._search(grant, scope, question, ASK_HITS,
+                            self._filter(grant, lifecycles=["stable"]))
+        self._record(grant, scope, "knowledge_ask", question, hits)
+        answer = answer_question(question, hits, scope=scope, config=self.registry.answer)
+        if not hits:
+            answer.warnings.extend(self._no_index(scope))
+        return answer
+
+    def context(self, grant: Grant, topic: str, scope: str, max_tokens: int) -> ContextResult:
+        scope = grant.check_scope(scope)
+        lifecycles = ["stable"]
+        hits = self._search(grant, scope, topic, CONTEXT_HITS,
+                            self._filter(grant, lifecycles=lifecycles))
+        self._record(grant, scope, "get_context", topic, hits)
+        doc_ids = list(dict.fromkeys(h.chunk.doc_id for h in hits))
+        chunks = self._chunks(grant, scope, doc_ids, lifecycles) if doc_ids else {}
+        selections, used, truncated = select_context(hits, chunks, max_tokens)
+        blocks = []
+        for sel in selections:
+            text, sections = assemble(list(sel.chosen.values()))
+            blocks.append(ContextBlock(**Provenance.of(sel.best.chunk).model_dump(), text=text,
+                                       sections=sections, ordinals=sorted(sel.chosen),
+                                       tokens=sel.tokens, score=sel.best.score))
+        warnings = [] if hits else self._no_index(scope)
+        if truncated:
+            warnings.append(f"context trimmed to the {max_tokens}-token budget")
+        return ContextResult(topic=topic, scope=scope, blocks=blocks, tokens=used,
+                             max_tokens=max_tokens, truncated=truncated, warnings=warnings)
+
+    def decisions(self, grant: Grant, client: str | None) -> DecisionList:
+        scope = grant.check_scope("internal" if client is None else client)
+        flt = self._filter(grant, lifecycles=["stable", "deprecated"], kinds=DECISION_KINDS)
+        chunks = [c for c in self.runtime.store.scroll(scope, flt) if c.scope == scope]
+        return DecisionList(scope=scope, decisions=decisions_from_chunks(chunks))
+
+    def recent_memory(self, grant: Grant, days: int, scope: str,
+                      today: dt.date | None = None) -> MemoryList:
+        scope = grant.check_scope(scope)
+        today = today or dt.datetime.now(dt.UTC).date()
+        start = today - dt.timedelta(days=days)
+        flt = self._filter(grant, lifecycles=["stable"], kinds=["memory"], date_from=start,
+                           date_to=today)
+        docs: dict[str, list[Chunk]] = {}
+        for chunk in self.runtime.store.scroll(scope, flt):
+            if chunk.scope == scope and chunk.date and start <= chunk.date <= today:
+                docs.setdefault(chunk.doc_id, []).append(chunk)
+        entries = []
+        for chunks in docs.values():
+            first = min(chunks, key=lambda c: c.ordinal)
+            text, _ = assemble(chunks)
+            entries.append(MemoryEntry(**Provenance.of(first).model_dump(),
+                                       text=text[:MEMORY_CHARS],
+                                       truncated=len(text) > MEMORY_CHARS))
+        entries.sort(key=lambda e: (e.date or dt.date.min, e.title), reverse=True)
+        return MemoryList(scope=scope, date_from=start, date_to=today,
+                          entries=entries[:MEMORY_ENTRIES])
+
+    def document(self, grant: Grant, doc_id: str, scope: str) -> DocumentResult:
+        scope = grant.check_scope(scope)
+        chunks = self._chunks(grant, scope, [doc_id], None).get(doc_id)
+        if not chunks:
+            raise AccessDeniedError(f"no document {shown(doc_id)} in scope '{scope}' that "
+                                    f"{grant.principal} may read")
+        text, sections = assemble(chunks)
+        first = min(chunks, key=lambda c: c.ordinal)
+        return DocumentResult(**Provenance.of(first).model_dump(), text=text,
+                              chunks=len(chunks), sections=sections)
+
+    def _pairs(self, scopes: Sequence[str], source: str) -> list[Pair]:
+        pairs = [(s, scope) for scope in scopes for s in self.registry.sources_for(scope)
+                 if source in ("all", s)]
+        if not pairs:
+            where = ", ".join(scopes)
+            raise ConfigError(f"source {shown(source)} is not configured for scope(s) {where}; "
+                              f"configured sources: {', '.join(self.registry.sources) or 'none'}")
+        return pairs
+
+    def reindex(self, grant: Grant, source: str, scope: str | None) -> ReindexResult:
+        grant.require_admin("trigger_reindex")
+        scopes = [grant.check_scope(scope)] if scope is not None else list(grant.scopes)
+        runs = self.dagster.launch_reindex(self._pairs(scopes, source),
+                                           principal=grant.principal)
+        ok = sum(1 for r in runs if r.run_id)
+        failed = len(runs) - ok
+        message = f"launched {ok} reindex run(s)" + (f"; {failed} failed" if failed else "")
+        return ReindexResult(message=message, dagster_url=self.dagster.url, runs=runs)
+
+    def index_status(self, grant: Grant) -> IndexStatus:
+        pairs = [(s, scope) for scope in grant.scopes for s in self.registry.sources_for(scope)]
+        points: dict[Pair, int | None] = {}
+        for source, scope in pairs:
+            try:
+                points[(source, scope)] = self.runtime.store.count(scope, source)
+            except Exception:  # a status report must not fail on one unreadable collection
+                points[(source, scope)] = None
+        return self.dagster.index_status(pairs, points)

@@ -1,0 +1,77 @@
+"""The memory-files asset graph end to end on an ephemeral Dagster instance."""
+
+from __future__ import annotations
+
+from knowledge_platform.runtime import Runtime
+
+
+def _search(settings, query, scope="internal"):
+    runtime = Runtime(settings)
+    try:
+        return runtime.retriever.search(scope, query, limit=5)
+    finally:
+        runtime.close()
+
+
+def test_materialize_indexes_workspace_and_passes_check(run_assets, kp_env):
+    result = run_assets("memory_files")
+    assert result.success
+    raw = run_assets.metadata(result, "raw")
+    coll = run_assets.metadata(result, "collection")
+    assert raw["documents"] == 2
+    assert coll["added"] > 0 and coll["deleted"] == 0
+    checks = result.get_asset_check_evaluations()
+    assert [c.passed for c in checks] == [True]
+    hits = _search(kp_env, "how long does every experiment run")
+    assert hits and hits[0].chunk.title == "Standing rules"
+    assert hits[0].chunk.source == "memory_files" and hits[0].chunk.scope == "internal"
+
+
+def test_rerun_with_nothing_changed_embeds_nothing(run_assets):
+    first = run_assets("memory_files")
+    second = run_assets("memory_files")
+    emb = run_assets.metadata(second, "embeddings")
+    coll = run_assets.metadata(second, "collection")
+    assert emb["embedded"] == 0
+    assert emb["cached"] == run_assets.metadata(first, "embeddings")["embedded"]
+    assert (coll["added"], coll["updated"], coll["deleted"]) == (0, 0, 0)
+
+
+def test_editing_one_section_reembeds_only_that_chunk(run_assets, workspace):
+    run_assets("memory_files")
+    rules = workspace / "rules.md"
+    rules.write_text(rules.read_text().replace("fourteen days", "twenty-one days"))
+    result = run_assets("memory_files")
+    assert run_assets.metadata(result, "embeddings")["embedded"] == 1
+    assert run_assets.metadata(result, "collection")["added"] == 0
+
+
+def test_deleting_a_file_removes_its_points(run_assets, workspace, kp_env):
+    run_assets("memory_files")
+    (workspace / "memory" / "2026-11-20.md").unlink()
+    result = run_assets("memory_files")
+    coll = run_assets.metadata(result, "collection")
+    assert coll["deleted"] > 0
+    runtime = Runtime(kp_env)
+    try:
+        titles = {c.title for c in runtime.store.scroll("internal")}
+    finally:
+        runtime.close()
+    assert titles == {"Standing rules"}
+
+
+def test_an_emptied_source_trips_the_guard_and_keeps_the_index(run_assets, workspace, kp_env):
+    run_assets("memory_files")
+    runtime = Runtime(kp_env)
+    before = runtime.store.count("internal")
+    for path in workspace.rglob("*.md"):
+        path.unlink()
+    result = run_assets("memory_files", raise_on_error=False)
+    assert not result.success
+    failure = next(e for e in result.all_events if e.is_step_failure)
+    assert "refusing to empty the collection" in str(failure.step_failure_data.user_failure_data
+                                                      or failure.step_failure_data.error)
+    assert runtime.store.count("internal") == before
+    runtime.close()
+    forced = run_assets("memory_files", tags={"kp/full_reconcile": "true"})
+    assert run_assets.metadata(forced, "collection")["points"] == 0

@@ -1,0 +1,178 @@
+"""WebsiteConnector against a local fake website (robots.txt, sitemap index, conditional GET)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from knowledge_platform.connectors.website import WebsiteConnector, WebsiteSettings
+from knowledge_platform.errors import SourceError
+from tests.fakes.http_fake import FakeClock
+from tests.fakes.website_server import WebsiteFake
+
+pytestmark = pytest.mark.integration
+
+ABOUT = (
+    "Surefoot is a conversion rate optimisation agency that runs experiments for brands.\n\n"
+    "## Team\n\nOur strategists, designers and developers work together on every test.\n\n"
+    "## Values\n\nWe measure carefully and report honestly, including tests that lose."
+)
+
+
+def body(topic: str) -> str:
+    return f"This page explains {topic} in enough words for the extractor to keep it as text."
+
+
+@pytest.fixture
+def site() -> Iterator[WebsiteFake]:
+    with WebsiteFake() as server:
+        server.add_page("/about", "About us", ABOUT)
+        server.add_page("/services", "Services", body("our services"))
+        server.add_page("/blog/first", "First post", body("the first post"), lastmod=False)
+        server.add_page("/blog/second", "Second post", body("the second post"))
+        server.add_page("/private/pricing", "Internal pricing", body("secret pricing"))
+        server.add_raw("/empty", "<html><head><title>Empty</title></head><body></body></html>")
+        yield server
+
+
+def connector(
+    site: WebsiteFake, clock: FakeClock | None = None, **overrides: Any
+) -> WebsiteConnector:
+    clock = clock or FakeClock()
+    settings = WebsiteSettings.model_validate({"base_url": site.url(), **overrides})
+    return WebsiteConnector(settings, "internal", sleep=clock.sleep, clock=clock)
+
+
+def test_full_pull_follows_robots_and_the_sitemap_index(site: WebsiteFake) -> None:
+    result = connector(site).pull(None)
+
+    docs = {d.source_id: d for d in result.documents}
+    assert result.full is True
+    assert set(docs) == {
+        site.url(p) for p in ("/about", "/services", "/blog/first", "/blog/second")
+    }
+    about = docs[site.url("/about")]
+    assert about.title == "About us"
+    assert about.kind == "page" and about.trust == "public"
+    assert "## Team" in about.text and "## Values" in about.text
+    assert "All rights reserved" not in about.text  # boilerplate dropped
+    assert about.version == site.pages["/about"].etag
+    assert about.date is not None and about.date.isoformat() == "2024-05-01"
+    assert docs[site.url("/blog/first")].date is not None  # from Last-Modified: no lastmod
+    assert [(s.source_id, s.reason) for s in result.skipped] == [
+        (site.url("/empty"), "no main text could be extracted")
+    ]
+    paths = [r.path for r in site.log]
+    assert paths[:2] == ["/robots.txt", "/sitemap_index.xml"]  # found via robots' Sitemap line
+    assert "/sitemaps/pages-2.xml.gz" in paths  # a gzipped child sitemap
+    assert not any(p.startswith("/private/") for p in paths)  # disallowed: never requested
+    assert {r.headers["User-Agent"] for r in site.log} == {"SurefootKnowledgeBot/1.0"}
+    assert result.cursor["pages"][site.url("/about")]["etag"] == site.pages["/about"].etag
+
+
+def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None:
+    conn = connector(site)
+    first = conn.pull(None)
+    site.clear_log()
+    site.update_page("/services", "Services", body("our renamed services"))
+
+    second = conn.pull(first.cursor)
+
+    assert second.full is False
+    assert [d.source_id for d in second.documents] == [site.url("/services")]
+    assert second.deleted == []
+    about = next(r for r in site.log if r.path == "/about")
+    assert about.status == 304
+    assert about.headers["If-None-Match"] == site.pages["/about"].etag
+    assert about.headers["If-Modified-Since"].endswith("GMT")
+    assert set(second.cursor["pages"]) == set(first.cursor["pages"])
+
+
+def test_last_modified_alone_is_enough_for_304() -> None:
+    with WebsiteFake(send_etag=False) as site:
+        site.add_page("/about", "About us", ABOUT)
+        conn = connector(site)
+        first = conn.pull(None)
+        second = conn.pull(first.cursor)
+        assert second.documents == [] and second.deleted == []
+        assert [r.status for r in site.log if r.path == "/about"] == [200, 304]
+        assert first.documents[0].version.endswith("GMT")  # the Last-Modified value
+
+
+def test_deleted_pages_are_reported(site: WebsiteFake) -> None:
+    conn = connector(site)
+    first = conn.pull(None)
+    site.clear_log()
+    site.unlist("/services")
+    site.remove("/blog/first", 410)
+    site.remove("/blog/second", 404)
+
+    second = conn.pull(first.cursor)
+
+    assert second.documents == []
+    assert set(second.deleted) == {
+        site.url(p) for p in ("/services", "/blog/first", "/blog/second")
+    }
+    assert "/services" not in [r.path for r in site.log]  # out of the sitemap: not fetched
+    third = conn.pull(second.cursor)
+    assert third.deleted == [] and set(third.cursor["pages"]) == {
+        site.url("/about"),
+        site.url("/empty"),
+    }
+
+
+def test_robots_404_allows_everything(site: WebsiteFake) -> None:
+    site.robots_status = 404
+    result = connector(site, sitemap_url=site.url("/sitemap_index.xml")).pull(None)
+    assert site.url("/private/pricing") in {d.source_id for d in result.documents}
+
+
+def test_include_exclude_and_max_pages(site: WebsiteFake) -> None:
+    result = connector(
+        site, include=["/blog/", "/about"], exclude=["/blog/second"], max_pages=1
+    ).pull(None)
+    assert [d.source_id for d in result.documents] == [site.url("/about")]
+    assert [s.reason for s in result.skipped] == ["beyond max_pages=1"]
+    assert [s.source_id for s in result.skipped] == [site.url("/blog/first")]
+
+
+def test_non_html_is_skipped(site: WebsiteFake) -> None:
+    site.add_raw("/brochure.pdf", "%PDF-1.4", content_type="application/pdf")
+    result = connector(site).pull(None)
+    reasons = {s.source_id: s.reason for s in result.skipped}
+    assert reasons[site.url("/brochure.pdf")] == "not an HTML page (application/pdf)"
+
+
+def test_rate_limited_page_is_retried_after_the_wait(site: WebsiteFake) -> None:
+    clock = FakeClock()
+    site.inject("/about", 429, "slow down", headers={"Retry-After": "3"}, times=1)
+    result = connector(site, clock).pull(None)
+    assert clock.sleeps == [3.0]
+    assert site.url("/about") in {d.source_id for d in result.documents}
+
+
+def test_sitemap_outage_fails_the_pull(site: WebsiteFake) -> None:
+    clock = FakeClock()
+    site.inject("/sitemap_index.xml", 500, "<h1>Internal Server Error</h1>", times=None)
+    with pytest.raises(SourceError) as exc:
+        connector(site, clock).pull(None)
+    assert str(exc.value) == (
+        "website: GET /sitemap_index.xml failed with HTTP 500 after 5 attempts: "
+        "<h1>Internal Server Error</h1>"
+    )
+
+
+def test_robots_5xx_fails_rather_than_disallowing_everything(site: WebsiteFake) -> None:
+    site.robots_status = 503
+    with pytest.raises(SourceError, match=r"GET /robots.txt failed with HTTP 503 after 5 attempts"):
+        connector(site).pull(None)
+
+
+def test_malformed_sitemap_fails_the_pull(site: WebsiteFake) -> None:
+    site.inject("/sitemaps/pages-1.xml", 200, "<urlset><url><loc>oops</url>", times=1)
+    with pytest.raises(
+        SourceError, match=r"sitemap .*/sitemaps/pages-1.xml is not well-formed XML"
+    ):
+        connector(site).pull(None)

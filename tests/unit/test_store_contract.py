@@ -1,0 +1,221 @@
+"""One contract, two engines: Qdrant Edge (for real, in tmp_path) and qdrant-client's local
+mode (`:memory:`, the stand-in for a Qdrant server)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from knowledge_platform.errors import ModelMismatchError, StoreError
+from knowledge_platform.models import SparseVector
+from knowledge_platform.store.base import SearchFilter, VectorStore, collection_name
+from knowledge_platform.store.edge import EdgeStore
+from knowledge_platform.store.factory import make_store
+from knowledge_platform.store.server import QdrantServerStore
+from tests.store_fixtures import DIM, MODEL, make_chunk, make_point, make_points
+
+
+@pytest.fixture(params=["edge", "qdrant"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    engine: VectorStore = (EdgeStore(tmp_path / "shards") if request.param == "edge"
+                           else QdrantServerStore(QdrantClient(":memory:")))
+    yield engine
+    engine.close()
+
+
+def write(store: VectorStore, points, scope: str = "internal", deletes=()) -> None:
+    with store.writer(scope, MODEL, DIM) as w:
+        w.upsert(points)
+        if deletes:
+            w.delete(list(deletes))
+
+
+def ids(hits) -> list[str]:
+    return [h.chunk.id for h in hits]
+
+
+def test_collection_is_created_on_first_write(store: VectorStore):
+    assert store.info("internal") is None
+    assert store.count("internal") == 0
+    assert store.search("internal", [1.0] * DIM, None, limit=3) == []
+    write(store, make_points(3))
+    info = store.info("internal")
+    assert info is not None
+    assert (info.name, info.model_id, info.dim, info.points) == ("internal", MODEL, DIM, 3)
+
+
+def test_another_model_or_dimension_is_refused(store: VectorStore):
+    write(store, make_points(1))
+    with pytest.raises(ModelMismatchError, match="test-model"), store.writer(
+            "internal", "other-model", DIM):
+        pass
+    with pytest.raises(ModelMismatchError), store.writer("internal", MODEL, DIM * 2):
+        pass
+    with pytest.raises(ModelMismatchError, match="32-d"), store.writer(
+            "internal", MODEL, DIM) as w:
+        w.upsert(make_points(1, dim=DIM * 2, seed=9, start=50))
+    assert store.count("internal") == 1
+
+
+@pytest.mark.parametrize("mode", ["dense", "sparse", "hybrid"])
+def test_upsert_then_search_finds_the_point(store: VectorStore, mode: str):
+    points = make_points(30)
+    write(store, points)
+    target = points[7]
+    hits = store.search("internal", target.dense, target.sparse, limit=5, mode=mode)  # type: ignore[arg-type]
+    assert hits[0].chunk.id == target.id
+    assert hits[0].chunk.text == "chunk 7 of memory_files"
+    assert hits[0].chunk.date == date(2024, 1, 8)
+    assert len(hits) == (1 if mode == "sparse" else 5)  # sparse finds shared terms only
+
+
+def test_hybrid_fuses_both_lists(store: VectorStore):
+    points = make_points(30)
+    write(store, points)
+    # dense points at #3, sparse at #11: both must surface in the fused top 2
+    hits = store.search("internal", points[3].dense, points[11].sparse, limit=2, prefetch=10)
+    assert set(ids(hits)) == {points[3].id, points[11].id}
+
+
+def test_reupsert_overwrites_without_duplicating(store: VectorStore):
+    points = make_points(5)
+    write(store, points)
+    changed = make_point(make_chunk(n=2, text="rewritten"), dense=points[2].dense,
+                         sparse=points[2].sparse)
+    assert changed.id == points[2].id
+    write(store, [changed])
+    assert store.count("internal") == 5
+    hit = store.search("internal", points[2].dense, None, limit=1, mode="dense")[0]
+    assert hit.chunk.text == "rewritten"
+
+
+def test_delete_removes_points(store: VectorStore):
+    points = make_points(5)
+    write(store, points)
+    write(store, [], deletes=[points[0].id, points[1].id])
+    assert store.count("internal") == 3
+    assert points[0].id not in ids(store.search("internal", points[0].dense, None, limit=5))
+
+
+def test_filters(store: VectorStore):
+    rng = random.Random(1)
+    chunks = [
+        make_chunk(n=0, kind="task"),
+        make_chunk(n=1, kind="doc", lifecycle="draft"),
+        make_chunk(n=2, kind="doc", confidentiality="restricted"),
+        make_chunk(source="clickup", n=3, kind="decision", date=date(2025, 6, 1)),
+        make_chunk(n=4, kind="doc", lifecycle="deprecated", date=None),
+    ]
+    write(store, [make_point(c, rng) for c in chunks])
+    q = [1.0] * DIM
+
+    def found(flt: SearchFilter | None) -> set[int]:
+        hits = store.search("internal", q, None, limit=10, flt=flt, mode="dense")
+        scrolled = {c.title for c in store.scroll("internal", flt)}
+        assert scrolled == {h.chunk.title for h in hits}  # scroll honours the same filter
+        return {int(h.chunk.title.split()[1]) for h in hits}
+
+    assert found(None) == {0, 2, 3}  # stable only by default
+    assert found(SearchFilter(lifecycles=None)) == {0, 1, 2, 3, 4}
+    assert found(SearchFilter(lifecycles=["draft", "deprecated"])) == {1, 4}
+    assert found(SearchFilter(sources=["clickup"])) == {3}
+    assert found(SearchFilter(kinds=["doc", "task"], lifecycles=None)) == {0, 1, 2, 4}
+    assert found(SearchFilter(doc_ids=[chunks[0].doc_id, chunks[2].doc_id])) == {0, 2}
+    assert found(SearchFilter(confidentiality=["internal"])) == {0, 3}
+    assert found(SearchFilter(date_from=date(2024, 1, 2), date_to=date(2024, 1, 3),
+                              lifecycles=None)) == {1, 2}
+    assert found(SearchFilter(date_from=date(2025, 1, 1))) == {3}
+    assert found(SearchFilter(date_to=date(2024, 1, 1))) == {0}
+    assert found(SearchFilter(sources=[])) == set()
+
+
+def test_point_hashes_cover_one_source_only(store: VectorStore):
+    mine = make_points(4, source="memory_files")
+    theirs = make_points(3, source="clickup", seed=2)
+    write(store, mine + theirs)
+    hashes = store.point_hashes("internal", "memory_files")
+    assert hashes == {p.id: p.payload["fingerprint"] for p in mine}
+    assert all(hashes.values())
+    assert store.point_hashes("internal", "nobody") == {}
+    assert store.point_hashes("client_less", "memory_files") == {}
+
+
+def test_writer_sees_its_own_pending_changes(store: VectorStore):
+    points = make_points(3)
+    write(store, points)
+    with store.writer("internal", MODEL, DIM) as w:
+        w.delete([points[0].id])
+        w.upsert(make_points(1, seed=5, start=10))
+        assert set(w.point_hashes("memory_files")) == {points[1].id, points[2].id,
+                                                       make_points(1, start=10)[0].id}
+
+
+def test_scroll_and_count_per_source(store: VectorStore):
+    write(store, make_points(1200, source="memory_files") + make_points(7, source="clickup"))
+    assert store.count("internal") == 1207
+    assert store.count("internal", "clickup") == 7
+    assert store.count("internal", "memory_files") == 1200
+    assert len(list(store.scroll("internal", SearchFilter(sources=["memory_files"])))) == 1200
+
+
+def test_an_exception_inside_the_writer_publishes_nothing(store: VectorStore):
+    with pytest.raises(RuntimeError), store.writer("internal", MODEL, DIM) as w:
+        w.upsert(make_points(3))
+        raise RuntimeError("boom")
+    assert store.info("internal") is None
+    write(store, make_points(2))
+    with pytest.raises(RuntimeError), store.writer("internal", MODEL, DIM) as w:
+        w.upsert(make_points(5, seed=3, start=100))
+        w.delete([make_points(2)[0].id])
+        raise RuntimeError("boom")
+    assert store.count("internal") == 2
+
+
+def test_scopes_are_isolated(store: VectorStore):
+    a = make_points(5, scope="acme")
+    write(store, a, scope="acme")
+    write(store, make_points(5, scope="hot", seed=4), scope="hot")
+    for p in a:
+        assert p.id not in ids(store.search("hot", p.dense, p.sparse, limit=10))
+    assert store.count("acme") == 5
+    assert store.count("globex") == 0
+    assert list(store.scroll("globex")) == []
+
+
+@pytest.mark.parametrize("scope", ["../x", "", "Client", "a" * 70, "intern\u0430l", "a b",
+                                   "x/y", "_lead"])
+def test_hostile_scopes_are_rejected(store: VectorStore, scope: str):
+    with pytest.raises(StoreError, match="invalid scope"):
+        collection_name(scope)
+    with pytest.raises(StoreError, match="invalid scope"):
+        store.search(scope, [1.0] * DIM, None, limit=1)
+    with pytest.raises(StoreError, match="invalid scope"), store.writer(scope, MODEL, DIM):
+        pass
+
+
+def test_bad_queries_are_refused(store: VectorStore):
+    write(store, make_points(2))
+    with pytest.raises(StoreError, match="limit"):
+        store.search("internal", [1.0] * DIM, None, limit=0)
+    with pytest.raises(StoreError, match="dense query"):
+        store.search("internal", None, SparseVector(indices=[1], values=[1.0]), limit=1,
+                     mode="dense")
+    assert store.search("internal", None, SparseVector(indices=[], values=[]), limit=1) == []
+
+
+def test_factory_builds_both_engines(tmp_path: Path):
+    edge = make_store("edge", path=tmp_path, url=None, api_key=None)
+    server = make_store("qdrant", path=None, url=":memory:", api_key=None)
+    assert isinstance(edge, EdgeStore)
+    assert isinstance(server, QdrantServerStore)
+    with pytest.raises(StoreError, match="shards directory"):
+        make_store("edge", path=None, url=None, api_key=None)
+    with pytest.raises(StoreError, match="server URL"):
+        make_store("qdrant", path=None, url=None, api_key=None)
+    server.close()
+    edge.close()
