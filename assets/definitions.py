@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dagster import Definitions, definitions
 
+from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.jobs import reindex_job
 from assets.schedules import build_weekly_reindex_schedule
@@ -22,6 +23,7 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
         sensors.append(build_memory_files_sensor())
     return Definitions(
         assets=[a for source in sources for a in build_source_assets(source)],
+        asset_checks=[c for source in sources for c in build_collection_checks(source)],
         jobs=[reindex_job],
         schedules=[build_weekly_reindex_schedule(sources)],
         sensors=sensors,

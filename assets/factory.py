@@ -5,9 +5,6 @@ partitioned by scope. Each step persists Parquet under KP_HOME and records its f
 from datetime import timedelta
 
 from dagster import (
-    AssetCheckResult,
-    AssetCheckSeverity,
-    AssetCheckSpec,
     AssetExecutionContext,
     AssetKey,
     AssetsDefinition,
@@ -46,10 +43,6 @@ API_POOLS = {"clickup": "clickup_api", "google_drive": "google_api", "supabase":
 
 def asset_keys(source: str) -> list[AssetKey]:
     return [AssetKey([source, step]) for step in STEPS]
-
-
-def check_name(source: str) -> str:
-    return f"{source}_collection_matches_chunks"
 
 
 def _tag(context: AssetExecutionContext, tag: str) -> bool:
@@ -153,9 +146,6 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     @asset(key=[source, "collection"], deps=[embeddings], partitions_def=scopes_partitions,
            group_name=group, kinds={"qdrant"}, automation_condition=eager, pool="qdrant_write",
            freshness_policy=FRESHNESS.get(source, DEFAULT_FRESHNESS),
-           check_specs=[AssetCheckSpec(check_name(source), asset=AssetKey([source, "collection"]),
-                                       description="Point ids of this source equal its chunk ids.",
-                                       blocking=True)],
            description="The source's points in the scope's Qdrant collection.")
     def collection(context: AssetExecutionContext, registry: RegistryResource,
                    store: StoreResource, snapshots: SnapshotResource) -> MaterializeResult:
@@ -173,28 +163,16 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
                               full_reconcile=_tag(context, FULL_RECONCILE_TAG))
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
-        stored = set(vector_store.point_hashes(scope, source))
-        wanted = {c.id for c in produced}
-        missing, stray = wanted - stored, stored - wanted
         return MaterializeResult(
             metadata={
                 "added": stats.added,
                 "updated": stats.updated,
                 "deleted": stats.deleted,
                 "unchanged": stats.unchanged,
-                "points": len(stored),
+                "points": stats.points,
                 "collection_points": vector_store.count(scope),
                 "model": model_id,
-            },
-            check_results=[
-                AssetCheckResult(
-                    check_name=check_name(source),
-                    passed=not missing and not stray,
-                    severity=AssetCheckSeverity.ERROR,
-                    metadata={"missing": len(missing), "stray": len(stray),
-                              "points": len(stored), "chunks": len(wanted)},
-                )
-            ],
+            }
         )
 
     return [raw, chunks, embeddings, collection]

@@ -24,6 +24,8 @@ from knowledge_platform.sparse import SparseEncoder
 EXTRACTIVE_LABEL = "Extractive answer (quoted from the sources, no language model):"
 MAX_SENTENCES = 3
 MAX_ANSWER_CHARS = 900
+#: A sentence joins the answer only if it scores at least this share of the best one.
+RELATIVE_FLOOR = 0.6
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 _terms = SparseEncoder().terms
@@ -126,7 +128,10 @@ def _best_sentences(question: str, sources: Sources) -> list[tuple[str, int]]:
     scored.sort(reverse=True)
     picked: list[tuple[str, int]] = []
     total = 0
-    for _, _, sentence, n in scored:
+    floor = RELATIVE_FLOOR * scored[0][0] if scored else 0.0
+    for score, _, sentence, n in scored:
+        if score < floor:
+            break
         if len(picked) >= MAX_SENTENCES or total + len(sentence) > MAX_ANSWER_CHARS:
             break
         picked.append((sentence, n))

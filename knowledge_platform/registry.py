@@ -46,8 +46,12 @@ class AnswerConfig(_Strict):
 
 
 class GoldenQuestion(_Strict):
+    """A retrieval smoke test: `question` must find `expect_title` in the top 5 of the scope;
+    evaluated by the check of `source`'s collection."""
+
     question: str
     expect_title: str
+    source: str = "memory_files"
 
 
 class ScopeConfig(_Strict):

@@ -13,9 +13,12 @@ from contextlib import contextmanager
 from typing import Annotated, TypeVar
 
 from fastmcp import FastMCP
-from fastmcp.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from fastmcp.exceptions import ToolError, ValidationError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools import ToolResult
+from mcp_types import CallToolRequestParams, ToolAnnotations
 from pydantic import Field
+from pydantic import ValidationError as PydanticValidationError
 
 from knowledge_platform.access import Authenticator, Grant, authenticator_for
 from knowledge_platform.answers import Answer
@@ -37,10 +40,10 @@ from mcp_service.schemas import (
 from mcp_service.service import KnowledgeService
 
 T = TypeVar("T")
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
-                       openWorldHint=False)
-LAUNCH = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
-                         openWorldHint=False)
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                       open_world_hint=False)
+LAUNCH = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                         open_world_hint=False)
 INSTRUCTIONS = (
     "Surefoot's knowledge base: memory files, ClickUp, Google Drive, Supabase, the website and "
     "git runbooks, one scope per client. Search `internal` unless the question is about one "
@@ -72,6 +75,22 @@ def _edge() -> Iterator[None]:
         raise ToolError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 
 
+class OneLineErrors(Middleware):
+    """Argument validation failures as one line naming the argument, no pydantic essay."""
+
+    async def on_call_tool(self, context: MiddlewareContext[CallToolRequestParams],
+                           call_next: CallNext[CallToolRequestParams, ToolResult]) -> ToolResult:
+        try:
+            return await call_next(context)
+        except ValidationError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, PydanticValidationError) and cause.errors():
+                err = cause.errors()[0]
+                where = ".".join(str(p) for p in err["loc"]) or "arguments"
+                raise ToolError(f"invalid argument {where}: {err['msg']}") from None
+            raise ToolError("invalid arguments: " + str(exc).splitlines()[0]) from None
+
+
 def build_server(runtime: Runtime, *, default_principal: str | None = None, auth: bool = True,
                  authenticator: Authenticator | None = None,
                  dagster: DagsterClient | None = None) -> FastMCP:
@@ -81,7 +100,8 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
     service = KnowledgeService(runtime, dagster or DagsterClient(settings.dagster_url),
                                QueryLog(settings.query_log))
     mcp = FastMCP("knowledge-platform", instructions=INSTRUCTIONS,
-                  auth=RegistryTokenVerifier(authn) if auth else None, mask_error_details=True)
+                  auth=RegistryTokenVerifier(authn) if auth else None, mask_error_details=True,
+                  middleware=[OneLineErrors()])
 
     def run(fn: Callable[[Grant], T]) -> T:
         grant = caller.grant()

@@ -133,7 +133,7 @@ class ClickUpConnector(Connector):
                 try:
                     tid, updated = check_task(raw)
                 except MalformedTask as exc:
-                    sid = str(raw.get("id") if isinstance(raw, dict) else None) or "?"
+                    sid = str(raw.get("id") or "?") if isinstance(raw, dict) else "?"
                     skipped[sid] = Skipped(source_id=sid, reason=f"list {list_id}: {exc}")
                     continue
                 tasks.setdefault(tid, raw)  # a task in several lists counts once

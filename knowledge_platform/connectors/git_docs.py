@@ -36,16 +36,17 @@ _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
 _FILE_KINDS = ("doc", "runbook", "decision")
 LINK_KEYS = ("supersedes", "superseded_by", "applies_to", "references", "tags")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")  # SHA-1 or SHA-256, maybe abbreviated
 
 
 class GitDocsSettings(SourceSettings):
     #: A local path (read in place) or a clone URL (bare clone under cache_dir).
     repo: str
-    branch: str = "HEAD"
+    branch: str = Field("HEAD", pattern=r"^[^-\s][^\s]*$")
     globs: list[str] = Field(default_factory=lambda: ["**/*.md"])
     exclude_globs: list[str] = Field(default_factory=list)
     #: Build from exactly this commit (`kp index --at <sha>`) instead of the branch tip.
-    at_sha: str | None = None
+    at_sha: str | None = Field(None, pattern=_SHA.pattern)
     cache_dir: str | None = None
     default_confidentiality: Literal["internal", "restricted"] = "internal"
     trust: Trust = "internal"
@@ -118,6 +119,8 @@ class GitDocsConnector(Connector):
 
     def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
         cfg = self.config
+        if cfg.at_sha and not _SHA.match(cfg.at_sha):  # model_copy(update=...) skips validation
+            raise ConfigError(f"git_docs at_sha {cfg.at_sha!r} is not a commit sha (hex digits)")
         repo = GitRepo.open(
             cfg.repo, Path(cfg.cache_dir) if cfg.cache_dir else None, cfg.timeout_seconds
         )

@@ -197,6 +197,7 @@ class GitRepo:
             "-C",
             str(self.git_dir),
             "log",
+            "--no-show-signature",
             "--no-renames",
             "--name-only",
             "-z",

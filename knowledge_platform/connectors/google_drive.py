@@ -86,7 +86,9 @@ class GoogleDriveConnector(Connector):
     def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
         api = GoogleApi(self.config, credentials_from(self.config))
         roots = sorted({*self.config.folder_ids, *self.config.shared_drive_ids})
-        if full or not cursor or cursor.get("roots") != roots or "files" not in cursor:
+        cursor = cursor or {}
+        usable = cursor.get("page_token") and "files" in cursor and cursor.get("roots") == roots
+        if full or not usable:
             return self._full(api, roots)
         try:
             changes, token = self._changes(api, cursor["page_token"])

@@ -1,8 +1,8 @@
 """Google Docs/Sheets/Slides content rendered as markdown with one `## ` section per unit.
 
-The chunker splits on `## ` sections, so: a Doc's top heading level becomes `##` and each page
-break opens a section; each sheet tab is a `## <tab>` section; each slide is
-`## Slide N: <title>` with its speaker notes.
+The chunker cuts at `#` and `##` headings, so: a Doc whose sections all sit deeper (`###`…) has
+them raised to `##`, and each page break opens a section; each sheet tab is a `## <tab>`
+section; each slide is `## Slide N: <title>` with its speaker notes.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ _BREAK_MARK = "\x00page-break\x00"
 
 
 def doc_markdown(markdown: str) -> str:
-    """Normalize a Docs markdown export: headings shifted so sections are `## `, page breaks
-    turned into section boundaries (`## Page N` unless the page opens with a heading)."""
+    """Normalize a Docs markdown export: when the top section level is below `##`, raise the
+    headings so it is `##` (a lone leading `#` title stays); page breaks become section
+    boundaries (`## Page N` unless the page opens with a `#`/`##` heading)."""
     text = markdown.replace("\r\n", "\n").replace("\r", "\n").replace("\f", f"\n{_BREAK_MARK}\n")
     lines = [_BREAK_MARK if _PAGE_BREAK.match(line) else line for line in text.split("\n")]
     headings: list[tuple[int, int]] = []  # (line index, level)
@@ -32,14 +33,14 @@ def doc_markdown(markdown: str) -> str:
         elif not fenced and (m := _HEADING.match(line)):
             headings.append((i, len(m.group(1))))
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    # A single leading H1 is the document's title: keep it, shift the rest.
+    # A single leading H1 is the document's title: keep it, raise the rest.
     title_line = (
         headings[0][0]
         if (headings and headings[0] == (first, 1) and sum(lvl == 1 for _, lvl in headings) == 1)
         else None
     )
     levels = [lvl for i, lvl in headings if i != title_line]
-    shift = 2 - min(levels) if levels else 0
+    shift = min(0, 2 - min(levels)) if levels else 0  # raise only, never lower
     for i, level in headings:
         if i != title_line and shift:
             m = _HEADING.match(lines[i])

@@ -179,7 +179,10 @@ class HttpClient:
     ) -> httpx.Response:
         """Send with retries. 2xx and the statuses in `allow` are returned; anything else
         (after the retries a 5xx/429 earns) raises SourceError."""
-        where = f"{method} {httpx.URL(url).path}"
+        try:
+            where = f"{method} {httpx.URL(url).path}"
+        except httpx.InvalidURL as exc:
+            raise SourceError(f"{self.source}: invalid URL {url!r}: {exc}") from None
         waited = 0.0
         failures = 0
         limited = 0

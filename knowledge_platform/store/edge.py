@@ -292,7 +292,8 @@ class EdgeStore(VectorStore):
             if r is None:
                 return None
             return CollectionInfo(name=collection_name(scope), model_id=r.pointer.model_id,
-                                  dim=r.pointer.dim, points=r.shard.info().points_count,
+                                  dim=r.pointer.dim,
+                                  points=r.shard.count(qe.CountRequest(exact=True)),
                                   version=r.pointer.version)
 
     def point_hashes(self, scope: str, source: str) -> dict[str, str]:

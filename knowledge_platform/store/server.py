@@ -259,8 +259,6 @@ class QdrantServerStore(VectorStore):
         queries = _queries(dense, sparse, mode, limit)
         if not queries or any(getattr(flt, a) == [] for a in _FILTER_KEYS):
             return []
-        if not self.client.collection_exists(name):
-            return []
         qf = server_filter(flt)
         try:
             if len(queries) == 1:
@@ -274,6 +272,8 @@ class QdrantServerStore(VectorStore):
                     name, prefetch=pre, query=models.FusionQuery(fusion=models.Fusion.RRF),
                     query_filter=qf, limit=limit, with_payload=True)
         except Exception as exc:
+            if not self.client.collection_exists(name):  # checked only on failure: no extra
+                return []  # round trip per query
             raise _err(f"searching {name}", exc) from exc
         return [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score)
                 for p in res.points]

@@ -4,8 +4,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from dagster import DagsterInstance, materialize
+from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 
+from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.partitions import scopes_partitions
 from knowledge_platform.settings import Settings
@@ -23,9 +24,30 @@ class Materializer:
                  raise_on_error: bool = True) -> Any:
         if scope not in self.instance.get_dynamic_partitions(scopes_partitions.name):
             self.instance.add_dynamic_partitions(scopes_partitions.name, [scope])
-        return materialize(build_source_assets(source), partition_key=scope,
+        return materialize([*build_source_assets(source), *build_collection_checks(source)],
+                           partition_key=scope,
                            instance=self.instance, resources=platform_resources(self.settings),
                            tags=tags or {}, raise_on_error=raise_on_error)
+
+    def run_and_check(self, source: str, scope: str = "internal") -> dict[str, bool]:
+        result = self(source, scope, raise_on_error=False)
+        return {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+
+    def partial(self, source: str, steps: list[str], scope: str = "internal") -> Any:
+        return materialize(build_source_assets(source),
+                           selection=[AssetKey([source, step]) for step in steps],
+                           partition_key=scope, instance=self.instance,
+                           resources=platform_resources(self.settings))
+
+    def checks_only(self, source: str, scope: str = "internal") -> dict[str, bool]:
+        """Evaluate the collection checks against the store as it is, re-pulling only `raw`
+        (which never touches the store) so the run has a partitioned asset to anchor it."""
+        selection = AssetSelection.assets(AssetKey([source, "raw"])) | \
+            AssetSelection.checks_for_assets(AssetKey([source, "collection"]))
+        result = materialize([*build_source_assets(source), *build_collection_checks(source)],
+                             selection=selection, partition_key=scope, instance=self.instance,
+                             resources=platform_resources(self.settings), raise_on_error=False)
+        return {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
 
     @staticmethod
     def metadata(result: Any, step: str) -> dict[str, Any]:

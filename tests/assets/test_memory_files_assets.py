@@ -21,7 +21,12 @@ def test_materialize_indexes_workspace_and_passes_check(run_assets, kp_env):
     assert raw["documents"] == 2
     assert coll["added"] > 0 and coll["deleted"] == 0
     checks = result.get_asset_check_evaluations()
-    assert [c.passed for c in checks] == [True]
+    assert {c.check_name: c.passed for c in checks} == {
+        "memory_files_collection_matches_chunks": True,
+        "memory_files_deletions_within_guard": True,
+        "memory_files_single_embedding_model": True,
+        "memory_files_golden_questions": True,
+    }
     hits = _search(kp_env, "how long does every experiment run")
     assert hits and hits[0].chunk.title == "Standing rules"
     assert hits[0].chunk.source == "memory_files" and hits[0].chunk.scope == "internal"

@@ -2,8 +2,9 @@
 
 Serves the subset the google_drive connector uses, with Google's URL layout, JSON shapes and
 error bodies. Point the connector at it with `endpoints()`. Tests mutate content through the
-helpers (each mutation records a Drive change), inject failures with `fail_next` or `outage`,
-and assert on `requests`.
+helpers (each mutation records a Drive change), inject failures with `fail_next` or `outage`
+(every API answers 503; the token endpoint stays up), assert on `requests` and `token_grants`,
+and `reset()` between tests to reuse one server.
 """
 
 from __future__ import annotations

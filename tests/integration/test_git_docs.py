@@ -12,7 +12,7 @@ import pytest
 
 from knowledge_platform.connectors.base import PullResult
 from knowledge_platform.connectors.git_docs import GitDocsConnector, GitDocsSettings
-from knowledge_platform.errors import SourceError
+from knowledge_platform.errors import ConfigError, SourceError
 
 pytestmark = pytest.mark.integration
 
@@ -270,7 +270,11 @@ def test_globs_and_settings_change_force_a_full_pull(repo: tuple[Path, str]) -> 
     assert set(by_id(result)) == {"decisions/0001-use-qdrant.md", "decisions/0000-use-pgvector.md"}
 
 
-def test_unknown_commit_is_a_source_error(repo: tuple[Path, str]) -> None:
+def test_unknown_or_malformed_commit_is_refused(repo: tuple[Path, str]) -> None:
     path, _ = repo
     with pytest.raises(SourceError, match="no commit"):
         connector(path, at_sha="0" * 40).pull(None)
+    # The asset layer sets at_sha with model_copy, which skips validation: still refused.
+    settings = connector(path).config.model_copy(update={"at_sha": "--output=/tmp/x"})
+    with pytest.raises(ConfigError, match="not a commit sha"):
+        GitDocsConnector(settings, "internal").pull(None)

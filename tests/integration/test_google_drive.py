@@ -20,9 +20,13 @@ PLAYBOOK = """# Onboarding
 
 Intro paragraph.
 
-# Kickoff
+### Kickoff
 
 Agenda for the kickoff.
+
+#### Attendees
+
+Everyone.
 \f
 Second page without a heading.
 """
@@ -96,7 +100,8 @@ def test_full_pull_renders_docs_sheets_and_slides(drive: Drive) -> None:
     assert (doc.kind, doc.title, doc.version) == ("doc", "Playbook", "1")
     assert doc.url == f"https://docs.google.com/document/d/{drive.doc}/edit"
     assert doc.date is not None and doc.date.isoformat() == "2026-03-01"
-    assert "## Onboarding" in doc.text and "## Kickoff" in doc.text
+    assert doc.text.startswith("# Onboarding\n")  # the title stays; sections rise to ##
+    assert "\n## Kickoff\n" in doc.text and "\n### Attendees\n" in doc.text
     assert "## Page 2\n\nSecond page without a heading." in doc.text
 
     sheet = docs[drive.sheet]
@@ -150,23 +155,37 @@ def test_trashed_and_removed_files_are_deleted(drive: Drive) -> None:
     assert result.deleted == sorted([drive.sheet, drive.deck])
 
 
+def test_a_changed_file_that_vanished_before_its_fetch_is_deleted(drive: Drive) -> None:
+    conn = connector(drive)
+    cursor = conn.pull(None).cursor
+    drive.fake.modify(drive.doc, markdown="# New\n")
+    drive.fake.fail_next(1, status=404, reason="notFound", path_part="/export")
+
+    result = conn.pull(cursor)
+
+    assert result.documents == [] and result.deleted == [drive.doc]
+    assert drive.doc not in result.cursor["files"]
+
+
 def test_changes_outside_the_folders_are_ignored(drive: Drive) -> None:
     conn = connector(drive)
     cursor = conn.pull(None).cursor
     drive.fake.modify(drive.private, markdown="# Still secret\n")
     drive.fake.add_doc("Another", drive.elsewhere, "# Nope\n")
+    drive.fake.requests.clear()
 
     result = conn.pull(cursor)
 
     assert (result.documents, result.deleted) == ([], [])
-    assert content_calls(drive.fake) == [
-        p for p in content_calls(drive.fake) if drive.private not in p
+    assert content_calls(drive.fake) == []
+    # The unknown folder's parents were looked up once...
+    assert [r.path for r in drive.fake.calls("/drive/v3/files/")] == [
+        f"/drive/v3/files/{drive.elsewhere}"
     ]
-    lookups = len(drive.fake.calls(f"/files/{drive.elsewhere}"))
-    assert lookups == 1  # the unknown folder's parents were looked up once...
     drive.fake.modify(drive.private, markdown="# Again\n")
+    drive.fake.requests.clear()
     assert connector(drive).pull(result.cursor).documents == []
-    assert len(drive.fake.calls(f"/files/{drive.elsewhere}")) == lookups  # ...and remembered
+    assert drive.fake.calls("/drive/v3/files/") == []  # ...and remembered in the cursor
 
 
 def test_moves_in_and_out_of_the_folders(drive: Drive) -> None:
@@ -247,6 +266,15 @@ def test_credentials_errors(drive: Drive, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("GOOGLE_CLIENT_SECRET")
     with pytest.raises(ConfigError, match="GOOGLE_CLIENT_SECRET"):
         connector(drive).pull(None)
+
+
+def test_a_401_refreshes_the_access_token_once(drive: Drive) -> None:
+    drive.fake.fail_next(1, status=401, reason="authError", path_part="/v1/presentations")
+
+    result = connector(drive).pull(None)
+
+    assert len(result.documents) == 3
+    assert drive.fake.token_grants == ["refresh_token", "refresh_token"]
 
 
 def test_rejected_page_token_falls_back_to_a_full_pull(drive: Drive) -> None:

@@ -4,6 +4,7 @@ mode (`:memory:`, the stand-in for a Qdrant server)."""
 from __future__ import annotations
 
 import random
+import tempfile
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -22,10 +23,18 @@ from tests.store_fixtures import DIM, MODEL, make_chunk, make_point, make_points
 
 @pytest.fixture(params=["edge", "qdrant"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    engine: VectorStore = (EdgeStore(tmp_path / "shards") if request.param == "edge"
-                           else QdrantServerStore(QdrantClient(":memory:")))
-    yield engine
-    engine.close()
+    if request.param == "qdrant":
+        engine: VectorStore = QdrantServerStore(QdrantClient(":memory:"))
+        yield engine
+        engine.close()
+        return
+    # tmpfs when there is one: the same code, minus fsync latency (the Edge-specific tests
+    # in test_store_edge.py run on the real disk)
+    shm = Path("/dev/shm")
+    with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else tmp_path) as root:
+        engine = EdgeStore(Path(root))
+        yield engine
+        engine.close()
 
 
 def write(store: VectorStore, points, scope: str = "internal", deletes=()) -> None:
