@@ -68,7 +68,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             settings = registry.get().source_settings(source, scope)
             at_sha = context.run.tags.get(AT_SHA_TAG)
             if at_sha and "at_sha" in type(settings).model_fields:
-                settings = settings.model_copy(update={"at_sha": at_sha})
+                settings = type(settings).model_validate(
+                    {**settings.model_dump(), "at_sha": at_sha})
             connector = connector_class(source)(settings, scope)
             cursor = snaps.read_cursor(source, scope)
             result = connector.pull(cursor, full=cursor is None or _tag(context, FULL_PULL_TAG))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +19,8 @@ from knowledge_platform.store.base import collection_name
 
 INTERNAL = "internal"
 _PATH_KEYS = ("path", "repo", "cache_dir")
+#: Values that are addresses, not paths: `scheme://...` and scp-like `user@host:path`.
+_REMOTE = re.compile(r"^([a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
 
 
 class _Strict(BaseModel):
@@ -137,7 +140,7 @@ class Registry(_Strict):
             raise ConfigError(_describe(exc, f"{_scope_path(scope)}.sources.{source}")) from None
 
     def _resolve_path(self, key: str, value: Any) -> Any:
-        if key in _PATH_KEYS and isinstance(value, str) and "://" not in value:
+        if key in _PATH_KEYS and isinstance(value, str) and not _REMOTE.match(value):
             path = Path(os.path.expandvars(value)).expanduser()
             return str(path if path.is_absolute() else (self.base_dir / path).resolve())
         return value

@@ -17,7 +17,7 @@ from knowledge_platform.settings import Settings
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Surefoot knowledge platform. State lives in $KP_HOME (default ./.kp).")
 console = Console(stderr=True)
-out = Console()
+out = Console(width=None if sys.stdout.isatty() else 160)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -62,7 +62,7 @@ def index(
         raise _fail(str(exc)) from None
     table = Table(title="kp index")
     columns = ["source", "scope", "documents", "skipped", "chunks", "embedded", "cached",
-               "added", "updated", "deleted", "unchanged", "seconds"]
+               "added", "updated", "deleted", "unchanged", "checks", "seconds"]
     for col in columns:
         table.add_column(col, justify="left" if col in ("source", "scope") else "right")
     failed = False

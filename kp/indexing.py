@@ -22,6 +22,10 @@ STEP_FIELDS = {
 }
 
 
+#: Keep the terminal for the progress bar and the summary; the run's full log is in Dagster.
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
 def ensure_dagster_home(settings: Settings) -> None:
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
@@ -46,6 +50,7 @@ def run_index(settings: Settings, *, source: str | None, scope: str | None, full
               full_reconcile: bool, at: str | None, console: Console) -> list[dict[str, Any]]:
     from dagster import DagsterInstance, materialize
 
+    from assets.checks import build_collection_checks
     from assets.factory import AT_SHA_TAG, FULL_PULL_TAG, FULL_RECONCILE_TAG, build_source_assets
     from assets.partitions import scopes_partitions
     from resources.platform import platform_resources
@@ -75,8 +80,9 @@ def run_index(settings: Settings, *, source: str | None, scope: str | None, full
         for src, sc in pairs:
             progress.update(task, description=f"{src} / {sc}")
             started = time.perf_counter()
-            result = materialize(build_source_assets(src), partition_key=sc, instance=instance,
-                                 resources=resources, tags=tags, raise_on_error=False)
+            defs = [*build_source_assets(src), *build_collection_checks(src)]
+            result = materialize(defs, partition_key=sc, instance=instance, resources=resources,
+                                 tags=tags, raise_on_error=False, run_config=QUIET)
             row: dict[str, Any] = {"source": src, "scope": sc,
                                    "seconds": f"{time.perf_counter() - started:.1f}"}
             for event in result.get_asset_materialization_events():
@@ -85,6 +91,8 @@ def run_index(settings: Settings, *, source: str | None, scope: str | None, full
                 for name in STEP_FIELDS.get(step, ()):
                     if name in mat.metadata:
                         row[name] = mat.metadata[name].value
+            failing = [c.check_name for c in result.get_asset_check_evaluations() if not c.passed]
+            row["checks"] = ", ".join(failing) or "ok"
             if not result.success:
                 row["error"] = _failure(result)
             rows.append(row)

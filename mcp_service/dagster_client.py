@@ -65,22 +65,15 @@ class DagsterClient:
         points = points or {}
         sources = sorted({s for s, _ in pairs})
         scopes = sorted({p for _, p in pairs})
-        variables: dict[str, Any] = {
-            "keys": [{"path": [s, "collection"]} for s in sources],
-            "partitions": scopes,
-            "job": JOB,
-            "inFlight": q.IN_FLIGHT,
-            **{f"p{i}": scope for i, scope in enumerate(scopes)},
-        }
         try:
-            data = self.graphql(q.status_query(len(scopes)), variables) if pairs else {}
+            data = self.graphql(*q.status_request(sources, scopes)) if pairs else {}
         except DagsterUnavailable as exc:
             rows = [SourceStatus(source=s, scope=p, points=points.get((s, p)))
                     for s, p in pairs]
             return IndexStatus(status="unavailable", health=f"unavailable: {exc}; point counts "
                                "come from the store only", dagster_url=self.url,
                                checked_at=now, sources=rows, warnings=[str(exc)])
-        return parse_status(data, pairs, scopes, points, url=self.url, now=now)
+        return parse_status(data, pairs, sources, scopes, points, url=self.url, now=now)
 
     # -- launches -----------------------------------------------------------------------------
     def _repository(self) -> dict[str, str]:

@@ -7,8 +7,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mcp_service.dagster_models import IndexStatus, Pair, RunInfo, SourceStatus
+from mcp_service.dagster_queries import check_name
 
 _BAD_RUN = {"FAILURE", "CANCELED"}
+_BAD_CHECK = {"FAILED", "EXECUTION_FAILED"}
 
 
 def stale_pairs(pairs: Sequence[tuple[str, str]], source: str, existing: set[str]) -> list[str]:
@@ -64,6 +66,23 @@ def _failing(node: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
+def _check_failures(data: dict[str, Any], sources: Sequence[str]) -> dict[Pair, list[str]]:
+    """(source, scope) -> failing check names, from each check's recent executions (newest
+    first): the first execution seen for a scope decides."""
+    out: dict[Pair, list[str]] = {}
+    for j, source in enumerate(sources):
+        decided: set[str] = set()
+        for execution in data.get(f"c{j}") or []:
+            tags = {t["key"]: t["value"] for t in (execution.get("run") or {}).get("tags") or []}
+            scope = execution.get("partition") or tags.get("dagster/partition")
+            if not scope or scope in decided:
+                continue
+            decided.add(scope)
+            if execution.get("status") in _BAD_CHECK:
+                out[(source, scope)] = [check_name(source)]
+    return out
+
+
 def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
     runs = data.get("runsOrError") or {}
     out = []
@@ -81,7 +100,8 @@ def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
 
 
 def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
-         points: int | None, runs: list[RunInfo], now: dt.datetime) -> SourceStatus:
+         points: int | None, runs: list[RunInfo], failures: dict[Pair, list[str]],
+         now: dt.datetime) -> SourceStatus:
     row = SourceStatus(source=source, scope=scope, points=points)
     row.in_flight_runs = [r.run_id for r in runs if r.scope == scope and r.source in (source, None)]
     if node is None:
@@ -100,7 +120,8 @@ def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
     row.freshness = info.get("freshnessStatus") or "NOT_APPLICABLE"
     row.partition_freshness = _partition_freshness(node.get("internalFreshnessPolicy"),  # type: ignore[assignment]
                                                    row.last_materialization, now)
-    row.failing_checks = _failing(node).get(scope, [])
+    row.failing_checks = sorted({*_failing(node).get(scope, []),
+                                 *failures.get((source, scope), [])})
     return row
 
 
@@ -120,13 +141,15 @@ def _problems(row: SourceStatus) -> list[str]:
     return out
 
 
-def parse_status(data: dict[str, Any], pairs: Sequence[Pair], scopes: Sequence[str],
+def parse_status(data: dict[str, Any], pairs: Sequence[Pair], sources: Sequence[str],
+                 scopes: Sequence[str],
                  points: Mapping[Pair, int | None], *, url: str,
                  now: dt.datetime) -> IndexStatus:
     nodes = {n["assetKey"]["path"][0]: n for n in data.get("assetNodes") or []}
     runs = _runs(data, set(scopes))
+    failures = _check_failures(data, sources)
     rows = [_row(nodes.get(source), source, scope, list(scopes).index(scope),
-                 points.get((source, scope)), runs, now) for source, scope in pairs]
+                 points.get((source, scope)), runs, failures, now) for source, scope in pairs]
     problems = [p for row in rows for p in _problems(row)]
     flight = f"; {len(runs)} run(s) in flight" if runs else ""
     if problems:

@@ -1,9 +1,10 @@
 """The GraphQL documents sent to Dagster (1.13). Values always travel as variables; the only
-generated text is the alias of each per-partition `latestRunForPartition` (p0, p1, ...)."""
+generated text is aliases (p0, p1, ... / c0, c1, ...) and their variable names."""
 
 from __future__ import annotations
 
 IN_FLIGHT = ["QUEUED", "NOT_STARTED", "STARTING", "STARTED", "CANCELING"]
+CHECK_HISTORY = 100
 
 _MATERIALIZATION = """
       partition runId timestamp
@@ -17,7 +18,7 @@ _MATERIALIZATION = """
 
 STATUS_TEMPLATE = """
 query KpIndexStatus($keys: [AssetKeyInput!], $partitions: [String!], $job: String!,
-                    $inFlight: [RunStatus!] __PARTITION_VARS__) {
+                    $inFlight: [RunStatus!] __PARTITION_VARS__ __CHECK_VARS__) {
   assetNodes(assetKeys: $keys) {
     assetKey { path }
     freshnessStatusInfo {
@@ -48,6 +49,7 @@ query KpIndexStatus($keys: [AssetKeyInput!], $partitions: [String!], $job: Strin
     }
     __LATEST_RUNS__
   }
+  __CHECK_EXECUTIONS__
   runsOrError(filter: {pipelineName: $job, statuses: $inFlight}, limit: 500) {
     __typename
     ... on Runs {
@@ -63,15 +65,26 @@ query KpIndexStatus($keys: [AssetKeyInput!], $partitions: [String!], $job: Strin
 """
 
 
-def status_query(n_partitions: int) -> str:
+def status_query(n_partitions: int, n_checks: int) -> str:
+    """Aliases: `p<i>` = latest run for partition variable $p<i>; `c<j>` = recent executions
+    of check $cn<j> on asset $ck<j> (their `partition` is often null for a partitioned
+    asset's check, so the run's `dagster/partition` tag says which scope they checked)."""
     variables = "".join(f", $p{i}: String!" for i in range(n_partitions))
+    check_vars = "".join(f", $ck{j}: AssetKeyInput!, $cn{j}: String!" for j in range(n_checks))
     runs = "\n    ".join(
         f"p{i}: latestRunForPartition(partition: $p{i}) {{ runId status startTime endTime }}"
         for i in range(n_partitions)
     )
+    checks = "\n  ".join(
+        f"c{j}: assetCheckExecutions(assetKey: $ck{j}, checkName: $cn{j}, limit: {CHECK_HISTORY})"
+        " { runId status partition timestamp run { tags { key value } } }"
+        for j in range(n_checks)
+    )
     return (STATUS_TEMPLATE.replace("__PARTITION_VARS__", variables)
+            .replace("__CHECK_VARS__", check_vars)
             .replace("__MATERIALIZATION__", _MATERIALIZATION)
-            .replace("__LATEST_RUNS__", runs))
+            .replace("__LATEST_RUNS__", runs)
+            .replace("__CHECK_EXECUTIONS__", checks))
 
 
 PARTITION_KEYS = """
@@ -82,6 +95,25 @@ query KpPartitionKeys($key: AssetKeyInput!) {
   }
 }
 """
+
+def check_name(source: str) -> str:
+    return f"{source}_collection_matches_chunks"
+
+
+def status_request(sources: list[str], scopes: list[str]) -> tuple[str, dict[str, object]]:
+    variables: dict[str, object] = {
+        "keys": [{"path": [s, "collection"]} for s in sources],
+        "partitions": scopes,
+        "job": "reindex_job",
+        "inFlight": IN_FLIGHT,
+    }
+    for i, scope in enumerate(scopes):
+        variables[f"p{i}"] = scope
+    for j, source in enumerate(sources):
+        variables[f"ck{j}"] = {"path": [source, "collection"]}
+        variables[f"cn{j}"] = check_name(source)
+    return status_query(len(scopes), len(sources)), variables
+
 
 REPOSITORIES = """
 query KpRepositories {
