@@ -1,12 +1,15 @@
 """Asset checks on each source's collection, per scope partition. The id-set check runs
 inside the collection step (it must see exactly what was published); these run after it."""
 
+import warnings
+
 from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
     AssetChecksDefinition,
     AssetKey,
     MetadataValue,
+    PreviewWarning,
     asset_check,
 )
 
@@ -14,65 +17,110 @@ from assets.partitions import scopes_partitions
 from knowledge_platform.errors import KnowledgePlatformError
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 
+# Partitioned asset checks are a preview feature in Dagster 1.13; we rely on them knowingly.
+warnings.filterwarnings(
+    "ignore", message="Specifying a partitions_def on an AssetCheckSpec", category=PreviewWarning
+)
+
 
 def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     key = AssetKey([source, "collection"])
 
-    @asset_check(asset=key, name=f"{source}_collection_matches_chunks",
-                 partitions_def=scopes_partitions, blocking=True,
-                 description="The set of this source's point ids in the scope's collection "
-                             "equals the set of its chunk ids.")
-    def collection_matches_chunks(context: AssetCheckExecutionContext, store: StoreResource,
-                                  snapshots: SnapshotResource) -> AssetCheckResult:
+    @asset_check(
+        asset=key,
+        name=f"{source}_collection_matches_chunks",
+        partitions_def=scopes_partitions,
+        blocking=True,
+        description="The set of this source's point ids in the scope's collection "
+        "equals the set of its chunk ids.",
+    )
+    def collection_matches_chunks(
+        context: AssetCheckExecutionContext, store: StoreResource, snapshots: SnapshotResource
+    ) -> AssetCheckResult:
         scope = context.partition_key
         wanted = {c.id for c in snapshots.get().read_chunks(source, scope) or []}
         stored = set(store.get().point_hashes(scope, source))
         missing, stray = sorted(wanted - stored), sorted(stored - wanted)
-        return AssetCheckResult(passed=not missing and not stray, metadata={
-            "chunks": len(wanted), "points": len(stored), "missing": len(missing),
-            "stray": len(stray), "examples": MetadataValue.json((missing + stray)[:5])})
+        return AssetCheckResult(
+            passed=not missing and not stray,
+            metadata={
+                "chunks": len(wanted),
+                "points": len(stored),
+                "missing": len(missing),
+                "stray": len(stray),
+                "examples": MetadataValue.json((missing + stray)[:5]),
+            },
+        )
 
-    @asset_check(asset=key, name=f"{source}_deletions_within_guard",
-                 partitions_def=scopes_partitions, blocking=True,
-                 description="The current chunks would not delete more than the registry's "
-                             "deletion_guard share of this source's points.")
-    def deletions_within_guard(context: AssetCheckExecutionContext, registry: RegistryResource,
-                               store: StoreResource, snapshots: SnapshotResource
-                               ) -> AssetCheckResult:
+    @asset_check(
+        asset=key,
+        name=f"{source}_deletions_within_guard",
+        partitions_def=scopes_partitions,
+        blocking=True,
+        description="The current chunks would not delete more than the registry's "
+        "deletion_guard share of this source's points.",
+    )
+    def deletions_within_guard(
+        context: AssetCheckExecutionContext,
+        registry: RegistryResource,
+        store: StoreResource,
+        snapshots: SnapshotResource,
+    ) -> AssetCheckResult:
         scope = context.partition_key
         chunk_ids = {c.id for c in snapshots.get().read_chunks(source, scope) or []}
         points = set(store.get().point_hashes(scope, source))
         stale = len(points - chunk_ids)
         share = stale / len(points) if points else 0.0
         guard = registry.get().deletion_guard
-        return AssetCheckResult(passed=share <= guard,
-                                metadata={"would_delete": stale, "points": len(points),
-                                          "share": round(share, 4), "guard": guard})
+        return AssetCheckResult(
+            passed=share <= guard,
+            metadata={
+                "would_delete": stale,
+                "points": len(points),
+                "share": round(share, 4),
+                "guard": guard,
+            },
+        )
 
-    @asset_check(asset=key, name=f"{source}_single_embedding_model",
-                 partitions_def=scopes_partitions, blocking=True,
-                 description="The scope's collection records the configured embedding model "
-                             "and dimension (vectors of two models never mix).")
-    def single_embedding_model(context: AssetCheckExecutionContext, store: StoreResource,
-                               embedder: EmbedderResource) -> AssetCheckResult:
+    @asset_check(
+        asset=key,
+        name=f"{source}_single_embedding_model",
+        partitions_def=scopes_partitions,
+        blocking=True,
+        description="The scope's collection records the configured embedding model "
+        "and dimension (vectors of two models never mix).",
+    )
+    def single_embedding_model(
+        context: AssetCheckExecutionContext, store: StoreResource, embedder: EmbedderResource
+    ) -> AssetCheckResult:
         info = store.get().info(context.partition_key)
         model = embedder.get()
         if info is None:
             return AssetCheckResult(passed=True, metadata={"collection": "not created yet"})
         passed = info.model_id == model.model_id and info.dim == model.dim
-        return AssetCheckResult(passed=passed, metadata={
-            "collection_model": info.model_id, "collection_dim": info.dim,
-            "configured_model": model.model_id, "configured_dim": model.dim})
+        return AssetCheckResult(
+            passed=passed,
+            metadata={
+                "collection_model": info.model_id,
+                "collection_dim": info.dim,
+                "configured_model": model.model_id,
+                "configured_dim": model.dim,
+            },
+        )
 
-    @asset_check(asset=key, name=f"{source}_golden_questions",
-                 partitions_def=scopes_partitions, blocking=True,
-                 description="Each golden question of the scope that names this source finds "
-                             "its expected document in the top 5.")
-    def golden_questions(context: AssetCheckExecutionContext, registry: RegistryResource,
-                         store: StoreResource) -> AssetCheckResult:
+    @asset_check(
+        asset=key,
+        name=f"{source}_golden_questions",
+        partitions_def=scopes_partitions,
+        blocking=True,
+        description="Each golden question of the scope that names this source finds "
+        "its expected document in the top 5.",
+    )
+    def golden_questions(
+        context: AssetCheckExecutionContext, registry: RegistryResource, store: StoreResource
+    ) -> AssetCheckResult:
         scope = context.partition_key
-        questions = [q for q in registry.get().scope(scope).golden_questions
-                     if q.source == source]
+        questions = [q for q in registry.get().scope(scope).golden_questions if q.source == source]
         rows, failed = [], 0
         for q in questions:
             try:
@@ -85,9 +133,18 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
             ok = q.expect_title in titles
             failed += 0 if ok else 1
             rows.append(f"- {'ok' if ok else 'MISS'} {q.question} -> {titles[:3]}")
-        return AssetCheckResult(passed=failed == 0, metadata={
-            "questions": len(questions), "failed": failed,
-            "results": MetadataValue.md("\n".join(rows) or "no golden questions")})
+        return AssetCheckResult(
+            passed=failed == 0,
+            metadata={
+                "questions": len(questions),
+                "failed": failed,
+                "results": MetadataValue.md("\n".join(rows) or "no golden questions"),
+            },
+        )
 
-    return [collection_matches_chunks, deletions_within_guard, single_embedding_model,
-            golden_questions]
+    return [
+        collection_matches_chunks,
+        deletions_within_guard,
+        single_embedding_model,
+        golden_questions,
+    ]

@@ -1,7 +1,6 @@
 """One factory for every source: `<source>/raw -> chunks -> embeddings -> collection`,
 partitioned by scope. Each step persists Parquet under KP_HOME and records its figures."""
 
-
 from datetime import timedelta
 
 from dagster import (
@@ -32,11 +31,13 @@ STEPS = ("raw", "chunks", "embeddings", "collection")
 
 #: Weekly reindex plus a day of slack; ClickUp is pulled every 30-60 minutes.
 FRESHNESS = {
-    "clickup": FreshnessPolicy.time_window(fail_window=timedelta(hours=3),
-                                           warn_window=timedelta(hours=1, minutes=30)),
+    "clickup": FreshnessPolicy.time_window(
+        fail_window=timedelta(hours=3), warn_window=timedelta(hours=1, minutes=30)
+    ),
 }
-DEFAULT_FRESHNESS = FreshnessPolicy.time_window(fail_window=timedelta(days=8),
-                                                warn_window=timedelta(days=7, hours=6))
+DEFAULT_FRESHNESS = FreshnessPolicy.time_window(
+    fail_window=timedelta(days=8), warn_window=timedelta(days=7, hours=6)
+)
 #: Sources whose API has a rate limit share one pool per source (see dagster.yaml).
 API_POOLS = {"clickup": "clickup_api", "google_drive": "google_api", "supabase": "supabase_api"}
 
@@ -58,10 +59,17 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     kinds = {"python", "parquet"}
     eager = AutomationCondition.eager()
 
-    @asset(key=[source, "raw"], partitions_def=scopes_partitions, group_name=group, kinds=kinds,
-           pool=API_POOLS.get(source), description=f"Documents pulled from {source}.")
-    def raw(context: AssetExecutionContext, registry: RegistryResource,
-            snapshots: SnapshotResource) -> MaterializeResult:
+    @asset(
+        key=[source, "raw"],
+        partitions_def=scopes_partitions,
+        group_name=group,
+        kinds=kinds,
+        pool=API_POOLS.get(source),
+        description=f"Documents pulled from {source}.",
+    )
+    def raw(
+        context: AssetExecutionContext, registry: RegistryResource, snapshots: SnapshotResource
+    ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
         try:
@@ -69,7 +77,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             at_sha = context.run.tags.get(AT_SHA_TAG)
             if at_sha and "at_sha" in type(settings).model_fields:
                 settings = type(settings).model_validate(
-                    {**settings.model_dump(), "at_sha": at_sha})
+                    {**settings.model_dump(), "at_sha": at_sha}
+                )
             connector = connector_class(source)(settings, scope)
             cursor = snaps.read_cursor(source, scope)
             result = connector.pull(cursor, full=cursor is None or _tag(context, FULL_PULL_TAG))
@@ -92,23 +101,37 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
                 "full_pull": result.full,
                 **({"sha": result.cursor["sha"]} if "sha" in result.cursor else {}),
             },
-            data_version=DataVersion(content_hash("|".join(d.version or d.content_hash
-                                                           for d in docs))[:16]),
+            data_version=DataVersion(
+                content_hash("|".join(d.version or d.content_hash for d in docs))[:16]
+            ),
         )
 
-    @asset(key=[source, "chunks"], deps=[raw], partitions_def=scopes_partitions, group_name=group,
-           kinds=kinds, automation_condition=eager,
-           description="Sections sized to the embedding model's window, with provenance.")
-    def chunks(context: AssetExecutionContext, registry: RegistryResource, embedder: EmbedderResource,
-               snapshots: SnapshotResource) -> MaterializeResult:
+    @asset(
+        key=[source, "chunks"],
+        deps=[raw],
+        partitions_def=scopes_partitions,
+        group_name=group,
+        kinds=kinds,
+        automation_condition=eager,
+        description="Sections sized to the embedding model's window, with provenance.",
+    )
+    def chunks(
+        context: AssetExecutionContext,
+        registry: RegistryResource,
+        embedder: EmbedderResource,
+        snapshots: SnapshotResource,
+    ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
         docs = snaps.read_documents(source, scope) or []
         produced = chunk_documents(docs, embedder.runtime.chunker)
         snaps.write_chunks(source, scope, produced)
         sample = produced[0] if produced else None
-        sample_md = (f"**{sample.title}** — {' > '.join(sample.headers)}\n\n{sample.text[:600]}"
-                     if sample else "no chunks")
+        sample_md = (
+            f"**{sample.title}** — {' > '.join(sample.headers)}\n\n{sample.text[:600]}"
+            if sample
+            else "no chunks"
+        )
         return MaterializeResult(
             metadata={
                 "documents": len(docs),
@@ -119,11 +142,18 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             data_version=DataVersion(content_hash("|".join(c.fingerprint for c in produced))[:16]),
         )
 
-    @asset(key=[source, "embeddings"], deps=[chunks], partitions_def=scopes_partitions,
-           group_name=group, kinds={"python", "parquet", "onnx"}, automation_condition=eager,
-           description="Dense vectors (cached by model id + content hash) and BM25 sparse ones.")
-    def embeddings(context: AssetExecutionContext, embedder: EmbedderResource,
-                   snapshots: SnapshotResource) -> MaterializeResult:
+    @asset(
+        key=[source, "embeddings"],
+        deps=[chunks],
+        partitions_def=scopes_partitions,
+        group_name=group,
+        kinds={"python", "parquet", "onnx"},
+        automation_condition=eager,
+        description="Dense vectors (cached by model id + content hash) and BM25 sparse ones.",
+    )
+    def embeddings(
+        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource
+    ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
         rt = embedder.runtime
@@ -144,12 +174,23 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             }
         )
 
-    @asset(key=[source, "collection"], deps=[embeddings], partitions_def=scopes_partitions,
-           group_name=group, kinds={"qdrant"}, automation_condition=eager, pool="qdrant_write",
-           freshness_policy=FRESHNESS.get(source, DEFAULT_FRESHNESS),
-           description="The source's points in the scope's Qdrant collection.")
-    def collection(context: AssetExecutionContext, registry: RegistryResource,
-                   store: StoreResource, snapshots: SnapshotResource) -> MaterializeResult:
+    @asset(
+        key=[source, "collection"],
+        deps=[embeddings],
+        partitions_def=scopes_partitions,
+        group_name=group,
+        kinds={"qdrant"},
+        automation_condition=eager,
+        pool="qdrant_write",
+        freshness_policy=FRESHNESS.get(source, DEFAULT_FRESHNESS),
+        description="The source's points in the scope's Qdrant collection.",
+    )
+    def collection(
+        context: AssetExecutionContext,
+        registry: RegistryResource,
+        store: StoreResource,
+        snapshots: SnapshotResource,
+    ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
         produced = snaps.read_chunks(source, scope) or []
@@ -159,9 +200,17 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         model_id = model_id or store.runtime.embedder.model_id
         vector_store = store.get()
         try:
-            stats = reconcile(vector_store, scope, source, produced, vectors, model_id=model_id,
-                              dim=dim, guard=registry.get().deletion_guard,
-                              full_reconcile=_tag(context, FULL_RECONCILE_TAG))
+            stats = reconcile(
+                vector_store,
+                scope,
+                source,
+                produced,
+                vectors,
+                model_id=model_id,
+                dim=dim,
+                guard=registry.get().deletion_guard,
+                full_reconcile=_tag(context, FULL_RECONCILE_TAG),
+            )
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
         return MaterializeResult(

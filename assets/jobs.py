@@ -2,11 +2,8 @@
 
 from dagster import AssetSelection, define_asset_job
 
-from assets.partitions import scopes_partitions
-
 reindex_job = define_asset_job(
     "reindex_job",
     selection=AssetSelection.all(),
-    partitions_def=scopes_partitions,
     description="Pull, chunk, embed and publish; runs request one source's four assets.",
 )

@@ -1,7 +1,6 @@
 """Sensors: the registry (scopes become partitions; a new source x scope gets a backfill) and
 memory-file changes (a content-hash cursor per scope; only changed scopes run)."""
 
-
 import hashlib
 import json
 from collections.abc import Iterable
@@ -25,18 +24,26 @@ from resources.platform import RegistryResource
 def build_registry_sensor(sources: Iterable[str]) -> SensorDefinition:
     known = set(sources)
 
-    @sensor(name="registry_sensor", job=reindex_job, minimum_interval_seconds=10,
-            default_status=DefaultSensorStatus.RUNNING,
-            description="Keeps the scopes partitions equal to the registry's scopes and backfills "
-                        "every source newly configured for a scope. A removed client keeps its "
-                        "partition and collection (read-only, unreachable through MCP).")
+    @sensor(
+        name="registry_sensor",
+        job=reindex_job,
+        minimum_interval_seconds=10,
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Keeps the scopes partitions equal to the registry's scopes and backfills "
+        "every source newly configured for a scope. A removed client keeps its "
+        "partition and collection (read-only, unreachable through MCP).",
+    )
     def registry_sensor(context: SensorEvaluationContext, registry: RegistryResource):
         reg = registry.load_fresh()
         existing = set(context.instance.get_dynamic_partitions(scopes_partitions.name))
         new_scopes = [s for s in reg.scopes if s not in existing]
         seen = set(json.loads(context.cursor)) if context.cursor else set()
-        pairs = {f"{source}:{scope}" for scope in reg.scopes for source in reg.sources_for(scope)
-                 if source in known}
+        pairs = {
+            f"{source}:{scope}"
+            for scope in reg.scopes
+            for source in reg.sources_for(scope)
+            if source in known
+        }
         requests = [
             RunRequest(
                 run_key=f"onboard:{pair}",
@@ -70,10 +77,14 @@ def memory_fingerprint(path: Path, glob: str) -> str:
 
 
 def build_memory_files_sensor() -> SensorDefinition:
-    @sensor(name="memory_files_sensor", job=reindex_job, minimum_interval_seconds=30,
-            default_status=DefaultSensorStatus.RUNNING,
-            description="Re-indexes a scope's memory files when any file is added, changed or "
-                        "removed (size + mtime fingerprint per scope in the cursor).")
+    @sensor(
+        name="memory_files_sensor",
+        job=reindex_job,
+        minimum_interval_seconds=30,
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Re-indexes a scope's memory files when any file is added, changed or "
+        "removed (size + mtime fingerprint per scope in the cursor).",
+    )
     def memory_files_sensor(context: SensorEvaluationContext, registry: RegistryResource):
         reg = registry.load_fresh()
         previous = json.loads(context.cursor) if context.cursor else {}
@@ -86,12 +97,14 @@ def build_memory_files_sensor() -> SensorDefinition:
             path, glob = Path(settings.path), settings.glob  # type: ignore[attr-defined]
             current[scope] = memory_fingerprint(path, glob) if path.is_dir() else "missing"
             if scope in previous and previous[scope] != current[scope]:
-                requests.append(RunRequest(
-                    run_key=f"memory:{scope}:{current[scope][:16]}",
-                    partition_key=scope,
-                    asset_selection=asset_keys("memory_files"),
-                    tags={"kp/trigger": "memory_files_sensor"},
-                ))
+                requests.append(
+                    RunRequest(
+                        run_key=f"memory:{scope}:{current[scope][:16]}",
+                        partition_key=scope,
+                        asset_selection=asset_keys("memory_files"),
+                        tags={"kp/trigger": "memory_files_sensor"},
+                    )
+                )
         return SensorResult(run_requests=requests, cursor=json.dumps(current))
 
     return memory_files_sensor

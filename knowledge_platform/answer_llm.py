@@ -45,11 +45,17 @@ def build_messages(question: str, sources: Sources) -> list[dict[str, str]]:
 
 
 def _wait(response: httpx.Response | None, attempt: int) -> float:
-    header = response.headers.get("retry-after") if response is not None else None
-    try:
-        return min(float(header), MAX_WAIT) if header else min(0.5 * 2**attempt, MAX_WAIT)
-    except ValueError:
-        return min(0.5 * 2**attempt, MAX_WAIT)
+    """Seconds before the next attempt: OpenAI's retry-after-ms, else Retry-After, else
+    exponential backoff; never more than MAX_WAIT."""
+    backoff = 0.5 * 2**attempt
+    if response is not None:
+        for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+            try:
+                value = float(response.headers.get(header, ""))
+            except ValueError:
+                continue
+            return min(max(value * scale, 0.0), MAX_WAIT)
+    return min(backoff, MAX_WAIT)
 
 
 def chat(messages: list[dict[str, str]], *, model: str, base_url: str, api_key: str,

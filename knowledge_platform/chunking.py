@@ -95,8 +95,9 @@ def windows(text: str, counter: TokenCounter, budget: int, overlap: float) -> It
         a = max(a + 1, min(a + step, b - 1))  # never a gap, always progress
 
 
-def _fitting_piece(text: str, starts: list[int], a: int, b: int, counter: TokenCounter,
-                   budget: int) -> tuple[str, int]:
+def _fitting_piece(
+    text: str, starts: list[int], a: int, b: int, counter: TokenCounter, budget: int
+) -> tuple[str, int]:
     """The piece for tokens [a, b) and the b it ended up using (shrunk if it did not fit)."""
     n = len(starts)
     begin = 0 if a == 0 else _snap(text, starts[a], 0)

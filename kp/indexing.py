@@ -38,16 +38,30 @@ def plan(settings: Settings, source: str | None, scope: str | None) -> list[tupl
     registry = load_registry(settings.config)
     if scope is not None and scope not in registry.scopes:
         raise ConfigError(f"unknown scope {scope!r}; known: {', '.join(registry.scopes)}")
-    pairs = [(src, sc) for sc in registry.scopes for src in registry.sources_for(sc)
-             if (scope is None or sc == scope) and (source is None or src == source)]
+    pairs = [
+        (src, sc)
+        for sc in registry.scopes
+        for src in registry.sources_for(sc)
+        if (scope is None or sc == scope) and (source is None or src == source)
+    ]
     if not pairs:
-        raise ConfigError(f"nothing to index: source {source or 'any'} is not configured for "
-                          f"scope {scope or 'any'} in {settings.config}")
+        raise ConfigError(
+            f"nothing to index: source {source or 'any'} is not configured for "
+            f"scope {scope or 'any'} in {settings.config}"
+        )
     return pairs
 
 
-def run_index(settings: Settings, *, source: str | None, scope: str | None, full: bool,
-              full_reconcile: bool, at: str | None, console: Console) -> list[dict[str, Any]]:
+def run_index(
+    settings: Settings,
+    *,
+    source: str | None,
+    scope: str | None,
+    full: bool,
+    full_reconcile: bool,
+    at: str | None,
+    console: Console,
+) -> list[dict[str, Any]]:
     from dagster import DagsterInstance, materialize
 
     from assets.checks import build_collection_checks
@@ -73,18 +87,32 @@ def run_index(settings: Settings, *, source: str | None, scope: str | None, full
     if at:
         tags[AT_SHA_TAG] = at
     rows: list[dict[str, Any]] = []
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-               "{task.total}"), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("indexing", total=len(pairs))
         for src, sc in pairs:
             progress.update(task, description=f"{src} / {sc}")
             started = time.perf_counter()
             defs = [*build_source_assets(src), *build_collection_checks(src)]
-            result = materialize(defs, partition_key=sc, instance=instance, resources=resources,
-                                 tags=tags, raise_on_error=False, run_config=QUIET)
-            row: dict[str, Any] = {"source": src, "scope": sc,
-                                   "seconds": f"{time.perf_counter() - started:.1f}"}
+            result = materialize(
+                defs,
+                partition_key=sc,
+                instance=instance,
+                resources=resources,
+                tags=tags,
+                raise_on_error=False,
+                run_config=QUIET,
+            )
+            row: dict[str, Any] = {
+                "source": src,
+                "scope": sc,
+                "seconds": f"{time.perf_counter() - started:.1f}",
+            }
             for event in result.get_asset_materialization_events():
                 mat = event.step_materialization_data.materialization
                 step = mat.asset_key.path[-1]

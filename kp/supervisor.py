@@ -3,6 +3,7 @@ process groups; Ctrl-C or TERM stops every one of them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -12,47 +13,51 @@ from pathlib import Path
 
 from rich.console import Console
 
-from kp.indexing import ensure_dagster_home
 from knowledge_platform.settings import REPO_ROOT, Settings
+from kp.indexing import ensure_dagster_home
 
 console = Console(stderr=True)
 
 
 def child_env(settings: Settings) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "KP_HOME": str(settings.home_dir),
-        "KP_CONFIG": str(settings.config.resolve()),
-        "KP_MODEL_CACHE": str(settings.models_dir),
-        "DAGSTER_HOME": str(settings.dagster_home),
-    })
+    env.update(
+        {
+            "KP_HOME": str(settings.home_dir),
+            "KP_CONFIG": str(settings.config.resolve()),
+            "KP_MODEL_CACHE": str(settings.models_dir),
+            "DAGSTER_HOME": str(settings.dagster_home),
+        }
+    )
     return env
 
 
 def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     log.parent.mkdir(parents=True, exist_ok=True)
     handle = log.open("ab")
-    return subprocess.Popen(args, cwd=REPO_ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        args,
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def _stop(procs: list[subprocess.Popen[bytes]], grace: float = 20.0) -> None:
     for proc in procs:
         if proc.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
     deadline = time.monotonic() + grace
     for proc in procs:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
-        try:  # whatever is left of the group (run workers, code servers)
+        # Whatever is left of the group (run workers, code servers) goes too.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: int) -> int:
@@ -70,10 +75,36 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     logs = settings.home_dir / "logs"
     dagster_bin = str(Path(sys.executable).with_name("dagster"))
     procs = [
-        _spawn([dagster_bin, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-h", host,
-                "-p", str(dagster_port)], env, logs / "dagster.log"),
-        _spawn([sys.executable, "-m", "kp", "mcp", "--transport", "http", "--host", host,
-                "--port", str(mcp_port)], env, logs / "mcp.log"),
+        _spawn(
+            [
+                dagster_bin,
+                "dev",
+                "-w",
+                str(REPO_ROOT / "workspace.yaml"),
+                "-h",
+                host,
+                "-p",
+                str(dagster_port),
+            ],
+            env,
+            logs / "dagster.log",
+        ),
+        _spawn(
+            [
+                sys.executable,
+                "-m",
+                "kp",
+                "mcp",
+                "--transport",
+                "http",
+                "--host",
+                host,
+                "--port",
+                str(mcp_port),
+            ],
+            env,
+            logs / "mcp.log",
+        ),
     ]
     stopping = False
 
@@ -85,8 +116,10 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     signal.signal(signal.SIGTERM, _on_signal)
     console.print(f"Dagster UI   http://{host}:{dagster_port}   (log {logs / 'dagster.log'})")
     console.print(f"MCP service  http://{host}:{mcp_port}/mcp   (log {logs / 'mcp.log'})")
-    console.print("the registry sensor indexes every configured source on first start; "
-                  "Ctrl-C stops everything")
+    console.print(
+        "the registry sensor indexes every configured source on first start; "
+        "Ctrl-C stops everything"
+    )
     code = 0
     while not stopping:
         dead = [p for p in procs if p.poll() is not None]

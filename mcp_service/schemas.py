@@ -60,7 +60,7 @@ class ContextResult(BaseModel):
     blocks: list[ContextBlock]
     tokens: int
     max_tokens: int
-    truncated: bool = Field(False, description="True if relevant text was left out for budget")
+    truncated: bool = Field(default=False, description="True if relevant text was left out for budget")
     warnings: list[str] = Field(default_factory=list)
 
 

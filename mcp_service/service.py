@@ -82,7 +82,8 @@ class KnowledgeService:
 
     # -- tools --------------------------------------------------------------------------------
     def search(self, grant: Grant, query: str, scope: str, limit: int,
-               sources: list[str] | None, kinds: list[str] | None, date_from: dt.date | None,
+               sources: Sequence[str] | None, kinds: Sequence[str] | None,
+               date_from: dt.date | None,
                date_to: dt.date | None, include_drafts: bool,
                include_deprecated: bool) -> SearchResult:
         scope = grant.check_scope(scope)
@@ -91,8 +92,8 @@ class KnowledgeService:
             raise ConfigError(f"date_from {date_from} is after date_to {date_to}")
         lifecycles = ["stable", *(["draft"] if include_drafts else []),
                       *(["deprecated"] if include_deprecated else [])]
-        flt = self._filter(grant, lifecycles=lifecycles, sources=sources or None,
-                           kinds=kinds or None, date_from=date_from, date_to=date_to)
+        flt = self._filter(grant, lifecycles=lifecycles, sources=list(sources or []) or None,
+                           kinds=list(kinds or []) or None, date_from=date_from, date_to=date_to)
         hits = self._search(grant, scope, query, limit, flt)
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(

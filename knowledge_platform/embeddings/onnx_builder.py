@@ -143,7 +143,7 @@ def build_fp32(weights: dict[str, np.ndarray], cfg: BertConfig) -> onnx.ModelPro
     g.const("zero", np.array(0, dtype=np.int64))
     g.const("one", np.array(1, dtype=np.int64))
     g.const("axis1", np.array([1], dtype=np.int64))
-    g.const("axes12", np.array([1, 2], dtype=np.int64))
+    g.const("axis2", np.array([2], dtype=np.int64))
 
     seq_len = g.op("Gather", g.op("Shape", "input_ids"), "one", axis=0)
     positions = g.op("Range", "zero", seq_len, "one")
@@ -151,10 +151,14 @@ def build_fp32(weights: dict[str, np.ndarray], cfg: BertConfig) -> onnx.ModelPro
              g.op("Gather", "position_embeddings", positions))
     x = g.layer_norm(x, w, "embeddings.LayerNorm", cfg.eps)
 
-    mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)  # [B, S]
+    # Additive attention bias (1 - mask) * -10000 as [B, 1, 1, S], in the node order of a
+    # transformers export so onnxruntime's attention fusion recognises it.
+    mask4 = g.op("Unsqueeze", g.op("Unsqueeze", "attention_mask", "axis1"), "axis2")
     neg = g.const("mask_neg", np.array(-10000.0, dtype=np.float32))
     one_f = g.const("one_f", np.array(1.0, dtype=np.float32))
-    mask_bias = g.op("Mul", g.op("Sub", one_f, g.op("Unsqueeze", mask, "axes12")), neg)
+    inverted = g.op("Sub", one_f, g.op("Cast", mask4, to=TensorProto.FLOAT))
+    mask_bias = g.op("Mul", inverted, neg)
+    mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)  # [B, S]
 
     for i in range(cfg.layers):
         p = f"encoder.layer.{i}"

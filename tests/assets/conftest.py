@@ -20,33 +20,51 @@ class Materializer:
         self.settings = settings
         self.instance = DagsterInstance.ephemeral()
 
-    def __call__(self, source: str, scope: str = "internal", tags: dict[str, str] | None = None,
-                 raise_on_error: bool = True) -> Any:
+    def __call__(
+        self,
+        source: str,
+        scope: str = "internal",
+        tags: dict[str, str] | None = None,
+        raise_on_error: bool = True,
+    ) -> Any:
         if scope not in self.instance.get_dynamic_partitions(scopes_partitions.name):
             self.instance.add_dynamic_partitions(scopes_partitions.name, [scope])
-        return materialize([*build_source_assets(source), *build_collection_checks(source)],
-                           partition_key=scope,
-                           instance=self.instance, resources=platform_resources(self.settings),
-                           tags=tags or {}, raise_on_error=raise_on_error)
+        return materialize(
+            [*build_source_assets(source), *build_collection_checks(source)],
+            partition_key=scope,
+            instance=self.instance,
+            resources=platform_resources(self.settings),
+            tags=tags or {},
+            raise_on_error=raise_on_error,
+        )
 
     def run_and_check(self, source: str, scope: str = "internal") -> dict[str, bool]:
         result = self(source, scope, raise_on_error=False)
         return {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
 
     def partial(self, source: str, steps: list[str], scope: str = "internal") -> Any:
-        return materialize(build_source_assets(source),
-                           selection=[AssetKey([source, step]) for step in steps],
-                           partition_key=scope, instance=self.instance,
-                           resources=platform_resources(self.settings))
+        return materialize(
+            build_source_assets(source),
+            selection=[AssetKey([source, step]) for step in steps],
+            partition_key=scope,
+            instance=self.instance,
+            resources=platform_resources(self.settings),
+        )
 
     def checks_only(self, source: str, scope: str = "internal") -> dict[str, bool]:
         """Evaluate the collection checks against the store as it is, re-pulling only `raw`
         (which never touches the store) so the run has a partitioned asset to anchor it."""
-        selection = AssetSelection.assets(AssetKey([source, "raw"])) | \
-            AssetSelection.checks_for_assets(AssetKey([source, "collection"]))
-        result = materialize([*build_source_assets(source), *build_collection_checks(source)],
-                             selection=selection, partition_key=scope, instance=self.instance,
-                             resources=platform_resources(self.settings), raise_on_error=False)
+        selection = AssetSelection.assets(
+            AssetKey([source, "raw"])
+        ) | AssetSelection.checks_for_assets(AssetKey([source, "collection"]))
+        result = materialize(
+            [*build_source_assets(source), *build_collection_checks(source)],
+            selection=selection,
+            partition_key=scope,
+            instance=self.instance,
+            resources=platform_resources(self.settings),
+            raise_on_error=False,
+        )
         return {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
 
     @staticmethod

@@ -14,10 +14,20 @@ def _inject_stray(settings) -> None:
     emb = runtime.embedder
     vec = emb.embed_query("stray").tolist()
     with runtime.store.writer("internal", emb.model_id, emb.dim) as writer:
-        writer.upsert([Point(id="00000000-0000-0000-0000-000000000001", dense=vec,
-                             sparse=SparseVector(indices=[1], values=[1.0]),
-                             payload={"source": "memory_files", "fingerprint": "x",
-                                      "chunk_id": "00000000-0000-0000-0000-000000000001"})])
+        writer.upsert(
+            [
+                Point(
+                    id="00000000-0000-0000-0000-000000000001",
+                    dense=vec,
+                    sparse=SparseVector(indices=[1], values=[1.0]),
+                    payload={
+                        "source": "memory_files",
+                        "fingerprint": "x",
+                        "chunk_id": "00000000-0000-0000-0000-000000000001",
+                    },
+                )
+            ]
+        )
     runtime.close()
 
 
@@ -61,7 +71,8 @@ def test_a_mass_deletion_pending_fails_the_guard_check(run_assets, workspace):
 
 def test_golden_question_miss_fails_its_check(run_assets, kp_env, registry_data, monkeypatch):
     registry_data["internal"]["golden_questions"].append(
-        {"question": "quarterly revenue forecast", "expect_title": "A document nobody wrote"})
+        {"question": "quarterly revenue forecast", "expect_title": "A document nobody wrote"}
+    )
     write_registry(kp_env.config, registry_data)
     checks = Materializer(Settings()).run_and_check("memory_files")
     assert checks["memory_files_golden_questions"] is False

@@ -74,8 +74,9 @@ def test_an_emptied_source_trips_the_guard_and_keeps_the_index(run_assets, works
     result = run_assets("memory_files", raise_on_error=False)
     assert not result.success
     failure = next(e for e in result.all_events if e.is_step_failure)
-    assert "refusing to empty the collection" in str(failure.step_failure_data.user_failure_data
-                                                      or failure.step_failure_data.error)
+    assert "refusing to empty the collection" in str(
+        failure.step_failure_data.user_failure_data or failure.step_failure_data.error
+    )
     assert runtime.store.count("internal") == before
     runtime.close()
     forced = run_assets("memory_files", tags={"kp/full_reconcile": "true"})

@@ -42,7 +42,8 @@ async def test_search_returns_hits_with_provenance_and_logs(runtime: Runtime) ->
     assert 1 <= len(data["hits"]) <= 3
     top = data["hits"][0]
     assert top["title"] == "Knowledge platform operations"
-    assert top["uri"].endswith("platform-ops.md") and top["doc_id"] == "memory_files:platform-ops.md"
+    assert top["uri"].endswith("platform-ops.md")
+    assert top["doc_id"] == "memory_files:platform-ops.md"
     for key in ("source", "source_id", "date", "version", "scope", "kind", "lifecycle",
                 "headers", "score", "text"):
         assert key in top
@@ -64,7 +65,7 @@ async def test_search_lifecycle_and_filters(runtime: Runtime) -> None:
             "query": "decision", "date_from": str(days_ago(30)), "date_to": str(days_ago(10))})
         with pytest.raises(ToolError, match="unknown source 'nope'"):
             await client.call_tool("knowledge_search", {"query": "x", "sources": ["nope"]})
-        with pytest.raises(ToolError, match="date_from .* is after date_to"):
+        with pytest.raises(ToolError, match=r"date_from .* is after date_to"):
             await client.call_tool("knowledge_search", {"query": "x", "date_from": "2026-02-01",
                                                         "date_to": "2026-01-01"})
     assert {h["lifecycle"] for h in plain.structured_content["hits"]} == {"stable"}
@@ -164,7 +165,7 @@ async def test_get_document_reassembles_in_order(runtime: Runtime) -> None:
         draft = (await client.call_tool("get_document",
                                         {"doc_id": "memory_files:drafts/plan.md"})
                  ).structured_content
-        with pytest.raises(ToolError, match="no document 'memory_files:nope.md'"):
+        with pytest.raises(ToolError, match=r"no document 'memory_files:nope\.md'"):
             await client.call_tool("get_document", {"doc_id": "memory_files:nope.md"})
     assert doc["chunks"] >= 3 and doc["uri"].endswith("platform-ops.md")
     text = doc["text"]
@@ -189,7 +190,7 @@ async def test_trigger_reindex_admin_only_and_reports_unreachable(runtime: Runti
         with pytest.raises(ToolError, match="for admins only"):
             await client.call_tool("trigger_reindex", {})
     async with Client(build_server(runtime, default_principal="compass")) as client:
-        with pytest.raises(ToolError, match="not reachable .*; nothing was launched"):
+        with pytest.raises(ToolError, match=r"not reachable .*; nothing was launched"):
             await client.call_tool("trigger_reindex", {"source": "memory_files"})
         with pytest.raises(ToolError, match="not configured"):
             await client.call_tool("trigger_reindex", {"source": "clickup", "scope": "hot"})

@@ -228,3 +228,18 @@ def test_factory_builds_both_engines(tmp_path: Path):
         make_store("qdrant", path=None, url=None, api_key=None)
     server.close()
     edge.close()
+
+
+def test_server_sessions_of_two_sources_do_not_drop_each_other():
+    store = QdrantServerStore(QdrantClient(":memory:"))
+    write(store, make_points(3))
+    a = store.writer("internal", MODEL, DIM)
+    b = store.writer("internal", MODEL, DIM)
+    wa, wb = a.__enter__(), b.__enter__()  # both open at once: no lock on the server
+    wa.upsert(make_points(4, source="clickup", seed=1))
+    wb.upsert(make_points(5, source="website", seed=2))
+    wb.delete(list(wb.point_hashes("memory_files"))[:1])
+    b.__exit__(None, None, None)
+    a.__exit__(None, None, None)
+    assert (store.count("internal", "clickup"), store.count("internal", "website"),
+            store.count("internal", "memory_files")) == (4, 5, 2)

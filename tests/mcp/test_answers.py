@@ -1,0 +1,134 @@
+"""Answer contract: extractive (no key) and LLM (the fake OpenAI server) give the same shape;
+citations are checked against what retrieval returned."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from knowledge_platform.answer_llm import check_citations, llm_answer
+from knowledge_platform.answers import EXTRACTIVE_LABEL, Answer, answer_question
+from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.registry import AnswerConfig
+from tests.fakes.openai_server import FakeOpenAI
+
+KEY = "sk-test-fake"
+
+
+def _hit(n: int, title: str, text: str, score: float, **kw: Any) -> Hit:
+    chunk = Chunk(id=f"id-{n}", doc_id=f"memory_files:{n}.md", source="memory_files",
+                  source_id=f"{n}.md", scope="internal", title=title, text=text, headers=[],
+                  ordinal=0, kind="memory", uri=f"file:///ws/{n}.md",
+                  date=dt.date(2026, 11, n), version=f"v{n}", **kw)
+    return Hit(chunk=chunk, score=score)
+
+
+HITS = [
+    _hit(1, "Knowledge platform operations",
+         "The weekly reindex runs every Sunday at 02:00 America/New_York. It pulls every source "
+         "in full.", 0.9),
+    _hit(2, "Standing rules", "Tests run for at least fourteen days. Hypotheses are written "
+         "down first.", 0.5),
+    _hit(3, "Holiday freeze", "No new tests launch between December 20 and January 4.", 0.4),
+]
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(api_key=KEY) as server:
+        yield server
+
+
+def _config(fake: FakeOpenAI) -> AnswerConfig:
+    return AnswerConfig(api_key_env="KP_TEST_OPENAI_KEY", base_url=fake.base_url,
+                        model="gpt-4o-mini")
+
+
+def _contract(answer: Answer) -> None:
+    assert 0.0 <= answer.confidence <= 1.0
+    assert answer.retrieval_date.tzinfo is not None
+    numbers = [c.number for c in answer.citations]
+    assert numbers == sorted(set(numbers))
+    for c in answer.citations:
+        assert f"[{c.number}]" in answer.answer
+        assert c.title and c.source and c.scope == "internal" and (c.url or c.uri)
+        assert c.doc_id.startswith("memory_files:") and c.version and c.date
+
+
+def test_extractive_answer_quotes_and_cites() -> None:
+    answer = answer_question("When does the weekly reindex run?", HITS, scope="internal",
+                             config=AnswerConfig(api_key_env="KP_TEST_NO_KEY"), env={})
+    _contract(answer)
+    assert answer.mode == "extractive" and answer.answer.startswith(EXTRACTIVE_LABEL)
+    assert "Sunday at 02:00 America/New_York. [1]" in answer.answer
+    assert [c.title for c in answer.citations] == ["Knowledge platform operations"]
+    assert answer.confidence > 0.5 and not answer.warnings
+
+
+def test_extractive_answer_without_hits_says_so() -> None:
+    answer = answer_question("anything?", [], scope="hot",
+                             config=AnswerConfig(api_key_env="KP_TEST_NO_KEY"), env={})
+    assert answer.mode == "extractive" and answer.citations == []
+    assert answer.confidence == 0.0 and "nothing in scope 'hot'" in answer.warnings[0]
+
+
+def test_llm_answer_with_valid_citations(fake: FakeOpenAI) -> None:
+    fake.chat_answer = ("The reindex runs Sundays at 02:00 New York time [1]; tests last 14 "
+                        "days [2].")
+    answer = answer_question("When does the reindex run?", HITS, scope="internal",
+                             config=_config(fake), env={"KP_TEST_OPENAI_KEY": KEY})
+    _contract(answer)
+    assert answer.mode == "llm" and answer.warnings == []
+    assert [c.number for c in answer.citations] == [1, 2]
+    request = fake.chat_requests[-1]
+    assert request["model"] == "gpt-4o-mini"
+    user = request["messages"][-1]["content"]
+    assert "[1] Knowledge platform operations" in user and "[3] Holiday freeze" in user
+
+
+def test_llm_invalid_citation_removed_with_warning(fake: FakeOpenAI) -> None:
+    fake.chat_answer = "Sundays at 02:00 [1][7]. Also see [9]."
+    answer = answer_question("When?", HITS, scope="internal", config=_config(fake),
+                             env={"KP_TEST_OPENAI_KEY": KEY})
+    _contract(answer)
+    assert answer.mode == "llm" and "[7]" not in answer.answer and "[9]" not in answer.answer
+    assert [c.number for c in answer.citations] == [1]
+    assert "[7], [9]" in answer.warnings[0]
+
+
+def test_llm_answer_citing_nothing_falls_back(fake: FakeOpenAI) -> None:
+    fake.chat_answer = "It runs on Sundays, I believe [12]."
+    answer = answer_question("When does the weekly reindex run?", HITS, scope="internal",
+                             config=_config(fake), env={"KP_TEST_OPENAI_KEY": KEY})
+    _contract(answer)
+    assert answer.mode == "extractive" and answer.answer.startswith(EXTRACTIVE_LABEL)
+    assert any("cited none of the retrieved sources" in w for w in answer.warnings)
+
+
+def test_llm_retries_rate_limits_then_answers(fake: FakeOpenAI) -> None:
+    fake.rate_limit(2)
+    sleeps: list[float] = []
+    answer = llm_answer("When?", HITS, scope="internal", model="gpt-4o-mini",
+                        base_url=fake.base_url, api_key=KEY, sleep=sleeps.append)
+    assert answer.mode == "llm" and len(fake.chat_requests) == 1
+    assert sleeps == [pytest.approx(0.01), pytest.approx(0.01)]
+
+
+def test_llm_failures_fall_back_to_extractive(fake: FakeOpenAI) -> None:
+    fake.server_error(5)
+    answer = llm_answer("When does the weekly reindex run?", HITS, scope="internal",
+                        model="m", base_url=fake.base_url, api_key=KEY, sleep=lambda _s: None)
+    assert answer.mode == "extractive" and "HTTP 500 3 times" in answer.warnings[0]
+    assert len(fake.requests("/v1/chat/completions", "POST")) == 3
+    wrong_key = llm_answer("When?", HITS, scope="internal", model="m",
+                           base_url=fake.base_url, api_key="sk-wrong", sleep=lambda _s: None)
+    assert wrong_key.mode == "extractive" and "HTTP 401 (check the API key)" in \
+        wrong_key.warnings[0]
+
+
+def test_check_citations_handles_lists() -> None:
+    text, cited, invalid = check_citations("A [1, 4] and B [2,3] .", {1, 2})
+    assert text == "A [1] and B [2]." and cited == [1, 2] and invalid == [3, 4]

@@ -1,0 +1,121 @@
+"""The server over real HTTP: no or a wrong bearer token -> 401; a valid token works and
+resolves to its principal; `python -m mcp_service` creates the admin token and serves; and
+`import mcp_service.server` never imports dagster."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+import yaml
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+
+from knowledge_platform.access import read_admin_token
+from knowledge_platform.runtime import Runtime
+from mcp_service.server import build_server
+from tests.mcp.fixtures import TOKENS
+
+REPO = Path(__file__).resolve().parents[2]
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "test", "version": "0"}}}
+HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_listening(port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {port}")
+
+
+@pytest.fixture
+def http_url(runtime: Runtime) -> Iterator[str]:
+    port = _free_port()
+    app = build_server(runtime).http_app()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    _wait_listening(port)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_no_token_and_wrong_token_get_401(http_url: str) -> None:
+    none = httpx.post(http_url, json=INITIALIZE, headers=HEADERS, timeout=10)
+    wrong = httpx.post(http_url, json=INITIALIZE, timeout=10,
+                       headers={**HEADERS, "Authorization": "Bearer not-a-token"})
+    assert none.status_code == 401 and wrong.status_code == 401
+    assert "bearer" in none.headers.get("www-authenticate", "").lower()
+
+
+@pytest.mark.anyio
+async def test_valid_token_resolves_its_principal(http_url: str, runtime: Runtime) -> None:
+    async with Client(http_url, auth=TOKENS["maya"]) as client:
+        result = await client.call_tool("knowledge_search", {"query": "kumquat",
+                                                             "scope": "shade_store"})
+        with pytest.raises(ToolError, match="not available to maya"):
+            await client.call_tool("knowledge_search", {"query": "kumquat", "scope": "hot"})
+    assert {h["scope"] for h in result.structured_content["hits"]} == {"shade_store"}
+    admin = read_admin_token(runtime.settings)
+    assert admin
+    async with Client(http_url, auth=admin) as client:
+        hot = await client.call_tool("knowledge_search", {"query": "kumquat", "scope": "hot"})
+    assert {h["scope"] for h in hot.structured_content["hits"]} == {"hot"}
+
+
+@pytest.mark.anyio
+async def test_module_entry_point_serves_with_admin_token(tmp_path: Path) -> None:
+    config = tmp_path / "registry.yaml"
+    (tmp_path / "ws").mkdir()
+    config.write_text(yaml.safe_dump({
+        "embedding": {"provider": "hash"},
+        "internal": {"sources": {"memory_files": {"path": "ws"}}},
+    }))
+    port = _free_port()
+    env = {**os.environ, "KP_HOME": str(tmp_path / "home"), "KP_CONFIG": str(config),
+           "KP_DAGSTER_URL": f"http://127.0.0.1:{_free_port()}"}
+    proc = subprocess.Popen([sys.executable, "-m", "mcp_service", "--port", str(port)],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_listening(port)
+        token_file = tmp_path / "home" / "admin-token"
+        assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=10).status_code == 401
+        async with Client(url, auth=token_file.read_text().strip()) as client:
+            result = await client.call_tool("knowledge_search", {"query": "anything"})
+        assert result.structured_content["hits"] == []
+        assert "no index yet" in result.structured_content["warnings"][0]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)
+
+
+def test_server_module_does_not_import_dagster() -> None:
+    code = ("import sys, mcp_service.server, mcp_service.app; "
+            "bad = sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster')); "
+            "print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
