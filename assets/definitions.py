@@ -7,8 +7,13 @@ from dagster import Definitions, definitions
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.jobs import reindex_job
-from assets.schedules import build_weekly_reindex_schedule
-from assets.sensors import build_memory_files_sensor, build_registry_sensor
+from assets.schedules import build_clickup_schedule, build_weekly_reindex_schedule
+from assets.sensors import (
+    PROBED_SOURCES,
+    build_memory_files_sensor,
+    build_registry_sensor,
+    build_source_changes_sensor,
+)
 from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import Settings
 from resources.platform import platform_resources
@@ -21,11 +26,16 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
     sensors = [build_registry_sensor(sources)]
     if "memory_files" in sources:
         sensors.append(build_memory_files_sensor())
+    if PROBED_SOURCES.keys() & set(sources):
+        sensors.append(build_source_changes_sensor(sources))
+    schedules = [build_weekly_reindex_schedule(sources)]
+    if "clickup" in sources:
+        schedules.append(build_clickup_schedule(registry.clickup_interval_minutes))
     return Definitions(
         assets=[a for source in sources for a in build_source_assets(source)],
         asset_checks=[c for source in sources for c in build_collection_checks(source)],
         jobs=[reindex_job],
-        schedules=[build_weekly_reindex_schedule(sources)],
+        schedules=schedules,
         sensors=sensors,
         resources=platform_resources(settings),
     )

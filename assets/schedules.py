@@ -56,3 +56,27 @@ def build_weekly_reindex_schedule(sources: Iterable[str]) -> ScheduleDefinition:
         return requests or SkipReason("no source is configured for any scope")
 
     return weekly_reindex_schedule
+
+
+def build_clickup_schedule(interval_minutes: int) -> ScheduleDefinition:
+    @schedule(name="clickup_incremental_schedule", cron_schedule=f"*/{interval_minutes} * * * *",
+              execution_timezone=TIMEZONE, job=reindex_job,
+              default_status=DefaultScheduleStatus.RUNNING,
+              description=f"Incremental ClickUp pull every {interval_minutes} minutes "
+                          "(date_updated_gt with overlap); deletions wait for the weekly sweep.")
+    def clickup_incremental_schedule(context: ScheduleEvaluationContext,
+                                     registry: RegistryResource):
+        reg = registry.load_fresh()
+        partitions = set(context.instance.get_dynamic_partitions(scopes_partitions.name))
+        tick = context.scheduled_execution_time.isoformat() if context.scheduled_execution_time \
+            else "manual"
+        requests = [
+            RunRequest(run_key=f"clickup:{tick}:{scope}", partition_key=scope,
+                       asset_selection=asset_keys("clickup"),
+                       tags={"kp/trigger": "clickup_incremental_schedule"})
+            for scope in reg.scopes
+            if scope in partitions and "clickup" in reg.sources_for(scope)
+        ]
+        return requests or SkipReason("no scope has ClickUp configured")
+
+    return clickup_incremental_schedule

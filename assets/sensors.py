@@ -1,5 +1,6 @@
-"""Sensors: the registry (scopes become partitions; a new source x scope gets a backfill) and
-memory-file changes (a content-hash cursor per scope; only changed scopes run)."""
+"""Sensors: the registry (scopes become partitions; a new source x scope gets a backfill),
+memory-file changes (a fingerprint per scope; only changed scopes run) and cheap change
+probes of git docs and Drive."""
 
 import hashlib
 import json
@@ -18,7 +19,9 @@ from dagster import (
 from assets.factory import FULL_PULL_TAG, asset_keys
 from assets.jobs import reindex_job
 from assets.partitions import scopes_partitions
-from resources.platform import RegistryResource
+from knowledge_platform.connectors.catalog import connector_class
+from knowledge_platform.errors import KnowledgePlatformError
+from resources.platform import RegistryResource, SnapshotResource
 
 
 def build_registry_sensor(sources: Iterable[str]) -> SensorDefinition:
@@ -108,3 +111,53 @@ def build_memory_files_sensor() -> SensorDefinition:
         return SensorResult(run_requests=requests, cursor=json.dumps(current))
 
     return memory_files_sensor
+
+
+def build_source_changes_sensor(sources: Iterable[str]) -> SensorDefinition:
+    probed = [s for s in sources if s in PROBED_SOURCES]
+
+    @sensor(name="source_changes_sensor", job=reindex_job, minimum_interval_seconds=120,
+            default_status=DefaultSensorStatus.RUNNING,
+            description="Polls cheap change signals — a git docs branch's head sha, the Drive "
+                        "change token — and re-indexes only the source x scope that moved.")
+    def source_changes_sensor(context: SensorEvaluationContext, registry: RegistryResource,
+                              snapshots: SnapshotResource):
+        reg = registry.load_fresh()
+        seen = json.loads(context.cursor) if context.cursor else {}
+        current: dict[str, str] = {}
+        requests: list[RunRequest] = []
+        for scope in reg.scopes:
+            for source in probed:
+                if source not in reg.sources_for(scope):
+                    continue
+                pair = f"{source}:{scope}"
+                indexed = snapshots.get().read_cursor(source, scope)
+                if indexed is None:
+                    continue  # never indexed: the registry sensor's backfill covers it
+                try:
+                    connector = connector_class(source)(reg.source_settings(source, scope), scope)
+                    token = connector.probe(indexed)
+                except KnowledgePlatformError as exc:
+                    context.log.warning(f"{pair}: probe failed, will retry: {exc}")
+                    if pair in seen:
+                        current[pair] = seen[pair]
+                    continue
+                if token is None:
+                    continue
+                current[pair] = token
+                if seen.get(pair, _indexed_token(source, indexed)) != token:
+                    requests.append(RunRequest(
+                        run_key=f"changes:{pair}:{token}", partition_key=scope,
+                        asset_selection=asset_keys(source),
+                        tags={"kp/trigger": "source_changes_sensor"}))
+        return SensorResult(run_requests=requests, cursor=json.dumps(current))
+
+    return source_changes_sensor
+
+
+#: Sources with a cheap change probe, and where their indexed state keeps the same token.
+PROBED_SOURCES = {"git_docs": "sha", "google_drive": "page_token"}
+
+
+def _indexed_token(source: str, indexed: dict) -> str | None:
+    return indexed.get(PROBED_SOURCES[source])

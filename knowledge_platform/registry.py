@@ -85,6 +85,8 @@ class Registry(_Strict):
     store: StoreConfig = Field(default_factory=StoreConfig)
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
     deletion_guard: float = Field(default=0.3, gt=0, le=1)
+    #: How often the ClickUp incremental schedule runs (the weekly sweep catches deletions).
+    clickup_interval_minutes: int = Field(default=30, ge=5, le=60)
     internal: ScopeConfig = Field(default_factory=ScopeConfig)
     clients: dict[str, ScopeConfig] = Field(default_factory=dict)
     principals: list[Principal] = Field(default_factory=list)

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Pair = tuple[str, str]
+PartitionFreshness = Literal["fresh", "warn", "stale", "never", "unknown"]
 
 
 class RunInfo(BaseModel):
@@ -22,15 +23,16 @@ class RunInfo(BaseModel):
 class SourceStatus(BaseModel):
     source: str
     scope: str
-    points: int | None = Field(default=None, description="Points of this source in the scope's store")
+    points: int | None = Field(default=None, description="This source's points in the store")
     last_materialization: dt.datetime | None = None
     run_id: str | None = None
     data_version: str | None = None
     metadata: dict[str, int | float | str | bool] = Field(default_factory=dict)
     latest_run_id: str | None = None
     latest_run_status: str | None = None
-    freshness: str = Field(default="UNKNOWN", description="Dagster's freshnessStatus for the asset")
-    partition_freshness: Literal["fresh", "warn", "stale", "never", "unknown"] = "unknown"
+    freshness: str = Field(default="UNKNOWN",
+                           description="Dagster's freshnessStatus of the collection asset")
+    partition_freshness: PartitionFreshness = "unknown"
     failing_checks: list[str] = Field(default_factory=list)
     in_flight_runs: list[str] = Field(default_factory=list)
 

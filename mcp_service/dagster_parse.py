@@ -6,7 +6,13 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from mcp_service.dagster_models import IndexStatus, Pair, RunInfo, SourceStatus
+from mcp_service.dagster_models import (
+    IndexStatus,
+    Pair,
+    PartitionFreshness,
+    RunInfo,
+    SourceStatus,
+)
 from mcp_service.dagster_queries import check_name
 
 _BAD_RUN = {"FAILURE", "CANCELED"}
@@ -42,7 +48,7 @@ def _metadata(entries: Iterable[dict[str, Any]]) -> dict[str, int | float | str 
 
 
 def _partition_freshness(policy: dict[str, Any] | None, last: dt.datetime | None,
-                         now: dt.datetime) -> str:
+                         now: dt.datetime) -> PartitionFreshness:
     if last is None:
         return "never"
     if not policy or policy.get("__typename") != "TimeWindowFreshnessPolicy":
@@ -118,7 +124,7 @@ def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
     row.latest_run_id, row.latest_run_status = latest.get("runId"), latest.get("status")
     info = node.get("freshnessStatusInfo") or {}
     row.freshness = info.get("freshnessStatus") or "NOT_APPLICABLE"
-    row.partition_freshness = _partition_freshness(node.get("internalFreshnessPolicy"),  # type: ignore[assignment]
+    row.partition_freshness = _partition_freshness(node.get("internalFreshnessPolicy"),
                                                    row.last_materialization, now)
     row.failing_checks = sorted({*_failing(node).get(scope, []),
                                  *failures.get((source, scope), [])})

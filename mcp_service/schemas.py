@@ -60,7 +60,8 @@ class ContextResult(BaseModel):
     blocks: list[ContextBlock]
     tokens: int
     max_tokens: int
-    truncated: bool = Field(default=False, description="True if relevant text was left out for budget")
+    truncated: bool = Field(default=False,
+                            description="True if relevant text was left out for the budget")
     warnings: list[str] = Field(default_factory=list)
 
 

@@ -45,10 +45,13 @@ class KnowledgeService:
         self.log = log
 
     # -- helpers ------------------------------------------------------------------------------
-    def _filter(self, grant: Grant, *, lifecycles: list[str] | None = None,
-                **conditions: object) -> SearchFilter:
+    def _filter(self, grant: Grant, *, lifecycles: list[str] | None,
+                sources: list[str] | None = None, kinds: list[str] | None = None,
+                doc_ids: list[str] | None = None, date_from: dt.date | None = None,
+                date_to: dt.date | None = None) -> SearchFilter:
         return SearchFilter(lifecycles=lifecycles, confidentiality=grant.confidentiality,
-                            **conditions)  # type: ignore[arg-type]
+                            sources=sources, kinds=kinds, doc_ids=doc_ids, date_from=date_from,
+                            date_to=date_to)
 
     def _search(self, grant: Grant, scope: str, query: str, limit: int,
                 flt: SearchFilter) -> list[Hit]:

@@ -57,3 +57,9 @@ class Connector(ABC):
         """Pull the scope's documents. `cursor` is the previous pull's, or None the first time;
         `full=True` asks for a complete listing (the weekly sweep) whatever the cursor says.
         Raises SourceError on an outage; never returns a partial listing as `full`."""
+
+    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+        """A cheap token of the source's current state (a commit sha, a change-feed token)
+        that differs as soon as a pull would find something new. None: this source has no
+        cheap probe and is polled by schedules instead."""
+        return None

@@ -150,6 +150,14 @@ class GitDocsConnector(Connector):
             requests=repo.commands,
         )
 
+    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+        """The sha the branch points at now (a clone URL is fetched first)."""
+        cfg = self.config
+        repo = GitRepo.open(
+            cfg.repo, Path(cfg.cache_dir) if cfg.cache_dir else None, cfg.timeout_seconds
+        )
+        return repo.resolve(cfg.at_sha or cfg.branch)
+
     def _full(self, repo: GitRepo, head: str, cursor: dict[str, Any]) -> PullResult:
         entries = [e for e in repo.tree(head) if e.type == "blob" and self.wanted(e.path)]
         documents, skipped = self._documents(repo, head, entries)

@@ -116,6 +116,16 @@ class GoogleDriveConnector(Connector):
             requests=api.requests,
         )
 
+    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+        """The change feed's start token after any pending changes: equal to the indexed
+        token while nothing changed, a new value once something did."""
+        token = (cursor or {}).get("page_token")
+        if not token:
+            return None
+        api = GoogleApi(self.config, credentials_from(self.config))
+        _, new_token = self._changes(api, token)
+        return new_token
+
     def _full(self, api: GoogleApi, roots: list[str]) -> PullResult:
         # Token first: changes made while we list are replayed by the next incremental pull.
         token = api.call(api.changes.getStartPageToken(supportsAllDrives=True))
