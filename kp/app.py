@@ -162,6 +162,32 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     out.print(table)
 
 
+clients_app = typer.Typer(help="Onboard clients.", no_args_is_help=True)
+app.add_typer(clients_app, name="clients")
+
+
+@clients_app.command("add")
+def clients_add(
+    client_id: Annotated[str, typer.Argument(help="Client id: lowercase letters, digits, '_'.")],
+    director: Annotated[str, typer.Option(help="Account director (gets access to the client).")],
+    name: Annotated[str | None, typer.Option(help="Display name.")] = None,
+    source: Annotated[list[str] | None, typer.Option(
+        help="A source for the client: name or name:key=value,... (repeatable).")] = None,
+) -> None:
+    """Add a client to the registry; `kp up`'s registry sensor then backfills its sources."""
+    from kp.clients import add_client
+
+    settings = Settings()
+    try:
+        add_client(settings.config, client_id, director=director, name=name,
+                   sources=source or [])
+    except KnowledgePlatformError as exc:
+        raise _fail(str(exc)) from None
+    console.print(f"added client {client_id!r} to {settings.config}")
+    console.print("under `kp up` the registry sensor adds its partition and backfills its "
+                  f"sources within a minute; without it run `kp index --scope {client_id}`")
+
+
 @app.command()
 def mcp(
     transport: Annotated[str, typer.Option(help="http or stdio.")] = "http",
