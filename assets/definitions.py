@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dagster import Definitions, definitions
 
+from assets.analytics import analytics_job, analytics_weekly_schedule, query_report
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.jobs import reindex_job
@@ -28,13 +29,13 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
         sensors.append(build_memory_files_sensor())
     if PROBED_SOURCES.keys() & set(sources):
         sensors.append(build_source_changes_sensor(sources))
-    schedules = [build_weekly_reindex_schedule(sources)]
+    schedules = [build_weekly_reindex_schedule(sources), analytics_weekly_schedule]
     if "clickup" in sources:
         schedules.append(build_clickup_schedule(registry.clickup_interval_minutes))
     return Definitions(
-        assets=[a for source in sources for a in build_source_assets(source)],
+        assets=[*(a for source in sources for a in build_source_assets(source)), query_report],
         asset_checks=[c for source in sources for c in build_collection_checks(source)],
-        jobs=[reindex_job],
+        jobs=[reindex_job, analytics_job],
         schedules=schedules,
         sensors=sensors,
         resources=platform_resources(settings),

@@ -4,6 +4,6 @@ from dagster import AssetSelection, define_asset_job
 
 reindex_job = define_asset_job(
     "reindex_job",
-    selection=AssetSelection.all(),
+    selection=AssetSelection.all() - AssetSelection.groups("analytics"),
     description="Pull, chunk, embed and publish; runs request one source's four assets.",
 )
