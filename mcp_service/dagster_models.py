@@ -33,7 +33,10 @@ class SourceStatus(BaseModel):
     freshness: str = Field(default="UNKNOWN",
                            description="Dagster's freshnessStatus of the collection asset")
     partition_freshness: PartitionFreshness = "unknown"
-    failing_checks: list[str] = Field(default_factory=list)
+    failing_checks: list[str] = Field(default_factory=list,
+                                      description="Checks whose latest evaluation failed")
+    errored_checks: list[str] = Field(default_factory=list,
+                                      description="Checks that could not run (run failed)")
     in_flight_runs: list[str] = Field(default_factory=list)
 
 
