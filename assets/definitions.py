@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dagster import Definitions, definitions
+from dagster import Definitions, definitions, in_process_executor
 
 from assets.analytics import analytics_job, analytics_weekly_schedule, query_report
 from assets.checks import build_collection_checks
@@ -39,6 +39,9 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
         schedules=schedules,
         sensors=sensors,
         resources=platform_resources(settings),
+        # Steps are short and share one Runtime (model, store); a process per step would load
+        # the model four times per run.
+        executor=in_process_executor,
     )
 
 

@@ -32,12 +32,12 @@ def child_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+def _spawn(args: list[str], env: dict[str, str], log: Path, cwd: Path) -> subprocess.Popen[bytes]:
     log.parent.mkdir(parents=True, exist_ok=True)
     handle = log.open("ab")
     return subprocess.Popen(
         args,
-        cwd=REPO_ROOT,
+        cwd=cwd,
         env=env,
         stdout=handle,
         stderr=subprocess.STDOUT,
@@ -74,37 +74,15 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     env = child_env(settings)
     logs = settings.home_dir / "logs"
     dagster_bin = str(Path(sys.executable).with_name("dagster"))
+    dagster = [dagster_bin, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-h", host,
+               "-p", str(dagster_port)]
+    mcp = [sys.executable, "-m", "kp", "mcp", "--transport", "http", "--host", host,
+           "--port", str(mcp_port)]
+    # Dagster runs from its own home so it never mistakes the repo's dagster.yaml template
+    # for the instance config; the MCP service from the repository.
     procs = [
-        _spawn(
-            [
-                dagster_bin,
-                "dev",
-                "-w",
-                str(REPO_ROOT / "workspace.yaml"),
-                "-h",
-                host,
-                "-p",
-                str(dagster_port),
-            ],
-            env,
-            logs / "dagster.log",
-        ),
-        _spawn(
-            [
-                sys.executable,
-                "-m",
-                "kp",
-                "mcp",
-                "--transport",
-                "http",
-                "--host",
-                host,
-                "--port",
-                str(mcp_port),
-            ],
-            env,
-            logs / "mcp.log",
-        ),
+        _spawn(dagster, env, logs / "dagster.log", settings.dagster_home),
+        _spawn(mcp, env, logs / "mcp.log", REPO_ROOT),
     ]
     stopping = False
 

@@ -60,32 +60,32 @@ def _partition_freshness(policy: dict[str, Any] | None, last: dt.datetime | None
     return "warn" if warn is not None and age > float(warn) else "fresh"
 
 
-def _failing(node: dict[str, Any]) -> dict[str, list[str]]:
-    """scope -> names of checks whose latest execution failed (or errored) for it."""
-    out: dict[str, list[str]] = {}
+def _check_states(node: dict[str, Any], data: dict[str, Any], alias: str,
+                  source: str) -> dict[str, dict[str, set[str]]]:
+    """scope -> {"FAILED": names, "EXECUTION_FAILED": names}: from partitioned checks'
+    `partitionStatuses`, and from the recent executions under `alias` (newest first; the
+    run's `dagster/partition` tag names the scope when the execution has no partition)."""
+    out: dict[str, dict[str, set[str]]] = {}
+
+    def mark(scope: str, state: str, name: str) -> None:
+        out.setdefault(scope, {"FAILED": set(), "EXECUTION_FAILED": set()})[state].add(name)
+
     checks = node.get("assetChecksOrError") or {}
     for check in checks.get("checks") or []:
         statuses = check.get("partitionStatuses") or {}
-        for scope in [*(statuses.get("failedPartitions") or []),
-                      *(statuses.get("executionFailedPartitions") or [])]:
-            out.setdefault(scope, []).append(check["name"])
-    return out
-
-
-def _check_failures(data: dict[str, Any], sources: Sequence[str]) -> dict[Pair, list[str]]:
-    """(source, scope) -> failing check names, from each check's recent executions (newest
-    first): the first execution seen for a scope decides."""
-    out: dict[Pair, list[str]] = {}
-    for j, source in enumerate(sources):
-        decided: set[str] = set()
-        for execution in data.get(f"c{j}") or []:
-            tags = {t["key"]: t["value"] for t in (execution.get("run") or {}).get("tags") or []}
-            scope = execution.get("partition") or tags.get("dagster/partition")
-            if not scope or scope in decided:
-                continue
-            decided.add(scope)
-            if execution.get("status") in _BAD_CHECK:
-                out[(source, scope)] = [check_name(source)]
+        for scope in statuses.get("failedPartitions") or []:
+            mark(scope, "FAILED", check["name"])
+        for scope in statuses.get("executionFailedPartitions") or []:
+            mark(scope, "EXECUTION_FAILED", check["name"])
+    decided: set[str] = set()
+    for execution in data.get(alias) or []:
+        tags = {t["key"]: t["value"] for t in (execution.get("run") or {}).get("tags") or []}
+        scope = execution.get("partition") or tags.get("dagster/partition")
+        if not scope or scope in decided:
+            continue
+        decided.add(scope)
+        if execution.get("status") in _BAD_CHECK:
+            mark(scope, execution["status"], check_name(source))
     return out
 
 
@@ -106,7 +106,7 @@ def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
 
 
 def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
-         points: int | None, runs: list[RunInfo], failures: dict[Pair, list[str]],
+         points: int | None, runs: list[RunInfo], checks: dict[str, dict[str, set[str]]],
          now: dt.datetime) -> SourceStatus:
     row = SourceStatus(source=source, scope=scope, points=points)
     row.in_flight_runs = [r.run_id for r in runs if r.scope == scope and r.source in (source, None)]
@@ -126,8 +126,9 @@ def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
     row.freshness = info.get("freshnessStatus") or "NOT_APPLICABLE"
     row.partition_freshness = _partition_freshness(node.get("internalFreshnessPolicy"),
                                                    row.last_materialization, now)
-    row.failing_checks = sorted({*_failing(node).get(scope, []),
-                                 *failures.get((source, scope), [])})
+    states = checks.get(scope) or {}
+    row.failing_checks = sorted(states.get("FAILED", set()))
+    row.errored_checks = sorted(states.get("EXECUTION_FAILED", set()))
     return row
 
 
@@ -137,9 +138,12 @@ def _problems(row: SourceStatus) -> list[str]:
     if row.freshness == "NOT_DEFINED":
         out.append(f"{where}: no such asset in Dagster")
     elif row.last_materialization is None:
-        out.append(f"{where}: never materialized")
+        pending = " (a run is in flight)" if row.in_flight_runs else ""
+        out.append(f"{where}: never materialized{pending}")
     if row.failing_checks:
         out.append(f"{where}: check {', '.join(row.failing_checks)} failing")
+    if row.errored_checks:
+        out.append(f"{where}: check {', '.join(row.errored_checks)} could not run")
     if row.latest_run_status in _BAD_RUN:
         out.append(f"{where}: latest run {row.latest_run_status.lower()}")
     if row.partition_freshness == "stale" or row.freshness == "DEGRADED":
@@ -153,9 +157,11 @@ def parse_status(data: dict[str, Any], pairs: Sequence[Pair], sources: Sequence[
                  now: dt.datetime) -> IndexStatus:
     nodes = {n["assetKey"]["path"][0]: n for n in data.get("assetNodes") or []}
     runs = _runs(data, set(scopes))
-    failures = _check_failures(data, sources)
+    checks = {source: _check_states(nodes[source], data, f"c{j}", source)
+              for j, source in enumerate(sources) if source in nodes}
     rows = [_row(nodes.get(source), source, scope, list(scopes).index(scope),
-                 points.get((source, scope)), runs, failures, now) for source, scope in pairs]
+                 points.get((source, scope)), runs, checks.get(source, {}), now)
+            for source, scope in pairs]
     problems = [p for row in rows for p in _problems(row)]
     flight = f"; {len(runs)} run(s) in flight" if runs else ""
     if problems:

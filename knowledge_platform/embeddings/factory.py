@@ -10,8 +10,14 @@ from knowledge_platform.errors import ConfigError
 PROVIDERS = ("local", "openai", "hash")
 
 
-def make_embedder(provider: str, *, model: str | None = None, cache_dir: Path,
-                  api_key: str | None = None, base_url: str | None = None) -> Embedder:
+def make_embedder(
+    provider: str,
+    *,
+    model: str | None = None,
+    cache_dir: Path,
+    api_key: str | None = None,
+    base_url: str | None = None,
+) -> Embedder:
     """`model` picks a variant: local "all-MiniLM-L6-v2-int8" (default) or "all-MiniLM-L6-v2"
     (fp32); an OpenAI model name (default text-embedding-3-small). `cache_dir` holds the built
     local model files."""

@@ -35,8 +35,14 @@ class LocalOnnxEmbedder(Embedder):
     dim = 384
     window_tokens = WINDOW_TOKENS
 
-    def __init__(self, cache_dir: Path, *, quantized: bool = True, batch_size: int = 32,
-                 threads: int | None = None) -> None:
+    def __init__(
+        self,
+        cache_dir: Path,
+        *,
+        quantized: bool = True,
+        batch_size: int = 32,
+        threads: int | None = None,
+    ) -> None:
         super().__init__()
         files = ensure_models(Path(cache_dir))
         self.model_id = f"{MODEL_NAME}-int8" if quantized else MODEL_NAME
@@ -81,6 +87,7 @@ class LocalOnnxEmbedder(Embedder):
         for row, p in enumerate(pieces):
             ids[row, : len(p)] = p
             mask[row, : len(p)] = 1
-        (vectors,) = self._session.run(["sentence_embedding"],
-                                       {"input_ids": ids, "attention_mask": mask})
+        (vectors,) = self._session.run(
+            ["sentence_embedding"], {"input_ids": ids, "attention_mask": mask}
+        )
         return np.asarray(vectors, dtype=np.float32)

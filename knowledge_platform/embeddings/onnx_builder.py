@@ -24,13 +24,14 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 #: Bump when the graph or the quantization settings change: it keys the cache directory.
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 FP32_FILE = "model-fp32.onnx"
 INT8_FILE = "model-int8.onnx"
@@ -83,7 +84,7 @@ class _Graph:
         self.inits.append(numpy_helper.from_array(value, name))
         return name
 
-    def op(self, op_type: str, *inputs: str, **attrs: object) -> str:
+    def op(self, op_type: str, *inputs: str, **attrs: Any) -> str:
         self._n += 1
         out = f"{op_type.lower()}_{self._n}"
         self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=out, **attrs))
@@ -101,8 +102,9 @@ class _Graph:
         return self.op("LayerNormalization", x, scale, bias, axis=-1, epsilon=eps)
 
 
-def _attention(g: _Graph, x: str, mask_bias: str, w: dict[str, np.ndarray], p: str,
-               cfg: BertConfig) -> str:
+def _attention(
+    g: _Graph, x: str, mask_bias: str, w: dict[str, np.ndarray], p: str, cfg: BertConfig
+) -> str:
     head_dim = cfg.hidden // cfg.heads
     split = g.const(f"{p}.split_shape", np.array([0, 0, cfg.heads, head_dim], dtype=np.int64))
     merge = g.const(f"{p}.merge_shape", np.array([0, 0, cfg.hidden], dtype=np.int64))
@@ -147,8 +149,11 @@ def build_fp32(weights: dict[str, np.ndarray], cfg: BertConfig) -> onnx.ModelPro
 
     seq_len = g.op("Gather", g.op("Shape", "input_ids"), "one", axis=0)
     positions = g.op("Range", "zero", seq_len, "one")
-    x = g.op("Add", g.op("Gather", "word_embeddings", "input_ids"),
-             g.op("Gather", "position_embeddings", positions))
+    x = g.op(
+        "Add",
+        g.op("Gather", "word_embeddings", "input_ids"),
+        g.op("Gather", "position_embeddings", positions),
+    )
     x = g.layer_norm(x, w, "embeddings.LayerNorm", cfg.eps)
 
     # Additive attention bias (1 - mask) * -10000 as [B, 1, 1, S], in the node order of a
@@ -177,25 +182,39 @@ def build_fp32(weights: dict[str, np.ndarray], cfg: BertConfig) -> onnx.ModelPro
 
     dyn = ["batch", "seq"]
     graph = helper.make_graph(
-        g.nodes, "all_minilm_l6_v2",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, dyn),
-         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, dyn)],
-        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT,
-                                       ["batch", cfg.hidden])],
+        g.nodes,
+        "all_minilm_l6_v2",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, dyn),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, dyn),
+        ],
+        [
+            helper.make_tensor_value_info(
+                "sentence_embedding", TensorProto.FLOAT, ["batch", cfg.hidden]
+            )
+        ],
         initializer=g.inits,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)],
-                              producer_name="knowledge_platform")
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", _OPSET)], producer_name="knowledge_platform"
+    )
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model
 
 
 def quantize_int8(src: Path, dst: Path) -> None:
-    """Dynamic int8 quantization of the MatMul weights (activations quantized at run time)."""
+    """Dynamic 8-bit quantization of the weight MatMuls; activations are quantized at run time.
+
+    Per-channel unsigned weights: on AVX2 CPUs without VNNI the signed-weight kernel saturates
+    and per-tensor scales lose BERT's outlier channels (measured min cosine to fp32 0.90 for
+    per-tensor int8, 0.97 per-channel int8, 0.98 per-channel uint8, at the same speed).
+    """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(src, dst, op_types_to_quantize=["MatMul"], weight_type=QuantType.QInt8)
+    quantize_dynamic(
+        src, dst, op_types_to_quantize=["MatMul"], per_channel=True, weight_type=QuantType.QUInt8
+    )
 
 
 def weights_digest(path: Path) -> str:
@@ -230,6 +249,7 @@ def ensure_models(cache_dir: Path, model_dir: Path | None = None) -> ModelFiles:
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=cache_dir))
         try:
             _build_into(tmp, src, weights_file)
+            tmp.chmod(0o755)  # mkdtemp makes it private; the cache may be shared
             os.rename(tmp, final)
         except OSError:
             if not files.int8.exists():

@@ -27,8 +27,11 @@ log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "text-embedding-3-small"
 #: Native output sizes; text-embedding-3 models can be asked for fewer (`dimensions`).
-KNOWN_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072,
-              "text-embedding-ada-002": 1536}
+KNOWN_DIMS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
 MAX_REQUEST_TOKENS = 300_000
 _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -70,8 +73,11 @@ def header_wait(headers: httpx.Headers) -> float | None:
         reset = headers.get(f"x-ratelimit-reset-{kind}")
         if reset and (wait := parse_duration(reset)) is not None:
             resets[kind] = wait
-    exhausted = [w for k, w in resets.items()
-                 if headers.get(f"x-ratelimit-remaining-{k}", "0").strip() == "0"]
+    exhausted = [
+        w
+        for k, w in resets.items()
+        if headers.get(f"x-ratelimit-remaining-{k}", "0").strip() == "0"
+    ]
     return max(exhausted or resets.values(), default=None)
 
 
@@ -92,10 +98,20 @@ class OpenAIEmbedder(Embedder):
 
     window_tokens = 8191
 
-    def __init__(self, api_key: str, *, model: str = DEFAULT_MODEL, dim: int | None = None,
-                 base_url: str = DEFAULT_BASE_URL, batch_size: int = 100, max_retries: int = 5,
-                 timeout_s: float = 60.0, backoff_s: float = 0.5, max_wait_s: float = 600.0,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        model: str = DEFAULT_MODEL,
+        dim: int | None = None,
+        base_url: str = DEFAULT_BASE_URL,
+        batch_size: int = 100,
+        max_retries: int = 5,
+        timeout_s: float = 60.0,
+        backoff_s: float = 0.5,
+        max_wait_s: float = 600.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         super().__init__()
         native = KNOWN_DIMS.get(model)
         if dim is None and native is None:
@@ -132,8 +148,7 @@ class OpenAIEmbedder(Embedder):
         """The text as sent (the API rejects empty and over-long inputs) and its token count."""
         tokens = cl100k().encode(text, disallowed_special=())
         if len(tokens) > self.window_tokens:
-            log.warning("truncating a %d-token input to %d tokens", len(tokens),
-                        self.window_tokens)
+            log.warning("truncating a %d-token input to %d tokens", len(tokens), self.window_tokens)
             tokens = tokens[: self.window_tokens]
             text = cl100k().decode(tokens)
         return (text if text.strip() else " "), max(len(tokens), 1)
@@ -181,18 +196,21 @@ class OpenAIEmbedder(Embedder):
                 wait = header_wait(response.headers)
             if attempt == self.max_retries:
                 break
-            if wait is None:
-                wait = self.backoff_s * 2**attempt * (0.5 + random.random() / 2)
-            elif wait > self.max_wait_s:
+            if wait is not None and wait > self.max_wait_s:
                 raise EmbeddingError(
                     f"OpenAI embeddings rate limited: server asks to wait {wait:.0f}s, over the "
                     f"{self.max_wait_s:.0f}s limit ({last})"
                 )
-            log.info("OpenAI embeddings: %s; retrying in %.2fs", last, wait)
-            self._sleep(wait)
+            delay = wait if wait is not None else self._backoff(attempt)
+            log.info("OpenAI embeddings: %s; retrying in %.2fs", last, delay)
+            self._sleep(delay)
         raise EmbeddingError(
             f"OpenAI embeddings failed after {self.max_retries + 1} attempts; last error: {last}"
         )
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with jitter, for failures that do not say how long to wait."""
+        return self.backoff_s * 2**attempt * (0.5 + random.random() / 2)
 
     def _parse(self, response: httpx.Response, expected: int) -> np.ndarray:
         try:

@@ -20,8 +20,11 @@ from werkzeug.wrappers import Request, Response
 
 from tests.fakes.http_fake import FakeServer, json_response
 
-MODEL_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072,
-              "text-embedding-ada-002": 1536}
+MODEL_DIMS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
 MAX_INPUTS = 2048
 
 
@@ -31,8 +34,9 @@ def fake_vector(text: str, dim: int) -> np.ndarray:
     return vec / np.linalg.norm(vec)
 
 
-def error_body(message: str, type_: str, code: str | None = None,
-               param: str | None = None) -> dict[str, Any]:
+def error_body(
+    message: str, type_: str, code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
 
@@ -56,20 +60,28 @@ class FakeOpenAI(FakeServer):
         return self.url("/v1")
 
     # -- failure modes ---------------------------------------------------------------------
-    def rate_limit(self, times: int, headers: dict[str, str] | None = None,
-                   path: str = "/v1/") -> None:
+    def rate_limit(
+        self, times: int, headers: dict[str, str] | None = None, path: str = "/v1/"
+    ) -> None:
         """The next `times` requests answer 429 with these headers (default: retry after 10 ms)."""
-        hdrs = headers if headers is not None else {
-            "retry-after-ms": "10", "x-ratelimit-remaining-requests": "0",
-            "x-ratelimit-reset-requests": "10ms",
-        }
-        body = error_body("Rate limit reached for requests. Please try again later.",
-                          "requests", "rate_limit_exceeded")
+        hdrs = (
+            headers
+            if headers is not None
+            else {
+                "retry-after-ms": "10",
+                "x-ratelimit-remaining-requests": "0",
+                "x-ratelimit-reset-requests": "10ms",
+            }
+        )
+        body = error_body(
+            "Rate limit reached for requests. Please try again later.",
+            "requests",
+            "rate_limit_exceeded",
+        )
         self.inject(path, 429, body, times=times, headers=hdrs)
 
     def server_error(self, times: int, status: int = 500, path: str = "/v1/") -> None:
-        body = error_body("The server had an error while processing your request.",
-                          "server_error")
+        body = error_body("The server had an error while processing your request.", "server_error")
         self.inject(path, status, body, times=times)
 
     # -- serving -----------------------------------------------------------------------------
@@ -77,67 +89,118 @@ class FakeOpenAI(FakeServer):
         auth = request.headers.get("Authorization", "")
         if auth != f"Bearer {self.api_key}":
             shown = auth.removeprefix("Bearer ")[-4:] or "(none)"
-            return json_response(error_body(
-                f"Incorrect API key provided: ...{shown}. You can find your API key in your "
-                "account settings.", "invalid_request_error", "invalid_api_key"), 401)
+            return json_response(
+                error_body(
+                    f"Incorrect API key provided: ...{shown}. You can find your API key in your "
+                    "account settings.",
+                    "invalid_request_error",
+                    "invalid_api_key",
+                ),
+                401,
+            )
         if request.method != "POST":
             return json_response(error_body("Method not allowed", "invalid_request_error"), 405)
         try:
             body = json.loads(request.get_data(as_text=True))
         except ValueError:
-            return json_response(error_body("We could not parse the JSON body of your request.",
-                                            "invalid_request_error"), 400)
+            return json_response(
+                error_body(
+                    "We could not parse the JSON body of your request.", "invalid_request_error"
+                ),
+                400,
+            )
         if request.path == "/v1/embeddings":
             return self._embeddings(body)
         if request.path == "/v1/chat/completions":
             return self._chat(body)
-        return json_response(error_body(f"Invalid URL (POST {request.path})",
-                                        "invalid_request_error"), 404)
+        return json_response(
+            error_body(f"Invalid URL (POST {request.path})", "invalid_request_error"), 404
+        )
 
     def _embeddings(self, body: dict[str, Any]) -> Response:
         model = body.get("model")
         if model not in MODEL_DIMS:
-            return json_response(error_body(f"The model `{model}` does not exist or you do not "
-                                            "have access to it.", "invalid_request_error",
-                                            "model_not_found"), 404)
+            return json_response(
+                error_body(
+                    f"The model `{model}` does not exist or you do not have access to it.",
+                    "invalid_request_error",
+                    "model_not_found",
+                ),
+                404,
+            )
         inputs = body.get("input")
         if isinstance(inputs, str):
             inputs = [inputs]
-        if (not isinstance(inputs, list) or not inputs or len(inputs) > MAX_INPUTS
-                or not all(isinstance(t, str) and t for t in inputs)):
-            return json_response(error_body(
-                f"'$.input' is invalid: expected 1 to {MAX_INPUTS} non-empty strings",
-                "invalid_request_error", param="input"), 400)
+        if (
+            not isinstance(inputs, list)
+            or not inputs
+            or len(inputs) > MAX_INPUTS
+            or not all(isinstance(t, str) and t for t in inputs)
+        ):
+            return json_response(
+                error_body(
+                    f"'$.input' is invalid: expected 1 to {MAX_INPUTS} non-empty strings",
+                    "invalid_request_error",
+                    param="input",
+                ),
+                400,
+            )
         dim = int(body.get("dimensions") or MODEL_DIMS[model])
         with self._body_lock:
             self.embedding_batches.append(len(inputs))
             self.embedding_bodies.append(body)
-        data = [{"object": "embedding", "index": i, "embedding": fake_vector(t, dim).tolist()}
-                for i, t in enumerate(inputs)]
+        data = [
+            {"object": "embedding", "index": i, "embedding": fake_vector(t, dim).tolist()}
+            for i, t in enumerate(inputs)
+        ]
         if self.shuffle:
             data.reverse()
         tokens = sum(len(t.split()) for t in inputs)
-        return json_response({"object": "list", "data": data, "model": model,
-                              "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+        return json_response(
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
 
     def _chat(self, body: dict[str, Any]) -> Response:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
-            return json_response(error_body("'messages' must be a non-empty array",
-                                            "invalid_request_error", param="messages"), 400)
+            return json_response(
+                error_body(
+                    "'messages' must be a non-empty array",
+                    "invalid_request_error",
+                    param="messages",
+                ),
+                400,
+            )
         if body.get("stream"):
-            return json_response(error_body("this fake does not stream",
-                                            "invalid_request_error", param="stream"), 400)
+            return json_response(
+                error_body("this fake does not stream", "invalid_request_error", param="stream"),
+                400,
+            )
         with self._body_lock:
             self.chat_requests.append(body)
         answer = self.chat_answer(messages) if callable(self.chat_answer) else self.chat_answer
-        return json_response({
-            "id": f"chatcmpl-fake-{len(self.chat_requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "gpt-4o-mini"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": answer}}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": len(answer.split()),
-                      "total_tokens": len(answer.split())},
-        })
+        return json_response(
+            {
+                "id": f"chatcmpl-fake-{len(self.chat_requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "gpt-4o-mini"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": answer},
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": 0,
+                    "completion_tokens": len(answer.split()),
+                    "total_tokens": len(answer.split()),
+                },
+            }
+        )

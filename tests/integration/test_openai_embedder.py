@@ -59,10 +59,15 @@ def test_empty_text_is_sent_as_a_space(fake: FakeOpenAI) -> None:
 
 def test_429_waits_as_the_headers_say_then_succeeds(fake: FakeOpenAI) -> None:
     clock = FakeClock()
-    fake.rate_limit(2, {"x-ratelimit-remaining-requests": "0",
-                        "x-ratelimit-reset-requests": "20ms",
-                        "x-ratelimit-remaining-tokens": "999",
-                        "x-ratelimit-reset-tokens": "6m0s"})
+    fake.rate_limit(
+        2,
+        {
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "20ms",
+            "x-ratelimit-remaining-tokens": "999",
+            "x-ratelimit-reset-tokens": "6m0s",
+        },
+    )
     emb = embedder(fake, sleep=clock.sleep)
     vectors = emb.embed_documents(["a", "b"])
     assert vectors.shape == (2, 1536)
@@ -81,7 +86,7 @@ def test_retry_after_header_is_really_slept(fake: FakeOpenAI) -> None:
 def test_gives_up_after_bounded_retries(fake: FakeOpenAI) -> None:
     fake.rate_limit(10)
     emb = embedder(fake, max_retries=3)
-    with pytest.raises(EmbeddingError, match="after 4 attempts.*HTTP 429.*Rate limit"):
+    with pytest.raises(EmbeddingError, match=r"after 4 attempts.*HTTP 429.*Rate limit"):
         emb.embed_documents(["x"])
     assert len(fake.requests("/v1/embeddings", "POST")) == 4
     assert emb.texts_embedded == 0
@@ -97,7 +102,7 @@ def test_server_errors_are_retried(fake: FakeOpenAI) -> None:
 def test_timeouts_are_retried_then_reported(fake: FakeOpenAI) -> None:
     fake.inject("/v1/embeddings", None, delay=0.5, times=None)
     emb = embedder(fake, timeout_s=0.1, max_retries=1)
-    with pytest.raises(EmbeddingError, match="after 2 attempts.*timeout"):
+    with pytest.raises(EmbeddingError, match=r"after 2 attempts.*timeout"):
         emb.embed_documents(["x"])
 
 
@@ -110,15 +115,23 @@ def test_too_long_a_wait_fails_at_once(fake: FakeOpenAI) -> None:
 
 def test_bad_key_is_an_auth_error(fake: FakeOpenAI) -> None:
     emb = OpenAIEmbedder("sk-wrong", base_url=fake.base_url)
-    with pytest.raises(EmbeddingError, match="authentication failed.*401.*Incorrect API key"):
+    with pytest.raises(EmbeddingError, match=r"authentication failed.*401.*Incorrect API key"):
         emb.embed_documents(["x"])
     assert len(fake.requests("/v1/embeddings", "POST")) == 1  # not retried
 
 
 def test_bad_request_is_not_retried(fake: FakeOpenAI) -> None:
-    fake.inject("/v1/embeddings", 400, {"error": {"message": "'$.input' is invalid",
-                                                  "type": "invalid_request_error",
-                                                  "code": None}})
+    fake.inject(
+        "/v1/embeddings",
+        400,
+        {
+            "error": {
+                "message": "'$.input' is invalid",
+                "type": "invalid_request_error",
+                "code": None,
+            }
+        },
+    )
     with pytest.raises(EmbeddingError, match=r"rejected \(HTTP 400\)"):
         embedder(fake).embed_documents(["x"])
     assert len(fake.requests("/v1/embeddings", "POST")) == 1
@@ -126,13 +139,14 @@ def test_bad_request_is_not_retried(fake: FakeOpenAI) -> None:
 
 def test_fake_enforces_the_input_limit(fake: FakeOpenAI) -> None:
     emb = embedder(fake, batch_size=3000)
-    with pytest.raises(EmbeddingError, match="HTTP 400.*2048"):
+    with pytest.raises(EmbeddingError, match=r"HTTP 400.*2048"):
         emb.embed_documents(["t"] * 2049)
 
 
 def test_factory_builds_openai_against_the_fake(fake: FakeOpenAI, tmp_path) -> None:
-    emb = make_embedder("openai", model=None, cache_dir=tmp_path, api_key=KEY,
-                        base_url=fake.base_url)
+    emb = make_embedder(
+        "openai", model=None, cache_dir=tmp_path, api_key=KEY, base_url=fake.base_url
+    )
     assert (emb.model_id, emb.dim, emb.window_tokens) == ("text-embedding-3-small", 1536, 8191)
     assert emb.embed_query("hello").shape == (1536,)
 
@@ -149,19 +163,27 @@ def test_chat_completions_fake(fake: FakeOpenAI) -> None:
     import httpx
 
     fake.chat_answer = lambda messages: f"echo: {messages[-1]['content']}"
-    response = httpx.post(f"{fake.base_url}/chat/completions",
-                          headers={"Authorization": f"Bearer {KEY}"},
-                          json={"model": "gpt-4o-mini",
-                                "messages": [{"role": "user", "content": "hi"}]})
+    response = httpx.post(
+        f"{fake.base_url}/chat/completions",
+        headers={"Authorization": f"Bearer {KEY}"},
+        json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]},
+    )
     assert response.status_code == 200
     assert response.json()["choices"][0]["message"]["content"] == "echo: hi"
     assert fake.chat_requests[0]["messages"][0]["content"] == "hi"
 
 
-@pytest.mark.parametrize(("value", "seconds"), [
-    ("6m0s", 360.0), ("20ms", 0.02), ("1.5s", 1.5), ("1h2m3s", 3723.0), ("2", 2.0),
-    ("soon", None),
-])
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("6m0s", 360.0),
+        ("20ms", 0.02),
+        ("1.5s", 1.5),
+        ("1h2m3s", 3723.0),
+        ("2", 2.0),
+        ("soon", None),
+    ],
+)
 def test_parse_duration(value: str, seconds: float | None) -> None:
     assert parse_duration(value) == (pytest.approx(seconds) if seconds is not None else None)
 

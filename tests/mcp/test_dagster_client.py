@@ -1,5 +1,10 @@
-"""The Dagster GraphQL client: unreachable -> "unavailable"; a response recorded from a live
-`dagster dev` (1.13.27) parsed into per source x scope rows; launches sent as launchRun."""
+"""The Dagster GraphQL client: unreachable -> "unavailable"; responses recorded from a live
+`dagster dev` (1.13.27) parsed into per source x scope rows; launches sent as launchRun.
+
+data/dagster_status.json: a stand-in code location with this project's asset keys, job and
+check names (unpartitioned check, one check evaluated as failed, a run in flight).
+data/dagster_status_project.json: this project's own code location (assets.definitions,
+memory_files over three scopes, partitioned checks), one scope's first run in flight."""
 
 from __future__ import annotations
 
@@ -14,7 +19,9 @@ import httpx
 
 from mcp_service.dagster_client import DagsterClient
 
-RECORDED = json.loads((Path(__file__).parent / "data" / "dagster_status.json").read_text())
+DATA = Path(__file__).parent / "data"
+RECORDED = json.loads((DATA / "dagster_status.json").read_text())
+PROJECT = json.loads((DATA / "dagster_status_project.json").read_text())
 NOW = dt.datetime.fromisoformat(RECORDED["recorded_at"])
 PAIRS = [tuple(p) for p in RECORDED["pairs"]]
 
@@ -25,7 +32,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _replay(requests: list[dict[str, Any]], answers: dict[str, Any] | None = None):
+def _replay(requests: list[dict[str, Any]], answers: dict[str, Any] | None = None,
+            recorded: dict[str, Any] = RECORDED):
     """A transport answering each operation (by name) from `answers`, or the recording."""
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -35,7 +43,7 @@ def _replay(requests: list[dict[str, Any]], answers: dict[str, Any] | None = Non
         name = match.group(1) if match else ""
         if answers and name in answers:
             return httpx.Response(200, json={"data": answers[name](body["variables"])})
-        return httpx.Response(200, json={"data": RECORDED["data"]})
+        return httpx.Response(200, json={"data": recorded["data"]})
 
     return httpx.MockTransport(handler)
 
@@ -83,6 +91,24 @@ def test_recorded_status_is_parsed_per_source_and_scope() -> None:
     assert running.in_flight_runs and running.latest_run_status == "STARTED"
     assert [r.scope for r in status.in_flight] == ["hot"]
     assert rows[("clickup", "internal")].failing_checks == []
+
+
+def test_recorded_project_status_with_partitioned_checks() -> None:
+    client = DagsterClient("http://dagster.test", transport=_replay([], recorded=PROJECT))
+    pairs = [tuple(p) for p in PROJECT["pairs"]]
+    status = client.index_status(pairs, now=dt.datetime.fromisoformat(PROJECT["recorded_at"]))
+    rows = {r.scope: r for r in status.sources}
+    for scope in ("internal", "hot"):
+        row = rows[scope]
+        assert row.latest_run_status == "SUCCESS" and row.run_id == row.latest_run_id
+        assert row.freshness == "HEALTHY" and row.partition_freshness == "fresh"
+        assert row.failing_checks == [] and row.errored_checks == []
+        assert row.metadata["points"] == row.metadata["added"] > 0
+    assert rows["internal"].metadata["model"] == "test-hash-bow-64"
+    pending = rows["shade_store"]
+    assert pending.last_materialization is None and pending.in_flight_runs
+    assert status.health == ("degraded: memory_files/shade_store: never materialized (a run is "
+                             "in flight); 1 run(s) in flight")
 
 
 def test_in_flight_runs_of_other_scopes_are_hidden() -> None:

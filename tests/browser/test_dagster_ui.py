@@ -1,0 +1,81 @@
+"""An operator's path through the Dagster UI of a real `kp up`, in headless Chromium: the
+asset graph, a collection's partitions, and a materialization of one partition launched by
+clicking. Screenshots land in test-artifacts/browser/."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.procs import REPO, kp_up
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+
+
+def _dismiss_community_dialog(page) -> None:
+    skip = page.get_by_role("button", name="Skip")
+    try:
+        skip.click(timeout=8000)
+    except Exception:  # noqa: BLE001 - the dialog shows once per browser profile, or never
+        return
+
+
+def _shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
+def test_operator_views_graph_and_partitions_and_launches_a_run(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    with kp_up(tmp_path) as platform:
+        platform.token()
+        platform.wait_for_successful_run()
+        runs_before = len(platform.runs())
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(60_000)
+
+            page.goto(f"{platform.dagster_url}/asset-groups/memory_files")
+            _dismiss_community_dialog(page)
+            expect(page.get_by_text("memory_files").first).to_be_visible()
+            for step in ("raw", "chunks", "embeddings", "collection"):
+                expect(page.get_by_text(step, exact=True).first).to_be_visible()
+            _shot(page, "1-asset-graph")
+
+            page.goto(f"{platform.dagster_url}/assets/memory_files/collection?view=partitions")
+            _dismiss_community_dialog(page)
+            expect(page.get_by_text("Materialized (1)")).to_be_visible()
+            for scope in ("internal", "shade_store", "hot"):
+                expect(page.get_by_text(scope, exact=True).first).to_be_visible()
+            _shot(page, "2-collection-partitions")
+
+            page.get_by_role("button", name="Materialize", exact=False).first.click()
+            confirm = page.get_by_role("button", name="Confirm")
+            if confirm.count():
+                confirm.click()
+            page.get_by_placeholder("Select a partition or create one").click()
+            page.get_by_text("internal", exact=True).last.click()
+            _shot(page, "3-launch-dialog")
+            page.get_by_role("button", name="Launch").last.click()
+
+            deadline = time.monotonic() + 60
+            while len(platform.runs()) <= runs_before and time.monotonic() < deadline:
+                time.sleep(1)
+            assert len(platform.runs()) == runs_before + 1
+            page.goto(f"{platform.dagster_url}/runs")
+            expect(page.get_by_text("memory_files").first).to_be_visible()
+            _shot(page, "4-runs")
+            browser.close()

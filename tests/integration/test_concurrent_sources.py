@@ -1,0 +1,103 @@
+"""Several writers, one collection: two sources of one scope publish at the same moment and
+both point sets survive (the Edge store's per-collection lock serialises the publishes)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
+
+from assets.checks import build_collection_checks
+from assets.factory import build_source_assets
+from assets.partitions import scopes_partitions
+from knowledge_platform.runtime import Runtime
+from knowledge_platform.settings import Settings
+from knowledge_platform.store.edge import EdgeStore
+from resources.platform import platform_resources
+from tests.assets.conftest import Materializer
+from tests.integration.test_git_docs import commit, git
+
+pytestmark = pytest.mark.integration
+
+SOURCES = ("memory_files", "git_docs")
+
+
+@pytest.fixture
+def registry_data(registry_data: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    """The shared registry (memory_files on a temp workspace) plus git_docs on a temp repo."""
+    repo = tmp_path / "handbook"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    files: dict[str, str | bytes | None] = {
+        "runbooks/deploy.md": "# Deploying\n\nRun the deploy pipeline from main.\n",
+        "decisions/0001-qdrant.md": "# Use Qdrant\n\n## Decision\nVectors live in Qdrant.\n",
+    }
+    commit(repo, files, day=1)
+    registry_data["internal"]["sources"]["git_docs"] = {"repo": str(repo)}
+    return registry_data
+
+
+def publish(settings: Settings, source: str) -> Any:
+    """The collection step and its checks, on an instance of its own, as a separate run."""
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(scopes_partitions.name, ["internal"])
+    key = AssetKey([source, "collection"])
+    return materialize(
+        [*build_source_assets(source), *build_collection_checks(source)],
+        selection=AssetSelection.assets(key) | AssetSelection.checks_for_assets(key),
+        partition_key="internal",
+        instance=instance,
+        resources=platform_resources(settings),
+        raise_on_error=False,
+    )
+
+
+def test_two_sources_publish_to_one_collection_at_once(
+    kp_env: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prepare = Materializer(kp_env)
+    prepare.instance.add_dynamic_partitions(scopes_partitions.name, ["internal"])
+    for source in SOURCES:
+        prepare.partial(source, ["raw", "chunks", "embeddings"])
+
+    # Both publishes ask for the collection's writer at the same moment: without the lock
+    # each would copy the same published version and the later publish would drop the
+    # other source's points.
+    at_once = threading.Barrier(len(SOURCES), timeout=300)
+    real_writer = EdgeStore.writer
+
+    @contextlib.contextmanager
+    def racing_writer(self: EdgeStore, scope: str, model_id: str, dim: int) -> Iterator[Any]:
+        at_once.wait()
+        with real_writer(self, scope, model_id, dim) as writer:
+            yield writer
+
+    monkeypatch.setattr(EdgeStore, "writer", racing_writer)
+    with ThreadPoolExecutor(len(SOURCES)) as pool:
+        results = dict(zip(SOURCES, pool.map(lambda s: publish(kp_env, s), SOURCES), strict=True))
+
+    for source, result in results.items():
+        assert result.success, source
+        checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+        assert checks == {
+            f"{source}_collection_matches_chunks": True,
+            f"{source}_deletions_within_guard": True,
+            f"{source}_single_embedding_model": True,
+            f"{source}_golden_questions": True,
+        }
+    runtime = Runtime(kp_env)
+    try:
+        for source in SOURCES:
+            chunk_ids = {c.id for c in runtime.snapshots.read_chunks(source, "internal") or []}
+            assert chunk_ids
+            assert set(runtime.store.point_hashes("internal", source)) == chunk_ids, source
+        total = sum(runtime.store.count("internal", s) for s in SOURCES)
+        assert runtime.store.count("internal") == total
+    finally:
+        runtime.close()

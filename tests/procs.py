@@ -1,0 +1,115 @@
+"""`kp up` as a real process group on free ports, for the e2e and browser suites."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass
+class Platform:
+    proc: subprocess.Popen[bytes]
+    home: Path
+    dagster_port: int
+    mcp_port: int
+    log: Path
+
+    @property
+    def mcp_url(self) -> str:
+        return f"http://127.0.0.1:{self.mcp_port}/mcp"
+
+    @property
+    def dagster_url(self) -> str:
+        return f"http://127.0.0.1:{self.dagster_port}"
+
+    def token(self, timeout: float = 180) -> str:
+        path = self.home / "admin-token"
+        deadline = time.monotonic() + timeout
+        while not path.exists():
+            self.assert_alive()
+            if time.monotonic() > deadline:
+                raise AssertionError("kp up wrote no admin token")
+            time.sleep(0.5)
+        return path.read_text().strip()
+
+    def assert_alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"kp up exited ({self.proc.returncode}):\n{self.tail()}")
+
+    def tail(self, n: int = 40) -> str:
+        logs = [self.log, self.home / "logs" / "dagster.log", self.home / "logs" / "mcp.log"]
+        return "\n".join(
+            f"--- {p.name}\n" + "\n".join(p.read_text(errors="replace").splitlines()[-n:])
+            for p in logs if p.exists()
+        )
+
+    def graphql(self, query: str, variables: dict | None = None) -> dict:
+        response = httpx.post(f"{self.dagster_url}/graphql",
+                              json={"query": query, "variables": variables or {}}, timeout=30)
+        response.raise_for_status()
+        return response.json()["data"]
+
+    def runs(self) -> list[dict]:
+        data = self.graphql("{ runsOrError { ... on Runs { results { runId status } } } }")
+        return data["runsOrError"]["results"]
+
+    def wait_for_successful_run(self, timeout: float = 420) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.assert_alive()
+            with contextlib.suppress(httpx.HTTPError, KeyError, TypeError):
+                statuses = [r["status"] for r in self.runs()]
+                if "SUCCESS" in statuses:
+                    return
+                if "FAILURE" in statuses:
+                    raise AssertionError(f"the first index run failed:\n{self.tail()}")
+            time.sleep(2)
+        raise AssertionError(f"no successful run within {timeout}s:\n{self.tail()}")
+
+
+@contextlib.contextmanager
+def kp_up(tmp_path: Path) -> Iterator[Platform]:
+    dagster_port, mcp_port = free_port(), free_port()
+    home = tmp_path / "home"
+    env = {**os.environ, "KP_HOME": str(home), "KP_MCP_PORT": str(mcp_port)}
+    env.pop("KP_CONFIG", None)  # the demo registry, as on a fresh clone
+    log = tmp_path / "kp-up.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kp", "up", "--dagster-port", str(dagster_port)],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        platform = Platform(proc, home, dagster_port, mcp_port, log)
+        try:
+            yield platform
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
