@@ -16,8 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from knowledge_platform.embeddings.local import LocalOnnxEmbedder
@@ -54,8 +52,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--batch-sizes", default="8,16,32,64")
     parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--cache-dir", type=Path,
-                        default=Path(os.environ.get("KP_MODEL_CACHE", ROOT / ".kp-models")))
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(os.environ.get("KP_MODEL_CACHE", ROOT / ".kp-models")),
+    )
     args = parser.parse_args()
     docs = load_texts("corpus.jsonl", "text", args.n)
     queries = load_texts("queries.jsonl", "text", 50)
@@ -77,8 +78,16 @@ def main() -> None:
             lat.append((time.perf_counter() - t) * 1000)
         emb.batch_size = 32
         vectors[quantized] = emb.embed_documents(docs)
-        rows.append((emb.model_id, load_s, speeds, unsorted, statistics.median(lat),
-                     sorted(lat)[int(0.95 * len(lat)) - 1]))
+        rows.append(
+            (
+                emb.model_id,
+                load_s,
+                speeds,
+                unsorted,
+                statistics.median(lat),
+                sorted(lat)[int(0.95 * len(lat)) - 1],
+            )
+        )
     cosine = (vectors[True] * vectors[False]).sum(axis=1)
 
     head = "| model | load s | " + " | ".join(f"docs/s b{b}" for b in batches)
@@ -86,8 +95,9 @@ def main() -> None:
     lines = [head, "|" + "---|" * (len(batches) + 6)]
     for model_id, load_s, speeds, unsorted, p50, p95 in rows:
         cells = " | ".join(f"{speeds[b]:.1f}" for b in batches)
-        lines.append(f"| {model_id} | {load_s:.2f} | {cells} | {unsorted:.1f} | {p50:.1f} | "
-                     f"{p95:.1f} |")
+        lines.append(
+            f"| {model_id} | {load_s:.2f} | {cells} | {unsorted:.1f} | {p50:.1f} | {p95:.1f} |"
+        )
     n_long = sum(t > 256 for t in tokens)
     lines += [
         "",

@@ -139,9 +139,21 @@ def search(
 @app.command()
 def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Index status per source x scope, from Dagster's GraphQL API."""
+    from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
+    from knowledge_platform.querylog import QueryLog
+    from knowledge_platform.runtime import Runtime
     from mcp_service.dagster_client import DagsterClient
+    from mcp_service.service import KnowledgeService
 
-    report = DagsterClient(Settings()).index_status()
+    settings = Settings()
+    runtime = Runtime(settings)
+    try:
+        service = KnowledgeService(runtime, DagsterClient(settings.dagster_url),
+                                   QueryLog(settings.query_log))
+        # The CLI runs with the operator's file access to KP_HOME: it sees every scope.
+        report = service.index_status(grant_for(runtime.registry, ADMIN_PRINCIPAL, admin=True))
+    finally:
+        runtime.close()
     if as_json:
         out.print_json(report.model_dump_json())
         return

@@ -14,6 +14,7 @@ _CATALOG = {
     "supabase": "knowledge_platform.connectors.supabase:SupabaseConnector",
     "website": "knowledge_platform.connectors.website:WebsiteConnector",
     "git_docs": "knowledge_platform.connectors.git_docs:GitDocsConnector",
+    "beir": "knowledge_platform.connectors.beir:BeirConnector",
 }
 
 SOURCE_NAMES = tuple(_CATALOG)

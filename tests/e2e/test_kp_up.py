@@ -55,7 +55,7 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         assert httpx.post(platform.mcp_url, json={}).status_code == 401  # no token
 
         report = asyncio.run(call(platform.mcp_url, token, "get_index_status", {}))
-        entries = {(e["source"], e["scope"]): e for e in report["entries"]}
+        entries = {(e["source"], e["scope"]): e for e in report["sources"]}
         memory = entries[("memory_files", "internal")]
         assert memory["last_materialization"] and memory["run_id"]
         assert memory["points"] and memory["points"] > 0

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from knowledge_platform.models import Chunk
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from knowledge_platform.snapshots import SnapshotStore
@@ -56,10 +57,10 @@ class SourceRun:
         assert checks == {f"{self.source}_{name}": True for name in CHECKS}
         return result
 
-    def chunks(self) -> list[Any]:
+    def chunks(self) -> list[Chunk]:
         return SnapshotStore(self.settings.data_dir).read_chunks(self.source, SCOPE) or []
 
-    def search(self, query: str, limit: int = 10) -> list[Any]:
+    def search(self, query: str, limit: int = 10) -> list[Chunk]:
         runtime = Runtime(self.settings)
         try:
             hits = runtime.retriever.search(SCOPE, query, limit=limit)

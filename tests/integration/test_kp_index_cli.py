@@ -75,17 +75,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     return old, head
 
 
-def test_index_prints_figures_and_a_rerun_embeds_nothing(repo: tuple[str, str]) -> None:
-    first = kp(*INDEX)
-    documents, chunks, embedded = figures(first, "documents", "chunks", "embedded")
-    assert documents == 2 and chunks >= 2 and embedded == chunks
-    assert figures(first, "added", "deleted") == (chunks, 0)
-
-    second = kp(*INDEX)
-    assert figures(second, "documents", "embedded", "cached") == (2, 0, embedded)
-    assert figures(second, "added", "updated", "deleted", "unchanged") == (0, 0, 0, chunks)
-
-
 def test_unknown_source_is_a_one_line_error(repo: tuple[str, str]) -> None:
     result = CliRunner().invoke(app, ["index", "--source", "nosuch"])
     assert result.exit_code == 2
@@ -98,11 +87,19 @@ def test_unknown_source_is_a_one_line_error(repo: tuple[str, str]) -> None:
         pytest.xfail("kp/app.py wraps the one-line error (Console(stderr=True) needs soft_wrap)")
 
 
-def test_at_rebuilds_an_older_commit_and_head_restores(repo: tuple[str, str]) -> None:
+def test_index_rerun_and_rebuild_at_an_older_commit(repo: tuple[str, str]) -> None:
     old, _ = repo
-    kp(*INDEX)
+    first = kp(*INDEX)
+    documents, chunks, embedded = figures(first, "documents", "chunks", "embedded")
+    assert documents == 2 and chunks >= 2 and embedded == chunks
+    assert figures(first, "added", "deleted") == (chunks, 0)
+
+    second = kp(*INDEX)
+    assert figures(second, "documents", "embedded", "cached") == (2, 0, embedded)
+    assert figures(second, "added", "updated", "deleted", "unchanged") == (0, 0, 0, chunks)
     assert any("signed release tag" in t for t in texts("deploy pipeline"))
 
+    # The old deploy text and the legacy file (one chunk each) were never embedded.
     rebuilt = kp(*INDEX, "--at", old)
     assert figures(rebuilt, "documents", "embedded", "added") == (3, 2, 1)
     found = texts("deploy pipeline")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
+from pathlib import Path
+
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
@@ -200,3 +203,25 @@ async def test_no_default_principal_refuses(runtime: Runtime) -> None:
     async with Client(build_server(runtime)) as client:
         with pytest.raises(ToolError, match="not authenticated"):
             await client.call_tool("knowledge_search", {"query": "reindex"})
+
+
+def _append_many(path: str, worker: int) -> None:
+    log = QueryLog(Path(path))
+    for i in range(200):
+        log.append(principal=f"p{worker}", scope="internal", tool="knowledge_search",
+                   query="q" * (i % 50 + 1) + " ünïcode", hits=i, top_score=0.5)
+
+
+def test_query_log_appends_whole_lines_across_processes(tmp_path: Path) -> None:
+    path = tmp_path / "logs" / "queries.jsonl"
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_append_many, args=(str(path), w)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    records = QueryLog(path).read()
+    assert len(lines) == len(records) == 800
+    assert {r["principal"] for r in records} == {"p0", "p1", "p2", "p3"}
+    assert all(r["time"].endswith("+00:00") for r in records)
