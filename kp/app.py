@@ -159,16 +159,18 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
         return
     out.print(report.health)
     table = Table()
-    for col in ("source", "scope", "last materialized", "run", "points", "freshness", "checks"):
+    columns = ("source", "scope", "last materialized", "last run", "points", "freshness",
+               "checks")
+    for col in columns:
         table.add_column(col)
-    for e in report.entries:
+    for e in report.sources:
         table.add_row(
             e.source,
             e.scope,
             str(e.last_materialization or "never"),
-            (e.run_status or "")[:12],
+            e.latest_run_status or "",
             str(e.points if e.points is not None else ""),
-            e.freshness or "",
+            e.partition_freshness,
             ", ".join(e.failing_checks) or "ok",
         )
     out.print(table)
