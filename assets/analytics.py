@@ -18,8 +18,8 @@ from dagster import (
 from knowledge_platform.sparse import SparseEncoder
 from resources.platform import SnapshotResource
 
-#: A hybrid RRF score under this is a weak top hit (the best possible is 1/(60+1)*2).
-WEAK_SCORE = 0.02
+#: Fused (RRF) scores rank but do not measure relevance, so a gap is a query that found
+#: nothing at all in its scope (after lifecycle and confidentiality filters).
 WINDOW = dt.timedelta(days=7)
 
 
@@ -48,8 +48,7 @@ def summarize(rows: list[dict], top: int = 10) -> dict[str, dict]:
         scope = out[str(row.get("scope", "?"))]
         scope["queries"] += 1
         scope["topics"].update(set(enc.terms(str(row.get("query", "")))))
-        hits, score = row.get("hits") or 0, row.get("top_score") or 0.0
-        if hits == 0 or score < WEAK_SCORE:
+        if not row.get("hits"):
             scope["gaps"].append(str(row.get("query", "")))
     return {
         name: {"queries": s["queries"], "topics": s["topics"].most_common(top),
@@ -66,7 +65,7 @@ def report_markdown(summary: dict[str, dict]) -> str:
         topics = ", ".join(f"{t} ({n})" for t, n in s["topics"]) or "none"
         gaps = "\n".join(f"- {q} ({n}x)" for q, n in s["gaps"]) or "- none"
         parts.append(f"### {scope} — {s['queries']} queries\n\n**Most asked:** {topics}\n\n"
-                     f"**Coverage gaps** (no hit or a weak top hit):\n{gaps}")
+                     f"**Coverage gaps** (queries with no hit):\n{gaps}")
     return "\n\n".join(parts)
 
 

@@ -118,13 +118,15 @@ def index(settings: Settings, instance: Any = None) -> IndexRun:
         metadata[mat.asset_key.path[-1]] = {k: v.value for k, v in mat.metadata.items()}
     starts: dict[str, float] = {}
     step_seconds: dict[str, float] = {}
-    for event in result.all_events:
-        key = event.step_key or ""
-        step = key.split("__")[-1] if "__" in key else key
+    for entry in instance.all_logs(result.run_id):
+        event = entry.dagster_event
+        if event is None or not event.step_key:
+            continue
+        step = event.step_key.split("__")[-1]
         if event.event_type_value == "STEP_START":
-            starts[step] = event.timestamp
+            starts[step] = entry.timestamp
         elif event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE") and step in starts:
-            step_seconds[step] = event.timestamp - starts[step]
+            step_seconds[step] = entry.timestamp - starts[step]
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
     if not result.success:
         raise SystemExit(f"indexing failed: {_failure(result)}")

@@ -34,6 +34,8 @@ def test_report_counts_topics_and_gaps_per_scope(kp_env):
     assert "ancient" not in report
 
 
-def test_summarize_marks_weak_hits_as_gaps():
-    s = summarize([{"scope": "x", "query": "q", "hits": 3, "top_score": 0.001}])
+def test_summarize_counts_only_empty_results_as_gaps():
+    s = summarize([{"scope": "x", "query": "q", "hits": 0, "top_score": None},
+                   {"scope": "x", "query": "found", "hits": 3, "top_score": 0.5}])
     assert s["x"]["gaps"] == [("q", 1)]
+    assert s["x"]["queries"] == 2
