@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from knowledge_platform.errors import KnowledgePlatformError
@@ -19,12 +20,12 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Surefoot knowledge platform. State lives in $KP_HOME (default ./.kp).",
 )
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 out = Console(width=None if sys.stdout.isatty() else 160)
 
 
 def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/red] {message}")
+    console.print(f"[red]error:[/red] {escape(message)}")
     return typer.Exit(code=2)
 
 
@@ -94,7 +95,8 @@ def index(
     for row in rows:
         if row.get("error"):
             failed = True
-            console.print(f"[red]{row['source']}/{row['scope']} failed:[/red] {row['error']}")
+            where = f"{row['source']}/{row['scope']}"
+            console.print(f"[red]{where} failed:[/red] {escape(str(row['error']))}")
             continue
         table.add_row(*(str(row.get(c, "")) for c in columns))
     out.print(table)

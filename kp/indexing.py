@@ -62,6 +62,10 @@ def run_index(
     at: str | None,
     console: Console,
 ) -> list[dict[str, Any]]:
+    if at is not None and source != "git_docs":
+        raise ConfigError("--at applies to --source git_docs only")
+    pairs = plan(settings, source, scope)  # bad input fails before Dagster is imported
+
     from dagster import DagsterInstance, materialize
 
     from assets.checks import build_collection_checks
@@ -69,9 +73,6 @@ def run_index(
     from assets.partitions import scopes_partitions
     from resources.platform import platform_resources
 
-    if at is not None and source != "git_docs":
-        raise ConfigError("--at applies to --source git_docs only")
-    pairs = plan(settings, source, scope)
     ensure_dagster_home(settings)
     instance = DagsterInstance.from_config(str(settings.dagster_home))
     known = set(instance.get_dynamic_partitions(scopes_partitions.name))

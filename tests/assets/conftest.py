@@ -27,8 +27,7 @@ class Materializer:
         tags: dict[str, str] | None = None,
         raise_on_error: bool = True,
     ) -> Any:
-        if scope not in self.instance.get_dynamic_partitions(scopes_partitions.name):
-            self.instance.add_dynamic_partitions(scopes_partitions.name, [scope])
+        self._ensure_partition(scope)
         return materialize(
             [*build_source_assets(source), *build_collection_checks(source)],
             partition_key=scope,
@@ -38,11 +37,16 @@ class Materializer:
             raise_on_error=raise_on_error,
         )
 
+    def _ensure_partition(self, scope: str) -> None:
+        if scope not in self.instance.get_dynamic_partitions(scopes_partitions.name):
+            self.instance.add_dynamic_partitions(scopes_partitions.name, [scope])
+
     def run_and_check(self, source: str, scope: str = "internal") -> dict[str, bool]:
         result = self(source, scope, raise_on_error=False)
         return {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
 
     def partial(self, source: str, steps: list[str], scope: str = "internal") -> Any:
+        self._ensure_partition(scope)
         return materialize(
             build_source_assets(source),
             selection=[AssetKey([source, step]) for step in steps],

@@ -79,12 +79,10 @@ def test_unknown_source_is_a_one_line_error(repo: tuple[str, str]) -> None:
     result = CliRunner().invoke(app, ["index", "--source", "nosuch"])
     assert result.exit_code == 2
     assert result.stdout == ""
-    message = " ".join(result.stderr.split())
-    assert message.startswith("error: nothing to index: source nosuch is not configured")
-    assert message.endswith("registry.yaml")
-    if len(result.stderr.strip().splitlines()) > 1:
-        # kp/app.py's stderr Console hard-wraps at 80 columns when not on a terminal.
-        pytest.xfail("kp/app.py wraps the one-line error (Console(stderr=True) needs soft_wrap)")
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: nothing to index: source nosuch is not configured")
+    assert lines[0].endswith("registry.yaml")
 
 
 def test_index_rerun_and_rebuild_at_an_older_commit(repo: tuple[str, str]) -> None:
