@@ -224,5 +224,22 @@ def mcp(
     )
 
 
+@app.command()
+def publish(
+    url: Annotated[str | None, typer.Option(envvar="QDRANT_URL", help="Qdrant server.")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="QDRANT_API_KEY", show_default=False,
+                                                help="Qdrant API key.")] = None,
+    scope: Annotated[list[str] | None, typer.Option(help="Only this scope (repeatable).")] = None,
+) -> None:
+    """Copy the embedded Edge collections ($KP_HOME/qdrant) into a Qdrant server."""
+    from kp.publish import report, run_publish
+
+    try:
+        results = run_publish(Settings(), url=url, api_key=api_key, scopes=scope)
+    except KnowledgePlatformError as exc:
+        raise _fail(str(exc)) from None
+    report(results, url or "", out, console)
+
+
 def main() -> None:  # pragma: no cover - console entry
     sys.exit(app())

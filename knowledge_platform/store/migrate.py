@@ -80,16 +80,16 @@ def read_points(edge: EdgeStore, scope: str, page: int = PAGE) -> Iterator[list[
 
 
 def _point(record: qe.Record) -> Point:
-    vectors = record.vector
-    if not isinstance(vectors, dict) or DENSE not in vectors or SPARSE not in vectors:
+    vectors = record.vector if isinstance(record.vector, dict) else {}
+    dense, sparse = vectors.get(DENSE), vectors.get(SPARSE)
+    if not isinstance(dense, list) or not isinstance(sparse, qe.SparseVector):
         raise StoreError(f"edge point {record.id} lacks the {DENSE!r}/{SPARSE!r} vectors")
-    sparse = vectors[SPARSE]
-    return Point(
-        id=str(record.id),
-        dense=list(vectors[DENSE]),
-        sparse=SparseVector(indices=list(sparse.indices), values=list(sparse.values)),
-        payload=dict(record.payload or {}),
-    )
+    return Point.model_validate({  # validation rejects a multivector where `dense` should be
+        "id": str(record.id),
+        "dense": dense,
+        "sparse": SparseVector(indices=list(sparse.indices), values=list(sparse.values)),
+        "payload": dict(record.payload or {}),
+    })
 
 
 def plan(edge: EdgeStore, target: VectorStore,

@@ -54,10 +54,18 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
 
         assert httpx.post(platform.mcp_url, json={}).status_code == 401  # no token
 
-        report = asyncio.run(call(platform.mcp_url, token, "get_index_status", {}))
-        entries = {(e["source"], e["scope"]): e for e in report["sources"]}
-        memory = entries[("memory_files", "internal")]
+        # The run records the collection's materialization just after it publishes.
+        deadline = time.monotonic() + 90
+        while True:
+            report = asyncio.run(call(platform.mcp_url, token, "get_index_status", {}))
+            entries = {(e["source"], e["scope"]): e for e in report["sources"]}
+            memory = entries[("memory_files", "internal")]
+            if memory["last_materialization"] or time.monotonic() > deadline:
+                break
+            time.sleep(2)
+        print("index status:", report["health"])
         assert memory["last_materialization"] and memory["run_id"]
+        assert memory["metadata"]["added"] == memory["points"]
         assert memory["points"] and memory["points"] > 0
 
         # TERM stops every child process group.

@@ -52,7 +52,7 @@ def test_recall_counts_share_of_relevant_found_and_ignores_grade_zero():
 
 def test_duplicate_ids_in_a_ranking_count_once():
     assert ndcg_at_k(["a", "a", "b"], {"b": 1}, 10) == pytest.approx(1 / LOG3)
-    assert recall_at_k(["a"] * 20 + ["b"], {"b": 1}, 10) == 0.0
+    assert recall_at_k(["a"] * 20 + ["b"], {"b": 1}, 2) == 1.0  # b is the second document
 
 
 def test_evaluate_averages_over_judged_queries_and_scores_missing_runs_zero():
