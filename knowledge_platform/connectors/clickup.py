@@ -9,14 +9,12 @@ the versions kept in the cursor on every pull.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Literal
 
-import httpx
 from pydantic import Field, model_validator
 
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
+from knowledge_platform.connectors.base import PullResult, Skipped
 from knowledge_platform.connectors.clickup_docs import pull_docs
 from knowledge_platform.connectors.clickup_render import (
     MalformedTask,
@@ -29,11 +27,12 @@ from knowledge_platform.connectors.clickup_render import (
 )
 from knowledge_platform.connectors.http import (
     HttpClient,
+    HttpConnector,
     HttpSettings,
     ratelimit_reset_wait,
     secret_from_env,
 )
-from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.errors import SourceError
 from knowledge_platform.models import Document
 
 TASKS_PER_PAGE = 100
@@ -81,24 +80,14 @@ def _items(data: Any, key: str, where: str) -> list[Any]:
     return items
 
 
-class ClickUpConnector(Connector):
+class ClickUpConnector(HttpConnector):
     name = "clickup"
     settings_model = ClickUpSettings
+    settings: ClickUpSettings
 
-    def __init__(
-        self,
-        settings: SourceSettings,
-        scope: str,
-        *,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.time,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        if not isinstance(settings, ClickUpSettings):
-            raise ConfigError(f"clickup: expected ClickUpSettings, got {type(settings).__name__}")
-        super().__init__(settings, scope)
-        self.cfg = settings
-        self._sleep, self._clock, self._transport = sleep, clock, transport
+    @property
+    def cfg(self) -> ClickUpSettings:
+        return self.settings
 
     def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
         cfg = self.cfg

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from pydantic import Field
 
-from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.connectors.base import Connector, SourceSettings
 from knowledge_platform.errors import ConfigError, SourceError
 
 log = logging.getLogger(__name__)
@@ -265,3 +265,25 @@ class HttpClient:
         if status in (401, 403) and self.auth_hint:
             message += f"; {self.auth_hint}"
         return message
+
+
+class HttpConnector(Connector):
+    """Base of the connectors that talk HTTP: keeps the settings typed and lets tests inject
+    the sleep, the clock and an httpx transport (the production code path is unchanged)."""
+
+    def __init__(
+        self,
+        settings: SourceSettings,
+        scope: str,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        expected = self.settings_model
+        if not isinstance(settings, expected):
+            raise ConfigError(
+                f"{self.name}: expected {expected.__name__}, got {type(settings).__name__}"
+            )
+        super().__init__(settings, scope)
+        self._sleep, self._clock, self._transport = sleep, clock, transport

@@ -11,17 +11,20 @@ cursor's id set; a full pull lists every row and the absent ones are gone by def
 from __future__ import annotations
 
 import datetime as dt
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
-from knowledge_platform.connectors.http import HttpClient, HttpSettings, secret_from_env
+from knowledge_platform.connectors.base import PullResult, Skipped
+from knowledge_platform.connectors.http import (
+    HttpClient,
+    HttpConnector,
+    HttpSettings,
+    secret_from_env,
+)
 from knowledge_platform.connectors.supabase_rows import parse_timestamp, row_document
-from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.errors import SourceError
 from knowledge_platform.models import Document, Kind
 
 
@@ -77,24 +80,14 @@ class SupabaseSettings(HttpSettings):
         return self
 
 
-class SupabaseConnector(Connector):
+class SupabaseConnector(HttpConnector):
     name = "supabase"
     settings_model = SupabaseSettings
+    settings: SupabaseSettings
 
-    def __init__(
-        self,
-        settings: SourceSettings,
-        scope: str,
-        *,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.time,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        if not isinstance(settings, SupabaseSettings):
-            raise ConfigError(f"supabase: expected SupabaseSettings, got {type(settings).__name__}")
-        super().__init__(settings, scope)
-        self.cfg = settings
-        self._sleep, self._clock, self._transport = sleep, clock, transport
+    @property
+    def cfg(self) -> SupabaseSettings:
+        return self.settings
 
     def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
         cfg = self.cfg

@@ -11,8 +11,6 @@ remembers the known url set, so a page that left the sitemap (or is now disallow
 from __future__ import annotations
 
 import email.utils
-import time
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
@@ -21,10 +19,9 @@ import httpx
 import trafilatura
 from pydantic import Field
 
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
-from knowledge_platform.connectors.http import HttpClient, HttpSettings
+from knowledge_platform.connectors.base import PullResult, Skipped
+from knowledge_platform.connectors.http import HttpClient, HttpConnector, HttpSettings
 from knowledge_platform.connectors.website_sitemap import read_robots, read_sitemaps
-from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import parse_date
 from knowledge_platform.models import Document, content_hash
 
@@ -53,24 +50,14 @@ def _http_date(value: str | None) -> Any:
         return None
 
 
-class WebsiteConnector(Connector):
+class WebsiteConnector(HttpConnector):
     name = "website"
     settings_model = WebsiteSettings
+    settings: WebsiteSettings
 
-    def __init__(
-        self,
-        settings: SourceSettings,
-        scope: str,
-        *,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.time,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        if not isinstance(settings, WebsiteSettings):
-            raise ConfigError(f"website: expected WebsiteSettings, got {type(settings).__name__}")
-        super().__init__(settings, scope)
-        self.cfg = settings
-        self._sleep, self._clock, self._transport = sleep, clock, transport
+    @property
+    def cfg(self) -> WebsiteSettings:
+        return self.settings
 
     def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
         cfg = self.cfg

@@ -18,6 +18,10 @@ from knowledge_platform.models import Chunk, Hit, Point, SparseVector
 DENSE = "dense"
 SPARSE = "sparse"
 SearchMode = Literal["hybrid", "dense", "sparse"]
+#: The payload field reconcile compares: text + provenance, see Chunk.fingerprint.
+HASH_FIELD = "fingerprint"
+#: Reciprocal-rank-fusion constant: the Qdrant server's default, so both engines rank alike.
+RRF_K = 2
 
 _SCOPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 

@@ -28,6 +28,8 @@ from knowledge_platform.store import shard_dirs as sd
 from knowledge_platform.store.base import (
     DENSE,
     FILTER_FIELDS,
+    HASH_FIELD,
+    RRF_K,
     SPARSE,
     CollectionInfo,
     CollectionWriter,
@@ -37,8 +39,6 @@ from knowledge_platform.store.base import (
     collection_name,
 )
 
-HASH_FIELD = "fingerprint"
-RRF_K = 2  # Qdrant server's default, so both engines rank alike
 _PAGE = 1000
 _FILTER_KEYS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
                 "doc_ids": "doc_id", "confidentiality": "confidentiality"}

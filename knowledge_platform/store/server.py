@@ -27,6 +27,7 @@ from knowledge_platform.models import Chunk, Hit, Point, SparseVector
 from knowledge_platform.store.base import (
     DENSE,
     FILTER_FIELDS,
+    HASH_FIELD,
     SPARSE,
     CollectionInfo,
     CollectionWriter,
@@ -36,7 +37,6 @@ from knowledge_platform.store.base import (
     collection_name,
 )
 
-HASH_FIELD = "fingerprint"
 META_MODEL, META_DIM = "kp_model_id", "kp_dim"
 _PAGE = 256
 _FILTER_KEYS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
