@@ -72,6 +72,8 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     runtime = Runtime(settings)
     _ = runtime.embedder  # builds the ONNX files once; children load them
     env = child_env(settings)
+    # The MCP service reads index status from this Dagster, whatever port it was given.
+    env["KP_DAGSTER_URL"] = f"http://{host}:{dagster_port}"
     logs = settings.home_dir / "logs"
     dagster_bin = str(Path(sys.executable).with_name("dagster"))
     dagster = [dagster_bin, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-h", host,
