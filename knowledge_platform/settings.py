@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     dagster_url: str = Field(default="http://127.0.0.1:3000", validation_alias="KP_DAGSTER_URL")
     mcp_host: str = Field(default="127.0.0.1", validation_alias="KP_MCP_HOST")
     mcp_port: int = Field(default=8001, validation_alias="KP_MCP_PORT")
+    #: A deployment's Dagster instance directory (compose sets it); default under KP_HOME.
+    dagster_home_env: Path | None = Field(default=None, validation_alias="DAGSTER_HOME")
 
     @property
     def home_dir(self) -> Path:
@@ -44,7 +46,7 @@ class Settings(BaseSettings):
 
     @property
     def dagster_home(self) -> Path:
-        return self.home_dir / "dagster"
+        return (self.dagster_home_env or self.home_dir / "dagster").expanduser().resolve()
 
     @property
     def query_log(self) -> Path:
