@@ -4,6 +4,7 @@ clicking. Screenshots land in test-artifacts/browser/."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -48,34 +49,40 @@ def test_operator_views_graph_and_partitions_and_launches_a_run(tmp_path):
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.set_default_timeout(60_000)
 
-            page.goto(f"{platform.dagster_url}/asset-groups/memory_files")
+            # The asset graph: the source's four assets, upstream of its collection.
+            page.goto(f"{platform.dagster_url}/assets/memory_files/collection"
+                      "?view=lineage&lineageScope=upstream")
             _dismiss_community_dialog(page)
-            expect(page.get_by_text("memory_files").first).to_be_visible()
             for step in ("raw", "chunks", "embeddings", "collection"):
-                expect(page.get_by_text(step, exact=True).first).to_be_visible()
+                expect(page.get_by_text(step, exact=True).last).to_be_visible()
+            expect(page.get_by_text("4 / 4 Passed")).to_be_visible()
             _shot(page, "1-asset-graph")
 
             page.goto(f"{platform.dagster_url}/assets/memory_files/collection?view=partitions")
-            _dismiss_community_dialog(page)
             expect(page.get_by_text("Materialized (1)")).to_be_visible()
             for scope in ("internal", "shade_store", "hot"):
                 expect(page.get_by_text(scope, exact=True).first).to_be_visible()
             _shot(page, "2-collection-partitions")
 
+            # Launch a materialization of the `internal` partition by clicking.
             page.get_by_role("button", name="Materialize", exact=False).first.click()
+            page.wait_for_timeout(1500)
             confirm = page.get_by_role("button", name="Confirm")
-            if confirm.count():
+            if confirm.count():  # "upstream not materialized" warning, shown when stale
                 confirm.click()
-            page.get_by_placeholder("Select a partition or create one").click()
-            page.get_by_text("internal", exact=True).last.click()
+            page.get_by_text("Select a partition or create one").click()
+            page.get_by_role("menuitem", name="internal").click()
+            page.keyboard.press("Escape")
+            launch = page.get_by_role("button", name=re.compile(r"^Launch 1 run"))
+            expect(launch).to_be_visible()
             _shot(page, "3-launch-dialog")
-            page.get_by_role("button", name="Launch").last.click()
+            launch.click()
 
             deadline = time.monotonic() + 60
             while len(platform.runs()) <= runs_before and time.monotonic() < deadline:
                 time.sleep(1)
             assert len(platform.runs()) == runs_before + 1
             page.goto(f"{platform.dagster_url}/runs")
-            expect(page.get_by_text("memory_files").first).to_be_visible()
+            expect(page.get_by_text("internal").first).to_be_visible()
             _shot(page, "4-runs")
             browser.close()
