@@ -57,9 +57,10 @@ class BenchHome:
 @contextmanager
 def bench_home(data: Path, *, provider: str = "local", model: str | None = None,
                home: Path | None = None, max_documents: int | None = None,
-               ) -> Iterator[BenchHome]:
+               cache: Path | None = None, clients: tuple[str, ...] = ()) -> Iterator[BenchHome]:
     """A KP_HOME (temporary unless `home` is given, then kept) whose registry indexes the BEIR
-    dataset at `data` into the `internal` scope with the given embedding provider."""
+    dataset at `data` into the `internal` scope with the given embedding provider. `cache`: a
+    directory for the embedding cache that outlives the home. `clients`: extra (empty) scopes."""
     keep = home is not None
     root = Path(home) if home is not None else Path(tempfile.mkdtemp(prefix="kp-bench-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -72,9 +73,16 @@ def bench_home(data: Path, *, provider: str = "local", model: str | None = None,
     config = root / "registry.yaml"
     config.write_text(yaml.safe_dump(
         {"embedding": embedding, "store": {"engine": "edge"},
-         "internal": {"name": "Benchmark", "sources": {SOURCE: source}}}, sort_keys=False))
+         "internal": {"name": "Benchmark", "sources": {SOURCE: source}},
+         "clients": {c: {"name": c, "director": "bench", "sources": {}} for c in clients}},
+        sort_keys=False))
     settings = Settings.model_validate({"KP_HOME": str(root / "home"), "KP_CONFIG": str(config),
                                         "KP_MODEL_CACHE": str(model_cache())})
+    if cache is not None and not settings.cache_dir.exists():
+        cache = Path(cache).expanduser().resolve()
+        cache.mkdir(parents=True, exist_ok=True)
+        settings.cache_dir.parent.mkdir(parents=True, exist_ok=True)
+        settings.cache_dir.symlink_to(cache, target_is_directory=True)
     try:
         yield BenchHome(settings, Path(data))
     finally:

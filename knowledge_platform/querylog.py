@@ -10,6 +10,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+#: Characters `str.splitlines()` breaks at that json.dumps(ensure_ascii=False) leaves raw: a
+#: query holding one would split its record in two for every reader (and be lost).
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
 
 class QueryLog:
     def __init__(self, path: Path) -> None:
@@ -27,7 +31,8 @@ class QueryLog:
             "top_score": None if top_score is None else round(float(top_score), 6),
             **extra,
         }
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        text = json.dumps(record, ensure_ascii=False, default=str).translate(_LINE_BREAKS)
+        line = (text + "\n").encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:

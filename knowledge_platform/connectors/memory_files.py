@@ -52,7 +52,7 @@ class MemoryFilesConnector(Connector):
         if b"\x00" in data[:8192] and not _mostly_text(data[:8192]):
             raise _Skip("binary file, not markdown")
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8").removeprefix("\ufeff")  # as git_docs does
         except UnicodeDecodeError as exc:
             raise _Skip(f"not valid UTF-8 (byte {exc.start})") from None
         try:

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,8 @@ def edge_filter(flt: SearchFilter) -> qe.Filter | None:
         if values is not None:
             conds.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
     if flt.date_from or flt.date_to:
-        upper = flt.date_to + timedelta(days=1) if flt.date_to else None
+        # date.max has no next day: no upper bound then
+        upper = flt.date_to + timedelta(days=1) if flt.date_to and flt.date_to < date.max else None
         conds.append(qe.FieldCondition("date", range=qe.RangeDateTime(
             gte=flt.date_from.isoformat() if flt.date_from else None,
             lt=upper.isoformat() if upper else None)))

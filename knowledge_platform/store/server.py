@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -56,7 +56,8 @@ def server_filter(flt: SearchFilter) -> models.Filter | None:
         if values is not None:
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
     if flt.date_from or flt.date_to:
-        upper = flt.date_to + timedelta(days=1) if flt.date_to else None
+        # date.max has no next day: no upper bound then
+        upper = flt.date_to + timedelta(days=1) if flt.date_to and flt.date_to < date.max else None
         must.append(models.FieldCondition(
             key="date", range=models.DatetimeRange(gte=flt.date_from, lt=upper)))
     return models.Filter(must=must) if must else None

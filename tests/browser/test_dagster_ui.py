@@ -25,7 +25,7 @@ def _dismiss_community_dialog(page) -> None:
     skip = page.get_by_role("button", name="Skip")
     try:
         skip.click(timeout=8000)
-    except Exception:  # noqa: BLE001 - the dialog shows once per browser profile, or never
+    except Exception:
         return
 
 
