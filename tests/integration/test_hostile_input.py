@@ -164,6 +164,7 @@ def test_a_2_mb_single_line_is_windowed_without_losing_words(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # the chunk step alone took 9 minutes on a loaded 2-core box
 def test_a_20_mb_markdown_file_is_indexed(kp_env: Settings, workspace: Path) -> None:
     sections = []
     size = 0
