@@ -1,12 +1,13 @@
 """Query-time retrieval: one scope's collection, hybrid dense + sparse.
 
-Two ways to fuse the two lists (both keep the store API):
+Two ways to fuse the dense and the sparse results (the store API is the same for both):
 
-- `blend` (default): the store's dense and sparse top-`depth` lists, each min-max normalised
-  over its own list, summed with weights (`dense_weight` for dense, the rest for sparse); a
-  chunk missing from a list scores that list's minimum there. Scores carry how far ahead a hit
-  is, which rank fusion throws away. Weight and depth tuned on BEIR SciFact's train split
-  (bench/quality.py).
+- `blend` (default): the store's dense and sparse searches, each `prefetch` deep; every score
+  is divided by the top score of its own list, and a chunk missing from a list gets that
+  list's lowest scaled score there (it ranked below all of them). The fused score is
+  `dense_weight * dense + (1 - dense_weight) * sparse`, in 0..1. Unlike rank fusion it keeps
+  how far ahead of the others a hit is. Tuned on BEIR SciFact's train split (bench/quality.py):
+  nDCG@10 0.740 train / 0.735 test, against 0.728 / 0.717 for the store's RRF.
 - `rrf`: the store's own reciprocal-rank fusion of the two prefetches, in one query.
 """
 
@@ -27,10 +28,8 @@ FusionMethod = Literal["blend", "rrf"]
 @dataclass(frozen=True)
 class Fusion:
     method: FusionMethod = "blend"
-    #: blend: weight of the normalised dense score; the sparse one gets 1 - dense_weight.
-    dense_weight: float = 0.5
-    #: blend: chunks fetched from each of the dense and sparse searches (at least `limit`).
-    depth: int = 100
+    #: blend: weight of the scaled dense score; the sparse one gets 1 - dense_weight.
+    dense_weight: float = 0.65
 
 
 DEFAULT_FUSION = Fusion()
@@ -60,15 +59,18 @@ class Retriever:
         prefetch: int = 50,
         fusion: Fusion | None = None,
     ) -> list[Hit]:
+        """Top `limit` chunks. Hybrid fuses `prefetch`-deep dense and sparse results (at
+        least `limit` deep) with `fusion` (the retriever's default when None)."""
         fusion = fusion or self.fusion
+        depth = max(prefetch, limit)
         dense = self.embedder.embed_query(query).tolist() if mode != "sparse" else None
         sparse = self.sparse.encode_query(query) if mode != "dense" else None
         if sparse is not None and not sparse.indices and mode == "hybrid":
             sparse, mode = None, "dense"  # nothing but stopwords: dense alone
         if mode == "hybrid" and fusion.method == "blend" and dense is not None and sparse:
-            return self._blend(scope, dense, sparse, limit, flt, fusion)
+            return self._blend(scope, dense, sparse, limit, depth, flt, fusion.dense_weight)
         return self.store.search(
-            scope, dense, sparse, limit=limit, flt=flt, mode=mode, prefetch=max(prefetch, limit)
+            scope, dense, sparse, limit=limit, flt=flt, mode=mode, prefetch=depth
         )
 
     def _blend(
@@ -77,31 +79,33 @@ class Retriever:
         dense: Sequence[float],
         sparse: SparseVector,
         limit: int,
+        depth: int,
         flt: SearchFilter | None,
-        fusion: Fusion,
+        dense_weight: float,
     ) -> list[Hit]:
-        depth = max(fusion.depth, limit)
         by_dense = self.store.search(scope, dense, None, limit=depth, flt=flt, mode="dense")
         by_sparse = self.store.search(scope, None, sparse, limit=depth, flt=flt, mode="sparse")
-        return blend(by_dense, by_sparse, fusion.dense_weight)[:limit]
+        return blend(by_dense, by_sparse, dense_weight)[:limit]
 
 
 def blend(dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float) -> list[Hit]:
-    """Hits of both lists by weighted sum of min-max normalised scores (best first)."""
+    """The union of both result lists by weighted sum of top-scaled scores, best first."""
     chunks = {h.chunk.id: h.chunk for h in (*dense, *sparse)}
-    d, s = _normalised(dense), _normalised(sparse)
+    d, d_floor = _scaled(dense)
+    s, s_floor = _scaled(sparse)
     scores = {
-        cid: dense_weight * d.get(cid, 0.0) + (1 - dense_weight) * s.get(cid, 0.0)
+        cid: dense_weight * d.get(cid, d_floor) + (1 - dense_weight) * s.get(cid, s_floor)
         for cid in chunks
     }
-    ranked = sorted(scores, key=lambda cid: -scores[cid])
+    ranked = sorted(chunks, key=lambda cid: -scores[cid])  # stable: dense order breaks ties
     return [Hit(chunk=chunks[cid], score=scores[cid]) for cid in ranked]
 
 
-def _normalised(hits: Sequence[Hit]) -> dict[str, float]:
+def _scaled(hits: Sequence[Hit]) -> tuple[dict[str, float], float]:
+    """Scores divided by the list's top score, and the lowest of them (for absentees)."""
     if not hits:
-        return {}
+        return {}, 0.0
     top = max(h.score for h in hits)
-    low = min(h.score for h in hits)
-    span = top - low
-    return {h.chunk.id: (h.score - low) / span if span > 0 else 1.0 for h in hits}
+    unit = top if top > 0 else 1.0
+    scaled = {h.chunk.id: h.score / unit for h in hits}
+    return scaled, min(scaled.values())

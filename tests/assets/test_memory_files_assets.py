@@ -79,5 +79,10 @@ def test_an_emptied_source_trips_the_guard_and_keeps_the_index(run_assets, works
     )
     assert runtime.store.count("internal") == before
     runtime.close()
-    forced = run_assets("memory_files", tags={"kp/full_reconcile": "true"})
+    forced = run_assets("memory_files", tags={"kp/full_reconcile": "true"},
+                        raise_on_error=False)
     assert run_assets.metadata(forced, "collection")["points"] == 0
+    # An empty scope can no longer answer its golden question: that check says so.
+    checks = {c.check_name: c.passed for c in forced.get_asset_check_evaluations()}
+    assert checks["memory_files_golden_questions"] is False
+    assert checks["memory_files_collection_matches_chunks"] is True

@@ -127,7 +127,7 @@ class FaultySupabase(SupabaseFake):
         if fault == "reset":
             sock = request.environ["werkzeug.socket"]
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            sock.shutdown(socket.SHUT_RDWR)
+            sock._real_close()  # now, despite werkzeug's file objects: linger 0 sends an RST
             return Response("", 200)  # never reaches the client
         if fault == "malformed":
             return Response('[{"id": 4, "title": "Tru', 200, content_type="application/json")
@@ -165,7 +165,7 @@ def supabase(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[
 FAULTS = [
     ("503", "supabase: GET /rest/v1/memory failed with HTTP 503 after 2 attempts", 2),
     ("timeout", "supabase: GET /rest/v1/memory failed after 2 attempts: ReadTimeout", 2),
-    ("reset", "supabase: GET /rest/v1/memory failed after 2 attempts: ", 2),
+    ("reset", "supabase: GET /rest/v1/memory failed after 2 attempts: ReadError: [Errno 104]", 2),
     ("malformed", "supabase: GET /rest/v1/memory returned malformed JSON (HTTP 200)", 1),
 ]
 
