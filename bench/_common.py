@@ -56,8 +56,9 @@ class BenchHome:
 
 @contextmanager
 def bench_home(data: Path, *, provider: str = "local", model: str | None = None,
-               home: Path | None = None, max_documents: int | None = None,
-               cache: Path | None = None, clients: tuple[str, ...] = ()) -> Iterator[BenchHome]:
+               base_url: str | None = None, home: Path | None = None,
+               max_documents: int | None = None, cache: Path | None = None,
+               clients: tuple[str, ...] = ()) -> Iterator[BenchHome]:
     """A KP_HOME (temporary unless `home` is given, then kept) whose registry indexes the BEIR
     dataset at `data` into the `internal` scope with the given embedding provider. `cache`: a
     directory for the embedding cache that outlives the home. `clients`: extra (empty) scopes."""
@@ -67,6 +68,8 @@ def bench_home(data: Path, *, provider: str = "local", model: str | None = None,
     embedding: dict[str, Any] = {"provider": provider}
     if model:
         embedding["model"] = model
+    if base_url:
+        embedding["base_url"] = base_url
     source: dict[str, Any] = {"path": str(Path(data).resolve())}
     if max_documents:
         source["max_documents"] = max_documents

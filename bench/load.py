@@ -115,7 +115,7 @@ def write_results(stats: LoadStats, title: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--url", default="http://127.0.0.1:8001/mcp")
     parser.add_argument("--token", required=True, help="bearer token (e.g. the admin token)")
     parser.add_argument("--clients", type=int, default=16)

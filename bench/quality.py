@@ -17,6 +17,7 @@ vectors between runs (everything else is rebuilt), so repeated runs skip the emb
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -90,14 +91,21 @@ def main() -> None:
     ap.add_argument("--split", choices=("test", "train"), default="test")
     ap.add_argument("--provider", choices=("local", "openai"), default="local")
     ap.add_argument("--model", default=None, help="embedding model of the provider")
+    ap.add_argument("--base-url", default=None,
+                    help="openai: an OpenAI-compatible endpoint instead of the default")
+    ap.add_argument("--max-documents", type=int, default=None,
+                    help="index only the first N documents (a smoke run; scores not comparable)")
     ap.add_argument("--embedding-cache", type=Path, default=None,
                     help="keep dense vectors in DIR across runs (default: a temporary home)")
     args = ap.parse_args()
+    if args.provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
+        raise SystemExit("--provider openai needs an API key in OPENAI_API_KEY")
 
     qrels = read_qrels(args.data / "qrels" / f"{args.split}.tsv")
     all_queries = read_queries(args.data / "queries.jsonl")
     queries = {q: all_queries[q] for q in qrels if q in all_queries}
     with bench_home(args.data, provider=args.provider, model=args.model,
+                    base_url=args.base_url, max_documents=args.max_documents,
                     cache=args.embedding_cache) as bh:
         indexed = index(bh.settings)
         runtime = platform_runtime(bh.settings)

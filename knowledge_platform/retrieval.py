@@ -102,10 +102,11 @@ def blend(dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float) -> l
 
 
 def _scaled(hits: Sequence[Hit]) -> tuple[dict[str, float], float]:
-    """Scores divided by the list's top score, and the lowest of them (for absentees)."""
+    """Scores divided by the list's top score (negative cosines count as 0), and the lowest
+    of them (for absentees)."""
     if not hits:
         return {}, 0.0
     top = max(h.score for h in hits)
     unit = top if top > 0 else 1.0
-    scaled = {h.chunk.id: h.score / unit for h in hits}
+    scaled = {h.chunk.id: max(h.score, 0.0) / unit for h in hits}
     return scaled, min(scaled.values())

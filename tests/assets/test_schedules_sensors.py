@@ -21,9 +21,11 @@ NY = ZoneInfo(TIMEZONE)
 
 
 def _tick(definition, ctx, instance):
-    """Evaluate a tick the way the daemon does: partitions load from the instance."""
+    """Evaluate a tick the way the daemon does, then close the context: a sensor context
+    built from an instance ref opens its own instance, which must not outlive the test."""
     del instance  # the context carries it
-    return definition.evaluate_tick(ctx)
+    with ctx:
+        return definition.evaluate_tick(ctx)
 
 
 def test_weekly_ticks_fall_on_sunday_0200_new_york_across_dst():

@@ -150,5 +150,5 @@ async def _editions(url: str, token: str) -> set[str]:
     async with Client(url, auth=token) as client:
         result = await client.call_tool("knowledge_search",
                                         {"query": QUERIES[0], "limit": 10})
-    return {m.group(1) for h in result.structured_content["hits"]
+    return {m.group(1) for h in (result.structured_content or {})["hits"]
             if (m := EDITION.search(h["text"]))}

@@ -199,10 +199,19 @@ def test_a_source_failing_mid_pull_changes_nothing(supabase) -> None:
 # -- empty or truncated listings ------------------------------------------------------------
 
 
+def index_with_the_first_page_newest(fake: FaultySupabase, run: Materializer) -> None:
+    """Index the ten rows after rows 1-3 (the first page) were edited an hour after the rest,
+    so the cursor's high-water mark is an hour past rows 4-10."""
+    fake.tick(3600)
+    for row in (1, 2, 3):
+        fake.update("memory", row, body=f"Edited notes, row {row}.")
+    assert run("supabase", SCOPE).success
+
+
 def test_an_empty_or_truncated_listing_trips_the_guard(supabase) -> None:
     fake, settings = supabase
     run = Materializer(settings)
-    assert run("supabase", SCOPE).success
+    index_with_the_first_page_newest(fake, run)
     before = state(settings, "supabase", SCOPE)
 
     cases = [(0, "the pull produced no chunks but 10 points exist; refusing to empty"),
@@ -219,7 +228,7 @@ def test_an_empty_or_truncated_listing_trips_the_guard(supabase) -> None:
                                                         before.version)
 
     fake.break_after(0, None)
-    result = run("supabase", SCOPE)  # an ordinary (incremental) run restores the listing
+    result = run("supabase", SCOPE, tags={"kp/full_pull": "true"})  # the weekly full sweep
     assert {c.check_name: c.passed for c in result.get_asset_check_evaluations()} == {
         f"supabase_{name}": True for name in ("collection_matches_chunks",
                                               "deletions_within_guard",
@@ -227,6 +236,23 @@ def test_an_empty_or_truncated_listing_trips_the_guard(supabase) -> None:
     after = state(settings, "supabase", SCOPE)
     assert (after.points, after.count) == (before.points, before.count)
     assert len(after.documents or []) == 10
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "supabase incremental pulls fetch rows by updated_at >= high water - overlap only; ids "
+    "the sweep finds that the cursor lacks (rows 4-10 here, dropped by the truncated listing; "
+    "or a row inserted with an old updated_at) are never fetched, so the guard trips on every "
+    "run until the next full pull"))
+def test_after_a_truncated_listing_the_next_incremental_run_recovers(supabase) -> None:
+    fake, settings = supabase
+    run = Materializer(settings)
+    index_with_the_first_page_newest(fake, run)
+    fake.break_after(1, "empty")
+    assert not run("supabase", SCOPE, tags={"kp/full_pull": "true"},
+                   raise_on_error=False).success
+    fake.break_after(0, None)
+    result = run("supabase", SCOPE, raise_on_error=False)  # the ordinary scheduled run
+    assert result.success, failure_text(result)
 
 
 # -- the run process killed while writing ---------------------------------------------------
@@ -450,8 +476,8 @@ async def search_and_status(url: str, token: str) -> tuple[list[str], dict[str, 
         found = await client.call_tool("knowledge_search",
                                        {"query": "weekly reindex Sunday", "limit": 3})
         status = await client.call_tool("get_index_status", {})
-    return ([h["title"] for h in found.structured_content["hits"]],
-            status.structured_content)
+    return ([h["title"] for h in (found.structured_content or {})["hits"]],
+            status.structured_content or {})
 
 
 def publish_note(root: Path) -> None:

@@ -69,6 +69,7 @@ HOSTILE: dict[str, bytes] = {
     "bom.md": "\ufeff---\ntitle: Narwhal memo\nlifecycle: draft\n---\n# Heading\n\nThe narwhal.\n"
     .encode(),
     "crlf.md": b"# Windows lines\r\n\r\n## Part\r\nThe axolotl text.\r\n",
+    # 5000 levels of list and of quote nesting (CommonMark nests "- - - x"), then a staircase
     "nested.md": ("# Deep nesting\n\n" + "- " * 5000 + "innermost item\n\n"
                   + "> " * 5000 + "innermost quote\n\n"
                   + "".join("  " * (i % 64) + f"- level {i}\n" for i in range(5000))).encode(),
@@ -124,6 +125,7 @@ def test_hostile_workspace_is_indexed_or_skipped_with_reasons(
 
     assert "quokka" in text("nul.md")
     assert [c.text for c in by_doc["empty.md"]] == ["empty"]  # the title stands in
+    assert [c.text for c in by_doc["blank.md"]] == ["blank"]
     assert "wombat" in text("unterminated.md")
     assert by_doc["crlf.md"][-1].headers == ["Windows lines", "Part"]
     nested = text("nested.md")
