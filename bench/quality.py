@@ -144,8 +144,11 @@ def main() -> None:
     ]
     text = "\n\n".join([ours, published, "\n".join(f"- {n}" for n in notes)])
     print(text)
-    path = write_results("quality", f"Retrieval quality: BEIR SciFact ({args.split})", text)
-    print(f"\nwritten to {path.relative_to(path.parents[2])}")
+    if args.max_documents:
+        print("\nsmoke run on part of the corpus: results not written")
+    else:
+        path = write_results("quality", f"Retrieval quality: BEIR SciFact ({args.split})", text)
+        print(f"\nwritten to {path.relative_to(path.parents[2])}")
     name = next(n for n in results if n.endswith("(default)"))
     print(f"nDCG@10={results[name]['nDCG@10']:.4f} split={args.split} "
           f"config={name.removesuffix(' (default)')}")

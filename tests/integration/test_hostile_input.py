@@ -136,11 +136,12 @@ def test_hostile_workspace_is_indexed_or_skipped_with_reasons(
     runtime = Runtime(kp_env)
     try:
         hits = runtime.retriever.search("internal", "pelican ledger audit Friday", limit=3)
-        quokka = runtime.retriever.search("internal", "stray quokka", limit=3)
+        # sparse: the hash test embedder's dense ranking says little about one rare word
+        quokka = runtime.retriever.search("internal", "quokka", limit=3, mode="sparse")
     finally:
         runtime.close()
     assert hits[0].chunk.title == "Pelican audit"
-    assert "hostile/nul.md" in {h.chunk.source_id for h in quokka}
+    assert quokka[0].chunk.source_id == "hostile/nul.md"
     print(f"hostile workspace: {len(chunks)} chunks in {elapsed:.1f}s")
 
 

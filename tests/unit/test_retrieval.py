@@ -1,0 +1,86 @@
+"""The Retriever's fusion of dense and sparse results: the default top-scaled score blend
+(hand-computed cases) and the store's RRF, both through a real Edge store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knowledge_platform.embeddings.deterministic import HashEmbedder
+from knowledge_platform.models import Hit, Point
+from knowledge_platform.retrieval import DEFAULT_FUSION, Fusion, Retriever, blend
+from knowledge_platform.sparse import SparseEncoder
+from knowledge_platform.store.edge import EdgeStore
+from tests.store_fixtures import make_chunk
+
+
+def hit(name: str, score: float) -> Hit:
+    return Hit(chunk=make_chunk(source_id=name, n=ord(name[0])), score=score)
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.chunk.source_id for h in hits]
+
+
+def test_blend_scales_each_list_by_its_top_and_weights_them():
+    dense = [hit("a", 0.8), hit("b", 0.4)]
+    sparse = [hit("b", 10.0), hit("c", 5.0)]
+    fused = blend(dense, sparse, dense_weight=0.5)
+    # a: 0.5*1.0 + 0.5*0.5 (sparse floor: c's 5/10); b: 0.5*0.5 + 0.5*1.0; c: 0.5*0.5 + 0.5*0.5
+    assert ids(fused) == ["a", "b", "c"]
+    assert [h.score for h in fused] == pytest.approx([0.75, 0.75, 0.5])
+    heavy_sparse = blend(dense, sparse, dense_weight=0.2)
+    assert ids(heavy_sparse) == ["b", "a", "c"]
+    assert heavy_sparse[0].score == pytest.approx(0.2 * 0.5 + 0.8 * 1.0)
+
+
+def test_blend_with_one_list_empty_keeps_the_other_order():
+    assert ids(blend([hit("a", 0.9), hit("b", 0.3)], [], dense_weight=0.65)) == ["a", "b"]
+    assert ids(blend([], [hit("c", 2.0), hit("d", 3.0)], dense_weight=0.65)) == ["d", "c"]
+    assert blend([], [], dense_weight=0.65) == []
+
+
+TEXTS = {
+    "pricing": "Quarterly pricing review for the swatch catalogue and discount rules.",
+    "hiring": "Hiring plan: two analysts join the analytics team in spring.",
+    "launch": "Launch checklist for the swatch test: QA, tracking and the pricing page.",
+}
+
+
+@pytest.fixture
+def retriever(tmp_path: Path):
+    store = EdgeStore(tmp_path / "shards", optimize=False)
+    embedder, sparse = HashEmbedder(), SparseEncoder()
+    points = []
+    for n, (name, text) in enumerate(TEXTS.items()):
+        chunk = make_chunk(source_id=name, n=n, text=text)
+        points.append(Point(id=chunk.id, dense=embedder.embed_documents([text])[0].tolist(),
+                            sparse=sparse.encode_document(text), payload=chunk.payload()))
+    with store.writer("internal", embedder.model_id, embedder.dim) as writer:
+        writer.upsert(points)
+    yield Retriever(store, embedder, sparse)
+    store.close()
+
+
+def test_default_search_blends_and_rrf_remains_available(retriever: Retriever):
+    assert retriever.fusion == DEFAULT_FUSION and DEFAULT_FUSION.method == "blend"
+    blended = retriever.search("internal", "swatch pricing", limit=3)
+    assert ids(blended)[0] in {"pricing", "launch"} and "hiring" not in ids(blended)[:2]
+    assert all(0.0 <= h.score <= 1.0 for h in blended)
+    assert blended[0].score == pytest.approx(max(h.score for h in blended))
+    rrf = retriever.search("internal", "swatch pricing", limit=3, fusion=Fusion(method="rrf"))
+    assert set(ids(rrf)[:2]) == set(ids(blended)[:2])
+
+
+def test_limit_and_filters_apply_to_the_blend(retriever: Retriever):
+    assert len(retriever.search("internal", "swatch pricing", limit=1)) == 1
+    from knowledge_platform.store.base import SearchFilter
+
+    none = retriever.search("internal", "swatch pricing", flt=SearchFilter(sources=["clickup"]))
+    assert none == []
+
+
+def test_stopword_only_query_falls_back_to_dense(retriever: Retriever):
+    hits = retriever.search("internal", "the and of", limit=3)
+    assert len(hits) == 3
