@@ -50,6 +50,7 @@ from knowledge_platform.runtime import Runtime
 
 NOISE = 0.01  # per-dimension noise on copies' dense vectors: cosine to the original ~0.98
 LIMIT = 10  # hits per knowledge_search call
+PREFETCH = 50  # Retriever.search's default: the depth of each list the blend fuses
 
 
 def pct(values: list[float], q: float) -> float:
@@ -305,7 +306,7 @@ def in_process(runtime: Runtime, scope: str, queries: list[str]) -> tuple[list[f
         retriever.search(scope, q, limit=LIMIT)
         full.append(1000 * (time.perf_counter() - started))
         started = time.perf_counter()
-        depth = max(DEFAULT_FUSION.depth, LIMIT)
+        depth = max(PREFETCH, LIMIT)
         blend(store.search(scope, dense, None, limit=depth, mode="dense"),
               store.search(scope, None, sparse, limit=depth, mode="sparse"),
               DEFAULT_FUSION.dense_weight)
@@ -338,7 +339,7 @@ def bench_queries(bh: Any, runtime: Runtime, sizes: list[int], queries: list[str
         full, blended, rrf = in_process(runtime, scope, queries)
         rows.append([f"{size:,}", f"{build_s:.0f} s", ms3(single), f"{rps:.0f} ({errors})",
                      f"{rss:.0f} / {peak:.0f}", ms3(full), ms3(blended), ms3(rrf)])
-        print(f"  {size:,} chunks done ({load_average()})", flush=True)
+        print(f"  {' | '.join(rows[-1])} ({load_average()})", flush=True)
     return rows
 
 
@@ -374,6 +375,7 @@ def main() -> None:
             runtime = platform_runtime(bh.settings)
             print(f"ingest ({load_average()})", flush=True)
             ingest_rows, _ = bench_ingest(bh, runtime, corpus_dir / "corpus.jsonl")
+            print(markdown_table(["ingest", "time", "figures"], ingest_rows), flush=True)
             print(f"queries ({load_average()})", flush=True)
             query_rows = bench_queries(bh, runtime, sizes, queries, args.clients,
                                        args.per_client, workdir)
