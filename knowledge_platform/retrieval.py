@@ -2,9 +2,10 @@
 
 Two ways to fuse the dense and the sparse results (the store API is the same for both):
 
-- `blend` (default): the store's dense and sparse searches, each `prefetch` deep; every score
-  is divided by the top score of its own list, and a chunk missing from a list gets that
-  list's lowest scaled score there (it ranked below all of them). The fused score is
+- `blend` (default): the store's dense and sparse searches, each `prefetch` deep, in one
+  batch (so both come from one published version); every score is divided by the top
+  score of its own list, and a chunk missing from a list gets that list's lowest scaled
+  score there (it ranked below all of them). The fused score is
   `dense_weight * dense + (1 - dense_weight) * sparse`, in 0..1. Unlike rank fusion it keeps
   how far ahead of the others a hit is. Weight tuned on BEIR SciFact's train split
   (bench/quality.py, local MiniLM): nDCG@10 0.740 train / 0.734 test, against 0.733 / 0.715
@@ -21,7 +22,7 @@ from typing import Literal
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Hit, SparseVector
 from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.store.base import SearchFilter, SearchMode, VectorStore
+from knowledge_platform.store.base import SearchFilter, SearchMode, VectorQuery, VectorStore
 
 FusionMethod = Literal["blend", "rrf"]
 
@@ -84,8 +85,10 @@ class Retriever:
         flt: SearchFilter | None,
         dense_weight: float,
     ) -> list[Hit]:
-        by_dense = self.store.search(scope, dense, None, limit=depth, flt=flt, mode="dense")
-        by_sparse = self.store.search(scope, None, sparse, limit=depth, flt=flt, mode="sparse")
+        by_dense, by_sparse = self.store.search_batch(scope, [
+            VectorQuery(dense=dense, limit=depth, mode="dense"),
+            VectorQuery(sparse=sparse, limit=depth, mode="sparse"),
+        ], flt=flt)  # one batch: both lists from the same published version
         return blend(by_dense, by_sparse, dense_weight)[:limit]
 
 

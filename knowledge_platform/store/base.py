@@ -7,6 +7,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
@@ -46,6 +47,18 @@ class SearchFilter(BaseModel):
     date_from: date | None = None
     date_to: date | None = None
     confidentiality: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class VectorQuery:
+    """One search of a batch: a dense and/or a sparse query vector, `limit` deep. Hybrid
+    fuses `prefetch`-deep dense and sparse results with RRF."""
+
+    dense: Sequence[float] | None = None
+    sparse: SparseVector | None = None
+    limit: int = 5
+    mode: SearchMode = "hybrid"
+    prefetch: int = 50
 
 
 class CollectionInfo(BaseModel):
@@ -89,7 +102,6 @@ class VectorStore(ABC):
     def point_hashes(self, scope: str, source: str) -> dict[str, str]:
         """chunk id -> payload fingerprint for `source`'s points in the published collection."""
 
-    @abstractmethod
     def search(
         self,
         scope: str,
@@ -102,6 +114,15 @@ class VectorStore(ABC):
         prefetch: int = 50,
     ) -> list[Hit]:
         """Top `limit` chunks; hybrid fuses dense and sparse prefetches with RRF."""
+        query = VectorQuery(dense, sparse, limit=limit, mode=mode, prefetch=prefetch)
+        return self.search_batch(scope, [query], flt=flt)[0]
+
+    @abstractmethod
+    def search_batch(
+        self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
+    ) -> list[list[Hit]]:
+        """The hits of each query, in order, all from one published version of the
+        collection (a publish between them cannot mix two editions in one answer)."""
 
     @abstractmethod
     def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:

@@ -35,6 +35,7 @@ from knowledge_platform.store.base import (
     CollectionWriter,
     SearchFilter,
     SearchMode,
+    VectorQuery,
     VectorStore,
     collection_name,
 )
@@ -319,29 +320,26 @@ class EdgeStore(VectorStore):
                       for rec in _scroll(r.shard, edge_filter(flt), True)]
         return iter(chunks)
 
-    def search(
-        self,
-        scope: str,
-        dense: Sequence[float] | None,
-        sparse: SparseVector | None,
-        *,
-        limit: int,
-        flt: SearchFilter | None = None,
-        mode: SearchMode = "hybrid",
-        prefetch: int = 50,
-    ) -> list[Hit]:
+    def search_batch(
+        self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
+    ) -> list[list[Hit]]:
         flt = flt or SearchFilter()
-        request = self._request(dense, sparse, limit, edge_filter(flt), mode, prefetch)
-        if request is None or matches_nothing(flt):
-            return []
+        qflt = edge_filter(flt)
+        requests = [self._request(q.dense, q.sparse, q.limit, qflt, q.mode, q.prefetch)
+                    for q in queries]
+        if matches_nothing(flt):
+            return [[] for _ in queries]
+        live = [r for r in requests if r is not None]
         with self._reading(scope) as r:
             if r is None:
-                return []
+                return [[] for _ in queries]
             try:
-                found = r.shard.query(request)
+                found = iter(r.shard.query_batch(qe.QueryBatchRequest(live)) if live else [])
             except Exception as exc:
                 raise _err("search", exc) from exc
-        return [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in found]
+            results = [[] if req is None else next(found) for req in requests]
+        return [[Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in points]
+                for points in results]
 
     @staticmethod
     def _request(dense: Sequence[float] | None, sparse: SparseVector | None, limit: int,

@@ -33,6 +33,7 @@ from knowledge_platform.store.base import (
     CollectionWriter,
     SearchFilter,
     SearchMode,
+    VectorQuery,
     VectorStore,
     collection_name,
 )
@@ -244,44 +245,44 @@ class QdrantServerStore(VectorStore):
         return (Chunk.from_payload(r.payload or {})
                 for r in self._records(name, server_filter(flt), True))
 
-    def search(
-        self,
-        scope: str,
-        dense: Sequence[float] | None,
-        sparse: SparseVector | None,
-        *,
-        limit: int,
-        flt: SearchFilter | None = None,
-        mode: SearchMode = "hybrid",
-        prefetch: int = 50,
-    ) -> list[Hit]:
+    def search_batch(
+        self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
+    ) -> list[list[Hit]]:
         name = collection_name(scope)
         flt = flt or SearchFilter()
-        queries = _queries(dense, sparse, mode, limit)
-        if not queries or any(getattr(flt, a) == [] for a in _FILTER_KEYS):
-            return []
         qf = server_filter(flt)
+        requests = [_request(q, qf) for q in queries]
+        live = [r for r in requests if r is not None]
+        if not live or any(getattr(flt, a) == [] for a in _FILTER_KEYS):
+            return [[] for _ in queries]
         try:
-            if len(queries) == 1:
-                query, using = queries[0]
-                res = self.client.query_points(name, query=query, using=using, query_filter=qf,
-                                               limit=limit, with_payload=True)
-            else:
-                pre = [models.Prefetch(query=q, using=u, filter=qf, limit=max(prefetch, limit))
-                       for q, u in queries]
-                res = self.client.query_points(
-                    name, prefetch=pre, query=models.FusionQuery(fusion=models.Fusion.RRF),
-                    query_filter=qf, limit=limit, with_payload=True)
+            found = iter(self.client.query_batch_points(name, requests=live))
         except Exception as exc:
             if not self.client.collection_exists(name):  # checked only on failure: no extra
-                return []  # round trip per query
+                return [[] for _ in queries]  # round trip per query
             raise _err(f"searching {name}", exc) from exc
-        return [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score)
-                for p in res.points]
+        return [[] if req is None else
+                [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score)
+                 for p in next(found).points]
+                for req in requests]
 
     def close(self) -> None:
         if self._owns_client:
             self.client.close()
+
+
+def _request(q: VectorQuery, qf: models.Filter | None) -> models.QueryRequest | None:
+    queries = _queries(q.dense, q.sparse, q.mode, q.limit)
+    if not queries:
+        return None
+    if len(queries) == 1:
+        query, using = queries[0]
+        return models.QueryRequest(query=query, using=using, filter=qf, limit=q.limit,
+                                   with_payload=True)
+    pre = [models.Prefetch(query=v, using=u, filter=qf, limit=max(q.prefetch, q.limit))
+           for v, u in queries]
+    return models.QueryRequest(prefetch=pre, query=models.FusionQuery(fusion=models.Fusion.RRF),
+                               filter=qf, limit=q.limit, with_payload=True)
 
 
 def _queries(dense: Sequence[float] | None, sparse: SparseVector | None, mode: SearchMode,

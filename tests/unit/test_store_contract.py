@@ -14,7 +14,7 @@ from qdrant_client import QdrantClient
 
 from knowledge_platform.errors import ModelMismatchError, StoreError
 from knowledge_platform.models import SparseVector
-from knowledge_platform.store.base import SearchFilter, VectorStore, collection_name
+from knowledge_platform.store.base import SearchFilter, VectorQuery, VectorStore, collection_name
 from knowledge_platform.store.edge import EdgeStore
 from knowledge_platform.store.factory import make_store
 from knowledge_platform.store.server import QdrantServerStore
@@ -89,6 +89,23 @@ def test_hybrid_fuses_both_lists(store: VectorStore):
     # dense points at #3, sparse at #11: both must surface in the fused top 2
     hits = store.search("internal", points[3].dense, points[11].sparse, limit=2, prefetch=10)
     assert set(ids(hits)) == {points[3].id, points[11].id}
+
+
+def test_a_batch_answers_each_query_as_a_single_search_would(store: VectorStore):
+    points = make_points(30)
+    write(store, points)
+    batch = [VectorQuery(dense=points[3].dense, limit=4, mode="dense"),
+             VectorQuery(sparse=SparseVector(indices=[], values=[]), limit=4, mode="sparse"),
+             VectorQuery(sparse=points[11].sparse, limit=3, mode="sparse"),
+             VectorQuery(points[5].dense, points[20].sparse, limit=2, prefetch=10)]
+    got = store.search_batch("internal", batch, flt=SearchFilter(sources=["memory_files"]))
+    assert [ids(hits) for hits in got] == [
+        ids(store.search("internal", q.dense, q.sparse, limit=q.limit, mode=q.mode,
+                         prefetch=q.prefetch, flt=SearchFilter(sources=["memory_files"])))
+        for q in batch]
+    assert got[0][0].chunk.id == points[3].id and got[1] == [] and len(got[3]) == 2
+    assert store.search_batch("internal", batch, flt=SearchFilter(sources=[])) == [[]] * 4
+    assert store.search_batch("client_x_absent", batch[:1]) == [[]]
 
 
 def test_reupsert_overwrites_without_duplicating(store: VectorStore):
