@@ -17,14 +17,19 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_platform.errors import AccessDeniedError
+from knowledge_platform.models import Confidentiality
 from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.settings import Settings
 
 ADMIN_PRINCIPAL = "compass"
 ADMIN_TOKEN_FILE = "admin-token"
 Role = Literal["internal", "restricted"]
-#: What each role may read; admins read everything (no confidentiality condition at all).
-VISIBLE = {"internal": ("internal",), "restricted": ("internal", "restricted")}
+#: What each role may read: its level and below (public < internal < restricted). Admins
+#: read everything (no confidentiality condition at all).
+VISIBLE: dict[Role, tuple[Confidentiality, ...]] = {
+    "internal": ("public", "internal"),
+    "restricted": ("public", "internal", "restricted"),
+}
 _SHOWN = 40
 
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from knowledge_platform.models import Hit
+from knowledge_platform.models import Hit, Lifecycle
 from knowledge_platform.registry import AnswerConfig
 from knowledge_platform.sparse import SparseEncoder
 
@@ -41,6 +41,10 @@ class Citation(BaseModel):
     scope: str
     date: dt.date | None = None
     version: str = ""
+    sha: str | None = Field(default=None, description="git commit the text was read at")
+    lifecycle: Lifecycle = "stable"
+    superseded_by: str | None = Field(default=None,
+                                      description="doc_id of the document that supersedes it")
 
 
 class Answer(BaseModel):
@@ -67,7 +71,8 @@ class Sources:
             self.number[c.doc_id] = n
             self.citations[n] = Citation(number=n, title=c.title, url=c.url, uri=c.uri,
                                          source=c.source, doc_id=c.doc_id, scope=c.scope,
-                                         date=c.date, version=c.version)
+                                         date=c.date, version=c.version, sha=c.sha,
+                                         lifecycle=c.lifecycle, superseded_by=c.successor)
 
     def texts(self, n: int) -> list[str]:
         return [h.chunk.text for h in self.hits if self.number[h.chunk.doc_id] == n]
@@ -174,8 +179,12 @@ def answer_question(question: str, hits: Sequence[Hit], *, scope: str, config: A
     env = os.environ if env is None else env
     api_key = env.get(config.api_key_env)
     if not api_key or not hits:
-        return extractive_answer(question, hits, scope=scope)
-    from knowledge_platform.answer_llm import llm_answer
+        answer = extractive_answer(question, hits, scope=scope)
+    else:
+        from knowledge_platform.answer_llm import llm_answer
 
-    return llm_answer(question, hits, scope=scope, model=config.model,
-                      base_url=config.base_url, api_key=api_key)
+        answer = llm_answer(question, hits, scope=scope, model=config.model,
+                            base_url=config.base_url, api_key=api_key)
+    answer.warnings.extend(f"[{c.number}] {c.title} is superseded by {c.superseded_by}"
+                           for c in answer.citations if c.superseded_by)
+    return answer

@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from knowledge_platform.models import Chunk
+from knowledge_platform.models import Chunk, Lifecycle
+from knowledge_platform.supersession import names
 
 DECISION_KINDS = ["memory", "decision"]
 _LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?Decision(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$",
@@ -35,6 +36,8 @@ class DecisionCitation(BaseModel):
     url: str | None = None
     uri: str | None = None
     version: str = ""
+    sha: str | None = None
+    lifecycle: Lifecycle = "stable"
     headers: list[str] = []
 
 
@@ -52,7 +55,8 @@ class Decision(BaseModel):
 def _cite(chunk: Chunk) -> DecisionCitation:
     return DecisionCitation(title=chunk.title, source=chunk.source, doc_id=chunk.doc_id,
                             scope=chunk.scope, url=chunk.url, uri=chunk.uri,
-                            version=chunk.version, headers=list(chunk.headers))
+                            version=chunk.version, sha=chunk.sha, lifecycle=chunk.lifecycle,
+                            headers=list(chunk.headers))
 
 
 def _clip(text: str) -> str:
@@ -116,20 +120,12 @@ def _first_words(text: str, n: int = 8) -> str:
     return " ".join(words[:n]) + ("…" if len(words) > n else "")
 
 
-def _names(value: Any) -> list[str]:
-    if isinstance(value, str) and value.strip():
-        return [value.strip()]
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    return []
-
-
 def _from_record(chunk: Chunk) -> Decision:
     raw = chunk.extra.get("decision")
     info: dict[str, Any] = raw if isinstance(raw, dict) else {}
     status = str(info.get("status") or _status(chunk.text) or "recorded").strip().lower()
     summary = str(info.get("summary") or chunk.text.strip().split("\n\n")[0])
-    successor = _names(chunk.extra.get("superseded_by"))
+    successor = [chunk.successor] if chunk.successor else names(chunk.extra.get("superseded_by"))
     return Decision(
         date=chunk.date,
         status=status,
@@ -139,7 +135,7 @@ def _from_record(chunk: Chunk) -> Decision:
         superseded=bool(successor) or status in _SUPERSEDED_STATUSES
         or chunk.lifecycle == "deprecated",
         superseded_by=successor[0] if successor else None,
-        supersedes=_names(chunk.extra.get("supersedes")),
+        supersedes=names(chunk.extra.get("supersedes")),
     )
 
 

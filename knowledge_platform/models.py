@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runbook", "decision"]
 Lifecycle = Literal["stable", "draft", "deprecated"]
 Trust = Literal["internal", "client", "public"]
+#: Who may read a document, least to most guarded (see access.VISIBLE).
+Confidentiality = Literal["public", "internal", "restricted"]
+CONFIDENTIALITY_LEVELS: tuple[Confidentiality, ...] = ("public", "internal", "restricted")
 
 CHUNK_NAMESPACE = uuid.UUID("5f1c2b9e-8d0a-4c31-9a57-3e6f0b7d2c41")
 
@@ -87,6 +90,18 @@ class Chunk(BaseModel):
     #: unchanged; a differing one is rewritten (with its cached vector if only metadata moved).
     fingerprint: str = ""
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def successor(self) -> str | None:
+        """The doc id of the document that supersedes this one's (see supersession.py)."""
+        value = self.extra.get("successor")
+        return str(value) if value else None
+
+    @property
+    def sha(self) -> str | None:
+        """The git commit this chunk's text was read at (git sources), else None."""
+        value = self.extra.get("commit")
+        return str(value) if value else None
 
     def embedding_text(self) -> str:
         """What the models read: the header trail gives a section its context."""

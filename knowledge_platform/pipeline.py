@@ -16,6 +16,7 @@ from knowledge_platform.errors import DeletionGuardError, StoreError
 from knowledge_platform.models import Chunk, Document, Point, SparseVector
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import VectorStore
+from knowledge_platform.supersession import link_successors
 
 #: Below this many deletions the share rule does not apply (editing a 3-file demo is normal).
 GUARD_MIN_DELETIONS = 5
@@ -32,7 +33,9 @@ class MergeStats:
 def merge_pull(
     previous: Sequence[Document] | None, result: PullResult
 ) -> tuple[list[Document], MergeStats]:
-    """The new snapshot: a full pull replaces it; an incremental one patches the previous."""
+    """The new snapshot: a full pull replaces it; an incremental one patches the previous.
+    Supersession links are resolved over the whole new snapshot (a new record can supersede
+    an unchanged one, which then counts as changed)."""
     before = {d.source_id: d for d in previous or []}
     if result.full:
         after = {d.source_id: d for d in result.documents}
@@ -41,9 +44,9 @@ def merge_pull(
         for source_id in result.deleted:
             after.pop(source_id, None)
         after.update({d.source_id: d for d in result.documents})
-    changed = sum(1 for sid, d in after.items() if before.get(sid) != d)
+    docs = link_successors(sorted(after.values(), key=lambda d: d.source_id))
+    changed = sum(1 for d in docs if before.get(d.source_id) != d)
     deleted = len(before.keys() - after.keys())
-    docs = sorted(after.values(), key=lambda d: d.source_id)
     return docs, MergeStats(len(docs), changed, deleted, len(result.skipped))
 
 

@@ -20,16 +20,22 @@ class Provenance(BaseModel):
     uri: str | None = None
     date: dt.date | None = None
     version: str = ""
+    sha: str | None = Field(default=None, description="git commit the text was read at")
     scope: str
     kind: Kind
     lifecycle: Lifecycle
+    confidentiality: str = "internal"
+    superseded_by: str | None = Field(
+        default=None, description="Set when another document supersedes this one: its doc_id "
+                                  "(get_document it for the current version)")
 
     @classmethod
     def of(cls, chunk: Chunk) -> Provenance:
         return cls(title=chunk.title, source=chunk.source, source_id=chunk.source_id,
                    doc_id=chunk.doc_id, url=chunk.url, uri=chunk.uri, date=chunk.date,
-                   version=chunk.version, scope=chunk.scope, kind=chunk.kind,
-                   lifecycle=chunk.lifecycle)
+                   version=chunk.version, sha=chunk.sha, scope=chunk.scope, kind=chunk.kind,
+                   lifecycle=chunk.lifecycle, confidentiality=chunk.confidentiality,
+                   superseded_by=chunk.successor)
 
 
 class SearchHit(Provenance):
@@ -81,6 +87,29 @@ class DocumentResult(Provenance):
     text: str
     chunks: int
     sections: list[list[str]] = Field(default_factory=list)
+
+
+class RunbookEntry(BaseModel):
+    title: str
+    path: str
+    doc_id: str
+    uri: str | None = None
+    url: str | None = None
+    kind: Kind
+    lifecycle: Lifecycle
+    confidentiality: str = "internal"
+    sha: str | None = Field(default=None, description="Last commit that changed the file")
+    updated: dt.date | None = Field(default=None, description="Date of that commit")
+    tags: list[str] = Field(default_factory=list)
+    superseded_by: str | None = None
+
+
+class RunbookList(BaseModel):
+    scope: str
+    prefix: str | None = None
+    tag: str | None = None
+    runbooks: list[RunbookEntry]
+    warnings: list[str] = Field(default_factory=list)
 
 
 class DecisionList(BaseModel):

@@ -1,4 +1,4 @@
-"""The FastMCP server: eight tools over one Runtime. Built by `build_server`, never at import.
+"""The FastMCP server: nine tools over one Runtime. Built by `build_server`, never at import.
 
 Auth: over HTTP a bearer token is required (none or unknown: 401). A call without any
 access token (stdio, the in-memory client) runs as `default_principal`, or is refused when
@@ -35,6 +35,7 @@ from mcp_service.schemas import (
     DocumentResult,
     MemoryList,
     ReindexResult,
+    RunbookList,
     SearchResult,
 )
 from mcp_service.service import KnowledgeService
@@ -171,6 +172,22 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         """One whole document, reassembled from its chunks, with provenance. Use after a
         search when the passage is not enough."""
         return run(lambda g: service.document(g, doc_id, scope))
+
+    @mcp.tool(annotations=READ)
+    def list_runbooks(
+        prefix: Annotated[str | None, Field(max_length=512, description=(
+            "path prefix in the repository, e.g. 'runbooks/incidents/'"))] = None,
+        tag: Annotated[str | None, Field(min_length=1, max_length=64,
+                                         description="a front-matter tag")] = None,
+        scope: Scope = "internal",
+        include_drafts: bool = False,
+        include_deprecated: bool = False,
+    ) -> RunbookList:
+        """Runbooks, decision records and docs from git repositories: title, path, lifecycle,
+        commit sha, updated date, tags, superseded pointer. Use to find the procedure for a
+        task; then get_document for its text. knowledge_search ranks passages instead."""
+        return run(lambda g: service.runbooks(g, prefix, tag, scope, include_drafts,
+                                              include_deprecated))
 
     @mcp.tool(annotations=LAUNCH)
     def trigger_reindex(

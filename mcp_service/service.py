@@ -15,6 +15,7 @@ from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.store.base import SearchFilter
+from knowledge_platform.supersession import names
 from mcp_service.dagster_client import DagsterClient
 from mcp_service.dagster_models import IndexStatus, Pair
 from mcp_service.documents import assemble, select_context
@@ -27,10 +28,13 @@ from mcp_service.schemas import (
     MemoryList,
     Provenance,
     ReindexResult,
+    RunbookEntry,
+    RunbookList,
     SearchHit,
     SearchResult,
 )
 
+GIT_DOCS = "git_docs"
 ASK_HITS = 6
 CONTEXT_HITS = 8
 MEMORY_CHARS = 4000
@@ -93,9 +97,8 @@ class KnowledgeService:
         self._check_sources(sources)
         if date_from and date_to and date_from > date_to:
             raise ConfigError(f"date_from {date_from} is after date_to {date_to}")
-        lifecycles = ["stable", *(["draft"] if include_drafts else []),
-                      *(["deprecated"] if include_deprecated else [])]
-        flt = self._filter(grant, lifecycles=lifecycles, sources=list(sources or []) or None,
+        flt = self._filter(grant, lifecycles=_lifecycles(include_drafts, include_deprecated),
+                           sources=list(sources or []) or None,
                            kinds=list(kinds or []) or None, date_from=date_from, date_to=date_to)
         hits = self._search(grant, scope, query, limit, flt)
         self._record(grant, scope, "knowledge_search", query, hits)
@@ -177,6 +180,31 @@ class KnowledgeService:
         return DocumentResult(**Provenance.of(first).model_dump(), text=text,
                               chunks=len(chunks), sections=sections)
 
+    def runbooks(self, grant: Grant, prefix: str | None, tag: str | None, scope: str,
+                 include_drafts: bool, include_deprecated: bool) -> RunbookList:
+        scope = grant.check_scope(scope)
+        if prefix is not None:
+            prefix = prefix.strip().removeprefix("./").lstrip("/")
+        wanted_tag = tag.strip().lower() if tag else None
+        flt = self._filter(grant, lifecycles=_lifecycles(include_drafts, include_deprecated),
+                           sources=[GIT_DOCS])
+        first: dict[str, Chunk] = {}
+        for chunk in self.runtime.store.scroll(scope, flt):
+            path = str(chunk.extra.get("path") or chunk.source_id)
+            tags = [t.lower() for t in names(chunk.extra.get("tags"))]
+            if (chunk.scope != scope or (prefix and not path.startswith(prefix))
+                    or (wanted_tag and wanted_tag not in tags)):
+                continue
+            if chunk.doc_id not in first or chunk.ordinal < first[chunk.doc_id].ordinal:
+                first[chunk.doc_id] = chunk
+        entries = [_runbook(c) for c in first.values()]
+        entries.sort(key=lambda e: e.path)
+        warnings = []
+        if GIT_DOCS not in self.registry.sources_for(scope):
+            warnings.append(f"scope '{scope}' has no git_docs source configured")
+        return RunbookList(scope=scope, prefix=prefix, tag=tag, runbooks=entries,
+                           warnings=warnings)
+
     def _pairs(self, scopes: Sequence[str], source: str) -> list[Pair]:
         pairs = [(s, scope) for scope in scopes for s in self.registry.sources_for(scope)
                  if source in ("all", s)]
@@ -205,3 +233,18 @@ class KnowledgeService:
             except Exception:  # a status report must not fail on one unreadable collection
                 points[(source, scope)] = None
         return self.dagster.index_status(pairs, points)
+
+
+def _lifecycles(include_drafts: bool, include_deprecated: bool) -> list[str]:
+    """Stable always; drafts and deprecated documents only when asked for."""
+    return ["stable", *(["draft"] if include_drafts else []),
+            *(["deprecated"] if include_deprecated else [])]
+
+
+def _runbook(chunk: Chunk) -> RunbookEntry:
+    updated = chunk.extra.get("updated")
+    return RunbookEntry(title=chunk.title, path=str(chunk.extra.get("path") or chunk.source_id),
+                        doc_id=chunk.doc_id, uri=chunk.uri, url=chunk.url, kind=chunk.kind,
+                        lifecycle=chunk.lifecycle, confidentiality=chunk.confidentiality,
+                        sha=chunk.sha, updated=dt.date.fromisoformat(updated) if updated else None,
+                        tags=names(chunk.extra.get("tags")), superseded_by=chunk.successor)

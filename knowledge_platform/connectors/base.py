@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knowledge_platform.models import Document
+from knowledge_platform.models import Confidentiality, Document
 
 
 class Skipped(BaseModel):
@@ -41,6 +41,10 @@ class SourceSettings(BaseModel):
     """Base of every connector's registry settings; unknown keys are an error."""
 
     model_config = ConfigDict(extra="forbid")
+
+    #: Confidentiality of this source's documents unless a document says otherwise (front
+    #: matter in memory files and git docs): who may read them, see access.VISIBLE.
+    confidentiality: Confidentiality = "internal"
 
 
 class Connector(ABC):

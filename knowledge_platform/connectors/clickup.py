@@ -247,6 +247,7 @@ class ClickUpConnector(HttpConnector):
             url=task.get("url") or f"{self.cfg.app_url}/t/{task['id']}",
             date=ms_to_date(task["date_updated"]),
             version=str(task["date_updated"]),
+            confidentiality=self.cfg.confidentiality,
             extra=extra,
         )
 

@@ -54,6 +54,7 @@ def pull_docs(
                     url=f"{cfg.app_url}/{cfg.team_id}/v/dc/{doc_id}/{page['id']}",
                     date=ms_to_date(page.get("date_updated")),
                     version=version,
+                    confidentiality=cfg.confidentiality,
                     extra={"doc_id": doc_id, "page_id": page["id"]},
                 )
             )

@@ -13,7 +13,7 @@ import datetime as dt
 import hashlib
 import re
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field
@@ -22,10 +22,9 @@ from knowledge_platform.connectors.base import Connector, PullResult, Skipped, S
 from knowledge_platform.connectors.git_repo import GitRepo, TreeEntry, glob_regex, is_url
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
-from knowledge_platform.models import Document, Kind, Lifecycle, Trust
+from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, Kind, Lifecycle, Trust
 
 LIFECYCLES = ("stable", "draft", "deprecated")
-CONFIDENTIALITY = ("internal", "restricted")
 DECISION_STATUS = ("proposed", "accepted", "superseded", "deprecated", "rejected")
 _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
     "proposed": "draft",
@@ -48,7 +47,6 @@ class GitDocsSettings(SourceSettings):
     #: Build from exactly this commit (`kp index --at <sha>`) instead of the branch tip.
     at_sha: str | None = Field(None, pattern=_SHA.pattern)
     cache_dir: str | None = None
-    default_confidentiality: Literal["internal", "restricted"] = "internal"
     trust: Trust = "internal"
     #: Path prefix -> kind; matches at the start of the path or after any `/`. First wins.
     kind_rules: dict[str, Kind] = Field(
@@ -242,11 +240,11 @@ class GitDocsConnector(Connector):
             return skip(
                 f"front matter lifecycle {lifecycle!r} is not one of {', '.join(LIFECYCLES)}"
             )
-        confidentiality = meta.get("confidentiality", self.config.default_confidentiality)
-        if confidentiality not in CONFIDENTIALITY:
+        confidentiality = meta.get("confidentiality", self.config.confidentiality)
+        if confidentiality not in CONFIDENTIALITY_LEVELS:
             return skip(
                 f"front matter confidentiality {confidentiality!r} is not one of "
-                f"{', '.join(CONFIDENTIALITY)}"
+                f"{', '.join(CONFIDENTIALITY_LEVELS)}"
             )
         heading = next(
             (m.group(2) for line in lines if (m := _HEADING.match(line)) and len(m.group(1)) == 1),
@@ -268,6 +266,8 @@ class GitDocsConnector(Connector):
         if self.config.url_template:
             url = self.config.url_template.format(sha=commit, head=head, path=path)
         committed = dt.datetime.fromisoformat(when).date() if when else None
+        if committed:
+            extra["updated"] = committed.isoformat()
         return Document(
             source=self.name,
             source_id=path,

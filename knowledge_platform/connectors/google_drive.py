@@ -59,7 +59,6 @@ class GoogleDriveSettings(SourceSettings):
     max_retries: int = Field(5, ge=0, le=10)
     backoff_seconds: float = Field(1.0, ge=0)
     timeout_seconds: float = Field(60.0, gt=0)
-    confidentiality: str = "internal"
     trust: Trust = "internal"
 
     @model_validator(mode="after")

@@ -12,7 +12,7 @@ from pydantic import Field
 from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
 from knowledge_platform.errors import SourceError
 from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
-from knowledge_platform.models import Document, content_hash
+from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, content_hash
 
 _LIFECYCLES = {"stable", "draft", "deprecated"}
 
@@ -62,6 +62,10 @@ class MemoryFilesConnector(Connector):
         lifecycle = str(meta.get("lifecycle", meta.get("status", "stable"))).lower()
         if lifecycle not in _LIFECYCLES:
             lifecycle = "stable"
+        confidentiality = str(meta.get("confidentiality", self.settings.confidentiality))
+        if confidentiality not in CONFIDENTIALITY_LEVELS:
+            raise _Skip(f"front matter confidentiality {confidentiality!r} is not one of "
+                        f"{', '.join(CONFIDENTIALITY_LEVELS)}")
         when = parse_date(meta.get("date")) or parse_date(path.name) or _mtime(path)
         return Document(
             source=self.name,
@@ -74,7 +78,7 @@ class MemoryFilesConnector(Connector):
             date=when,
             version=content_hash(text)[:16],
             lifecycle=lifecycle,  # type: ignore[arg-type]
-            confidentiality=str(meta.get("confidentiality", "internal")),
+            confidentiality=confidentiality,
             extra={"path": rel, "tags": _tags(meta.get("tags"))},
         )
 

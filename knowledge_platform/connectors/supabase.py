@@ -148,7 +148,7 @@ class SupabaseConnector(HttpConnector):
         skipped: list[Skipped] = []
         high_water = parse_timestamp(prev.get("high_water")) if prev else None
         for row in rows:
-            result = row_document(row, table, self.scope, cfg.url)
+            result = row_document(row, table, self.scope, cfg.url, cfg.confidentiality)
             if isinstance(result, Skipped):
                 skipped.append(result)
             else:

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from knowledge_platform.connectors.base import Skipped
 from knowledge_platform.frontmatter import parse_date
-from knowledge_platform.models import Document, content_hash
+from knowledge_platform.models import Confidentiality, Document, content_hash
 
 if TYPE_CHECKING:
     from knowledge_platform.connectors.supabase import TableSettings
@@ -76,7 +76,8 @@ def default_title(row: dict[str, Any], table: str, row_id: Any) -> str:
     return f"{table} {row_id}"
 
 
-def row_document(row: Any, table: TableSettings, scope: str, url: str) -> Document | Skipped:
+def row_document(row: Any, table: TableSettings, scope: str, url: str,
+                 confidentiality: Confidentiality = "internal") -> Document | Skipped:
     if not isinstance(row, dict) or row.get(table.id_column) is None:
         return Skipped(source_id=f"{table.name}:?", reason=f"row has no {table.id_column!r}")
     row_id = row[table.id_column]
@@ -106,5 +107,6 @@ def row_document(row: Any, table: TableSettings, scope: str, url: str) -> Docume
         uri=f"{url.rstrip('/')}/rest/v1/{table.name}?{table.id_column}=eq.{quote(str(row_id))}",
         date=parse_date(date_value),
         version=str(updated) if updated else content_hash(title + "\n" + text)[:16],
+        confidentiality=confidentiality,
         extra={"table": table.name, "row_id": row_id},
     )

@@ -23,7 +23,7 @@ from knowledge_platform.connectors.base import PullResult, Skipped
 from knowledge_platform.connectors.http import HttpClient, HttpConnector, HttpSettings
 from knowledge_platform.connectors.website_sitemap import read_robots, read_sitemaps
 from knowledge_platform.frontmatter import parse_date
-from knowledge_platform.models import Document, content_hash
+from knowledge_platform.models import Confidentiality, Document, content_hash
 
 _GONE = (404, 410)
 _REFUSED = (401, 403, 451)
@@ -35,6 +35,7 @@ class WebsiteSettings(HttpSettings):
     sitemap_url: str | None = None
     user_agent: str = "SurefootKnowledgeBot/1.0"
     max_pages: int = Field(default=500, ge=1)
+    confidentiality: Confidentiality = "public"
     #: Path prefixes; empty `include` means every path.
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
@@ -192,6 +193,6 @@ class WebsiteConnector(HttpConnector):
             date=parse_date(lastmod) or _http_date(response.headers.get("Last-Modified")),
             version=validator or content_hash(text)[:16],
             trust="public",
-            confidentiality="public",
+            confidentiality=self.cfg.confidentiality,
             extra={"lastmod": lastmod} if lastmod else {},
         )

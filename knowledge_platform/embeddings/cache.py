@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -38,9 +39,24 @@ class EmbeddingCache:
             self.path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
         self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._use_wal(time.monotonic() + busy_timeout_s)
         self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute(_SCHEMA)
+
+    def _use_wal(self, deadline: float) -> None:
+        """Switch the file to WAL (persistent: later opens only read the mode). The switch
+        wants an exclusive lock and sqlite does not wait for it through the busy handler,
+        so processes opening the cache together retry here until `deadline`."""
+        while True:
+            try:
+                mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    self._conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def get_many(self, model_id: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """The cached vectors among `hashes`; misses are simply absent from the result."""

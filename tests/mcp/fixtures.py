@@ -14,6 +14,7 @@ from knowledge_platform.pipeline import chunk_documents, embed_chunks, reconcile
 from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
+from knowledge_platform.supersession import link_successors
 
 TOKENS = {"maya": "maya-secret-token-1", "jonas": "jonas-secret-token-2",
           "rita": "rita-secret-token-3", "ops": "ops-secret-token-4"}
@@ -139,7 +140,7 @@ def build_corpus(root: Path) -> Path:
     try:
         for key, docs in corpus().items():
             scope, source = key.split("/")
-            chunks = chunk_documents(docs, runtime.chunker)
+            chunks = chunk_documents(link_successors(docs), runtime.chunker)
             hashes, dense, sparse, _ = embed_chunks(chunks, runtime.embedder, runtime.cache,
                                                     runtime.sparse)
             vectors = {h: (dense[i], sparse[i]) for i, h in enumerate(hashes)}

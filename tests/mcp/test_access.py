@@ -32,6 +32,7 @@ SCOPED_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("get_context", {"topic": "kumquat"}),
     ("list_recent_memory", {"days": 30}),
     ("get_document", {"doc_id": "memory_files:hot.md"}),
+    ("list_runbooks", {}),
 ]
 
 
@@ -61,8 +62,8 @@ def test_grants_follow_the_registry() -> None:
     authn = Authenticator(_registry(), env={})
     assert authn.grant("maya").scopes == ("internal", "shade_store")
     assert authn.grant("jonas").scopes == ("internal", "hot")
-    assert authn.grant("maya").confidentiality == ["internal"]
-    assert authn.grant("rita").confidentiality == ["internal", "restricted"]
+    assert authn.grant("maya").confidentiality == ["public", "internal"]
+    assert authn.grant("rita").confidentiality == ["public", "internal", "restricted"]
     ops = authn.grant("ops")
     assert ops.admin and ops.confidentiality is None and set(ops.scopes) == {
         "internal", "shade_store", "hot"}

@@ -32,6 +32,7 @@ CALLS = {
     "list_decisions": {},
     "list_recent_memory": {"days": "30"},
     "get_document": {"doc_id": "memory_files:MEMORY.md"},
+    "list_runbooks": {"prefix": "adr/"},
     "get_index_status": {},
     "trigger_reindex": {"source": "all"},
 }
@@ -59,6 +60,11 @@ def test_inspector_lists_and_calls_every_tool(http_url: str, runtime: Runtime) -
         flags = [f for k, v in args.items() for f in ("--tool-arg", f"{k}={v}")]
         result = inspector(http_url, token, "--method", "tools/call", "--tool-name", tool, *flags)
         assert "structuredContent" in result or "content" in result, (tool, result)
+        if tool == "list_runbooks":
+            found = {r["path"]: r["superseded_by"]
+                     for r in result["structuredContent"]["runbooks"]}
+            assert found == {"adr/0001-monthly-reports.md": "git_docs:adr/0002-biweekly-reports.md",
+                             "adr/0002-biweekly-reports.md": None}
         if tool == "knowledge_search":
             hits = result["structuredContent"]["hits"]
             assert hits and {h["scope"] for h in hits} == {"internal"}

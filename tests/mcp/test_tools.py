@@ -17,7 +17,8 @@ from tests.mcp.fixtures import LONG_SECTION, days_ago
 pytestmark = pytest.mark.anyio
 
 TOOLS = {"knowledge_search", "knowledge_ask", "get_context", "list_decisions",
-         "list_recent_memory", "get_document", "trigger_reindex", "get_index_status"}
+         "list_recent_memory", "get_document", "list_runbooks", "trigger_reindex",
+         "get_index_status"}
 
 
 async def test_tool_list_schemas_and_hints(runtime: Runtime) -> None:

@@ -1,0 +1,61 @@
+"""Which document supersedes which, resolved when a source's snapshot is written.
+
+A document names the ones it replaces (`extra["supersedes"]`) or the one that replaced it
+(`extra["superseded_by"]`): by doc id, source id (a git path, with or without `.md`), file
+stem or title, case-insensitively. `link_successors` resolves both directions among one
+source's documents in one scope and records on every superseded document
+`extra["successor"]`: the doc id of its successor (or the name as written when no document
+here answers to it). Chunks copy `extra`, so every result that shows a superseded document
+can say so and point at its successor without a second lookup at query time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from knowledge_platform.models import Document
+
+SUCCESSOR = "successor"
+
+
+def names(value: Any) -> list[str]:
+    """A front-matter link value (one name or a list) as a list of non-blank names."""
+    items = value if isinstance(value, list) else [value]
+    return [str(v).strip() for v in items if v is not None and str(v).strip()]
+
+
+def _keys(doc: Document) -> Iterable[str]:
+    path = PurePosixPath(doc.source_id)
+    for name in (doc.doc_id, doc.source_id, str(path.with_suffix("")), path.stem, doc.title):
+        if name:
+            yield name.strip().lower()
+
+
+def link_successors(docs: Sequence[Document]) -> list[Document]:
+    """`docs` with `extra["successor"]` set on each superseded one (and dropped from any
+    that no longer is). Documents whose links did not change are returned as they were."""
+    by_name: dict[str, str] = {}
+    for doc in docs:
+        for key in _keys(doc):
+            by_name.setdefault(key, doc.doc_id)
+    successor: dict[str, str] = {}
+    for doc in docs:  # an explicit `superseded_by` wins over another's `supersedes`
+        for name in names(doc.extra.get("superseded_by"))[:1]:
+            successor[doc.doc_id] = by_name.get(name.lower(), name)
+    for doc in docs:
+        for name in names(doc.extra.get("supersedes")):
+            old = by_name.get(name.lower())
+            if old is not None and old != doc.doc_id:
+                successor.setdefault(old, doc.doc_id)
+    linked = []
+    for doc in docs:
+        new = successor.get(doc.doc_id)
+        if doc.extra.get(SUCCESSOR) != new:
+            extra = {k: v for k, v in doc.extra.items() if k != SUCCESSOR}
+            if new is not None:
+                extra[SUCCESSOR] = new
+            doc = doc.model_copy(update={"extra": extra})
+        linked.append(doc)
+    return linked
