@@ -194,6 +194,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         scope = context.partition_key
         snaps = snapshots.get()
         produced = snaps.read_chunks(source, scope) or []
+        cursor = snaps.read_cursor(source, scope)
         loaded = snaps.read_embeddings(source, scope)
         model_id, vectors = loaded if loaded else ("", {})
         dim = next(iter(vectors.values()))[0].shape[0] if vectors else store.runtime.embedder.dim
@@ -222,7 +223,10 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
                 "points": stats.points,
                 "collection_points": vector_store.count(scope),
                 "model": model_id,
+                # git sources: the commit the snapshot behind these chunks was pulled at
+                **({"sha": sha} if (sha := (cursor or {}).get("sha")) else {}),
             }
         )
 
     return [raw, chunks, embeddings, collection]
+

@@ -1,16 +1,18 @@
 """Which document supersedes which, resolved when a source's snapshot is written.
 
 A document names the ones it replaces (`extra["supersedes"]`) or the one that replaced it
-(`extra["superseded_by"]`): by doc id, source id (a git path, with or without `.md`), file
-stem or title, case-insensitively. `link_successors` resolves both directions among one
-source's documents in one scope and records on every superseded document
-`extra["successor"]`: the doc id of its successor (or the name as written when no document
-here answers to it). Chunks copy `extra`, so every result that shows a superseded document
-can say so and point at its successor without a second lookup at query time.
+(`extra["superseded_by"]`): by doc id, source id (a git path, with or without `.md`, or
+relative to the naming document's folder), file stem or title, case-insensitively.
+`link_successors` resolves both directions among one source's documents in one scope and
+records on every superseded document `extra["successor"]`: the doc id of its successor (or
+the name as written when no document here answers to it). Chunks copy `extra`, so every
+result that shows a superseded document can say so and point at its successor without a
+second lookup at query time.
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -33,6 +35,17 @@ def _keys(doc: Document) -> Iterable[str]:
             yield name.strip().lower()
 
 
+def _lookup(by_name: dict[str, str], name: str, referrer: Document) -> str | None:
+    """The doc id `name` refers to: as written, then as a path relative to the referring
+    document's folder, then by its file stem."""
+    relative = posixpath.normpath(posixpath.join(posixpath.dirname(referrer.source_id), name))
+    for key in (name, relative, PurePosixPath(name).stem):
+        found = by_name.get(key.strip().lower())
+        if found is not None:
+            return found
+    return None
+
+
 def link_successors(docs: Sequence[Document]) -> list[Document]:
     """`docs` with `extra["successor"]` set on each superseded one (and dropped from any
     that no longer is). Documents whose links did not change are returned as they were."""
@@ -43,10 +56,10 @@ def link_successors(docs: Sequence[Document]) -> list[Document]:
     successor: dict[str, str] = {}
     for doc in docs:  # an explicit `superseded_by` wins over another's `supersedes`
         for name in names(doc.extra.get("superseded_by"))[:1]:
-            successor[doc.doc_id] = by_name.get(name.lower(), name)
+            successor[doc.doc_id] = _lookup(by_name, name, doc) or name
     for doc in docs:
         for name in names(doc.extra.get("supersedes")):
-            old = by_name.get(name.lower())
+            old = _lookup(by_name, name, doc)
             if old is not None and old != doc.doc_id:
                 successor.setdefault(old, doc.doc_id)
     linked = []

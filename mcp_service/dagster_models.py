@@ -27,6 +27,8 @@ class SourceStatus(BaseModel):
     last_materialization: dt.datetime | None = None
     run_id: str | None = None
     data_version: str | None = None
+    sha: str | None = Field(default=None, description=(
+        "git sources: the commit the last materialized collection was built from"))
     metadata: dict[str, int | float | str | bool] = Field(default_factory=dict)
     latest_run_id: str | None = None
     latest_run_status: str | None = None

@@ -118,6 +118,8 @@ def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
         row.last_materialization = _time(event.get("timestamp"))
         row.run_id = event.get("runId")
         row.metadata = _metadata(event.get("metadataEntries") or [])
+        sha = row.metadata.get("sha")
+        row.sha = sha if isinstance(sha, str) else None
     versions = node.get("dataVersionByPartition") or []
     row.data_version = versions[index] if index < len(versions) else None
     latest = node.get(f"p{index}") or {}

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -15,6 +17,7 @@ from fastmcp import Client
 from tests.procs import kp_up, listening
 
 pytestmark = pytest.mark.e2e
+REPO = Path(__file__).resolve().parents[2]
 
 
 async def wait_for_hits(url: str, token: str, deadline: float) -> dict:
@@ -55,18 +58,30 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         assert httpx.post(platform.mcp_url, json={}).status_code == 401  # no token
 
         # The run records the collection's materialization just after it publishes.
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180
         while True:
             report = asyncio.run(call(platform.mcp_url, token, "get_index_status", {}))
             entries = {(e["source"], e["scope"]): e for e in report["sources"]}
-            memory = entries[("memory_files", "internal")]
-            if memory["last_materialization"] or time.monotonic() > deadline:
+            memory, handbook = entries[("memory_files", "internal")], entries[("git_docs",
+                                                                               "internal")]
+            done = memory["last_materialization"] and handbook["last_materialization"]
+            if done or time.monotonic() > deadline:
                 break
             time.sleep(2)
         print("index status:", report["health"])
         assert memory["last_materialization"] and memory["run_id"]
         assert memory["metadata"]["added"] == memory["points"]
         assert memory["points"] and memory["points"] > 0
+        # The demo handbook is read from this repository's HEAD: the status names that sha.
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        assert handbook["sha"] == head and handbook["points"]
+        runbooks = asyncio.run(call(platform.mcp_url, token, "list_runbooks",
+                                    {"prefix": "demo/handbook/runbooks/"}))
+        titles = {r["title"] for r in runbooks["runbooks"]}
+        assert {"Incident response", "Credential rotation"} <= titles  # admin sees restricted
+        assert all(r["sha"] and r["uri"].startswith("doc://git_docs/")
+                   for r in runbooks["runbooks"])
 
         # TERM stops every child process group.
         os.killpg(platform.proc.pid, signal.SIGTERM)
