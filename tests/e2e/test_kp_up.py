@@ -25,9 +25,9 @@ async def wait_for_hits(url: str, token: str, deadline: float) -> dict:
     while time.monotonic() < deadline:
         try:
             async with Client(url, auth=token) as client:
-                result = await client.call_tool(
-                    "knowledge_search", {"query": "When does the weekly reindex run?"}
-                )
+                result = await client.call_tool(  # the handbook may be indexed first
+                    "knowledge_search", {"query": "When does the weekly reindex run?",
+                                         "sources": ["memory_files"]})
                 data = result.structured_content or {}
                 if data.get("hits"):
                     return data
