@@ -20,7 +20,13 @@ from assets.partitions import scopes_partitions
 from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import content_hash
-from knowledge_platform.pipeline import chunk_documents, embed_chunks, merge_pull, reconcile
+from knowledge_platform.pipeline import (
+    chunk_documents,
+    embed_chunks,
+    merge_pull,
+    plan_deletions,
+    reconcile,
+)
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 
 FULL_PULL_TAG = "kp/full_pull"
@@ -84,7 +90,14 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             result = connector.pull(cursor, full=cursor is None or _tag(context, FULL_PULL_TAG))
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
-        docs, stats = merge_pull(snaps.read_documents(source, scope), result)
+        previous = snaps.read_documents(source, scope)
+        docs, stats = merge_pull(previous, result)
+        try:  # a listing the collection step would refuse never replaces the last good one
+            plan_deletions(len(previous or []), stats.deleted, stats.documents,
+                           registry.get().deletion_guard, _tag(context, FULL_RECONCILE_TAG),
+                           step="the pull", unit="documents")
+        except KnowledgePlatformError as exc:
+            raise _fail(exc) from exc
         snaps.write_documents(source, scope, docs)
         snaps.write_cursor(source, scope, result.cursor)
         for item in result.skipped:

@@ -102,18 +102,20 @@ class ReconcileStats:
     deleted_ids: list[str] = field(default_factory=list, repr=False)
 
 
-def plan_deletions(existing: int, stale: int, remaining: int, guard: float, full: bool) -> None:
-    """Raise DeletionGuardError if a reconcile would delete too much of a partition."""
+def plan_deletions(existing: int, stale: int, remaining: int, guard: float, full: bool, *,
+                   step: str = "reconcile", unit: str = "points") -> None:
+    """Raise DeletionGuardError if `step` would delete too much of a partition: all of it, or
+    more than `guard` of its `existing` items (and more than GUARD_MIN_DELETIONS)."""
     if full or stale == 0:
         return
     if remaining == 0:
         raise DeletionGuardError(
-            f"the pull produced no chunks but {existing} points exist; refusing to empty the "
-            "collection (a source outage?). Re-run with a full reconcile if this is intended"
+            f"{step} would remove all {existing} {unit} (a source outage?); refusing to empty "
+            "the collection. Re-run with a full reconcile if this is intended"
         )
     if stale > GUARD_MIN_DELETIONS and stale > guard * existing:
         raise DeletionGuardError(
-            f"reconcile would delete {stale} of {existing} points ({stale / existing:.0%}), over "
+            f"{step} would delete {stale} of {existing} {unit} ({stale / existing:.0%}), over "
             f"the {guard:.0%} guard; re-run with a full reconcile if this is intended"
         )
 
