@@ -1,5 +1,5 @@
 """A fake Supabase REST API (PostgREST): `select`, `order`, `limit`/`offset`, filters
-(`eq neq gt gte lt lte is`) enforced with column-typed comparison, a db-max-rows cap that
+(`eq neq gt gte lt lte is in`) enforced with column-typed comparison, a db-max-rows cap that
 silently shortens pages, `apikey` auth, and PostgREST-shaped errors."""
 
 from __future__ import annotations
@@ -126,6 +126,12 @@ class SupabaseFake(FakeServer):
                 if op == "is" and raw == "null":
                     rows = [r for r in rows if r.get(column) is None]
                     continue
+                if op == "in":
+                    if not (raw.startswith("(") and raw.endswith(")")):
+                        return pgrst_error(400, "PGRST100", f'"failed to parse filter ({expr})"')
+                    items = [_unquote(v) for v in _IN_ITEM.findall(raw[1:-1])]
+                    rows = [r for r in rows if any(_test(r.get(column), "eq", v) for v in items)]
+                    continue
                 if op not in _OPS or not _:
                     return pgrst_error(400, "PGRST100", f'"failed to parse filter ({expr})"')
                 try:
@@ -152,6 +158,17 @@ class SupabaseFake(FakeServer):
             page = [{c: r.get(c) for c in wanted} for r in page]
         span = f"{offset}-{offset + len(page) - 1}/*" if page else "*/*"
         return json_response(page, 200, {"Content-Range": span})
+
+
+_IN_ITEM = re.compile(r'"(?:[^"\\]|\\.)*"|[^,]+')
+
+
+def _unquote(item: str) -> str:
+    """One `in.(...)` item: bare, or double-quoted with backslash escapes."""
+    item = item.strip()
+    if len(item) >= 2 and item[0] == item[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", item[1:-1])
+    return item
 
 
 def _test(value: Any, op: str, raw: str) -> bool:

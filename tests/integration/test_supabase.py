@@ -169,6 +169,27 @@ def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFak
     assert second.cursor["tables"]["memory"]["high_water"] > hw
 
 
+def test_rows_below_the_high_water_mark_are_fetched_by_id(fake: SupabaseFake) -> None:
+    """A row restored or backfilled with an old updated_at never matches `gte`; the id sweep
+    finds it and one `in.(...)` request fetches it (quoted ids, commas and all)."""
+    conn = connector(fake, overlap_seconds=0)
+    first = conn.pull(None)
+    old = "2020-01-01T00:00:00+00:00"
+    fake.tables["clients"]['acme, "the" co'] = {"id": 'acme, "the" co', "name": "Acme",
+                                                "updated_at": old}
+    fake.tables["memory"][900] = {"id": 900, "title": "Restored", "body": "Old notes.",
+                                  "updated_at": old}
+    fake.clear_log()
+
+    second = conn.pull(first.cursor)
+
+    assert {d.source_id for d in second.documents} >= {'clients:acme, "the" co', "memory:900"}
+    assert second.deleted == []
+    by_id = [r for r in fake.log if (r.arg("id") or "").startswith("in.")]
+    assert {r.path for r in by_id} == {"/rest/v1/clients", "/rest/v1/memory"}
+    assert 'memory:900' not in {d.source_id for d in conn.pull(second.cursor).documents}
+
+
 def test_overlap_moves_the_filter_back(fake: SupabaseFake) -> None:
     first = connector(fake).pull(None)
     fake.clear_log()
