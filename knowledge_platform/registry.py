@@ -34,6 +34,11 @@ class EmbeddingConfig(_Strict):
     model: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     base_url: str | None = None
+    #: openai: per-request timeout, retries (429/5xx/timeouts, honouring Retry-After and the
+    #: rate-limit reset headers) and texts per request.
+    timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    max_retries: int = Field(default=5, ge=0, le=20)
+    batch_size: int = Field(default=100, ge=1, le=2048)
 
 
 class StoreConfig(_Strict):

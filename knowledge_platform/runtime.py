@@ -35,6 +35,9 @@ class Runtime:
             cache_dir=self.settings.models_dir,
             api_key=os.environ.get(cfg.api_key_env),
             base_url=cfg.base_url,
+            timeout_s=cfg.timeout_seconds,
+            max_retries=cfg.max_retries,
+            batch_size=cfg.batch_size,
         )
 
     @functools.cached_property

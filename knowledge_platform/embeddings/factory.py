@@ -17,10 +17,13 @@ def make_embedder(
     cache_dir: Path,
     api_key: str | None = None,
     base_url: str | None = None,
+    timeout_s: float = 60.0,
+    max_retries: int = 5,
+    batch_size: int = 100,
 ) -> Embedder:
     """`model` picks a variant: local "all-MiniLM-L6-v2-int8" (default) or "all-MiniLM-L6-v2"
     (fp32); an OpenAI model name (default text-embedding-3-small). `cache_dir` holds the built
-    local model files."""
+    local model files; the last three settings apply to the OpenAI provider."""
     if provider == "local":
         from knowledge_platform.embeddings.local import LocalOnnxEmbedder
         from knowledge_platform.embeddings.onnx_builder import MODEL_NAME
@@ -47,7 +50,9 @@ def make_embedder(
             raise ConfigError(
                 f"unknown OpenAI embedding model {name!r}; choose one of {sorted(KNOWN_DIMS)}"
             )
-        return OpenAIEmbedder(api_key, model=name, base_url=base_url or DEFAULT_BASE_URL)
+        return OpenAIEmbedder(api_key, model=name, base_url=base_url or DEFAULT_BASE_URL,
+                              timeout_s=timeout_s, max_retries=max_retries,
+                              batch_size=batch_size)
     if provider == "hash":
         from knowledge_platform.embeddings.deterministic import HashEmbedder
 

@@ -11,6 +11,9 @@ import pytest
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.embeddings.openai import OpenAIEmbedder, header_wait, parse_duration
 from knowledge_platform.errors import EmbeddingError
+from knowledge_platform.registry import Registry
+from knowledge_platform.runtime import Runtime
+from knowledge_platform.settings import Settings
 from tests.fakes.http_fake import FakeClock
 from tests.fakes.openai_server import FakeOpenAI, fake_vector
 
@@ -149,6 +152,24 @@ def test_factory_builds_openai_against_the_fake(fake: FakeOpenAI, tmp_path) -> N
     )
     assert (emb.model_id, emb.dim, emb.window_tokens) == ("text-embedding-3-small", 1536, 8191)
     assert emb.embed_query("hello").shape == (1536,)
+
+
+def test_registry_sets_timeout_retries_and_batch(fake: FakeOpenAI, tmp_path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = Registry.model_validate({"embedding": {
+        "provider": "openai", "base_url": fake.base_url, "api_key_env": "KP_TEST_OPENAI",
+        "timeout_seconds": 2.5, "max_retries": 0, "batch_size": 7}})
+    monkeypatch.setenv("KP_TEST_OPENAI", KEY)
+    runtime = Runtime(Settings.model_validate({"KP_HOME": str(tmp_path)}), registry=registry)
+    emb = runtime.embedder
+    assert (emb.max_retries, emb.batch_size) == (0, 7)
+    assert emb._client.timeout.read == 2.5
+    emb.embed_documents([f"text {i}" for i in range(15)])
+    assert fake.embedding_batches == [7, 7, 1]
+    fake.server_error(1)
+    with pytest.raises(EmbeddingError, match="after 1 attempts"):  # no retries: fails at once
+        emb.embed_documents(["one more"])
+    runtime.close()
 
 
 def test_count_tokens_offline_cl100k() -> None:
