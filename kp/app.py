@@ -162,7 +162,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     out.print(report.health)
     table = Table()
     columns = ("source", "scope", "last materialized", "last run", "points", "freshness",
-               "checks")
+               "checks", "git sha")
     for col in columns:
         table.add_column(col)
     for e in report.sources:
@@ -174,6 +174,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
             str(e.points if e.points is not None else ""),
             e.partition_freshness,
             ", ".join(e.failing_checks) or "ok",
+            (e.sha or "")[:12],
         )
     out.print(table)
 
