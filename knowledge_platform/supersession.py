@@ -20,6 +20,8 @@ from typing import Any
 from knowledge_platform.models import Document
 
 SUCCESSOR = "successor"
+#: The front-matter keys that link documents (copied into `extra` by the connectors).
+LINKS = ("supersedes", "superseded_by")
 
 
 def names(value: Any) -> list[str]:

@@ -13,6 +13,7 @@ from knowledge_platform.connectors.base import Connector, PullResult, Skipped, S
 from knowledge_platform.errors import SourceError
 from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
 from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, content_hash
+from knowledge_platform.supersession import LINKS, names
 
 _LIFECYCLES = {"stable", "draft", "deprecated"}
 
@@ -79,7 +80,8 @@ class MemoryFilesConnector(Connector):
             version=content_hash(text)[:16],
             lifecycle=lifecycle,  # type: ignore[arg-type]
             confidentiality=confidentiality,
-            extra={"path": rel, "tags": _tags(meta.get("tags"))},
+            extra={"path": rel, "tags": _tags(meta.get("tags")),
+                   **{key: names(meta[key]) for key in LINKS if key in meta}},
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from knowledge_platform.connectors.base import PullResult
+from knowledge_platform.connectors.memory_files import MemoryFilesConnector, MemoryFilesSettings
 from knowledge_platform.models import Document
 from knowledge_platform.pipeline import merge_pull
 from knowledge_platform.supersession import SUCCESSOR, link_successors
@@ -59,3 +60,13 @@ def test_merge_pull_links_over_the_whole_snapshot_and_drops_stale_links() -> Non
     third, stats = merge_pull(second, PullResult(documents=[], deleted=["c.md"], full=False))
     assert successors(third) == {"a.md": None, "b.md": None}
     assert (stats.changed, stats.deleted) == (1, 1)
+
+
+def test_memory_files_link_through_front_matter(tmp_path) -> None:
+    (tmp_path / "2026-01-05.md").write_text("# Pricing\n\nDecision: annual plans only.\n")
+    (tmp_path / "2026-03-02.md").write_text(
+        "---\nsupersedes: 2026-01-05\n---\n# Pricing again\n\nDecision: monthly plans too.\n")
+    connector = MemoryFilesConnector(MemoryFilesSettings(path=tmp_path), "internal")
+    docs, _ = merge_pull(None, connector.pull(None))
+    assert successors(docs) == {"2026-01-05.md": "memory_files:2026-03-02.md",
+                                "2026-03-02.md": None}
