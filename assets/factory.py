@@ -21,10 +21,10 @@ from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import content_hash
 from knowledge_platform.pipeline import (
-    chunk_documents,
     embed_chunks,
     merge_pull,
     plan_deletions,
+    rechunk,
     reconcile,
 )
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
@@ -137,8 +137,9 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         scope = context.partition_key
         snaps = snapshots.get()
         docs = snaps.read_documents(source, scope) or []
-        produced = chunk_documents(docs, embedder.runtime.chunker)
-        snaps.write_chunks(source, scope, produced)
+        chunked = rechunk(docs, embedder.runtime.chunker, snaps.read_chunks_by_key(source, scope))
+        produced = chunked.chunks
+        snaps.write_chunks(source, scope, produced, chunked.keys)
         sample = produced[0] if produced else None
         sample_md = (
             f"**{sample.title}** — {' > '.join(sample.headers)}\n\n{sample.text[:600]}"
@@ -148,6 +149,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         return MaterializeResult(
             metadata={
                 "documents": len(docs),
+                "reused_documents": chunked.reused,
                 "chunks": len(produced),
                 "tokens": sum(c.tokens for c in produced),
                 "sample_chunk": MetadataValue.md(sample_md),

@@ -9,8 +9,10 @@ the documents (must embed exactly those documents' chunks).
 Query: collections of 5k / 50k (/ 200k) chunks built from SciFact's real chunks and vectors
 (copies get new ids, a marked text and small noise on both vectors) written through the
 store's writer; `kp mcp` started as a subprocess on a free port; knowledge_search over HTTP
-with the admin bearer token: one client's p50/p95/p99, 8 concurrent clients' throughput and
-errors, the service's RSS, and the same queries in-process (Retriever, store alone).
+with the admin bearer token: one FastMCP client's p50/p95/p99 (one session, as an agent keeps
+it) and the same calls as bare JSON-RPC POSTs (the service without the client's own work),
+8 concurrent clients' throughput, errors and the service's CPU per request, the service's RSS,
+and the same queries in-process (Retriever, store alone).
 
     .venv/bin/python bench/speed.py [--sizes 5000,50000] [--max-documents N] [--queries 200]
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import shutil
 import signal
@@ -48,9 +51,11 @@ from knowledge_platform.models import Chunk, Point, SparseVector, chunk_id
 from knowledge_platform.retrieval import DEFAULT_FUSION, blend
 from knowledge_platform.runtime import Runtime
 
+STEPS = ("raw", "chunks", "embeddings", "collection")
 NOISE = 0.01  # per-dimension noise on copies' dense vectors: cosine to the original ~0.98
 LIMIT = 10  # hits per knowledge_search call
 PREFETCH = 50  # Retriever.search's default: the depth of each list the blend fuses
+MCP_VERSION = "2026-07-28"  # the protocol revision the FastMCP client speaks
 
 
 def pct(values: list[float], q: float) -> float:
@@ -80,6 +85,10 @@ class EmbedTimer:
         finally:
             self.seconds += time.perf_counter() - started
             self.calls += 1
+
+
+def per_step(run: Any) -> str:
+    return " / ".join(f"{run.step_seconds.get(s, 0):.1f}" for s in STEPS) + " s"
 
 
 def edit_corpus(corpus: Path, share: float) -> set[str]:
@@ -131,13 +140,11 @@ def bench_ingest(bh: Any, runtime: Runtime, corpus: Path) -> tuple[list[list[str
     chunks_after = runtime.snapshots.read_chunks(SOURCE, SCOPE) or []
     expected = sum(1 for c in chunks_after if c.source_id in changed)
     sent = embedder.texts_embedded - before[1]
-    steps = full.step_seconds
     rows = [
         ["full ingest", f"{full.seconds:.1f} s",
          f"{docs} docs, {n_chunks} chunks: {docs / full.seconds:.1f} docs/s, "
          f"{n_chunks / full.seconds:.1f} chunks/s"],
-        ["  per step", " / ".join(f"{steps.get(s, 0):.1f}" for s in
-                                  ("raw", "chunks", "embeddings", "collection")) + " s",
+        ["  per step", per_step(full),
          "raw / chunks / embeddings / collection (checks: "
          f"{'all passed' if all(full.checks.values()) else full.checks})"],
         ["  in the embedding model", f"{embed_s:.1f} s",
@@ -147,8 +154,9 @@ def bench_ingest(bh: Any, runtime: Runtime, corpus: Path) -> tuple[list[list[str
          f"{load_s:.1f} s before the run"],
         ["no-op reindex", f"{noop.seconds:.1f} s",
          f"{noop_calls} embedding calls, embedded {noop.metadata['embeddings']['embedded']} "
-         f"(must be 0); {100 * noop.seconds / full.seconds:.1f}% of full ingest "
-         "(target <= 5%)"],
+         f"(must be 0); {noop.metadata['chunks']['reused_documents']} of {docs} documents' "
+         f"chunks reused; {100 * noop.seconds / full.seconds:.1f}% of full ingest "
+         f"(target <= 5%); per step {per_step(noop)}"],
         ["reindex after editing 1% of documents", f"{edit.seconds:.1f} s",
          f"{len(changed)} docs edited; embedded {edit.metadata['embeddings']['embedded']} "
          f"chunks, texts sent to the model {sent}, chunks of those docs {expected} "
@@ -242,6 +250,12 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time `pid` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> tuple[float, float]:
     """(current, peak) resident set of `pid` in MB."""
     fields = {}
@@ -251,19 +265,47 @@ def rss_mb(pid: int) -> tuple[float, float]:
     return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
 
 
+def search_args(query: str, scope: str) -> dict[str, Any]:
+    return {"query": query, "scope": scope, "limit": LIMIT}
+
+
 async def one_client(url: str, token: str, scope: str, queries: list[str]) -> list[float]:
     from fastmcp import Client
 
     ms = []
     async with Client(url, auth=token) as client:
         for q in queries[:5]:  # warm-up: the service opens the collection on first use
-            await client.call_tool("knowledge_search", {"query": q, "scope": scope,
-                                                        "limit": LIMIT})
+            await client.call_tool("knowledge_search", search_args(q, scope))
         for q in queries:
             started = time.perf_counter()
-            await client.call_tool("knowledge_search", {"query": q, "scope": scope,
-                                                        "limit": LIMIT})
+            await client.call_tool("knowledge_search", search_args(q, scope))
             ms.append(1000 * (time.perf_counter() - started))
+    return ms
+
+
+async def bare_client(url: str, token: str, scope: str, queries: list[str]) -> list[float]:
+    """The same calls as bare JSON-RPC POSTs on one keep-alive connection: what the service
+    takes, without an MCP SDK client's own work (e.g. validating each result's schema)."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": MCP_VERSION,
+               "Accept": "application/json, text/event-stream", "Mcp-Method": "tools/call",
+               "Mcp-Name": "knowledge_search"}
+    meta = {"io.modelcontextprotocol/protocolVersion": MCP_VERSION,
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    ms = []
+    async with httpx.AsyncClient(timeout=60) as http:
+        for i, q in enumerate([*queries[:5], *queries]):
+            body = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": {"name": "knowledge_search", "arguments": search_args(q, scope),
+                               "_meta": meta}}
+            started = time.perf_counter()
+            reply = await http.post(url, json=body, headers=headers)
+            if reply.status_code != 200 or reply.json().get("result", {}).get("isError", True):
+                raise SystemExit(f"bare knowledge_search failed: {reply.text[:500]}")
+            if i >= 5:
+                ms.append(1000 * (time.perf_counter() - started))
     return ms
 
 
@@ -278,9 +320,8 @@ async def many_clients(url: str, token: str, scope: str, queries: list[str], cli
             for i in range(per_client):
                 q = queries[(offset * 37 + i) % len(queries)]
                 try:
-                    result = await client.call_tool(
-                        "knowledge_search", {"query": q, "scope": scope, "limit": LIMIT},
-                        raise_on_error=False)
+                    result = await client.call_tool("knowledge_search", search_args(q, scope),
+                                                    raise_on_error=False)
                     ok, errors = (ok, errors + 1) if result.is_error else (ok + 1, errors)
                 except Exception:
                     errors += 1
@@ -331,13 +372,17 @@ def bench_queries(bh: Any, runtime: Runtime, sizes: list[int], queries: list[str
                 time.sleep(0.1)
             token = token_file.read_text().strip()
             single = asyncio.run(one_client(url, token, scope, queries))
-            rps, _ok, errors = asyncio.run(many_clients(url, token, scope, queries, clients,
+            bare = asyncio.run(bare_client(url, token, scope, queries))
+            cpu_before = cpu_seconds(proc.pid)
+            rps, ok, errors = asyncio.run(many_clients(url, token, scope, queries, clients,
                                                        per_client))
+            cpu_ms = 1000 * (cpu_seconds(proc.pid) - cpu_before) / max(1, ok + errors)
             rss, peak = rss_mb(proc.pid)
         finally:
             stop(proc)
         full, blended, rrf = in_process(runtime, scope, queries)
-        rows.append([f"{size:,}", f"{build_s:.0f} s", ms3(single), f"{rps:.0f} ({errors})",
+        rows.append([f"{size:,}", f"{build_s:.0f} s", ms3(single), ms3(bare),
+                     f"{rps:.0f} ({errors}); {cpu_ms:.0f} ms",
                      f"{rss:.0f} / {peak:.0f}", ms3(full), ms3(blended), ms3(rrf)])
         print(f"  {' | '.join(rows[-1])} ({load_average()})", flush=True)
     return rows
@@ -388,7 +433,9 @@ def main() -> None:
                             ingest_rows)
     query = markdown_table(
         ["chunks", "build + publish", "MCP knowledge_search ms p50/p95/p99 (1 client)",
-         f"MCP req/s, {args.clients} clients (errors)", "MCP RSS MB now / peak",
+         "same as bare JSON-RPC POSTs ms",
+         f"MCP req/s, {args.clients} clients (errors); service CPU per request",
+         "MCP RSS MB now / peak",
          "in-process Retriever.search ms", "store alone: blend ms", "store alone: RRF ms"],
         query_rows)
     notes = [
@@ -398,6 +445,8 @@ def main() -> None:
         "Scaled collections: SciFact chunks with their real vectors, copies with new ids, a "
         f"marked text, N(0, {NOISE}) noise on the dense vector and +-10% on sparse weights, "
         "written through the store writer (publish includes the HNSW optimize).",
+        "Clients and service share the machine's CPUs; the service's CPU per request bounds "
+        "its throughput at (cpus / CPU per request) even with free clients.",
         f"Model {model_id} on onnxruntime; {load_average()} at the end (the machine is "
         "shared: figures are pessimistic).",
     ]

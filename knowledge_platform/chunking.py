@@ -19,6 +19,10 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 MAX_TARGET = 800
 MIN_BUDGET = 48
 MAX_CHARS_PER_TOKEN = 16
+#: Bump whenever a change here changes what chunks a document yields: every document is then
+#: re-chunked instead of keeping the chunks it got last run. (A new Chunk field does that by
+#: itself: the field names are part of the fingerprint.)
+CHUNKING_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,22 @@ class Chunker:
         self.counter = counter
         self.window_tokens = window_tokens
         self.overlap = overlap
+
+    @property
+    def fingerprint(self) -> str:
+        """Every setting that shapes chunks: the code's version and the Chunk fields it fills,
+        the tokenizer, window, overlap and limits."""
+        settings = {"version": CHUNKING_VERSION, "fields": sorted(Chunk.model_fields),
+                    "tokenizer": self.counter.name,
+                    "window_tokens": self.window_tokens, "overlap": self.overlap,
+                    "max_target": MAX_TARGET, "min_budget": MIN_BUDGET,
+                    "max_chars_per_token": MAX_CHARS_PER_TOKEN}
+        return content_hash(json.dumps(settings, sort_keys=True))
+
+    def doc_key(self, doc: Document) -> str:
+        """What `doc`'s chunks depend on: this chunker's fingerprint and every document field
+        (text, title, provenance). Equal keys give equal chunks."""
+        return content_hash(self.fingerprint + doc.model_dump_json())
 
     def budget(self, title: str, headers: Iterable[str]) -> int:
         trail = " > ".join(h for h in (title, *headers) if h)

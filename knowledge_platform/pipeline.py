@@ -3,7 +3,7 @@ Dagster assets, the CLI and the benchmarks all call these; nothing here knows Da
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +52,32 @@ def merge_pull(
 
 def chunk_documents(docs: Sequence[Document], chunker: Chunker) -> list[Chunk]:
     return [chunk for doc in docs for chunk in chunker.chunk(doc)]
+
+
+@dataclass
+class Chunked:
+    chunks: list[Chunk]
+    keys: dict[str, str]  # doc_id -> Chunker.doc_key, to store with the chunks
+    reused: int  # documents whose previous chunks were kept
+
+
+def rechunk(
+    docs: Sequence[Document], chunker: Chunker, previous: Mapping[str, Sequence[Chunk]]
+) -> Chunked:
+    """Chunks of `docs`, keeping `previous` ones (by Chunker.doc_key) for each document whose
+    key is unchanged — no tokenizing; a changed document or chunker setting re-chunks."""
+    chunks: list[Chunk] = []
+    keys: dict[str, str] = {}
+    reused = 0
+    for doc in docs:
+        key = keys[doc.doc_id] = chunker.doc_key(doc)
+        kept = previous.get(key)
+        if kept:
+            reused += 1
+            chunks.extend(kept)
+        else:
+            chunks.extend(chunker.chunk(doc))
+    return Chunked(chunks, keys, reused)
 
 
 @dataclass

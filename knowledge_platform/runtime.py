@@ -22,9 +22,13 @@ from knowledge_platform.tokens import counter_for
 
 
 class Runtime:
-    def __init__(self, settings: Settings, registry: Registry | None = None) -> None:
+    def __init__(self, settings: Settings, registry: Registry | None = None, *,
+                 embed_threads: int | None = None) -> None:
+        """`embed_threads`: CPU threads each local embedding call may use (None: all, which
+        suits ingest batches); a service running many short calls at once wants 1."""
         self.settings = settings
         self.registry = registry or load_registry(settings.config)
+        self.embed_threads = embed_threads
 
     @functools.cached_property
     def embedder(self) -> Embedder:
@@ -38,6 +42,7 @@ class Runtime:
             timeout_s=cfg.timeout_seconds,
             max_retries=cfg.max_retries,
             batch_size=cfg.batch_size,
+            threads=self.embed_threads,
         )
 
     @functools.cached_property

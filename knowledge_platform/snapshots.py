@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,15 +46,26 @@ class SnapshotStore:
         return [Document.model_validate_json(j) for j in frame["json"]]
 
     # chunks ----------------------------------------------------------------------------
-    def write_chunks(self, source: str, scope: str, chunks: Sequence[Chunk]) -> None:
+    def write_chunks(
+        self,
+        source: str,
+        scope: str,
+        chunks: Sequence[Chunk],
+        doc_keys: Mapping[str, str] | None = None,
+    ) -> None:
+        """`doc_keys`: doc_id -> the Chunker.doc_key its chunks were made under (for reuse)."""
+        keys = doc_keys or {}
         frame = pl.DataFrame(
             {
                 "id": [c.id for c in chunks],
                 "doc_id": [c.doc_id for c in chunks],
                 "content_hash": [c.content_hash for c in chunks],
+                "doc_key": [keys.get(c.doc_id, "") for c in chunks],
                 "json": [c.model_dump_json() for c in chunks],
             },
-            schema={name: pl.String for name in ("id", "doc_id", "content_hash", "json")},
+            schema={
+                name: pl.String for name in ("id", "doc_id", "content_hash", "doc_key", "json")
+            },
         )
         self._write(frame, self._path(source, scope, "chunks.parquet"))
 
@@ -63,6 +74,18 @@ class SnapshotStore:
         if frame is None:
             return None
         return [Chunk.model_validate_json(j) for j in frame["json"]]
+
+    def read_chunks_by_key(self, source: str, scope: str) -> dict[str, list[Chunk]]:
+        """The last chunks grouped by their document's doc key; {} before the first run (or
+        from a snapshot written without keys)."""
+        frame = self._read(self._path(source, scope, "chunks.parquet"))
+        if frame is None or "doc_key" not in frame.columns:
+            return {}
+        grouped: dict[str, list[Chunk]] = {}
+        for key, data in zip(frame["doc_key"], frame["json"], strict=True):
+            if key:
+                grouped.setdefault(key, []).append(Chunk.model_validate_json(data))
+        return grouped
 
     # embeddings ------------------------------------------------------------------------
     def write_embeddings(

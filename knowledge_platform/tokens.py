@@ -7,6 +7,7 @@ MiniLM model (from the packaged tokenizer.json), cl100k_base for OpenAI (the
 from __future__ import annotations
 
 import functools
+import hashlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 
@@ -18,6 +19,11 @@ def minilm_dir() -> Path:
 
 
 class TokenCounter(ABC):
+    @property
+    def name(self) -> str:
+        """Which tokenizer this is, for the chunker's fingerprint: a new one re-chunks all."""
+        return type(self).__qualname__
+
     @abstractmethod
     def offsets(self, text: str) -> list[int]:
         """Character offset where each token starts (no special tokens)."""
@@ -30,9 +36,15 @@ class WordPieceCounter(TokenCounter):
     def __init__(self, tokenizer_file: Path | None = None) -> None:
         from tokenizers import Tokenizer
 
-        self._tok = Tokenizer.from_file(str(tokenizer_file or minilm_dir() / "tokenizer.json"))
+        path = tokenizer_file or minilm_dir() / "tokenizer.json"
+        self._tok = Tokenizer.from_file(str(path))
         self._tok.no_truncation()
         self._tok.no_padding()
+        self._name = f"wordpiece:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     def offsets(self, text: str) -> list[int]:
         enc = self._tok.encode(text, add_special_tokens=False)
@@ -47,6 +59,11 @@ class TiktokenCounter(TokenCounter):
         import tiktoken
 
         self._enc = tiktoken.get_encoding(encoding)
+        self._name = f"tiktoken:{encoding}"
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     def offsets(self, text: str) -> list[int]:
         tokens = self._enc.encode(text, disallowed_special=())

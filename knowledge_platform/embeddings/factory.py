@@ -20,10 +20,12 @@ def make_embedder(
     timeout_s: float = 60.0,
     max_retries: int = 5,
     batch_size: int = 100,
+    threads: int | None = None,
 ) -> Embedder:
     """`model` picks a variant: local "all-MiniLM-L6-v2-int8" (default) or "all-MiniLM-L6-v2"
     (fp32); an OpenAI model name (default text-embedding-3-small). `cache_dir` holds the built
-    local model files; the last three settings apply to the OpenAI provider."""
+    local model files; `timeout_s`, `max_retries` and `batch_size` apply to the OpenAI provider,
+    `threads` (ONNX threads per call; None: every CPU) to the local one."""
     if provider == "local":
         from knowledge_platform.embeddings.local import LocalOnnxEmbedder
         from knowledge_platform.embeddings.onnx_builder import MODEL_NAME
@@ -34,7 +36,7 @@ def make_embedder(
             raise ConfigError(
                 f"unknown local embedding model {name!r}; choose one of {sorted(variants)}"
             )
-        return LocalOnnxEmbedder(cache_dir, quantized=variants[name])
+        return LocalOnnxEmbedder(cache_dir, quantized=variants[name], threads=threads)
     if provider == "openai":
         from knowledge_platform.embeddings.openai import (
             DEFAULT_BASE_URL,

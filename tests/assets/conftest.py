@@ -45,7 +45,8 @@ class Materializer:
         result = self(source, scope, raise_on_error=False)
         return {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
 
-    def partial(self, source: str, steps: list[str], scope: str = "internal") -> Any:
+    def partial(self, source: str, steps: list[str], scope: str = "internal",
+                tags: dict[str, str] | None = None) -> Any:
         self._ensure_partition(scope)
         return materialize(
             build_source_assets(source),
@@ -53,6 +54,7 @@ class Materializer:
             partition_key=scope,
             instance=self.instance,
             resources=platform_resources(self.settings),
+            tags=tags,
         )
 
     def checks_only(self, source: str, scope: str = "internal") -> dict[str, bool]:

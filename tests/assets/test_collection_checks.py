@@ -63,8 +63,9 @@ def test_a_mass_deletion_pending_fails_the_guard_check(run_assets, workspace):
     run_assets("memory_files")
     for i in range(12):
         (workspace / f"note-{i}.md").unlink()
-    # Chunks re-derived without the notes, publish not yet run: 12 of 15+ points would go.
-    run_assets.partial("memory_files", ["raw", "chunks"])
+    # An operator's full reconcile got past the raw step's guard; chunks were re-derived
+    # without the notes, publish not yet run: 12 of 15+ points would go.
+    run_assets.partial("memory_files", ["raw", "chunks"], tags={"kp/full_reconcile": "true"})
     checks = run_assets.checks_only("memory_files")
     assert checks["memory_files_deletions_within_guard"] is False
 

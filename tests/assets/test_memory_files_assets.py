@@ -37,6 +37,7 @@ def test_rerun_with_nothing_changed_embeds_nothing(run_assets):
     second = run_assets("memory_files")
     emb = run_assets.metadata(second, "embeddings")
     coll = run_assets.metadata(second, "collection")
+    assert run_assets.metadata(second, "chunks")["reused_documents"] == 2
     assert emb["embedded"] == 0
     assert emb["cached"] == run_assets.metadata(first, "embeddings")["embedded"]
     assert (coll["added"], coll["updated"], coll["deleted"]) == (0, 0, 0)
@@ -47,6 +48,7 @@ def test_editing_one_section_reembeds_only_that_chunk(run_assets, workspace):
     rules = workspace / "rules.md"
     rules.write_text(rules.read_text().replace("fourteen days", "twenty-one days"))
     result = run_assets("memory_files")
+    assert run_assets.metadata(result, "chunks")["reused_documents"] == 1
     assert run_assets.metadata(result, "embeddings")["embedded"] == 1
     assert run_assets.metadata(result, "collection")["added"] == 0
 

@@ -4,6 +4,7 @@ resolves to its principal; `python -m mcp_service` creates the admin token and s
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -11,7 +12,9 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -19,9 +22,11 @@ import uvicorn
 import yaml
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import Middleware
 
 from knowledge_platform.access import read_admin_token
 from knowledge_platform.runtime import Runtime
+from mcp_service.app import HTTP_APP_OPTIONS, pin_tool_schemas
 from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS
 
@@ -48,10 +53,26 @@ def _wait_listening(port: int, timeout: float = 60.0) -> None:
     raise TimeoutError(f"nothing listens on {port}")
 
 
-@pytest.fixture
-def http_url(runtime: Runtime) -> Iterator[str]:
+class ListingCounter(Middleware):
+    """Counts the tools/list requests the server answers."""
+
+    def __init__(self) -> None:
+        self.listings = 0
+
+    async def on_list_tools(self, context: Any, call_next: Any) -> Any:
+        self.listings += 1
+        return await call_next(context)
+
+
+@contextmanager
+def serving(runtime: Runtime, *middleware: Middleware) -> Iterator[str]:
+    """The server as `kp mcp` serves it, over real HTTP in a thread; yields its URL."""
     port = _free_port()
-    app = build_server(runtime).http_app()
+    mcp = build_server(runtime)
+    for extra in middleware:
+        mcp.add_middleware(extra)
+    pin_tool_schemas(mcp)
+    app = mcp.http_app(**HTTP_APP_OPTIONS)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -59,6 +80,12 @@ def http_url(runtime: Runtime) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}/mcp"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def http_url(runtime: Runtime) -> Iterator[str]:
+    with serving(runtime) as url:
+        yield url
 
 
 def test_no_token_and_wrong_token_get_401(http_url: str) -> None:
@@ -82,6 +109,26 @@ async def test_valid_token_resolves_its_principal(http_url: str, runtime: Runtim
     async with Client(http_url, auth=admin) as client:
         hot = await client.call_tool("knowledge_search", {"query": "kumquat", "scope": "hot"})
     assert {h["scope"] for h in hot.structured_content["hits"]} == {"hot"}
+
+
+def test_tool_calls_do_not_list_every_tool(runtime: Runtime) -> None:
+    """With the input schemas pinned, the SDK's Mcp-Param-* check needs no tools/list per call
+    (it ran one per call before: most of a search's time over HTTP)."""
+
+    async def search(url: str, queries: list[str]) -> list[int]:
+        counts = []
+        async with Client(url, auth=TOKENS["maya"]) as client:
+            for query in queries:
+                result = await client.call_tool("knowledge_search", {"query": query,
+                                                                     "scope": "shade_store"})
+                assert not result.is_error
+                counts.append(listings.listings)
+        return counts
+
+    listings = ListingCounter()
+    with serving(runtime, listings) as url:
+        counts = asyncio.run(search(url, ["kumquat", "lantern", "pipeline", "again"]))
+    assert counts[0] <= 1 and set(counts) == {counts[0]}  # the client's own listing, once
 
 
 @pytest.mark.anyio
