@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -47,6 +47,25 @@ class SearchFilter(BaseModel):
     date_from: date | None = None
     date_to: date | None = None
     confidentiality: list[str] | None = None
+
+
+#: SearchFilter attribute -> the payload field it matches (any of the listed values).
+KEYWORD_FILTERS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
+                   "doc_ids": "doc_id", "confidentiality": "confidentiality"}
+
+
+def matches_nothing(flt: SearchFilter) -> bool:
+    """True if a keyword condition allows no value at all (an empty list)."""
+    return any(getattr(flt, attr) == [] for attr in KEYWORD_FILTERS)
+
+
+def date_range(flt: SearchFilter) -> tuple[date | None, date | None] | None:
+    """The filter's dates as [from, the day after `date_to`), or None without dates.
+    `date.max` has no next day: no upper bound then."""
+    if not (flt.date_from or flt.date_to):
+        return None
+    upper = flt.date_to + timedelta(days=1) if flt.date_to and flt.date_to < date.max else None
+    return flt.date_from, upper
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from knowledge_platform.store.base import (
     DENSE,
     FILTER_FIELDS,
     HASH_FIELD,
+    KEYWORD_FILTERS,
     RRF_K,
     SPARSE,
     CollectionInfo,
@@ -38,11 +38,11 @@ from knowledge_platform.store.base import (
     VectorQuery,
     VectorStore,
     collection_name,
+    date_range,
+    matches_nothing,
 )
 
 _PAGE = 1000
-_FILTER_KEYS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
-                "doc_ids": "doc_id", "confidentiality": "confidentiality"}
 
 
 def _err(action: str, exc: Exception) -> StoreError:
@@ -52,21 +52,15 @@ def _err(action: str, exc: Exception) -> StoreError:
 
 def edge_filter(flt: SearchFilter) -> qe.Filter | None:
     conds: list[Any] = []
-    for attr, key in _FILTER_KEYS.items():
+    for attr, key in KEYWORD_FILTERS.items():
         values = getattr(flt, attr)
         if values is not None:
             conds.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
-    if flt.date_from or flt.date_to:
-        # date.max has no next day: no upper bound then
-        upper = flt.date_to + timedelta(days=1) if flt.date_to and flt.date_to < date.max else None
+    if (dates := date_range(flt)) is not None:
+        lower, upper = dates
         conds.append(qe.FieldCondition("date", range=qe.RangeDateTime(
-            gte=flt.date_from.isoformat() if flt.date_from else None,
-            lt=upper.isoformat() if upper else None)))
+            gte=lower.isoformat() if lower else None, lt=upper.isoformat() if upper else None)))
     return qe.Filter(must=conds) if conds else None
-
-
-def matches_nothing(flt: SearchFilter) -> bool:
-    return any(getattr(flt, attr) == [] for attr in _FILTER_KEYS)
 
 
 def _source_filter(source: str) -> qe.Filter:

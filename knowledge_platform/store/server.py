@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
-from datetime import date, timedelta
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -28,6 +27,7 @@ from knowledge_platform.store.base import (
     DENSE,
     FILTER_FIELDS,
     HASH_FIELD,
+    KEYWORD_FILTERS,
     SPARSE,
     CollectionInfo,
     CollectionWriter,
@@ -36,12 +36,12 @@ from knowledge_platform.store.base import (
     VectorQuery,
     VectorStore,
     collection_name,
+    date_range,
+    matches_nothing,
 )
 
 META_MODEL, META_DIM = "kp_model_id", "kp_dim"
 _PAGE = 256
-_FILTER_KEYS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
-                "doc_ids": "doc_id", "confidentiality": "confidentiality"}
 
 
 def _err(action: str, exc: Exception) -> StoreError:
@@ -52,15 +52,14 @@ def _err(action: str, exc: Exception) -> StoreError:
 
 def server_filter(flt: SearchFilter) -> models.Filter | None:
     must: list[models.Condition] = []
-    for attr, key in _FILTER_KEYS.items():
+    for attr, key in KEYWORD_FILTERS.items():
         values = getattr(flt, attr)
         if values is not None:
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
-    if flt.date_from or flt.date_to:
-        # date.max has no next day: no upper bound then
-        upper = flt.date_to + timedelta(days=1) if flt.date_to and flt.date_to < date.max else None
+    if (dates := date_range(flt)) is not None:
+        lower, upper = dates
         must.append(models.FieldCondition(
-            key="date", range=models.DatetimeRange(gte=flt.date_from, lt=upper)))
+            key="date", range=models.DatetimeRange(gte=lower, lt=upper)))
     return models.Filter(must=must) if must else None
 
 
@@ -239,7 +238,7 @@ class QdrantServerStore(VectorStore):
     def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:
         name = collection_name(scope)
         flt = flt or SearchFilter()
-        if any(getattr(flt, a) == [] for a in _FILTER_KEYS) or not self.client.collection_exists(
+        if matches_nothing(flt) or not self.client.collection_exists(
                 name):
             return iter(())
         return (Chunk.from_payload(r.payload or {})
@@ -253,7 +252,7 @@ class QdrantServerStore(VectorStore):
         qf = server_filter(flt)
         requests = [_request(q, qf) for q in queries]
         live = [r for r in requests if r is not None]
-        if not live or any(getattr(flt, a) == [] for a in _FILTER_KEYS):
+        if not live or matches_nothing(flt):
             return [[] for _ in queries]
         try:
             found = iter(self.client.query_batch_points(name, requests=live))
