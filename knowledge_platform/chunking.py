@@ -6,6 +6,7 @@ brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently tru
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -120,7 +121,7 @@ class Chunker:
         self.window_tokens = window_tokens
         self.overlap = overlap
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """Every setting that shapes chunks: the code's version and the Chunk fields it fills,
         the tokenizer, window, overlap and limits."""
