@@ -23,6 +23,7 @@ from knowledge_platform.connectors.git_repo import GitRepo, TreeEntry, glob_rege
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
 from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, Kind, Lifecycle, Trust
+from knowledge_platform.supersession import names
 
 LIFECYCLES = ("stable", "draft", "deprecated")
 DECISION_STATUS = ("proposed", "accepted", "superseded", "deprecated", "rejected")
@@ -61,13 +62,6 @@ class GitDocsSettings(SourceSettings):
     url_template: str | None = None
     max_file_bytes: int = Field(2_000_000, gt=0)
     timeout_seconds: float = Field(300.0, gt=0)
-
-
-def _as_list(value: Any) -> list[str]:
-    if value is None:
-        return []
-    items = value if isinstance(value, list) else [value]
-    return [str(v) for v in items if v is not None and str(v).strip()]
 
 
 def _paragraph(lines: list[str]) -> str:
@@ -257,7 +251,7 @@ class GitDocsConnector(Connector):
             "head_sha": head,
             "repo": _display(self.config.repo),
         }
-        extra.update({key: _as_list(meta[key]) for key in LINK_KEYS if key in meta})
+        extra.update({key: names(meta[key]) for key in LINK_KEYS if key in meta})
         if kind == "decision":
             decision = _section(lines, re.compile(r"decision( outcome)?", re.I))
             summary = _paragraph(decision) if decision else ""
