@@ -190,15 +190,12 @@ class KnowledgeService:
                            sources=[GIT_DOCS])
         first: dict[str, Chunk] = {}
         for chunk in self.runtime.store.scroll(scope, flt):
-            path = str(chunk.extra.get("path") or chunk.source_id)
-            tags = [t.lower() for t in names(chunk.extra.get("tags"))]
-            if (chunk.scope != scope or (prefix and not path.startswith(prefix))
-                    or (wanted_tag and wanted_tag not in tags)):
-                continue
-            if chunk.doc_id not in first or chunk.ordinal < first[chunk.doc_id].ordinal:
+            if chunk.scope == scope and (chunk.doc_id not in first
+                                         or chunk.ordinal < first[chunk.doc_id].ordinal):
                 first[chunk.doc_id] = chunk
-        entries = [_runbook(c) for c in first.values()]
-        entries.sort(key=lambda e: e.path)
+        entries = sorted((_runbook(c) for c in first.values()), key=lambda e: e.path)
+        entries = [e for e in entries if (not prefix or e.path.startswith(prefix)) and (
+            not wanted_tag or wanted_tag in (t.lower() for t in e.tags))]
         warnings = []
         if GIT_DOCS not in self.registry.sources_for(scope):
             warnings.append(f"scope '{scope}' has no git_docs source configured")
