@@ -24,6 +24,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_group(proc: subprocess.Popen, timeout: float) -> None:
+    """TERM the process group `proc` leads (if still running); KILL it after `timeout`."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 def listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
@@ -107,9 +117,4 @@ def kp_up(tmp_path: Path) -> Iterator[Platform]:
         try:
             yield platform
         finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
+            stop_group(proc, timeout=60)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -22,7 +21,7 @@ import pytest
 
 from bench.load import run_load
 from tests.conftest import write_registry
-from tests.procs import free_port, listening
+from tests.procs import free_port, listening, stop_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -101,12 +100,7 @@ def platform(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Path]]:
         token = (tmp_path / "home" / "admin-token").read_text().strip()
         yield f"http://127.0.0.1:{port}/mcp", token, env, ws
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        stop_group(proc, timeout=30)
 
 
 def one_version(data: dict[str, Any]) -> str | None:
