@@ -13,7 +13,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from knowledge_platform.connectors.base import SourceSettings
-from knowledge_platform.connectors.catalog import connector_class
+from knowledge_platform.connectors.catalog import connector_class, spec
+from knowledge_platform.connectors.spec import poll_cron
 from knowledge_platform.errors import ConfigError, StoreError
 from knowledge_platform.store.base import collection_name
 
@@ -90,13 +91,39 @@ class Registry(_Strict):
     store: StoreConfig = Field(default_factory=StoreConfig)
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
     deletion_guard: float = Field(default=0.3, gt=0, le=1)
-    #: How often the ClickUp incremental schedule runs (the weekly sweep catches deletions).
-    clickup_interval_minutes: int = Field(default=30, ge=5, le=60)
+    #: Minutes between ordinary runs per source, overriding the source's own default
+    #: (SourceSpec.poll_minutes); 0 turns its incremental schedule off.
+    poll_minutes: dict[str, int] = Field(default_factory=dict)
     internal: ScopeConfig = Field(default_factory=ScopeConfig)
     clients: dict[str, ScopeConfig] = Field(default_factory=dict)
     principals: list[Principal] = Field(default_factory=list)
     #: Where the file was read from; relative paths in source settings resolve against it.
     base_dir: Path = Field(default=Path("."), exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_keys(cls, data: Any) -> Any:
+        """`clickup_interval_minutes: N` (older registries) is `poll_minutes: {clickup: N}`."""
+        if isinstance(data, dict) and "clickup_interval_minutes" in data:
+            data = dict(data)
+            minutes = data.pop("clickup_interval_minutes")
+            data["poll_minutes"] = {"clickup": minutes, **(data.get("poll_minutes") or {})}
+        return data
+
+    @field_validator("poll_minutes")
+    @classmethod
+    def _poll_minutes(cls, value: dict[str, int]) -> dict[str, int]:
+        for source, minutes in value.items():
+            spec(source)  # an unknown source name is an error
+            if minutes == 0:
+                continue
+            try:
+                poll_cron(minutes)
+            except ValueError as exc:
+                raise ValueError(f"poll_minutes.{source}: {exc}") from None
+            if minutes < 5:
+                raise ValueError(f"poll_minutes.{source}: at least 5 minutes")
+        return value
 
     @field_validator("clients")
     @classmethod
@@ -151,6 +178,11 @@ class Registry(_Strict):
             path = Path(os.path.expandvars(value)).expanduser()
             return str(path if path.is_absolute() else (self.base_dir / path).resolve())
         return value
+
+    def poll_minutes_for(self, source: str) -> int | None:
+        """Minutes between ordinary runs of `source` (None: no incremental schedule)."""
+        minutes = self.poll_minutes.get(source, spec(source).poll_minutes)
+        return minutes or None
 
     def scopes_of_director(self, director: str) -> list[str]:
         return [INTERNAL, *(cid for cid, c in self.clients.items() if c.director == director)]

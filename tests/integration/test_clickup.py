@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.clickup import ClickUpConnector, ClickUpSettings
+from knowledge_platform.connectors.clickup.connector import ClickUpConnector, ClickUpSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.http_fake import FakeClock

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.supabase import SupabaseConnector, SupabaseSettings
+from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.http_fake import FakeClock
 from tests.fakes.supabase_server import SupabaseFake

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from google.auth.credentials import Credentials
     from googleapiclient.http import HttpRequest
 
-    from knowledge_platform.connectors.google_drive import GoogleDriveSettings
+    from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
 
 SCOPES = ["https://www.googleapis.com/auth/drive.readonly"]
 #: 403 reasons that mean "slow down", not "forbidden" (Drive usage limits).
