@@ -95,26 +95,25 @@ def describe_literal(value: str) -> str | None:
     return None
 
 
-def _pasted(field: str, what: str, stem: str, env_example: str) -> str:
+def _pasted(field: str, what: str, stem: str) -> str:
     return (f"{field} holds {what} itself; secrets never go in the registry: store it in "
-            f"1Password and write {stem}_ref: \"{REFERENCE_FORM}\", or export it and write "
-            f"{stem}_env: {env_example}")
+            f"1Password and write {stem}_ref: \"{REFERENCE_FORM}\", or export it as an "
+            f"environment variable and write its name in {stem}_env")
 
 
 def check_env_field(field: str, value: str) -> str:
     """`value` as the name of an environment variable in registry field `field` (`x_env`);
     ValueError with where the thing belongs if it is a secret, a reference or no name."""
     stem = field.removesuffix("_env")
-    example = f"{stem.upper()}" if ENV_NAME.fullmatch(stem.upper()) else "MY_SECRET"
     what = describe_literal(value)
     if what:
-        raise ValueError(_pasted(field, what, stem, example))
+        raise ValueError(_pasted(field, what, stem))
     if is_reference(value):
         raise ValueError(f"{field} names an environment variable; write the 1Password "
                          f"reference as {stem}_ref: {shown_reference(value.strip())}")
     if not ENV_NAME.fullmatch(value):
         raise ValueError(f"{field} must name an environment variable (letters, digits and _, "
-                         f"e.g. {example}); a secret itself never goes in the registry")
+                         "e.g. MY_API_TOKEN); a secret itself never goes in the registry")
     return value
 
 
@@ -123,7 +122,7 @@ def check_ref_field(field: str, value: str) -> str:
     stem = field.removesuffix("_ref")
     what = describe_literal(value)
     if what:
-        raise ValueError(_pasted(field, what, stem, stem.upper()))
+        raise ValueError(_pasted(field, what, stem))
     value = value.strip()
     if not is_reference(value):
         raise ValueError(f"{field} must be a 1Password reference, {REFERENCE_FORM}; "
