@@ -2,9 +2,9 @@
 
 Tokens are never stored or compared in clear: the registry names a token's sha256, the env
 var holding it or its 1Password reference (principal_tokens.py), and every candidate is
-compared by hash in constant time. The admin
-principal `compass` (every scope, every confidentiality) authenticates with the token in
-`KP_HOME/admin-token`, created 0600 on the first start of the embedded default.
+compared by hash in constant time. The admin principal `compass` (every scope, every
+confidentiality) authenticates with the token in `KP_HOME/admin-token`, created 0600 on the
+first start of the embedded default.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import ConfigError, StoreError
 from knowledge_platform.secrets.fields import EnvName, SecretFields, VaultRef
-from knowledge_platform.secrets.refs import check_env_field, check_ref_field, describe_literal
+from knowledge_platform.secrets.refs import describe_literal, pasted_message
 from knowledge_platform.store.base import collection_name
 
 INTERNAL = "internal"
@@ -186,12 +186,9 @@ def _refuse_pasted_secrets(settings: dict[str, Any], where: str) -> None:
     """A credential pasted into a source's `*_env` / `*_ref` key is refused before the
     connector's own model sees it (whichever types that model gives those keys)."""
     for key, value in settings.items():
-        if isinstance(value, str) and key.endswith(("_env", "_ref")) and describe_literal(value):
-            check = check_env_field if key.endswith("_env") else check_ref_field
-            try:
-                check(key, value)
-            except ValueError as exc:
-                raise ConfigError(f"{where}.{key}: {exc}") from None
+        what = describe_literal(value) if isinstance(value, str) else None
+        if what and key.endswith(("_env", "_ref")):
+            raise ConfigError(f"{where}.{key}: {pasted_message(key, what)}")
 
 
 def _describe(exc: ValidationError, prefix: str = "") -> str:

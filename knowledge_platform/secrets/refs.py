@@ -95,7 +95,10 @@ def describe_literal(value: str) -> str | None:
     return None
 
 
-def _pasted(field: str, what: str, stem: str) -> str:
+def pasted_message(field: str, what: str) -> str:
+    """Where a credential (`what`) pasted into registry field `field` (`x_env`/`x_ref`)
+    belongs instead."""
+    stem = field.removesuffix("_env").removesuffix("_ref")
     return (f"{field} holds {what} itself; secrets never go in the registry: store it in "
             f"1Password and write {stem}_ref: \"{REFERENCE_FORM}\", or export it as an "
             f"environment variable and write its name in {stem}_env")
@@ -107,7 +110,7 @@ def check_env_field(field: str, value: str) -> str:
     stem = field.removesuffix("_env")
     what = describe_literal(value)
     if what:
-        raise ValueError(_pasted(field, what, stem))
+        raise ValueError(pasted_message(field, what))
     if is_reference(value):
         raise ValueError(f"{field} names an environment variable; write the 1Password "
                          f"reference as {stem}_ref: {shown_reference(value.strip())}")
@@ -119,10 +122,9 @@ def check_env_field(field: str, value: str) -> str:
 
 def check_ref_field(field: str, value: str) -> str:
     """`value` as a 1Password reference in registry field `field` (`x_ref`)."""
-    stem = field.removesuffix("_ref")
     what = describe_literal(value)
     if what:
-        raise ValueError(_pasted(field, what, stem))
+        raise ValueError(pasted_message(field, what))
     value = value.strip()
     if not is_reference(value):
         raise ValueError(f"{field} must be a 1Password reference, {REFERENCE_FORM}; "
