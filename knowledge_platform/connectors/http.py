@@ -8,7 +8,6 @@ import email.utils
 import functools
 import json
 import logging
-import os
 import ssl
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -19,6 +18,7 @@ from pydantic import Field
 
 from knowledge_platform.connectors.base import Connector, SourceSettings
 from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.secrets.resolve import SecretSource, resolve_secret
 
 log = logging.getLogger(__name__)
 
@@ -48,13 +48,10 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 def secret_from_env(source: str, env_name: str, what: str) -> str:
-    """Read a secret at pull time; a missing one is a ConfigError naming the variable."""
-    value = os.environ.get(env_name, "").strip()
-    if not value:
-        raise ConfigError(
-            f"{source}: environment variable {env_name} is not set; put the {what} there"
-        )
-    return value
+    """Read a secret at pull time from the variable `env_name`; a value that is an `op://`
+    reference is read from 1Password (knowledge_platform.secrets). A missing one is a
+    SecretError (a ConfigError) naming the variable."""
+    return resolve_secret(SecretSource(env=env_name), owner=source, what=what)
 
 
 def retry_after_wait(response: httpx.Response, now: float) -> float | None:
