@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge_platform.models import Confidentiality, Document
+from knowledge_platform.secrets.fields import SecretFields
 
 
 class Skipped(BaseModel):
@@ -67,8 +68,9 @@ class Known:
 NOTHING_KNOWN = Known()
 
 
-class SourceSettings(BaseModel):
-    """Base of every connector's registry settings; unknown keys are an error."""
+class SourceSettings(SecretFields):
+    """Base of every connector's registry settings; unknown keys are an error. A secret is
+    a `<name>_env` / `<name>_ref` pair (knowledge_platform.secrets.fields)."""
 
     model_config = ConfigDict(extra="forbid")
 

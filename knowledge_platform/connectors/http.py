@@ -18,7 +18,6 @@ from pydantic import Field
 
 from knowledge_platform.connectors.base import Connector, SourceSettings
 from knowledge_platform.errors import ConfigError, SourceError
-from knowledge_platform.secrets.resolve import SecretSource, resolve_secret
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +44,6 @@ class HttpSettings(SourceSettings):
 def _ssl_context() -> ssl.SSLContext:
     """Loading the CA bundle costs ~100 ms; every client of the process shares one context."""
     return httpx.create_ssl_context()
-
-
-def secret_from_env(source: str, env_name: str, what: str) -> str:
-    """Read a secret at pull time from the variable `env_name`; a value that is an `op://`
-    reference is read from 1Password (knowledge_platform.secrets). A missing one is a
-    SecretError (a ConfigError) naming the variable."""
-    return resolve_secret(SecretSource(env=env_name), owner=source, what=what)
 
 
 def retry_after_wait(response: httpx.Response, now: float) -> float | None:

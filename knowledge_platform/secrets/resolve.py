@@ -22,6 +22,10 @@ class SecretSource:
     ref: str | None = None
     field: str | None = None
 
+    def __str__(self) -> str:
+        """Where to put the secret, for messages: the reference, or `$VARIABLE`."""
+        return self.ref or f"${self.env}"
+
     def uses_vault(self, env: Mapping[str, str] | None = None) -> bool:
         if self.ref:
             return True

@@ -270,7 +270,7 @@ def test_bad_token_fails_with_clear_message(
         connector(fake).pull(None)
     message = str(exc.value)
     assert "HTTP 401" in message and "Oauth token not found (OAUTH_019)" in message
-    assert "check the ClickUp token in CLICKUP_TOKEN" in message
+    assert "check the ClickUp token in $CLICKUP_TOKEN" in message
     assert TOKEN not in message
 
 

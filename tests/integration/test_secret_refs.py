@@ -15,16 +15,18 @@ import pytest
 
 from knowledge_platform.access import Authenticator
 from knowledge_platform.answers import answer_question
+from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
+from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
 from knowledge_platform.errors import ConfigError, SourceError
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.registry import AnswerConfig, Registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.secrets.vault import Vault
 from knowledge_platform.settings import Settings
-from knowledge_platform.supabase_keys import fetch_service_key, project_ref_from_url
 from tests.fakes.fake_op import FakeOp
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.supabase_management import FakeSupabaseManagement, legacy_key, new_key
+from tests.fakes.supabase_server import SupabaseFake
 
 pytestmark = pytest.mark.integration
 
@@ -229,3 +231,28 @@ def test_a_masked_key_and_a_bad_ref_are_refused(management: FakeSupabaseManageme
         fetch(management, ref="https://x.supabase.co")
     assert project_ref_from_url(f"https://{PROJECT}.supabase.co") == PROJECT
     assert project_ref_from_url("http://127.0.0.1:54321") is None
+
+
+def test_the_supabase_connector_fetches_its_key_through_the_management_api_each_run(
+        management: FakeSupabaseManagement, fake_op: FakeOp) -> None:
+    """The registry names only the management token's vault reference and the project ref;
+    every pull fetches the current service key, so a rotated key needs no restart."""
+    token_ref = "op://Compass/Supabase management/token"
+    fake_op.set(token_ref, MGMT_TOKEN)
+    with SupabaseFake(key=SERVICE_JWT) as rest:
+        rest.create_table("memory")
+        rest.insert("memory", {"id": 1, "title": "Retainer", "body": "Pricing notes.",
+                               "updated_at": "2026-11-01T00:00:00+00:00"})
+        settings = SupabaseSettings(url=rest.url(), project_ref=PROJECT,
+                                    management_token_ref=token_ref,
+                                    management_url=management.url(),
+                                    tables=[{"name": "memory"}], max_retries=0)
+        connector = SupabaseConnector(settings, "internal")
+        first = connector.pull(None)
+        assert [d.source_id for d in first.documents] == ["memory:1"]
+        management.set_key(PROJECT, "service_role", SERVICE_JWT + "2")
+        rest.key = SERVICE_JWT + "2"  # the project rotated its key
+        assert connector.pull(first.cursor).cursor
+        assert len(management.requests(f"/v1/projects/{PROJECT}/api-keys")) == 2
+        sent = {k.lower(): v for k, v in rest.requests("/rest/v1/memory")[-1].headers.items()}
+    assert sent["apikey"] == SERVICE_JWT + "2"

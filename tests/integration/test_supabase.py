@@ -282,7 +282,7 @@ def test_bad_key_fails_with_clear_message(
         connector(fake).pull(None)
     message = str(exc.value)
     assert "HTTP 401" in message and "PGRST301 Invalid API key" in message
-    assert message.endswith("check the service key in SUPABASE_SERVICE_KEY")
+    assert message.endswith("check the service key in $SUPABASE_SERVICE_KEY")
     assert "wrong-key" not in message
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from knowledge_platform.connectors.http import secret_from_env
+from knowledge_platform.connectors.clickup.settings import ClickUpSettings
 from knowledge_platform.errors import (
     ConfigError,
     SecretError,
@@ -85,16 +85,20 @@ def test_an_env_var_holding_a_reference_is_resolved(fake_op: FakeOp) -> None:
     assert resolve_optional(source, owner="clickup", what="token", env={}) is None
 
 
-def test_secret_from_env_reads_through_the_vault(fake_op: FakeOp,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_connector_secret_reads_through_the_vault(fake_op: FakeOp,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     fake_op.set(REF, VALUE)
     monkeypatch.setenv("KP_TEST_CU", REF)
-    assert secret_from_env("clickup", "KP_TEST_CU", "ClickUp API token") == VALUE
+    settings = ClickUpSettings(token_env="KP_TEST_CU")
+    assert settings.resolve_secret("token", owner="clickup", what="ClickUp API token") == VALUE
+    assert ClickUpSettings(token_ref=REF).resolve_secret(
+        "token", owner="clickup", what="ClickUp API token") == VALUE
     monkeypatch.delenv("KP_TEST_CU")
     with pytest.raises(ConfigError) as info:
-        secret_from_env("clickup", "KP_TEST_CU", "ClickUp API token")
+        settings.resolve_secret("token", owner="clickup", what="ClickUp API token")
     assert one_line(info) == ("clickup: environment variable KP_TEST_CU is not set; put the "
-                              "ClickUp API token there (or an op:// reference to it)")
+                              "ClickUp API token there (or an op:// reference to it), or name a "
+                              "1Password reference in token_ref")
 
 
 def test_missing_op_names_the_reference_and_both_ways(tmp_path,

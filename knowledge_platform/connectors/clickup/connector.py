@@ -28,7 +28,6 @@ from knowledge_platform.connectors.http import (
     HttpClient,
     HttpConnector,
     ratelimit_reset_wait,
-    secret_from_env,
 )
 from knowledge_platform.errors import SourceError
 from knowledge_platform.models import Document
@@ -66,7 +65,7 @@ class ClickUpConnector(HttpConnector):
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
     ) -> PullResult:
         cfg = self.cfg
-        token = secret_from_env("clickup", cfg.token_env, "ClickUp API token")
+        token = cfg.resolve_secret("token", owner="clickup", what="ClickUp API token")
         full = full or not cursor or "high_water_ms" not in cursor
         cursor = cursor or {}
         client = HttpClient.from_settings(
@@ -74,7 +73,8 @@ class ClickUpConnector(HttpConnector):
             cfg,
             headers={"Authorization": auth_header(token, cfg.token_kind)},
             rate_limit_wait=ratelimit_reset_wait,
-            auth_hint=f"check the ClickUp token in {cfg.token_env} (token_kind={cfg.token_kind})",
+            auth_hint=f"check the ClickUp token in {cfg.secret('token')} "
+            f"(token_kind={cfg.token_kind})",
             sleep=self._sleep,
             clock=self._clock,
             transport=self._transport,

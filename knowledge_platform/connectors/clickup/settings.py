@@ -7,13 +7,15 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from knowledge_platform.connectors.http import HttpSettings
+from knowledge_platform.secrets.fields import EnvName, VaultRef
 
 
 class ClickUpSettings(HttpSettings):
     base_url: str = "https://api.clickup.com/api/v2"
     docs_base_url: str = "https://api.clickup.com/api/v3"
     app_url: str = "https://app.clickup.com"
-    token_env: str = "CLICKUP_TOKEN"
+    token_env: EnvName | None = "CLICKUP_TOKEN"
+    token_ref: VaultRef | None = None
     #: personal tokens (pk_...) are sent raw, OAuth tokens as `Bearer`; auto decides by prefix.
     token_kind: Literal["auto", "personal", "oauth"] = "auto"
     #: The workspace id: needed for Docs, and for "every space" when nothing else is selected.

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.models import Trust
+from knowledge_platform.secrets.fields import EnvName, VaultRef
 
 
 class GoogleDriveSettings(SourceSettings):
@@ -21,10 +22,16 @@ class GoogleDriveSettings(SourceSettings):
     slides_endpoint: str = "https://slides.googleapis.com/"
     token_uri: str = "https://oauth2.googleapis.com/token"
     auth: Literal["oauth", "service_account"] = "oauth"
-    client_id_env: str = "GOOGLE_CLIENT_ID"
-    client_secret_env: str = "GOOGLE_CLIENT_SECRET"
-    refresh_token_env: str = "GOOGLE_REFRESH_TOKEN"
-    service_account_key_env: str = "GOOGLE_SERVICE_ACCOUNT_KEY_FILE"
+    client_id_env: EnvName | None = "GOOGLE_CLIENT_ID"
+    client_id_ref: VaultRef | None = None
+    client_secret_env: EnvName | None = "GOOGLE_CLIENT_SECRET"
+    client_secret_ref: VaultRef | None = None
+    refresh_token_env: EnvName | None = "GOOGLE_REFRESH_TOKEN"
+    refresh_token_ref: VaultRef | None = None
+    #: The service account's JSON key: a file path in the variable, or the JSON itself (as a
+    #: 1Password reference holds it).
+    service_account_key_env: EnvName | None = "GOOGLE_SERVICE_ACCOUNT_KEY_FILE"
+    service_account_key_ref: VaultRef | None = None
     #: Service accounts only: the Workspace user to impersonate (domain-wide delegation).
     delegated_user: str | None = None
     max_sheet_rows: int = Field(100, ge=1, le=10_000)

@@ -18,11 +18,11 @@ from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult,
 from knowledge_platform.connectors.http import (
     HttpClient,
     HttpConnector,
-    secret_from_env,
 )
+from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
 from knowledge_platform.connectors.supabase.rows import parse_timestamp, row_document
 from knowledge_platform.connectors.supabase.settings import SupabaseSettings, TableSettings
-from knowledge_platform.errors import SourceError
+from knowledge_platform.errors import ConfigError, SourceError
 from knowledge_platform.models import Document
 
 _IDS_PER_REQUEST = 100  # ids per `in.(...)` filter: well inside any URL length limit
@@ -41,7 +41,7 @@ class SupabaseConnector(HttpConnector):
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
     ) -> PullResult:
         cfg = self.cfg
-        key = secret_from_env("supabase", cfg.key_env, "Supabase service key")
+        key = self._service_key()
         headers = {"apikey": key, "Accept": "application/json"}
         if not key.startswith("sb_"):  # legacy JWT keys; new sb_secret_ keys go in apikey only
             headers["Authorization"] = f"Bearer {key}"
@@ -51,7 +51,7 @@ class SupabaseConnector(HttpConnector):
             "supabase",
             cfg,
             headers=headers,
-            auth_hint=f"check the service key in {cfg.key_env}",
+            auth_hint=f"check the service key {self._key_source()}",
             sleep=self._sleep,
             clock=self._clock,
             transport=self._transport,
@@ -79,6 +79,33 @@ class SupabaseConnector(HttpConnector):
             cursor={"tables": state},
             requests=requests,
         )
+
+    def _uses_management_api(self) -> bool:
+        cfg = self.cfg
+        return bool(cfg.management_token_ref or cfg.management_token_env)
+
+    def _key_source(self) -> str:
+        if self._uses_management_api():
+            return f"fetched with the management token in {self.cfg.secret('management_token')}"
+        return f"in {self.cfg.secret('key')}"
+
+    def _service_key(self) -> str:
+        """The service key: fetched per run through the Management API when a management
+        token is configured, else read from the key's variable or reference."""
+        cfg = self.cfg
+        if not self._uses_management_api():
+            return cfg.resolve_secret("key", owner="supabase", what="Supabase service key")
+        ref = cfg.project_ref or project_ref_from_url(cfg.url)
+        if not ref:
+            raise ConfigError("supabase: name project_ref (the url is not "
+                              "https://<ref>.supabase.co) to fetch the key with the management "
+                              "token")
+        token = cfg.resolve_secret("management_token", owner="supabase",
+                                   what="Supabase management token")
+        return fetch_service_key(ref, token, key_name=cfg.service_key_name,
+                                 base_url=cfg.management_url, timeout=cfg.timeout_seconds,
+                                 max_retries=cfg.max_retries, sleep=self._sleep,
+                                 clock=self._clock, transport=self._transport)
 
     def _pull_table(
         self, http: HttpClient, table: TableSettings, prev: dict[str, Any] | None

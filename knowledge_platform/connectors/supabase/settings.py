@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from knowledge_platform.connectors.http import HttpSettings
 from knowledge_platform.models import Kind
+from knowledge_platform.secrets.fields import EnvName, VaultRef
 
 
 class TableSettings(BaseModel):
@@ -44,7 +45,18 @@ def _default_tables() -> list[TableSettings]:
 class SupabaseSettings(HttpSettings):
     #: Project URL (`https://<ref>.supabase.co`); the REST API is at `/rest/v1`.
     url: str
-    key_env: str = "SUPABASE_SERVICE_KEY"
+    #: The service key (a legacy service_role JWT or an sb_secret_ key).
+    key_env: EnvName | None = "SUPABASE_SERVICE_KEY"
+    key_ref: VaultRef | None = None
+    #: Or: a Management API token, with which each run fetches the project's service key
+    #: (`GET /v1/projects/{project_ref}/api-keys`) instead of keeping one in the environment.
+    management_token_env: EnvName | None = None
+    management_token_ref: VaultRef | None = None
+    #: The project ref; derived from `url` when it is `https://<ref>.supabase.co`.
+    project_ref: str | None = None
+    #: Which key to fetch: `service_role` (legacy JWT) or a secret key's name.
+    service_key_name: str = "service_role"
+    management_url: str = "https://api.supabase.com"
     tables: list[TableSettings] = Field(default_factory=_default_tables)
     #: Rows asked for per request; the server may return fewer (db-max-rows).
     page_size: int = Field(default=1000, ge=1, le=10_000)
