@@ -1,6 +1,8 @@
-"""A small HTTP client shared by the API connectors: timeouts, bounded retries with backoff on
-5xx, timeouts and dropped connections, 429 waits computed from the response headers, a cap on
-the total time one request may spend waiting, and one-line SourceErrors."""
+"""The one HTTP client and retry policy of every API connector: timeouts; bounded retries with
+jittered exponential backoff on 5xx, timeouts and dropped connections; 429 waits computed from
+the response headers (Retry-After, the rate-limit reset headers); pacing from
+`X-RateLimit-Remaining` so a nearly spent window is waited out before a 429 happens; a cap on
+the total time one request may spend waiting; one-line SourceErrors."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import email.utils
 import functools
 import json
 import logging
+import random
 import ssl
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -38,6 +41,8 @@ class HttpSettings(SourceSettings):
     max_retries: int = Field(default=4, ge=0, le=10)
     #: Most one request may sleep in total (backoffs and rate-limit waits) before it fails.
     max_wait_seconds: float = Field(default=180.0, ge=0)
+    #: First retry's backoff; each further retry doubles it (with jitter), up to 30 s.
+    backoff_seconds: float = Field(default=0.5, ge=0, le=60)
 
 
 @functools.cache
@@ -72,6 +77,36 @@ def ratelimit_reset_wait(response: httpx.Response, now: float) -> float | None:
     if reset > 1e11:  # someone sent milliseconds
         reset /= 1000.0
     return max(0.0, reset - now)
+
+
+def pace_wait(response: httpx.Response, now: float) -> float:
+    """Seconds to wait before the next request so the rate-limit window is not overrun:
+    with `X-RateLimit-Remaining` at 0, until the window resets; nearly spent (under 5% of
+    `X-RateLimit-Limit`, at most 2 left), the rest of the window spread over what is left.
+    0 when the response does not say (most APIs do not)."""
+    remaining = _header_number(response, "X-RateLimit-Remaining")
+    if remaining is None:
+        return 0.0
+    reset_at = _header_number(response, "X-RateLimit-Reset")
+    if reset_at is not None:
+        reset = (reset_at / 1000.0 if reset_at > 1e11 else reset_at) - now
+    else:  # IETF RateLimit headers: seconds until the window resets
+        reset = _header_number(response, "RateLimit-Reset") or 0.0
+    if reset <= 0:
+        return 0.0
+    limit = _header_number(response, "X-RateLimit-Limit") or 0.0
+    if remaining <= 0:
+        return reset
+    if remaining <= min(2.0, max(1.0, limit * 0.05)):
+        return reset / (remaining + 1)
+    return 0.0
+
+
+def _header_number(response: httpx.Response, name: str) -> float | None:
+    try:
+        return float(response.headers.get(name, "").strip())
+    except ValueError:
+        return None
 
 
 def describe_body(response: httpx.Response, limit: int = 200) -> str:
@@ -130,6 +165,8 @@ class HttpClient:
         self.sleep = sleep
         self.clock = clock
         self.requests = 0
+        #: Monotonic-free pacing: no request is sent before this clock() time.
+        self._not_before = 0.0
         self._client = httpx.Client(
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout),
@@ -145,6 +182,7 @@ class HttpClient:
             timeout=settings.timeout_seconds,
             max_retries=settings.max_retries,
             max_wait_seconds=settings.max_wait_seconds,
+            backoff_seconds=settings.backoff_seconds,
             **kwargs,
         )
 
@@ -179,6 +217,9 @@ class HttpClient:
         while True:
             attempts += 1
             self.requests += 1
+            pause = self._not_before - self.clock()
+            if pause > 0:
+                waited += self._pause(pause, waited, where, "rate-limit window nearly spent")
             try:
                 response = self._client.request(method, url, params=params, headers=headers)
             except _RETRY_ERRORS as exc:
@@ -193,6 +234,7 @@ class HttpClient:
             except httpx.HTTPError as exc:
                 raise SourceError(f"{self.source}: {where} failed: {exc}") from None
             status = response.status_code
+            self._not_before = self.clock() + pace_wait(response, self.clock())
             if 200 <= status < 300 or status in allow:
                 return response
             if status == 429 and limited < _MAX_RATE_LIMITED:
@@ -233,7 +275,10 @@ class HttpClient:
             ) from None
 
     def _backoff(self, failures: int) -> float:
-        return min(self.max_backoff_seconds, self.backoff_seconds * 2 ** max(0, failures - 1))
+        """Exponential, capped, with "equal jitter" (half fixed, half random) so clients that
+        failed together do not retry together."""
+        base = min(self.max_backoff_seconds, self.backoff_seconds * 2 ** max(0, failures - 1))
+        return base / 2 + random.uniform(0, base / 2)
 
     def _pause(self, wait: float, waited: float, where: str, reason: str) -> float:
         if waited + wait > self.max_wait_seconds:

@@ -51,6 +51,11 @@ class FakeClock:
         self.sleeps.append(seconds)
         self.now += seconds
 
+    def slept_backoff(self, bases: list[float]) -> bool:
+        """The sleeps were jittered exponential backoffs: each in [base/2, base]."""
+        return len(self.sleeps) == len(bases) and all(
+            b / 2 <= s <= b for s, b in zip(self.sleeps, bases, strict=True))
+
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(json.dumps(data), status, headers, content_type="application/json")

@@ -206,16 +206,18 @@ def test_deletions_archived_incrementally_and_by_absence_in_full_pulls(fake: Cli
     assert "plain" not in ids and "closed" not in ids and "dec" in ids
 
 
-def test_rate_limit_waits_until_reset_then_succeeds(fake: ClickUpFake) -> None:
+def test_a_spent_rate_limit_window_is_waited_out_before_a_429(fake: ClickUpFake) -> None:
     clock = FakeClock()
     fake.clock = clock
     fake.rate_limit = 4
 
     result = connector(fake, clock).pull(None)
 
-    limited = [r for r in fake.log if r.status == 429]
-    assert limited and len(clock.sleeps) == len(limited)
-    assert all(s == pytest.approx(60.0) for s in clock.sleeps)  # X-RateLimit-Reset - now
+    assert not [r for r in fake.log if r.status == 429]  # paced by X-RateLimit-Remaining
+    # The last request of each 60 s window waits for the reset (spread over the last two).
+    windows = (len(fake.log) - 1) // fake.rate_limit
+    assert clock.sleeps and all(0 < s <= 60 for s in clock.sleeps)
+    assert sum(clock.sleeps) == pytest.approx(60.0 * windows, abs=60)
     assert {d.source_id for d in result.documents} >= {"dec", "plain", "doc:d1:p1"}
 
 
@@ -227,7 +229,7 @@ def test_transient_errors_and_timeouts_are_retried(fake: ClickUpFake) -> None:
     result = connector(fake, clock, timeout_seconds=0.15).pull(None)
 
     assert "multi" in {d.source_id for d in result.documents}
-    assert clock.sleeps == [0.5, 0.5]
+    assert clock.slept_backoff([0.5, 0.5]), clock.sleeps
 
 
 def test_outage_raises_source_error_after_retries(fake: ClickUpFake) -> None:
@@ -240,7 +242,7 @@ def test_outage_raises_source_error_after_retries(fake: ClickUpFake) -> None:
     message = str(exc.value)
     assert "clickup: GET /api/v2/list/L1/task failed with HTTP 500 after 5 attempts" in message
     assert "Internal error (SHARD_001)" in message and "\n" not in message
-    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0]
+    assert clock.slept_backoff([0.5, 1.0, 2.0, 4.0]), clock.sleeps
 
 
 def test_malformed_json_raises_source_error(fake: ClickUpFake) -> None:

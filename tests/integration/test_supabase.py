@@ -239,7 +239,7 @@ def test_outage_fails_after_retries(fake: SupabaseFake) -> None:
         "supabase: GET /rest/v1/memory failed with HTTP 503 after 5 attempts: "
         "08006 connection failure"
     )
-    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0]
+    assert clock.slept_backoff([0.5, 1.0, 2.0, 4.0]), clock.sleeps
 
 
 def test_malformed_json_fails(fake: SupabaseFake) -> None:
