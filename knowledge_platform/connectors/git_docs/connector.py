@@ -111,10 +111,9 @@ class GitDocsConnector(Connector):
         deleted = {p for s, p in changes if s == "D"}
         changed = {p for s, p in changes if s != "D"}
         entries = [e for e in repo.tree(head) if e.path in changed]
+        # A changed file that no longer yields a document (not UTF-8, broken front matter)
+        # is skipped: its last good version stays, marked stale, as in a full pull.
         documents, skipped = self._documents(repo, head, entries)
-        # A changed file that no longer yields a document is gone, as a full pull would say.
-        existed = {p for s, p in changes if s in ("M", "T")}
-        deleted |= existed & {s.source_id for s in skipped}
         return PullResult(
             documents=documents,
             full=False,
