@@ -149,3 +149,33 @@ def zip_with(base: bytes, extra: dict[str, bytes]) -> bytes:
         for name, data in extra.items():
             dst.writestr(name, data)
     return out.getvalue()
+
+
+def pdf_flate_bomb(unpacked_mb: int) -> bytes:
+    """A one-page PDF whose content stream is `unpacked_mb` MB of spaces, deflated to a few
+    hundred KB: a decompression bomb only a memory limit stops (PDF parsers inflate a stream
+    whole). Written object by object, with a correct xref table."""
+    import zlib
+
+    packer = zlib.compressobj(1)
+    block = b" " * (1024 * 1024)
+    payload = b"".join(packer.compress(block) for _ in range(unpacked_mb)) + packer.flush()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(payload) + payload
+        + b"\nendstream",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+              % (len(objects) + 1, xref))
+    return out.getvalue()
