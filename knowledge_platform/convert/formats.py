@@ -9,15 +9,16 @@ from knowledge_platform.convert.result import Format
 from knowledge_platform.errors import UnsupportedFormatError
 
 _OOXML = "application/vnd.openxmlformats-officedocument."
+#: Keys in lower case: MIME types compare case-insensitively.
 MIME_TYPES: dict[str, Format] = {
     "application/pdf": "pdf",
     _OOXML + "wordprocessingml.document": "docx",
     _OOXML + "presentationml.presentation": "pptx",
     _OOXML + "spreadsheetml.sheet": "xlsx",
     # Macro-enabled variants: the same formats; preflight skips them for their macros.
-    "application/vnd.ms-word.document.macroEnabled.12": "docx",
-    "application/vnd.ms-powerpoint.presentation.macroEnabled.12": "pptx",
-    "application/vnd.ms-excel.sheet.macroEnabled.12": "xlsx",
+    "application/vnd.ms-word.document.macroenabled.12": "docx",
+    "application/vnd.ms-powerpoint.presentation.macroenabled.12": "pptx",
+    "application/vnd.ms-excel.sheet.macroenabled.12": "xlsx",
 }
 EXTENSIONS: dict[str, Format] = {
     ".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".pptx": "pptx", ".pptm": "pptx",

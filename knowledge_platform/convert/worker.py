@@ -22,6 +22,8 @@ from knowledge_platform.errors import ConversionError, ConversionLimitError, Cor
 
 _FORK = multiprocessing.get_context("fork")
 Reply = tuple[str, object]  # ("ok", Converted) | ("error", ConversionError)
+#: The helper's own pipe ends: a child closes them, so a helper's death ends its pipes at once.
+_helper_fds: list[int] = []
 
 
 def serve(jobs: Connection, results: Connection) -> None:
@@ -57,6 +59,9 @@ def run_one(data: bytes, mime_type: str, name: str, limits: ConvertLimits) -> Re
 
 def _work(writer: Connection, data: bytes, mime_type: str, name: str,
           limits: ConvertLimits) -> None:
+    for fd in _helper_fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     _limit(limits)
     try:
         reply: Reply = ("ok", convert_here(data, mime_type, name, limits))
@@ -100,5 +105,5 @@ def _death(name: str, exitcode: int | None, limits: ConvertLimits) -> str:
 
 if __name__ == "__main__":
     logging.getLogger("pdfminer").setLevel(logging.ERROR)  # its warnings are not ours to show
-    serve(Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]),
-                                                                   readable=False))
+    _helper_fds.extend(int(fd) for fd in sys.argv[1:3])
+    serve(Connection(_helper_fds[0], writable=False), Connection(_helper_fds[1], readable=False))
