@@ -18,18 +18,18 @@ class ConvertLimits(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     #: Size cap: a larger file is skipped and never read whole.
-    max_bytes: int = Field(25 * MB, gt=0)
+    max_bytes: int = Field(default=25 * MB, gt=0)
     #: A DOCX/PPTX/XLSX zip whose members would unpack to more than this is a bomb.
-    max_unpacked_bytes: int = Field(256 * MB, gt=0)
+    max_unpacked_bytes: int = Field(default=256 * MB, gt=0)
     #: ...and so is one whose member (past 1 MB) unpacks more than this many times its packed
     #: size (Apache POI's ZipSecureFile default: 0.01 minimum inflate ratio).
-    max_ratio: float = Field(100.0, gt=1)
+    max_ratio: float = Field(default=100.0, gt=1)
     #: Wall-clock time for one file's conversion; past it the worker is killed.
-    timeout_seconds: float = Field(120.0, gt=0)
+    timeout_seconds: float = Field(default=120.0, gt=0)
     #: Address space a conversion may add to its worker (RLIMIT_AS above the worker's own).
-    memory_mb: int = Field(1024, gt=0)
+    memory_mb: int = Field(default=1024, gt=0)
     #: XLSX: data rows kept per sheet after the header row (the brief's rule for sheets).
-    max_rows: int = Field(100, ge=0)
+    max_rows: int = Field(default=100, ge=0)
     #: Office files that carry VBA macros are skipped (their macros are never run either way).
     skip_macros: bool = True
 

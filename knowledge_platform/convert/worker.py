@@ -47,11 +47,11 @@ def warm_up() -> None:
     document.add_heading("Warm", 1)
     document.add_table(rows=1, cols=1).cell(0, 0).text = "up"
     deck = pptx.Presentation()
-    slide = deck.slides.add_slide(deck.slide_layouts[1])
-    slide.shapes.title.text = "Warm"
-    slide.notes_slide.notes_text_frame.text = "up"
+    notes = deck.slides.add_slide(deck.slide_layouts[1]).notes_slide.notes_text_frame
+    if notes is not None:
+        notes.text = "up"
     book = openpyxl.Workbook()
-    book.active.append(["warm", "up"])
+    book.create_sheet("Warm").append(["warm", "up"])
     for fmt, thing in (("docx", document), ("pptx", deck), ("xlsx", book)):
         buf = io.BytesIO()
         thing.save(buf)

@@ -125,3 +125,19 @@ def test_xlsx_one_section_per_sheet_header_and_first_100_rows():
 ])
 def test_supported_types_by_mime_or_by_extension_when_the_mime_is_generic(mime, name, ok):
     assert supported(mime, name) is ok
+
+
+def test_demo_files_are_what_their_script_builds_and_convert_by_page_and_slide():
+    from demo import make_files
+
+    sow = make_files.HERE / "files" / "plant-therapy-sow.pdf"
+    deck = make_files.HERE / "files" / "shade-store-q1-review.pptx"
+    assert sow.read_bytes() == office_files.pdf(make_files.SOW_PAGES)
+    assert deck.read_bytes() == make_files.reproducible_zip(
+        office_files.pptx(make_files.REVIEW_SLIDES))
+    pages = convert(sow.read_bytes(), PDF, sow.name)
+    assert [s.number for s in pages.sections] == [1, 2, 3]
+    assert "18,500 USD" in pages.sections[2].text
+    slides = convert(deck.read_bytes(), PPTX, deck.name)
+    assert [s.title for s in slides.sections][1] == "Swatch ordering test"
+    assert "Ship to 100%." in slides.sections[1].text
