@@ -140,12 +140,14 @@ def xlsx(sheets: dict[str, Sequence[Sequence[Any]]]) -> bytes:
 
 
 def zip_with(base: bytes, extra: dict[str, bytes]) -> bytes:
-    """`base` (an OOXML zip) with more members added, e.g. a VBA project or a huge part."""
+    """`base` (an OOXML zip) with members added or replaced, e.g. a VBA project, a huge part
+    or a hostile XML part."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(base)) as src, \
             zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for item in src.infolist():
-            dst.writestr(item, src.read(item.filename))
+            if item.filename not in extra:
+                dst.writestr(item, src.read(item.filename))
         for name, data in extra.items():
             dst.writestr(name, data)
     return out.getvalue()

@@ -36,12 +36,20 @@ def convert_here(data: bytes, mime_type: str, name: str = "",
     except (ConversionError, MemoryError):
         raise
     except Exception as exc:  # the parsers' own errors on malformed input are many and vary
-        detail = " ".join(str(exc).split())[:200]
         raise CorruptFileError(
-            f"{name}: could not be read as {fmt.upper()} ({type(exc).__name__}: {detail})"
-        ) from None
+            f"{name}: could not be read as {fmt.upper()} ({_describe(exc)})") from None
     return Converted(name=name, mime_type=mime_type, format=fmt,
                      sections=tuple(_nonempty(sections)), units=units, notes=tuple(notes))
+
+
+def _describe(exc: BaseException) -> str:
+    """`Type: message`, and the first cause's when a library wrapped one (openpyxl wraps
+    defusedxml's EntitiesForbidden in a ValueError), each cut to one short line."""
+    parts = [exc]
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None:
+        parts.append(cause)
+    return "; cause ".join(f"{type(e).__name__}: {' '.join(str(e).split())[:120]}" for e in parts)
 
 
 def _nonempty(sections: list[Section]) -> list[Section]:

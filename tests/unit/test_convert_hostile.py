@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import threading
 import time
+import zipfile
 
 import pytest
 from msoffcrypto.format.ooxml import OOXMLFile
@@ -29,6 +30,7 @@ from tests import office_files
 
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 XLSM = "application/vnd.ms-excel.sheet.macroEnabled.12"
 
 
@@ -93,6 +95,22 @@ def test_zip_bomb_is_refused_from_the_declared_sizes_before_any_parsing():
     assert "over the 8 MB limit" in skip_reason(
         office_files.zip_with(docx_bytes(), {"word/media/a.bin": b"x" * 9 * MB}), DOCX,
         "big.docx", DecompressionBombError, max_unpacked_bytes=8 * MB, max_ratio=1e9)
+
+
+def test_an_xml_entity_bomb_is_never_expanded():
+    sheet = office_files.xlsx({"Plan": [["owner"], ["maya"]]})
+    with zipfile.ZipFile(io.BytesIO(sheet)) as archive:
+        part = archive.read("xl/worksheets/sheet1.xml").decode()
+    entities = '<!ENTITY a "lol">' + "".join(  # &i; would be 10^8 "lol"s: 300 MB
+        f'<!ENTITY {b} "{("&" + a + ";") * 10}">' for a, b in zip("abcdefgh", "bcdefghi",
+                                                                  strict=True))
+    root = part.index("<worksheet")
+    hostile = (f"<!DOCTYPE worksheet [{entities}]>" + part[root:]).replace(
+        "<t>maya</t>", "<t>&i;</t>")
+    assert "&i;" in hostile
+    bomb = office_files.zip_with(sheet, {"xl/worksheets/sheet1.xml": hostile.encode()})
+    message = skip_reason(bomb, XLSX, "laughs.xlsx", CorruptFileError)
+    assert "EntitiesForbidden" in message
 
 
 def test_files_with_macros_are_skipped_and_never_run():
