@@ -7,6 +7,7 @@ single-threaded, so forking it is safe; it exits when its job pipe closes."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import logging
 import math
@@ -131,4 +132,5 @@ if __name__ == "__main__":
     logging.getLogger("pdfminer").setLevel(logging.ERROR)  # its warnings are not ours to show
     _helper_fds.extend(int(fd) for fd in sys.argv[1:3])
     warm_up()
+    gc.freeze()  # children then copy fewer of the helper's pages (the gc docs' advice)
     serve(Connection(_helper_fds[0], writable=False), Connection(_helper_fds[1], readable=False))
