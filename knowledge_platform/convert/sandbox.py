@@ -45,7 +45,8 @@ class Helper:
         except (OSError, EOFError, TimeoutError):
             self.close()
             raise ConversionLimitError(
-                f"{name}: the conversion helper stopped answering; it was restarted") from None
+                f"{name}: the conversion helper stopped answering and was stopped; "
+                "the next file starts a new one") from None
         if status == "error":
             raise value
         return value
@@ -61,9 +62,25 @@ class Helper:
             self.process.kill()
         self.process.wait()
 
+    def detach(self) -> None:
+        """Let go of the pipes without touching the process (in a forked copy of the caller,
+        which must not talk to its parent's helper)."""
+        self.jobs.close()
+        self.results.close()
+
 
 _lock = threading.Lock()
 _helper: Helper | None = None
+
+
+def _after_fork_in_child() -> None:
+    global _helper, _lock
+    if _helper is not None:
+        _helper.detach()
+    _helper, _lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def convert_isolated(data: bytes, mime_type: str, name: str, limits: ConvertLimits) -> Converted:

@@ -5,6 +5,7 @@ converts as usual."""
 from __future__ import annotations
 
 import io
+import os
 import threading
 import time
 import zipfile
@@ -174,6 +175,26 @@ def test_a_helper_that_dies_mid_file_is_replaced_for_the_next_file():
     killer.start()
     message = skip_reason(slow, PDF, "slow.pdf", ConversionLimitError)
     killer.join()
-    assert "conversion helper stopped answering" in message
+    assert "conversion helper stopped answering and was stopped" in message
     assert convert(office_files.pdf(["Still fine."]), PDF, "next.pdf").units == 1
     assert sandbox._helper is not helper and sandbox._helper.alive
+
+
+def test_a_forked_copy_of_the_caller_starts_its_own_helper():
+    convert(office_files.pdf(["Parent."]), PDF, "parent.pdf")
+    parent_helper = sandbox._helper
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: lets go of the parent's helper pipes, starts its own helper
+        try:
+            ok = parent_helper.jobs.closed and parent_helper.results.closed
+            ok = ok and convert(office_files.pdf(["Child."]), PDF, "child.pdf").units == 1
+            ok = ok and sandbox._helper is not parent_helper
+        finally:
+            os.write(writer, b"1" if ok else b"0")
+            os._exit(0)
+    os.close(writer)
+    assert os.read(reader, 1) == b"1"
+    os.waitpid(pid, 0)
+    assert sandbox._helper is parent_helper and parent_helper.alive
+    assert convert(office_files.pdf(["Parent again."]), PDF, "again.pdf").units == 1
