@@ -22,7 +22,8 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 PAGES = [
     "The statement of work covers the pelican checkout audit for the spring season.",
-    "Milestone two delivers the swatch experiment readout and the revenue model.",
+    "Milestone two delivers the swatch experiment readout and the revenue model. "
+    + " ".join(f"deliverable{i} reviewed weekly with the growth team" for i in range(45)),
     "# 3 Fees\nPayment is due within thirty days of each invoice.\n```\nno fence here",
 ]
 
@@ -43,12 +44,15 @@ def test_pdf_one_section_per_page_with_its_number_in_every_chunk():
         assert key in " ".join(section.text.split())
     assert "pelican" not in converted.sections[1].text + converted.sections[2].text
     chunks = chunks_of(converted)
-    assert [c.headers for c in chunks] == [["p. 1"], ["p. 2"], ["p. 3"]]
-    assert [locate(c.headers) for c in chunks] == [("page", 1), ("page", 2), ("page", 3)]
-    assert "swatch experiment" in chunks[1].text
+    # Page 2 is longer than one 256-token window: every one of its chunks still says p. 2.
+    pages = [locate(c.headers) for c in chunks]
+    assert pages[0] == ("page", 1) and pages[-1] == ("page", 3)
+    assert pages[1:-1] == [("page", 2)] * (len(chunks) - 2) and len(chunks) >= 4
+    assert all(c.headers == [f"p. {n}"] for c, (_, n) in zip(chunks, pages, strict=True))
+    assert "swatch experiment" in chunks[1].text and "deliverable44" in chunks[-2].text
     # Page 3's "# 3 Fees" and ``` are text, not a heading or a fence: page 3 stays one chunk.
-    assert "\\# 3 Fees" in chunks[2].text and "thirty days" in chunks[2].text
-    assert chunks[2].embedding_text().startswith("sow.pdf > p. 3\n")
+    assert "\\# 3 Fees" in chunks[-1].text and "thirty days" in chunks[-1].text
+    assert chunks[-1].embedding_text().startswith("sow.pdf > p. 3\n")
 
 
 def test_pdf_two_columns_read_left_column_first_even_when_drawn_line_by_line():
