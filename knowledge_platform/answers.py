@@ -10,13 +10,13 @@ nothing retrieved is replaced by the extractive one, saying so.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from knowledge_platform.errors import SecretError
 from knowledge_platform.models import Hit, Lifecycle
 from knowledge_platform.registry import AnswerConfig
 from knowledge_platform.sparse import SparseEncoder
@@ -174,12 +174,17 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str,
 
 def answer_question(question: str, hits: Sequence[Hit], *, scope: str, config: AnswerConfig,
                     env: Mapping[str, str] | None = None) -> Answer:
-    """The LLM answer when the configured API key env var is set, the extractive one
-    otherwise (and for an empty retrieval: there is nothing to synthesise from)."""
-    env = os.environ if env is None else env
-    api_key = env.get(config.api_key_env)
+    """The LLM answer when the configured API key is set (its env var, or its 1Password
+    reference), the extractive one otherwise (and for an empty retrieval: there is nothing to
+    synthesise from). A key that cannot be read gives the extractive answer and a warning."""
+    unread: list[str] = []
+    try:
+        api_key = config.resolve_optional_secret("api_key", owner="answer",
+                                                 what="OpenAI API key", env=env) if hits else None
+    except SecretError as exc:
+        api_key, unread = None, [f"LLM synthesis is off: {exc}"]
     if not api_key or not hits:
-        answer = extractive_answer(question, hits, scope=scope)
+        answer = extractive_answer(question, hits, scope=scope, warnings=unread)
     else:
         from knowledge_platform.answer_llm import llm_answer
 

@@ -88,3 +88,24 @@ class ConversionLimitError(ConversionError):
     """Converting the file went past its time or memory limit and was stopped."""
 
     reason = "limit"
+
+
+class SecretError(ConfigError):
+    """A secret could not be resolved. Messages name where the secret was looked for (an
+    environment variable, a 1Password reference), never its value."""
+
+
+class SecretReferenceError(SecretError):
+    """A vault reference is malformed or names nothing (`op://vault/item/[section/]field`)."""
+
+
+class VaultUnavailableError(SecretError):
+    """No way to read the vault: neither OP_SERVICE_ACCOUNT_TOKEN (the SDK) nor `op` on PATH."""
+
+
+class VaultReadError(SecretError):
+    """The 1Password SDK or the `op` CLI failed to read a reference."""
+
+
+class VaultTimeoutError(VaultReadError):
+    """Reading a reference took longer than the allowed time."""

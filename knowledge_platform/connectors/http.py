@@ -8,7 +8,6 @@ import email.utils
 import functools
 import json
 import logging
-import os
 import ssl
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -45,16 +44,6 @@ class HttpSettings(SourceSettings):
 def _ssl_context() -> ssl.SSLContext:
     """Loading the CA bundle costs ~100 ms; every client of the process shares one context."""
     return httpx.create_ssl_context()
-
-
-def secret_from_env(source: str, env_name: str, what: str) -> str:
-    """Read a secret at pull time; a missing one is a ConfigError naming the variable."""
-    value = os.environ.get(env_name, "").strip()
-    if not value:
-        raise ConfigError(
-            f"{source}: environment variable {env_name} is not set; put the {what} there"
-        )
-    return value
 
 
 def retry_after_wait(response: httpx.Response, now: float) -> float | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.clickup import ClickUpConnector, ClickUpSettings
+from knowledge_platform.connectors.clickup.connector import ClickUpConnector, ClickUpSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.http_fake import FakeClock
@@ -270,7 +270,7 @@ def test_bad_token_fails_with_clear_message(
         connector(fake).pull(None)
     message = str(exc.value)
     assert "HTTP 401" in message and "Oauth token not found (OAUTH_019)" in message
-    assert "check the ClickUp token in CLICKUP_TOKEN" in message
+    assert "check the ClickUp token in $CLICKUP_TOKEN" in message
     assert TOKEN not in message
 
 

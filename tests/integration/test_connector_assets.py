@@ -28,6 +28,7 @@ SCOPE = "acme"
 CHECKS = (
     "collection_matches_chunks",
     "deletions_within_guard",
+    "pull_complete",
     "single_embedding_model",
     "golden_questions",
 )

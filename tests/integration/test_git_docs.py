@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from knowledge_platform.connectors.base import PullResult
-from knowledge_platform.connectors.git_docs import GitDocsConnector, GitDocsSettings
+from knowledge_platform.connectors.git_docs.connector import GitDocsConnector, GitDocsSettings
 from knowledge_platform.errors import ConfigError, SourceError
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 
 from knowledge_platform.connectors.base import PullResult
-from knowledge_platform.connectors.google_drive import GoogleDriveConnector, GoogleDriveSettings
+from knowledge_platform.connectors.google_drive.connector import (
+    GoogleDriveConnector,
+    GoogleDriveSettings,
+)
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.google_server import FakeGoogle
 

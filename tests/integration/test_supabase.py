@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.supabase import SupabaseConnector, SupabaseSettings
+from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.http_fake import FakeClock
 from tests.fakes.supabase_server import SupabaseFake
@@ -282,7 +282,7 @@ def test_bad_key_fails_with_clear_message(
         connector(fake).pull(None)
     message = str(exc.value)
     assert "HTTP 401" in message and "PGRST301 Invalid API key" in message
-    assert message.endswith("check the service key in SUPABASE_SERVICE_KEY")
+    assert message.endswith("check the service key in $SUPABASE_SERVICE_KEY")
     assert "wrong-key" not in message
 
 

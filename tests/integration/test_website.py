@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.website import WebsiteConnector, WebsiteSettings
+from knowledge_platform.connectors.website.connector import WebsiteConnector, WebsiteSettings
 from knowledge_platform.errors import SourceError
 from tests.fakes.http_fake import FakeClock
 from tests.fakes.website_server import WebsiteFake

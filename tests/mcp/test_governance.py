@@ -19,9 +19,10 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from knowledge_platform.connectors.catalog import connector_class
-from knowledge_platform.pipeline import chunk_documents, embed_chunks, merge_pull, reconcile
+from knowledge_platform.pipeline import chunk_documents, embed_chunks, reconcile
 from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.sync import merge_pull
 from mcp_service.server import build_server
 from tests.integration.test_git_docs import commit, git
 from tests.mcp.fixtures import make_settings
@@ -87,7 +88,7 @@ def index(runtime: Runtime, source: str, previous: list[Any] | None = None,
     settings = runtime.registry.source_settings(source, "internal")
     settings = settings.model_copy(update=overrides)
     result = connector_class(source)(settings, "internal").pull(cursor)
-    docs, _ = merge_pull(previous, result)
+    docs = merge_pull(previous, result).documents
     chunks = chunk_documents(docs, runtime.chunker)
     hashes, dense, sparse, stats = embed_chunks(chunks, runtime.embedder, runtime.cache,
                                             runtime.sparse)

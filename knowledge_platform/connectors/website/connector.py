@@ -17,29 +17,16 @@ from urllib.robotparser import RobotFileParser
 
 import httpx
 import trafilatura
-from pydantic import Field
 
-from knowledge_platform.connectors.base import PullResult, Skipped
-from knowledge_platform.connectors.http import HttpClient, HttpConnector, HttpSettings
-from knowledge_platform.connectors.website_sitemap import read_robots, read_sitemaps
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
+from knowledge_platform.connectors.http import HttpClient, HttpConnector
+from knowledge_platform.connectors.website.settings import WebsiteSettings
+from knowledge_platform.connectors.website.sitemap import read_robots, read_sitemaps
 from knowledge_platform.frontmatter import parse_date
-from knowledge_platform.models import Confidentiality, Document, content_hash
+from knowledge_platform.models import Document, content_hash
 
 _GONE = (404, 410)
 _REFUSED = (401, 403, 451)
-
-
-class WebsiteSettings(HttpSettings):
-    base_url: str
-    #: Default: the `Sitemap:` lines of robots.txt, else `<base_url>/sitemap.xml`.
-    sitemap_url: str | None = None
-    user_agent: str = "SurefootKnowledgeBot/1.0"
-    max_pages: int = Field(default=500, ge=1)
-    confidentiality: Confidentiality = "public"
-    #: Path prefixes; empty `include` means every path.
-    include: list[str] = Field(default_factory=list)
-    exclude: list[str] = Field(default_factory=list)
-    max_sitemaps: int = Field(default=50, ge=1)
 
 
 def _http_date(value: str | None) -> Any:
@@ -60,7 +47,9 @@ class WebsiteConnector(HttpConnector):
     def cfg(self) -> WebsiteSettings:
         return self.settings
 
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
         cfg = self.cfg
         full = full or not cursor or "pages" not in cursor
         known: dict[str, dict[str, Any]] = dict((cursor or {}).get("pages") or {})

@@ -11,14 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, model_validator
-
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
-from knowledge_platform.connectors.google_api import GoogleApi, GoogleApiError, credentials_from
-from knowledge_platform.connectors.google_fetch import fetch_document
-from knowledge_platform.connectors.google_tree import (
+from knowledge_platform.connectors.base import (
+    NOTHING_KNOWN,
+    Connector,
+    Known,
+    PullResult,
+    Skipped,
+    SourceSettings,
+)
+from knowledge_platform.connectors.google_drive.api import (
+    GoogleApi,
+    GoogleApiError,
+    credentials_from,
+)
+from knowledge_platform.connectors.google_drive.fetch import fetch_document
+from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
+from knowledge_platform.connectors.google_drive.tree import (
     FOLDER,
     KINDS,
     FolderTree,
@@ -26,7 +36,7 @@ from knowledge_platform.connectors.google_tree import (
     plan_changes,
 )
 from knowledge_platform.errors import ConfigError, SourceError
-from knowledge_platform.models import Document, Trust
+from knowledge_platform.models import Document
 
 _FILE_FIELDS = "id,name,mimeType,modifiedTime,trashed,parents,webViewLink,driveId,version"
 _LIST_FIELDS = f"nextPageToken,incompleteSearch,files({_FILE_FIELDS})"
@@ -35,37 +45,6 @@ _CHANGE_FIELDS = (
 )
 _FOLDERS_PER_QUERY = 20
 _MIME_FILTER = " or ".join(f"mimeType='{m}'" for m in [FOLDER, *KINDS])
-
-
-class GoogleDriveSettings(SourceSettings):
-    folder_ids: list[str] = Field(default_factory=list)
-    #: Whole shared drives (a shared drive's id is the parent of its top-level items).
-    shared_drive_ids: list[str] = Field(default_factory=list)
-    drive_endpoint: str = "https://www.googleapis.com/drive/v3/"
-    #: Not called today: Docs are exported to markdown through Drive's files.export.
-    docs_endpoint: str = "https://docs.googleapis.com/"
-    sheets_endpoint: str = "https://sheets.googleapis.com/"
-    slides_endpoint: str = "https://slides.googleapis.com/"
-    token_uri: str = "https://oauth2.googleapis.com/token"
-    auth: Literal["oauth", "service_account"] = "oauth"
-    client_id_env: str = "GOOGLE_CLIENT_ID"
-    client_secret_env: str = "GOOGLE_CLIENT_SECRET"
-    refresh_token_env: str = "GOOGLE_REFRESH_TOKEN"
-    service_account_key_env: str = "GOOGLE_SERVICE_ACCOUNT_KEY_FILE"
-    #: Service accounts only: the Workspace user to impersonate (domain-wide delegation).
-    delegated_user: str | None = None
-    max_sheet_rows: int = Field(100, ge=1, le=10_000)
-    page_size: int = Field(1000, ge=1, le=1000)
-    max_retries: int = Field(5, ge=0, le=10)
-    backoff_seconds: float = Field(1.0, ge=0)
-    timeout_seconds: float = Field(60.0, gt=0)
-    trust: Trust = "internal"
-
-    @model_validator(mode="after")
-    def _has_roots(self) -> GoogleDriveSettings:
-        if not (self.folder_ids or self.shared_drive_ids):
-            raise ValueError("google_drive needs folder_ids or shared_drive_ids")
-        return self
 
 
 def _quoted(file_id: str) -> str:
@@ -82,7 +61,9 @@ class GoogleDriveConnector(Connector):
         super().__init__(settings, scope)
         self.config = settings
 
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
         api = GoogleApi(self.config, credentials_from(self.config))
         roots = sorted({*self.config.folder_ids, *self.config.shared_drive_ids})
         cursor = cursor or {}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import random
 import time
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
     from google.auth.credentials import Credentials
     from googleapiclient.http import HttpRequest
 
-    from knowledge_platform.connectors.google_drive import GoogleDriveSettings
+    from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
 
 SCOPES = ["https://www.googleapis.com/auth/drive.readonly"]
 #: 403 reasons that mean "slow down", not "forbidden" (Drive usage limits).
@@ -39,30 +38,31 @@ class GoogleApiError(SourceError):
         self.status, self.reason, self.message = status, reason, message
 
 
-def _env(name: str) -> str:
-    value = os.environ.get(name, "")
-    if not value:
-        raise ConfigError(f"environment variable {name} is not set; google_drive needs it")
-    return value
-
-
 def credentials_from(settings: GoogleDriveSettings) -> Credentials:
     """OAuth user credentials (refresh-token exchange at token_uri) or a service account key."""
+    def secret(stem: str, what: str) -> str:
+        return settings.resolve_secret(stem, owner="google_drive", what=what)
+
     if settings.auth == "oauth":
         return oauth2_credentials.Credentials(  # type: ignore[no-untyped-call]
             token=None,
-            refresh_token=_env(settings.refresh_token_env),
-            client_id=_env(settings.client_id_env),
-            client_secret=_env(settings.client_secret_env),
+            refresh_token=secret("refresh_token", "Google OAuth refresh token"),
+            client_id=secret("client_id", "Google OAuth client id"),
+            client_secret=secret("client_secret", "Google OAuth client secret"),
             token_uri=settings.token_uri,
         )
-    path = _env(settings.service_account_key_env)
+    key = secret("service_account_key", "service account key (file path or JSON)")
     try:
-        creds = service_account.Credentials.from_service_account_file(
-            path, scopes=SCOPES, subject=settings.delegated_user
-        )
+        if key.lstrip().startswith("{"):
+            creds = service_account.Credentials.from_service_account_info(
+                json.loads(key), scopes=SCOPES, subject=settings.delegated_user)
+        else:
+            creds = service_account.Credentials.from_service_account_file(
+                key, scopes=SCOPES, subject=settings.delegated_user)
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot load the service account key file {path}: {exc}") from exc
+        where = "JSON" if key.lstrip().startswith("{") else f"file {key}"
+        detail = exc.strerror if isinstance(exc, OSError) else type(exc).__name__
+        raise ConfigError(f"cannot load the service account key {where}: {detail}") from None
     return creds.with_token_uri(settings.token_uri)
 
 

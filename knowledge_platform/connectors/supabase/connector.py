@@ -14,72 +14,18 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from knowledge_platform.connectors.base import PullResult, Skipped
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
 from knowledge_platform.connectors.http import (
     HttpClient,
     HttpConnector,
-    HttpSettings,
-    secret_from_env,
 )
-from knowledge_platform.connectors.supabase_rows import parse_timestamp, row_document
-from knowledge_platform.errors import SourceError
-from knowledge_platform.models import Document, Kind
+from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
+from knowledge_platform.connectors.supabase.rows import parse_timestamp, row_document
+from knowledge_platform.connectors.supabase.settings import SupabaseSettings, TableSettings
+from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.models import Document
 
 _IDS_PER_REQUEST = 100  # ids per `in.(...)` filter: well inside any URL length limit
-
-
-class TableSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    id_column: str = "id"
-    #: None: the table has no change column; every pull reads it whole.
-    updated_column: str | None = "updated_at"
-    #: `str.format` templates over the row (`{title}\n\n{body}`); None renders every column.
-    title_template: str | None = None
-    text_template: str | None = None
-    kind: Kind = "row"
-    #: Column giving the document date; defaults to `updated_column`.
-    date_column: str | None = None
-    select: str = "*"
-
-    def columns(self) -> str:
-        """`select`, with the id and change columns added when a list is given."""
-        if self.select.strip() == "*":
-            return "*"
-        cols = [c.strip() for c in self.select.split(",") if c.strip()]
-        needed = [self.id_column, *([self.updated_column] if self.updated_column else [])]
-        return ",".join([*cols, *(c for c in needed if c not in cols)])
-
-
-def _default_tables() -> list[TableSettings]:
-    return [
-        TableSettings(name="memory", kind="memory"),
-        TableSettings(name="standing_rules"),
-        TableSettings(name="clients"),
-        TableSettings(name="tests"),
-    ]
-
-
-class SupabaseSettings(HttpSettings):
-    #: Project URL (`https://<ref>.supabase.co`); the REST API is at `/rest/v1`.
-    url: str
-    key_env: str = "SUPABASE_SERVICE_KEY"
-    tables: list[TableSettings] = Field(default_factory=_default_tables)
-    #: Rows asked for per request; the server may return fewer (db-max-rows).
-    page_size: int = Field(default=1000, ge=1, le=10_000)
-    overlap_seconds: int = Field(default=60, ge=0)
-    #: Sweep ids on incremental pulls to report deletions (ids only: cheap).
-    sweep_deletions: bool = True
-
-    @model_validator(mode="after")
-    def _unique_tables(self) -> SupabaseSettings:
-        names = [t.name for t in self.tables]
-        if len(names) != len(set(names)):
-            raise ValueError(f"tables are listed twice: {sorted(names)}")
-        return self
 
 
 class SupabaseConnector(HttpConnector):
@@ -91,9 +37,11 @@ class SupabaseConnector(HttpConnector):
     def cfg(self) -> SupabaseSettings:
         return self.settings
 
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
         cfg = self.cfg
-        key = secret_from_env("supabase", cfg.key_env, "Supabase service key")
+        key = self._service_key()
         headers = {"apikey": key, "Accept": "application/json"}
         if not key.startswith("sb_"):  # legacy JWT keys; new sb_secret_ keys go in apikey only
             headers["Authorization"] = f"Bearer {key}"
@@ -103,7 +51,7 @@ class SupabaseConnector(HttpConnector):
             "supabase",
             cfg,
             headers=headers,
-            auth_hint=f"check the service key in {cfg.key_env}",
+            auth_hint=f"check the service key {self._key_source()}",
             sleep=self._sleep,
             clock=self._clock,
             transport=self._transport,
@@ -131,6 +79,33 @@ class SupabaseConnector(HttpConnector):
             cursor={"tables": state},
             requests=requests,
         )
+
+    def _uses_management_api(self) -> bool:
+        cfg = self.cfg
+        return bool(cfg.management_token_ref or cfg.management_token_env)
+
+    def _key_source(self) -> str:
+        if self._uses_management_api():
+            return f"fetched with the management token in {self.cfg.secret('management_token')}"
+        return f"in {self.cfg.secret('key')}"
+
+    def _service_key(self) -> str:
+        """The service key: fetched per run through the Management API when a management
+        token is configured, else read from the key's variable or reference."""
+        cfg = self.cfg
+        if not self._uses_management_api():
+            return cfg.resolve_secret("key", owner="supabase", what="Supabase service key")
+        ref = cfg.project_ref or project_ref_from_url(cfg.url)
+        if not ref:
+            raise ConfigError("supabase: name project_ref (the url is not "
+                              "https://<ref>.supabase.co) to fetch the key with the management "
+                              "token")
+        token = cfg.resolve_secret("management_token", owner="supabase",
+                                   what="Supabase management token")
+        return fetch_service_key(ref, token, key_name=cfg.service_key_name,
+                                 base_url=cfg.management_url, timeout=cfg.timeout_seconds,
+                                 max_retries=cfg.max_retries, sleep=self._sleep,
+                                 clock=self._clock, transport=self._transport)
 
     def _pull_table(
         self, http: HttpClient, table: TableSettings, prev: dict[str, Any] | None
@@ -179,16 +154,17 @@ class SupabaseConnector(HttpConnector):
         stamp = high_water.isoformat() if high_water else None
         return documents, skipped, gone, {"high_water": stamp, "ids": sorted(ids)}
 
-    def _by_ids(self, http: HttpClient, table: TableSettings, ids: list[str]
-                ) -> list[dict[str, Any]]:
+    def _by_ids(
+        self, http: HttpClient, table: TableSettings, ids: list[str]
+    ) -> list[dict[str, Any]]:
         """The rows with these ids (`id=in.(...)`, quoted, a hundred per request)."""
         rows: list[dict[str, Any]] = []
         for start in range(0, len(ids), _IDS_PER_REQUEST):
             part = ids[start : start + _IDS_PER_REQUEST]
-            listed = ",".join('"' + i.replace("\\", "\\\\").replace('"', '\\"') + '"'
-                              for i in part)
-            rows += self._keyset(http, table, table.columns(), [(table.id_column,
-                                                                 f"in.({listed})")])
+            listed = ",".join('"' + i.replace("\\", "\\\\").replace('"', '\\"') + '"' for i in part)
+            rows += self._keyset(
+                http, table, table.columns(), [(table.id_column, f"in.({listed})")]
+            )
         return rows
 
     def _keyset(

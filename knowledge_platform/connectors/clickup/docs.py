@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from knowledge_platform.connectors.base import Skipped
-from knowledge_platform.connectors.clickup_render import flatten_pages, ms_to_date
+from knowledge_platform.connectors.clickup.render import flatten_pages, ms_to_date
 from knowledge_platform.connectors.http import HttpClient
 from knowledge_platform.models import Document
 
 if TYPE_CHECKING:
-    from knowledge_platform.connectors.clickup import ClickUpSettings
+    from knowledge_platform.connectors.clickup.settings import ClickUpSettings
 
 
 def pull_docs(

@@ -14,7 +14,7 @@ from knowledge_platform.frontmatter import parse_date
 from knowledge_platform.models import Confidentiality, Document, content_hash
 
 if TYPE_CHECKING:
-    from knowledge_platform.connectors.supabase import TableSettings
+    from knowledge_platform.connectors.supabase.settings import TableSettings
 
 _TITLE_COLUMNS = ("title", "name", "subject", "key", "slug")
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
-
-from knowledge_platform.connectors.base import PullResult, Skipped
-from knowledge_platform.connectors.clickup_docs import pull_docs
-from knowledge_platform.connectors.clickup_render import (
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
+from knowledge_platform.connectors.clickup.docs import pull_docs
+from knowledge_platform.connectors.clickup.render import (
     MalformedTask,
     check_task,
     description_of,
@@ -25,12 +23,11 @@ from knowledge_platform.connectors.clickup_render import (
     summary_of,
     task_markdown,
 )
+from knowledge_platform.connectors.clickup.settings import ClickUpSettings
 from knowledge_platform.connectors.http import (
     HttpClient,
     HttpConnector,
-    HttpSettings,
     ratelimit_reset_wait,
-    secret_from_env,
 )
 from knowledge_platform.errors import SourceError
 from knowledge_platform.models import Document
@@ -38,31 +35,6 @@ from knowledge_platform.models import Document
 TASKS_PER_PAGE = 100
 COMMENTS_PER_PAGE = 25
 _MAX_PAGES = 10_000
-
-
-class ClickUpSettings(HttpSettings):
-    base_url: str = "https://api.clickup.com/api/v2"
-    docs_base_url: str = "https://api.clickup.com/api/v3"
-    app_url: str = "https://app.clickup.com"
-    token_env: str = "CLICKUP_TOKEN"
-    #: personal tokens (pk_...) are sent raw, OAuth tokens as `Bearer`; auto decides by prefix.
-    token_kind: Literal["auto", "personal", "oauth"] = "auto"
-    #: The workspace id: needed for Docs, and for "every space" when nothing else is selected.
-    team_id: str | None = None
-    space_ids: list[str] = Field(default_factory=list)
-    folder_ids: list[str] = Field(default_factory=list)
-    list_ids: list[str] = Field(default_factory=list)
-    doc_ids: list[str] = Field(default_factory=list)
-    overlap_seconds: int = Field(default=120, ge=0)
-    decision_tags: list[str] = Field(default_factory=lambda: ["decision"])
-    #: Newest comments kept per task (0: no comment requests at all).
-    max_comments: int = Field(default=50, ge=0)
-
-    @model_validator(mode="after")
-    def _docs_need_workspace(self) -> ClickUpSettings:
-        if self.doc_ids and not self.team_id:
-            raise ValueError("doc_ids need team_id (the workspace id the docs live in)")
-        return self
 
 
 def auth_header(token: str, kind: str) -> str:
@@ -89,9 +61,11 @@ class ClickUpConnector(HttpConnector):
     def cfg(self) -> ClickUpSettings:
         return self.settings
 
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
         cfg = self.cfg
-        token = secret_from_env("clickup", cfg.token_env, "ClickUp API token")
+        token = cfg.resolve_secret("token", owner="clickup", what="ClickUp API token")
         full = full or not cursor or "high_water_ms" not in cursor
         cursor = cursor or {}
         client = HttpClient.from_settings(
@@ -99,7 +73,8 @@ class ClickUpConnector(HttpConnector):
             cfg,
             headers={"Authorization": auth_header(token, cfg.token_kind)},
             rate_limit_wait=ratelimit_reset_wait,
-            auth_hint=f"check the ClickUp token in {cfg.token_env} (token_kind={cfg.token_kind})",
+            auth_hint=f"check the ClickUp token in {cfg.secret('token')} "
+            f"(token_kind={cfg.token_kind})",
             sleep=self._sleep,
             clock=self._clock,
             transport=self._transport,

@@ -1,15 +1,16 @@
 """Workspace memory files: a directory of markdown notes, read whole on every pull (local
-and cheap); unchanged files cost nothing downstream because chunks are content-hashed."""
+and cheap); unchanged files cost nothing downstream because chunks are content-hashed. The
+change probe is a fingerprint of every matching file's path, size and mtime."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
-
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Connector, Known, PullResult, Skipped
+from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
 from knowledge_platform.errors import SourceError
 from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
 from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, content_hash
@@ -18,32 +19,42 @@ from knowledge_platform.supersession import LINKS, names
 _LIFECYCLES = {"stable", "draft", "deprecated"}
 
 
-class MemoryFilesSettings(SourceSettings):
-    path: Path
-    glob: str = "**/*.md"
-    max_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
-
-
 class MemoryFilesConnector(Connector):
     name = "memory_files"
     settings_model = MemoryFilesSettings
     settings: MemoryFilesSettings
 
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
-        root = self.settings.path
-        if not root.is_dir():
-            raise SourceError(f"memory_files: directory {root} does not exist or is not a folder")
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
+        root = self._root()
+        files = self._files(root)
+        # Fingerprint first: a file changed while we read is seen by the next probe.
+        cursor = {"fingerprint": _fingerprint(root, files)}
         documents: list[Document] = []
         skipped: list[Skipped] = []
-        for path in sorted(root.glob(self.settings.glob)):
-            if not path.is_file():
-                continue
+        for path in files:
             rel = path.relative_to(root).as_posix()
             try:
                 documents.append(self._read(path, rel))
             except _Skip as exc:
                 skipped.append(Skipped(source_id=rel, reason=str(exc)))
-        return PullResult(documents=documents, full=True, skipped=skipped)
+            except OSError as exc:  # unreadable now: keep the last good version
+                skipped.append(Skipped(source_id=rel, reason=f"cannot read: {exc.strerror}"))
+        return PullResult(documents=documents, full=True, skipped=skipped, cursor=cursor)
+
+    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+        root = self._root()
+        return _fingerprint(root, self._files(root))
+
+    def _root(self) -> Path:
+        root = self.settings.path
+        if not root.is_dir():
+            raise SourceError(f"memory_files: directory {root} does not exist or is not a folder")
+        return root
+
+    def _files(self, root: Path) -> list[Path]:
+        return [p for p in sorted(root.glob(self.settings.glob)) if p.is_file()]
 
     def _read(self, path: Path, rel: str) -> Document:
         size = path.stat().st_size
@@ -65,8 +76,10 @@ class MemoryFilesConnector(Connector):
             lifecycle = "stable"
         confidentiality = str(meta.get("confidentiality", self.settings.confidentiality))
         if confidentiality not in CONFIDENTIALITY_LEVELS:
-            raise _Skip(f"front matter confidentiality {confidentiality!r} is not one of "
-                        f"{', '.join(CONFIDENTIALITY_LEVELS)}")
+            raise _Skip(
+                f"front matter confidentiality {confidentiality!r} is not one of "
+                f"{', '.join(CONFIDENTIALITY_LEVELS)}"
+            )
         when = parse_date(meta.get("date")) or parse_date(path.name) or _mtime(path)
         return Document(
             source=self.name,
@@ -80,13 +93,27 @@ class MemoryFilesConnector(Connector):
             version=content_hash(text)[:16],
             lifecycle=lifecycle,  # type: ignore[arg-type]
             confidentiality=confidentiality,
-            extra={"path": rel, "tags": _tags(meta.get("tags")),
-                   **{key: names(meta[key]) for key in LINKS if key in meta}},
+            extra={
+                "path": rel,
+                "tags": _tags(meta.get("tags")),
+                **{key: names(meta[key]) for key in LINKS if key in meta},
+            },
         )
 
 
 class _Skip(Exception):
     pass
+
+
+def _fingerprint(root: Path, files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for file in files:
+        try:
+            stat = file.stat()
+        except OSError:
+            continue  # vanished since the listing: the next probe sees the difference
+        digest.update(f"{file.relative_to(root)}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def _mostly_text(sample: bytes) -> bool:

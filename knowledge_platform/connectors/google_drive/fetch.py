@@ -5,18 +5,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
-from knowledge_platform.connectors.google_render import (
+from knowledge_platform.connectors.google_drive.render import (
     doc_markdown,
     quote_sheet_title,
     sheet_tab_markdown,
     slides_markdown,
 )
-from knowledge_platform.connectors.google_tree import KINDS, file_version
+from knowledge_platform.connectors.google_drive.tree import KINDS, file_version
 from knowledge_platform.models import Document
 
 if TYPE_CHECKING:
-    from knowledge_platform.connectors.google_api import GoogleApi
-    from knowledge_platform.connectors.google_drive import GoogleDriveSettings
+    from knowledge_platform.connectors.google_drive.api import GoogleApi
+    from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
 
 _SLIDE_FIELDS = (
     "presentationId,title,slides(objectId,pageElements,"

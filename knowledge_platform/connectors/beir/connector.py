@@ -10,7 +10,14 @@ from typing import Any
 
 from pydantic import Field
 
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
+from knowledge_platform.connectors.base import (
+    NOTHING_KNOWN,
+    Connector,
+    Known,
+    PullResult,
+    Skipped,
+    SourceSettings,
+)
 from knowledge_platform.errors import SourceError
 from knowledge_platform.models import Document, content_hash
 
@@ -34,11 +41,15 @@ class BeirConnector(Connector):
         path = self.settings.path
         return path / CORPUS_FILE if path.is_dir() else path
 
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
         corpus = self.corpus
         if not corpus.is_file():
-            raise SourceError(f"beir: no corpus at {corpus}; point `path` at a BEIR dataset "
-                              f"directory holding {CORPUS_FILE}")
+            raise SourceError(
+                f"beir: no corpus at {corpus}; point `path` at a BEIR dataset "
+                f"directory holding {CORPUS_FILE}"
+            )
         documents: dict[str, Document] = {}
         skipped: list[Skipped] = []
         limit = self.settings.max_documents

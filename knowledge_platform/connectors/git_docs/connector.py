@@ -16,13 +16,19 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field
-
-from knowledge_platform.connectors.base import Connector, PullResult, Skipped, SourceSettings
-from knowledge_platform.connectors.git_repo import GitRepo, TreeEntry, glob_regex, is_url
+from knowledge_platform.connectors.base import (
+    NOTHING_KNOWN,
+    Connector,
+    Known,
+    PullResult,
+    Skipped,
+    SourceSettings,
+)
+from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
+from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
-from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, Kind, Lifecycle, Trust
+from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, Kind, Lifecycle
 from knowledge_platform.supersession import names
 
 LIFECYCLES = ("stable", "draft", "deprecated")
@@ -36,32 +42,6 @@ _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
 _FILE_KINDS = ("doc", "runbook", "decision")
 LINK_KEYS = ("supersedes", "superseded_by", "applies_to", "references", "tags")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")  # SHA-1 or SHA-256, maybe abbreviated
-
-
-class GitDocsSettings(SourceSettings):
-    #: A local path (read in place) or a clone URL (bare clone under cache_dir).
-    repo: str
-    branch: str = Field("HEAD", pattern=r"^[^-\s][^\s]*$")
-    globs: list[str] = Field(default_factory=lambda: ["**/*.md"])
-    exclude_globs: list[str] = Field(default_factory=list)
-    #: Build from exactly this commit (`kp index --at <sha>`) instead of the branch tip.
-    at_sha: str | None = Field(None, pattern=_SHA.pattern)
-    cache_dir: str | None = None
-    trust: Trust = "internal"
-    #: Path prefix -> kind; matches at the start of the path or after any `/`. First wins.
-    kind_rules: dict[str, Kind] = Field(
-        default_factory=lambda: {
-            "decisions/": "decision",
-            "adr/": "decision",
-            "runbooks/": "runbook",
-        }
-    )
-    default_kind: Kind = "doc"
-    #: e.g. "https://github.com/acme/handbook/blob/{sha}/{path}" ({sha}, {head}, {path}).
-    url_template: str | None = None
-    max_file_bytes: int = Field(2_000_000, gt=0)
-    timeout_seconds: float = Field(300.0, gt=0)
 
 
 def _paragraph(lines: list[str]) -> str:
@@ -109,9 +89,11 @@ class GitDocsConnector(Connector):
             r.match(path) for r in self._exclude
         )
 
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
         cfg = self.config
-        if cfg.at_sha and not _SHA.match(cfg.at_sha):  # model_copy(update=...) skips validation
+        if cfg.at_sha and not SHA.match(cfg.at_sha):  # model_copy(update=...) skips validation
             raise ConfigError(f"git_docs at_sha {cfg.at_sha!r} is not a commit sha (hex digits)")
         repo = GitRepo.open(
             cfg.repo, Path(cfg.cache_dir) if cfg.cache_dir else None, cfg.timeout_seconds
