@@ -7,13 +7,12 @@ from __future__ import annotations
 import io
 import zipfile
 
-from knowledge_platform.convert.limits import MB, ConvertLimits
+from knowledge_platform.convert.limits import MB, ConvertLimits, check_size
 from knowledge_platform.convert.result import Format
 from knowledge_platform.errors import (
     CorruptFileError,
     DecompressionBombError,
     EncryptedFileError,
-    FileTooLargeError,
     MacrosError,
 )
 
@@ -30,10 +29,7 @@ _RATIO_FLOOR = 1 * MB  # members smaller than this are never judged by their rat
 
 def check(data: bytes, fmt: Format, name: str, limits: ConvertLimits) -> None:
     """Raise the ConversionError that says why `data` must be skipped, or return."""
-    if len(data) > limits.max_bytes:
-        raise FileTooLargeError(
-            f"{name}: {len(data) / MB:.1f} MB is over the {limits.max_bytes / MB:g} MB cap"
-        )
+    check_size(len(data), limits, name)
     if fmt == "pdf":
         if b"%PDF-" not in data[:1024]:
             raise CorruptFileError(f"{name}: not a PDF (no %PDF- header)")
