@@ -59,19 +59,25 @@ def corpus() -> dict[str, tuple[str, bytes, int]]:
     }
 
 
-def paired(data: bytes, fmt: str, name: str, seconds: float) -> tuple[float, float]:
+def paired(data: bytes, fmt: str, name: str, seconds: float) -> tuple[float, float, float]:
     """Median seconds per file in-process and through the helper, the two calls alternated
-    (so a shared machine's load drifts onto both alike), for at least `seconds` and 5 pairs."""
+    (so a shared machine's load drifts onto both alike), for at least `seconds` and 5 pairs;
+    and the median CPU seconds of the in-process call (what load on other cores cannot move
+    much)."""
     here: list[float] = []
     isolated: list[float] = []
+    cpu: list[float] = []
     convert(data, MIME[fmt], name)
     start = time.perf_counter()
     while len(here) < 5 or time.perf_counter() - start < seconds:
-        for fn, out in ((convert_here, here), (convert, isolated)):
-            t0 = time.perf_counter()
-            fn(data, MIME[fmt], name)
-            out.append(time.perf_counter() - t0)
-    return statistics.median(here), statistics.median(isolated)
+        t0, c0 = time.perf_counter(), time.process_time()
+        convert_here(data, MIME[fmt], name)
+        here.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        t0 = time.perf_counter()
+        convert(data, MIME[fmt], name)
+        isolated.append(time.perf_counter() - t0)
+    return statistics.median(here), statistics.median(isolated), statistics.median(cpu)
 
 
 def main() -> None:
@@ -84,20 +90,24 @@ def main() -> None:
     helper_start = time.perf_counter() - started
     rows = []
     for name, (fmt, data, units) in files.items():
-        here, isolated = paired(data, fmt, name, args.seconds)
+        here, isolated, cpu = paired(data, fmt, name, args.seconds)
         rows.append((name, f"{len(data) / 1024:.0f} KB", units, f"{1 / here:.2f}",
-                     f"{1 / isolated:.2f}", f"{units / isolated:.1f}"))
+                     f"{1 / isolated:.2f}", f"{units / isolated:.1f}", f"{1 / cpu:.2f}",
+                     f"{units / cpu:.1f}"))
         print(*rows[-1], sep="  ", flush=True)
     tiny = office_files.pdf(["One short page."])
-    here, isolated = paired(tiny, "pdf", "tiny.pdf", args.seconds)
+    here, isolated, _ = paired(tiny, "pdf", "tiny.pdf", args.seconds)
     header = ("file", "size", "pages/slides/sheets", "files/s in-process", "files/s isolated",
-              "pages (slides, sheets)/s isolated")
+              "pages (slides, sheets)/s isolated", "files per CPU-second",
+              "pages (slides, sheets) per CPU-second")
     table = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     table += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     text = "\n".join([
         f"# File conversion speed ({dt.datetime.now(dt.UTC):%Y-%m-%d})", "",
         f"`uv run python bench/convert.py --seconds {args.seconds:g}`; {load_average()}.",
-        "Medians of alternated calls.", "", *table, "",
+        "Medians of alternated calls; the last two columns from the in-process call's CPU "
+        "time, which other processes on the machine move far less than wall time.", "",
+        *table, "",
         f"Isolation overhead per file (one-page PDF, {1000 * here:.1f} ms in-process): "
         f"**{1000 * (isolated - here):.1f} ms** (fork a limited child, send the bytes, "
         f"receive the result).",
