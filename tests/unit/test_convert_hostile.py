@@ -182,6 +182,7 @@ def test_a_helper_that_dies_mid_file_is_replaced_for_the_next_file():
 
 
 def test_a_forked_copy_of_the_caller_starts_its_own_helper():
+    # ~2-5 s: the forked child starts (imports) a helper of its own.
     convert(office_files.pdf(["Parent."]), PDF, "parent.pdf")
     parent_helper = sandbox._helper
     reader, writer = os.pipe()
