@@ -146,7 +146,7 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, FakeServer):
         self.update_task(task_id, list={"id": list_id, "name": lst["name"]},
                          folder={"id": lst["folder"]}, space={"id": lst["space"]})  # fmt: skip
 
-    def throttle_next(self, *, reset_in: float | None = 1.0) -> None:
+    def throttle_next(self, *, reset_in: float | None = 0.5) -> None:
         """The next request answers 429: with X-RateLimit-* (the window reopens `reset_in`
         seconds from now) or, with None, bare (no header says how long to wait)."""
         headers: dict[str, str] = {}

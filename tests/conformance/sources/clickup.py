@@ -58,7 +58,7 @@ class _ClickUpHarness(SourceHarness):
 
     def rate_limit(self, *, retry_after: bool) -> None:
         # ClickUp documents no Retry-After: X-RateLimit-Reset says when the window reopens.
-        self.fake.throttle_next(reset_in=1.0 if retry_after else None)
+        self.fake.throttle_next(reset_in=0.5 if retry_after else None)
 
     def server_errors(self, count: int) -> None:
         self.fake.inject("/api/", 502, "Bad gateway", times=count)
