@@ -42,16 +42,22 @@ class TaskSync:
         listed, covered = self._sweep()
         vanished = sorted(self.known_tasks.keys() - listed.keys() - covered)
         confirmed_alive = self._verify(vanished, listed)
-        for tid in self._to_read(listed, confirmed_alive):
+        activity = {t: self._activity(t, raw) for t, raw in listed.items()}
+        since = max(activity.values(), default=0) - self.cfg.comment_window_days * DAY_MS
+        recent = [t for t in listed if activity[t] >= since]
+        for tid in self._to_read(listed, confirmed_alive, recent, activity):
             self._read(tid, listed[tid])
-        self.threads_read = {t: r for t, r in self.threads_read.items() if t in listed}
+        # Only recently active tasks take turns at re-reads: forget the others.
+        self.threads_read = {t: self.threads_read[t] for t in recent if t in self.threads_read}
         return self.out
 
     # -- the sweep ---------------------------------------------------------------------------
     def _sweep(self) -> tuple[dict[str, dict[str, Any]], set[str]]:
-        """(listed tasks by id, known ids kept because their list could not be read)."""
+        """(listed tasks by id, ids not to look up: listed but malformed (reported), or known
+        and kept because their list could not be read)."""
         listed: dict[str, dict[str, Any]] = {}
         failed: dict[str, str] = {}
+        covered: set[str] = set()
         for list_id in self.containers.lists:
             try:
                 found = list(self.api.tasks(list_id))
@@ -64,12 +70,12 @@ class TaskSync:
                 except MalformedTask as exc:
                     sid = str(raw.get("id") or "?") if isinstance(raw, dict) else "?"
                     self.out.skipped.append(Skipped(source_id=sid, reason=f"list {list_id}: {exc}"))
+                    covered.add(sid)
                     continue
                 if not raw.get("archived"):  # archived counts as removed
                     listed.setdefault(tid, raw)  # a task in several lists counts once
         if failed and len(failed) == len(self.containers.lists):
             raise SourceError(next(iter(failed.values())))
-        covered: set[str] = set()
         for list_id, reason in failed.items():
             ids = sorted(t for t, d in self.known_tasks.items()
                          if d.extra.get("list_id") == list_id and t not in listed)  # fmt: skip
@@ -101,18 +107,19 @@ class TaskSync:
         return alive
 
     # -- reading -----------------------------------------------------------------------------
-    def _to_read(self, listed: dict[str, dict[str, Any]], alive: set[str]) -> list[str]:
+    def _to_read(self, listed: dict[str, dict[str, Any]], alive: set[str], recent: list[str],
+                 activity: dict[str, int]) -> list[str]:  # fmt: skip
+        """Every task on a full pull (or when no comments are read: rendering is free); else
+        the new, changed, retried and looked-up ones, then recently active ones in turn."""
         if self.full or not self.cfg.max_comments:
             return list(listed)
         must = [t for t, raw in listed.items()
                 if t in alive or t in self.known.retry or t not in self.known_tasks
                 or self.known_tasks[t].version != str(raw.get("date_updated"))]  # fmt: skip
-        activity = {t: self._activity(t, raw) for t, raw in listed.items()}
-        since = max(activity.values(), default=0) - self.cfg.comment_window_days * DAY_MS
         chosen = set(must)
-        active = [t for t in listed if t not in chosen and activity[t] >= since]
-        active.sort(key=lambda t: (self.threads_read.get(t, -1), -activity[t]))
-        return [*must, *active[: self.cfg.max_thread_rereads]]
+        turns = [t for t in recent if t not in chosen]
+        turns.sort(key=lambda t: (self.threads_read.get(t, -1), -activity[t]))
+        return [*must, *turns[: self.cfg.max_thread_rereads]]
 
     def _activity(self, tid: str, raw: dict[str, Any]) -> int:
         comment_ms = self.known_tasks[tid].extra.get("comment_ms") if tid in self.known_tasks else 0
