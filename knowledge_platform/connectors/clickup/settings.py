@@ -35,6 +35,9 @@ class ClickUpSettings(HttpSettings):
     #: Tasks and docs gone from a listing looked up one by one per run (404, archived, moved
     #: out of the scope -> confirmed); the rest wait, counted against the deletion guard.
     max_verifications: int = Field(default=25, ge=0)
+    #: No longer used (every run lists whole lists, so there is no high-water mark to
+    #: overlap); still accepted so older registries load.
+    overlap_seconds: int | None = Field(default=None, ge=0, deprecated=True)
 
     @model_validator(mode="after")
     def _docs_need_workspace(self) -> ClickUpSettings:
