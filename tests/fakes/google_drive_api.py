@@ -90,6 +90,7 @@ class DriveApi:
     holds whatever pageSize asks), `short_pages` (every other page holds half of that, down
     to none, before the end), `all_drives_incomplete`, `max_parents_per_query` (a `q` naming
     more folders comes back with `incompleteSearch` and only the first folders' files),
+    `incomplete_folders` (a `q` naming one of them comes back incomplete, without its files),
     `export_limit` (bytes)."""
 
     files: dict[str, FakeFile]
@@ -98,6 +99,7 @@ class DriveApi:
     short_pages: bool
     all_drives_incomplete: bool
     max_parents_per_query: int | None
+    incomplete_folders: set[str]
     export_limit: int
 
     # -- state as the user sees it --------------------------------------------------------
@@ -165,6 +167,8 @@ class DriveApi:
         if self.max_parents_per_query and len(parents) > self.max_parents_per_query:
             searched = set(parents[: self.max_parents_per_query])
             files, incomplete = [f for f in files if searched & set(f.parents)], True
+        if blind := self.incomplete_folders & set(parents):
+            files, incomplete = [f for f in files if not blind & set(f.parents)], True
         resources = [f.resource(self.is_trashed(f)) for f in sorted(files, key=lambda f: f.id)]
         matches = [r for r in resources if predicate(r)]
         size = _size(request, self.page_cap)

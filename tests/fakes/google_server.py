@@ -93,6 +93,7 @@ class FakeGoogle(DriveState, DriveApi, ContentApi):
         self.short_pages = False
         self.all_drives_incomplete = True
         self.max_parents_per_query: int | None = None
+        self.incomplete_folders: set[str] = set()
         self.export_limit = 10 * 1024 * 1024  # Drive's documented 10 MB export cap
 
     # lifecycle ---------------------------------------------------------------------------
@@ -158,6 +159,7 @@ class FakeGoogle(DriveState, DriveApi, ContentApi):
         )
         endpoint, values = self._url_map.bind_to_environ(request.environ).match()
         if endpoint == "token":  # a separate Google service: `outage` leaves it up
+            self._inject(request, token=True)
             return self._token(request)
         if self.outage:
             raise GoogleApiError(503, "The service is currently unavailable.", "backendError")
@@ -166,11 +168,16 @@ class FakeGoogle(DriveState, DriveApi, ContentApi):
             raise GoogleApiError(
                 401, "Request had invalid authentication credentials.", "authError"
             )
+        self._inject(request)
+        return getattr(self, f"_{endpoint}")(request, **values)
+
+    def _inject(self, request: Request, token: bool = False) -> None:
+        """Raise the first injected failure for this path (the token endpoint only takes
+        the ones that name it)."""
         for i, (status, reason, part, headers) in enumerate(self._failures):
-            if part in request.path:
+            if part in request.path and (part or not token):
                 del self._failures[i]
                 raise GoogleApiError(status, f"Injected failure: {reason}", reason, headers)
-        return getattr(self, f"_{endpoint}")(request, **values)
 
     def _token(self, request: Request) -> Response:
         form = request.form
