@@ -56,7 +56,8 @@ class GoogleDriveHarness(SourceHarness):
                          "shared_drive_ids": [self.shared_drive]},
             "acme": {"folder_ids": [self.folders["acme", "a"]]},
         }[scope]
-        return {**roots, **self.fake.endpoints(), "backoff_seconds": 0.01, "max_retries": 3}
+        return {**roots, **self.fake.endpoints(), "backoff_seconds": 0.01, "max_retries": 3,
+                "max_wait_seconds": 10}
 
     def _folder(self, scope: str, container: str) -> str:
         return self.folders.get((scope, container)) or self.folders[scope, "a"]
