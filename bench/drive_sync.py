@@ -44,6 +44,7 @@ def _pull(fake: FakeGoogle, root: str, cursor: dict[str, Any] | None) -> tuple[A
 def connector_rows(docs: int, folders: int) -> list[tuple[str, str, str, str]]:
     rows = []
     with FakeGoogle() as fake:
+        os.environ.update(fake.env())  # the OAuth client the fake accepts
         root = fake.add_folder("Root", file_id="root")
         parents = [fake.add_folder(f"F{i}", root) for i in range(folders)]
         for i in range(docs):
@@ -92,9 +93,6 @@ def delete_to_gone() -> tuple[float, bool]:
 
 
 def main() -> None:
-    for name, value in (("GOOGLE_CLIENT_ID", "fake-client"), ("GOOGLE_CLIENT_SECRET",
-                        "fake-secret"), ("GOOGLE_REFRESH_TOKEN", "fake-refresh")):
-        os.environ.setdefault(name, value)  # the fake's OAuth client
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=300)
     parser.add_argument("--folders", type=int, default=10)

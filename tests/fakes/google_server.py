@@ -115,6 +115,12 @@ class FakeGoogle(DriveState, DriveApi, ContentApi):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_port}"
 
+    def env(self) -> dict[str, str]:
+        """The environment variables the connector reads its OAuth client from, set to the
+        client this fake accepts."""
+        return {"GOOGLE_CLIENT_ID": self.client_id, "GOOGLE_CLIENT_SECRET": self.client_secret,
+                "GOOGLE_REFRESH_TOKEN": self.refresh_token}
+
     def endpoints(self) -> dict[str, str]:
         """Connector settings that point every API at this fake."""
         base = self.base_url

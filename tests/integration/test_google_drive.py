@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,21 +59,9 @@ class Drive:
         self.private = fake.add_doc("Private", self.elsewhere, "# Secret\n", file_id="doc-private")
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeGoogle]:
-    # One server per module: the client caches API resources per endpoint (building Sheets'
-    # takes ~0.7 s), so a fixed port keeps the tests fast. Each test resets its state.
-    with FakeGoogle() as fake:
-        yield fake
-
-
 @pytest.fixture
-def drive(server: FakeGoogle, monkeypatch: pytest.MonkeyPatch) -> Drive:
-    monkeypatch.setenv("GOOGLE_CLIENT_ID", "fake-client")
-    monkeypatch.setenv("GOOGLE_CLIENT_SECRET", "fake-secret")
-    monkeypatch.setenv("GOOGLE_REFRESH_TOKEN", "fake-refresh")
-    server.reset()
-    return Drive(server)
+def drive(google: FakeGoogle) -> Drive:
+    return Drive(google)
 
 
 def connector(drive: Drive, **settings: Any) -> GoogleDriveConnector:

@@ -4,7 +4,6 @@ told from one bad file, confirmed deletions, shortcuts, the one HTTP client."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,20 +19,9 @@ from tests.fakes.google_server import FakeGoogle
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeGoogle]:
-    with FakeGoogle() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(server: FakeGoogle, monkeypatch: pytest.MonkeyPatch) -> FakeGoogle:
-    for name, value in (("GOOGLE_CLIENT_ID", "fake-client"),
-                        ("GOOGLE_CLIENT_SECRET", "fake-secret"),
-                        ("GOOGLE_REFRESH_TOKEN", "fake-refresh")):
-        monkeypatch.setenv(name, value)
-    server.reset()
-    return server
+def fake(google: FakeGoogle) -> FakeGoogle:
+    return google
 
 
 def connector(fake: FakeGoogle, **settings: Any) -> GoogleDriveConnector:

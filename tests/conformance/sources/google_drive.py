@@ -22,18 +22,15 @@ from typing import Any
 from tests.conformance.harness import SourceHarness
 from tests.fakes.google_server import FakeGoogle
 
-_CREDENTIALS = {"GOOGLE_CLIENT_ID": "fake-client", "GOOGLE_CLIENT_SECRET": "fake-secret",
-                "GOOGLE_REFRESH_TOKEN": "fake-refresh"}
-
 
 class GoogleDriveHarness(SourceHarness):
     name = "google_drive"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for name, value in _CREDENTIALS.items():
-            self.monkeypatch.setenv(name, value)
         self.fake = FakeGoogle()
+        for name, value in self.fake.env().items():
+            self.monkeypatch.setenv(name, value)
         self.ids: dict[str, str] = {}
 
     def start(self) -> None:
