@@ -14,6 +14,7 @@ from tests.conformance.harness import SCENARIOS, SourceHarness, World
 
 #: source -> its harness class; a source without one is not conformant yet.
 HARNESSES = {
+    "git_docs": "tests.conformance.sources.git_docs:GitDocsHarness",
     "google_drive": "tests.conformance.sources.google_drive:GoogleDriveHarness",
     "memory_files": "tests.conformance.sources.memory_files:MemoryFilesHarness",
 }
