@@ -73,10 +73,13 @@ class GoogleDriveConnector(HttpConnector):
 
     def probe(self, cursor: dict[str, Any] | None) -> str | None:
         """Every change log's start token after the pending changes: equal to the indexed
-        `page_token` while nothing changed, a new value once something did."""
-        tokens = (cursor or {}).get("tokens")
-        if not tokens:
+        `page_token` while nothing changed, a new value once something did. A cursor of an
+        older layout answers a value of its own, so that one run rewrites it."""
+        if not cursor:
             return None
+        if cursor.get("v") != _CURSOR_VERSION:
+            return f"cursor layout {_CURSOR_VERSION}"
+        tokens = cursor["tokens"]
         api = self._api()
         try:
             return encode(replay(api, tokens, self.settings.page_size)[1])
@@ -88,7 +91,7 @@ class GoogleDriveConnector(HttpConnector):
         return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
 
     def _pull(self, api: GoogleApi, cursor: dict[str, Any], full: bool, known: Known) -> PullResult:
-        usable = (cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots)
+        usable = cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots
         if full or not usable:
             return self._full(api, cursor, known)
         try:
@@ -97,6 +100,8 @@ class GoogleDriveConnector(HttpConnector):
             if exc.status in (400, 404):  # a page token was rejected: list everything again
                 return self._full(api, cursor, known)
             raise
+        if any(change.get("fileId") in self._roots for change in changes):
+            return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
         tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api))
         records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in cursor["files"].items()}
         plan = plan_changes(changes, tree, records)
