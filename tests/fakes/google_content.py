@@ -61,9 +61,11 @@ class FakeFile:
 
     def resource(self, trashed: bool) -> dict[str, Any]:
         """Every field Drive v3 has for this file (the server applies `fields`)."""
-        kind = {DOC: "document", SHEET: "spreadsheets", SLIDES: "presentation"}.get(
-            self.mime_type, "drive/folders" if self.mime_type == FOLDER else "file"
-        )
+        link = {DOC: "https://docs.google.com/document/d/{}/edit",
+                SHEET: "https://docs.google.com/spreadsheets/d/{}/edit",
+                SLIDES: "https://docs.google.com/presentation/d/{}/edit",
+                FOLDER: "https://drive.google.com/drive/folders/{}"}.get(
+            self.mime_type, "https://drive.google.com/file/d/{}/view")
         data: dict[str, Any] = {
             "kind": "drive#file",
             "id": self.id,
@@ -74,7 +76,7 @@ class FakeFile:
             "explicitlyTrashed": self.trashed,
             "version": str(self.version),
             "modifiedTime": self.modified.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-            "webViewLink": f"https://docs.google.com/{kind}/d/{self.id}/edit",
+            "webViewLink": link.format(self.id),
         }
         if self.drive_id:
             data["driveId"] = self.drive_id
