@@ -17,6 +17,7 @@ HARNESSES = {
     "clickup": "tests.conformance.sources.clickup:ClickUpTasksHarness",
     "clickup_docs": "tests.conformance.sources.clickup:ClickUpDocsHarness",
     "git_docs": "tests.conformance.sources.git_docs:GitDocsHarness",
+    "google_drive": "tests.conformance.sources.google_drive:GoogleDriveHarness",
     "memory_files": "tests.conformance.sources.memory_files:MemoryFilesHarness",
 }
 
