@@ -15,6 +15,7 @@ from tests.conformance.harness import SCENARIOS, SourceHarness, World
 #: source -> its harness class; a source without one is not conformant yet.
 HARNESSES = {
     "memory_files": "tests.conformance.sources.memory_files:MemoryFilesHarness",
+    "website": "tests.conformance.sources.website:WebsiteHarness",
 }
 
 #: source -> scenario -> outcome, filled by the tests, printed by the terminal summary.

@@ -58,7 +58,7 @@ def test_full_pull_follows_robots_and_the_sitemap_index(site: WebsiteFake) -> No
     assert about.kind == "page" and about.trust == "public"
     assert "## Team" in about.text and "## Values" in about.text
     assert "All rights reserved" not in about.text  # boilerplate dropped
-    assert about.version == site.pages["/about"].etag
+    assert about.version == site.etag("/about")
     assert about.date is not None and about.date.isoformat() == "2024-05-01"
     assert docs[site.url("/blog/first")].date is not None  # from Last-Modified: no lastmod
     assert [(s.source_id, s.reason) for s in result.skipped] == [
@@ -69,7 +69,7 @@ def test_full_pull_follows_robots_and_the_sitemap_index(site: WebsiteFake) -> No
     assert "/sitemaps/pages-2.xml.gz" in paths  # a gzipped child sitemap
     assert not any(p.startswith("/private/") for p in paths)  # disallowed: never requested
     assert {r.headers["User-Agent"] for r in site.log} == {"SurefootKnowledgeBot/1.0"}
-    assert result.cursor["pages"][site.url("/about")]["etag"] == site.pages["/about"].etag
+    assert result.cursor["pages"][site.url("/about")]["etag"] == site.etag("/about")
 
 
 def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None:
@@ -85,7 +85,7 @@ def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None
     assert second.deleted == []
     about = next(r for r in site.log if r.path == "/about")
     assert about.status == 304
-    assert about.headers["If-None-Match"] == site.pages["/about"].etag
+    assert about.headers["If-None-Match"] == site.etag("/about")
     assert about.headers["If-Modified-Since"].endswith("GMT")
     assert set(second.cursor["pages"]) == set(first.cursor["pages"])
 
