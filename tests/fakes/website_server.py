@@ -24,6 +24,7 @@ import email.utils
 import gzip
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
@@ -111,8 +112,10 @@ class WebsiteFake(FakeServer):
         self.pages: dict[str, Page] = {}
         #: Named sitemap files in the index, in order (pages may add more).
         self.sitemaps: list[str] = []
-        #: (path, time.monotonic()) of every request, injected answers included.
+        #: (path, clock()) of every request, injected answers included; a test may share
+        #: its FakeClock with the connector to see the gaps the connector waited.
         self.arrivals: list[tuple[str, float]] = []
+        self.clock: Callable[[], float] = time.monotonic
         self._now = dt.datetime(2024, 5, 1, 12, 0, tzinfo=dt.UTC)
         self._stamps: dict[str, tuple[str, dt.datetime]] = {}
 
@@ -169,7 +172,7 @@ class WebsiteFake(FakeServer):
     # -- serving -----------------------------------------------------------------------------
     def _respond(self, request: Request) -> Response:
         with self._lock:
-            self.arrivals.append((request.path, time.monotonic()))
+            self.arrivals.append((request.path, self.clock()))
         return super()._respond(request)
 
     def handle(self, request: Request) -> Response:
