@@ -101,11 +101,13 @@ def test_last_modified_alone_is_enough_for_304() -> None:
         assert first.documents[0].version.endswith("GMT")  # the Last-Modified value
 
 
-def test_deleted_pages_are_reported(site: WebsiteFake) -> None:
+def test_deleted_pages_are_confirmed_by_a_fetch(site: WebsiteFake) -> None:
     conn = connector(site)
     first = conn.pull(None)
     site.clear_log()
-    site.unlist("/services")
+    site.unlist("/services")  # out of the sitemap, still answers 200: inferred
+    site.unlist("/about")
+    site.remove("/about", 404)  # out of the sitemap and 404: confirmed
     site.remove("/blog/first", 410)
     site.remove("/blog/second", 404)
 
@@ -113,14 +115,13 @@ def test_deleted_pages_are_reported(site: WebsiteFake) -> None:
 
     assert second.documents == []
     assert set(second.deleted) == {
-        site.url(p) for p in ("/services", "/blog/first", "/blog/second")
+        site.url(p) for p in ("/about", "/blog/first", "/blog/second")
     }
-    assert "/services" not in [r.path for r in site.log]  # out of the sitemap: not fetched
+    assert second.missing == [site.url("/services")]
+    assert [r.status for r in site.log if r.path == "/services"] == [304]  # asked, once
     third = conn.pull(second.cursor)
-    assert third.deleted == [] and set(third.cursor["pages"]) == {
-        site.url("/about"),
-        site.url("/empty"),
-    }
+    assert third.deleted == [] and third.missing == [site.url("/services")]
+    assert set(third.cursor["pages"]) == {site.url("/services"), site.url("/empty")}
 
 
 def test_robots_404_allows_everything(site: WebsiteFake) -> None:
@@ -170,9 +171,13 @@ def test_robots_5xx_fails_rather_than_disallowing_everything(site: WebsiteFake) 
         connector(site).pull(None)
 
 
-def test_malformed_sitemap_fails_the_pull(site: WebsiteFake) -> None:
-    site.inject("/sitemaps/pages-1.xml", 200, "<urlset><url><loc>oops</url>", times=1)
-    with pytest.raises(
-        SourceError, match=r"sitemap .*/sitemaps/pages-1.xml is not well-formed XML"
-    ):
-        connector(site).pull(None)
+def test_a_malformed_sitemap_keeps_the_pages_it_listed(site: WebsiteFake) -> None:
+    conn = connector(site)
+    first = conn.pull(None)
+    listed = {site.url(p) for p in ("/about", "/services")}  # pages-1.xml lists these two
+    site.inject("/sitemaps/pages-1.xml", 200, "<urlset><url><loc>oops</url>", times=None)
+    second = conn.pull(first.cursor)
+    (skip,) = [s for s in second.skipped if "sitemaps/" in s.source_id]
+    assert skip.source_id == site.url("/sitemaps/pages-1.xml")
+    assert "is not well-formed XML" in skip.reason and set(skip.covers) == listed
+    assert not listed & {*second.deleted, *second.missing}

@@ -33,8 +33,9 @@ class WebsiteHarness(SourceHarness):
 
     def settings(self, scope: str) -> dict[str, Any]:
         rules = {"include": ["/acme/"]} if scope == "acme" else {"exclude": ["/acme/"]}
+        # robots.txt asks for Crawl-delay: 5; the cap keeps the run to seconds.
         return {"base_url": self.site.url(), "backoff_seconds": 0.01, "max_wait_seconds": 5,
-                **rules}
+                "max_crawl_delay_seconds": 0.01, **rules}
 
     @staticmethod
     def _path(key: str, scope: str, container: str) -> str:
