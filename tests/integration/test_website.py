@@ -181,3 +181,22 @@ def test_a_malformed_sitemap_keeps_the_pages_it_listed(site: WebsiteFake) -> Non
     assert skip.source_id == site.url("/sitemaps/pages-1.xml")
     assert "is not well-formed XML" in skip.reason and set(skip.covers) == listed
     assert not listed & {*second.deleted, *second.missing}
+
+
+def test_chrome_learned_later_is_dropped_from_pages_read_before(site: WebsiteFake) -> None:
+    with WebsiteFake() as small:
+        small.add_page("/one", "One", "Short note one.")
+        small.add_page("/two", "Two", "Short note two.")
+        conn = connector(small)
+        first = conn.pull(None)  # two pages: too few to tell chrome from content
+        assert all("Surefoot Home Services" in d.text for d in first.documents)
+        small.add_page("/three", "Three", "Short note three.")
+        small.clear_log()
+        second = conn.pull(first.cursor)
+        texts = {d.source_id.rsplit("/", 1)[-1]: d.text for d in second.documents}
+        assert texts == {"one": "# One\n\nShort note one.", "two": "# Two\n\nShort note two.",
+                         "three": "# Three\n\nShort note three."}
+        # the two unchanged pages answered 304, then were read whole once for the new verdict
+        assert [r.status for r in small.log if r.path == "/one"] == [304, 200]
+        third = conn.pull(second.cursor)
+        assert third.documents == []

@@ -6,6 +6,7 @@ PDFs -- with 304s handled per RFC 9110 (the validators survive to the next run).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -36,7 +37,7 @@ def connector(site: WebsiteFake, clock: FakeClock, **overrides: Any) -> WebsiteC
 
 def gaps(site: WebsiteFake) -> list[float]:
     times = [t for _, t in site.arrivals]
-    return [round(b - a, 3) for a, b in zip(times, times[1:], strict=False)]
+    return [round(b - a, 3) for a, b in pairwise(times)]
 
 
 def test_crawl_delay_spaces_every_request_after_robots(site: WebsiteFake) -> None:

@@ -75,7 +75,7 @@ class WebsiteConnector(HttpConnector):
             listing = read_sitemaps(crawler, roots, state.get("sitemaps") or {},
                                     max_sitemaps=cfg.max_sitemaps, guessed=guessed)
             crawl = SiteCrawl(cfg, crawler, robots, dict(state.get("pages") or {}), known, full)
-            result = _Assembly(self, crawl, listing).run()
+            result = _Assembly(self, crawl, listing, state.get("chrome") or []).run()
             result.requests = http.requests
         result.cursor = {"robots": robots_entry, "roots": listing.roots,
                          "sitemaps": listing.cache, **result.cursor}
@@ -124,8 +124,11 @@ class _Assembly:
     """One pull from the listing: select, fetch, confirm what left the listing, drop the
     chrome, one document per canonical URL, and the cursor's per-URL entries."""
 
-    def __init__(self, connector: WebsiteConnector, crawl: SiteCrawl, listing: Listing) -> None:
+    def __init__(self, connector: WebsiteConnector, crawl: SiteCrawl, listing: Listing,
+                 chrome: list[str]) -> None:
         self.connector, self.crawl, self.listing = connector, crawl, listing
+        #: the chrome fingerprints of the last pull, and of this one
+        self.state_chrome, self.chrome = chrome, set(chrome)
         self.cfg, self.known = crawl.cfg, crawl.known
         self.skipped: list[Skipped] = []
         #: document ids kept at their last good version (a failed page or sitemap)
@@ -133,6 +136,7 @@ class _Assembly:
 
     def run(self) -> PullResult:
         listed = [self.crawl.fetch(url) for url in self._select()]
+        self.chrome = self._chrome(listed)
         groups: dict[str, list[Outcome]] = {}
         for o in listed:
             if o.live:
@@ -145,10 +149,30 @@ class _Assembly:
             if o.kind == "failed" or (o.kind == "unindexable" and not o.silent):
                 self._keep(o.url, o.reason, {self.crawl.document_of(o.url)} - groups.keys())
         confirmed, missing = self._gone(set(groups))
-        documents = self._documents(listed, groups)
+        documents = self._documents(groups)
         return PullResult(documents=documents, full=self.crawl.full, deleted=sorted(confirmed),
                           missing=sorted(missing), skipped=self.skipped,
-                          cursor={"pages": self._pages()})
+                          cursor={"pages": self._pages(), "chrome": sorted(self.chrome)})
+
+    def _chrome(self, listed: list[Outcome]) -> set[str]:
+        """The site's chrome fingerprints over every page read or unchanged this pull. An
+        unchanged page holding a block whose verdict changed since the last pull is read
+        whole again (in `listed`), so its text loses (or keeps) that block too."""
+        def fingerprints() -> list[list[str]]:
+            seen: dict[str, list[str]] = {}
+            for o in listed:
+                if o.live and o.state is not None:
+                    seen.setdefault(o.final, o.state.get("blocks") or [])
+            return list(seen.values())
+
+        chrome = site_chrome(fingerprints(), share=self.cfg.chrome_share,
+                             min_pages=self.cfg.chrome_min_pages)
+        changed = chrome ^ set(self.state_chrome)
+        for i, o in enumerate(listed):
+            blocks = (o.state or {}).get("blocks") or []
+            if o.kind == "same" and changed.intersection(blocks):
+                listed[i] = self.crawl.fetch(o.url, whole=True)
+        return chrome
 
     def _select(self) -> list[str]:
         wanted: list[str] = []
@@ -204,16 +228,7 @@ class _Assembly:
                 self._keep(doc_id, outcome.reason, {doc_id})
         return confirmed, missing
 
-    def _documents(self, listed: list[Outcome], groups: dict[str, list[Outcome]]
-                   ) -> list[Document]:
-        seen: set[str] = set()
-        fingerprints = []
-        for o in listed:
-            if o.live and o.state is not None and o.final not in seen:
-                seen.add(o.final)
-                fingerprints.append(o.state.get("blocks") or [])
-        chrome = site_chrome(fingerprints, share=self.cfg.chrome_share,
-                             min_pages=self.cfg.chrome_min_pages)
+    def _documents(self, groups: dict[str, list[Outcome]]) -> list[Document]:
         documents: list[Document] = []
         for doc_id, group in groups.items():
             rep = next((o for o in group if o.final == doc_id), group[0])
@@ -228,7 +243,7 @@ class _Assembly:
                 continue
             if rep.page is None:  # a read page always has one
                 continue
-            strip_chrome(rep.page, chrome)
+            strip_chrome(rep.page, self.chrome)
             lastmod = next((self.listing.pages.get(o.url) for o in group
                             if self.listing.pages.get(o.url)), None)
             made = self.connector.document(rep, rep.page, doc_id, aliases, lastmod)

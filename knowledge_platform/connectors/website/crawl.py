@@ -7,7 +7,7 @@ the URL that answered. The redirect sources are its aliases."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -57,6 +57,8 @@ class SiteCrawl:
         self.cfg, self.crawler, self.robots = cfg, crawler, robots
         self.old, self.known, self.full = old, known, full
         self.outcomes: dict[str, Outcome] = {}
+        #: final URL -> its outcome this pull (a redirect target is read once)
+        self._answered: dict[str, Outcome] = {}
         self._failed_in_a_row = 0
 
     def refusal(self, url: str) -> str | None:
@@ -94,20 +96,28 @@ class SiteCrawl:
             return None
         return entry
 
-    def fetch(self, url: str) -> Outcome:
+    def fetch(self, url: str, *, whole: bool = False) -> Outcome:
+        """What became of `url`; a URL a redirect already led to this run is not asked
+        again. `whole`: without validators (its 304 will not do)."""
         limit = self.cfg.max_consecutive_failures
-        if self._failed_in_a_row >= limit:
+        answered = self._answered.get(url)
+        if answered is not None and not whole:
+            outcome = replace(answered, url=url, chain=[])
+        elif self._failed_in_a_row >= limit:
             outcome = Outcome(url, "failed", reason=f"not requested: {limit} pages in a row "
                               "failed (is the site down?)")
         else:
-            outcome = self._fetch(url)
+            outcome = self._fetch(url, whole)
             self._failed_in_a_row = self._failed_in_a_row + 1 if outcome.kind == "failed" else 0
+            if outcome.final:
+                self._answered[outcome.final] = outcome
         self.outcomes[url] = outcome
         return outcome
 
-    def _fetch(self, url: str) -> Outcome:
+    def _fetch(self, url: str, whole: bool) -> Outcome:
+        validators = (lambda _: None) if whole else self.validators
         try:
-            fetched = self.crawler.follow(url, self.validators, _GONE, self.refusal)
+            fetched = self.crawler.follow(url, validators, _GONE, self.refusal)
         except SourceError as exc:
             return Outcome(url, "failed", reason=str(exc).removeprefix("website: "))
         final, chain, response = fetched.url, fetched.chain, fetched.response

@@ -108,7 +108,8 @@ def strip_chrome(page: Page, chrome: set[str]) -> int:
 
 def main_text(page: Page, url: str) -> tuple[str | None, str | None]:
     """(title, markdown main text) of the page as it is now (chrome already dropped)."""
-    html = lxml.html.tostring(page.html, encoding="unicode")
+    serialized = lxml.html.tostring(page.html, encoding="unicode")
+    html = serialized if isinstance(serialized, str) else serialized.decode()
     text = trafilatura.extract(
         html,
         url=url,
