@@ -200,3 +200,27 @@ def test_chrome_learned_later_is_dropped_from_pages_read_before(site: WebsiteFak
         assert [r.status for r in small.log if r.path == "/one"] == [304, 200]
         third = conn.pull(second.cursor)
         assert third.documents == []
+
+
+def test_robots_disallow_is_inferred_and_a_registry_exclude_confirmed(site: WebsiteFake) -> None:
+    conn = connector(site)
+    first = conn.pull(None)
+    site.disallow = ("/private/", "/services")  # a Disallow deployed by mistake: guarded
+    second = conn.pull(first.cursor)
+    assert second.missing == [site.url("/services")] and second.deleted == []
+    assert "/services" not in [r.path for r in site.log[-10:]]  # never requested
+    excluding = connector(site, exclude=["/blog/"])
+    third = excluding.pull(second.cursor)
+    assert set(third.deleted) == {site.url("/blog/first"), site.url("/blog/second")}
+
+
+def test_a_site_whose_pages_all_fail_is_not_hammered(site: WebsiteFake) -> None:
+    for n in range(12):
+        site.add_page(f"/extra/{n}", f"Extra {n}", body(f"extra page {n}"))
+    for path in site.pages:  # robots.txt and the sitemaps still answer
+        site.remove(path, 503)
+    result = connector(site, max_consecutive_failures=3).pull(None)
+    asked = {r.path for r in site.log if r.status == 503}
+    assert len(asked) == 3  # then the rest were not requested
+    reasons = [s.reason for s in result.skipped]
+    assert len(reasons) == 17 and sum("not requested" in r for r in reasons) == 14

@@ -22,6 +22,7 @@ from knowledge_platform.connectors.website.fetch import Crawler
 from knowledge_platform.connectors.website.page import (
     Page,
     main_text,
+    parse_page,
     site_chrome,
     strip_chrome,
 )
@@ -98,7 +99,6 @@ class WebsiteConnector(HttpConnector):
         title, text = main_text(page, outcome.final)
         if not text:
             return Skipped(source_id=outcome.url, reason="no main text could be extracted")
-        headers = outcome.response.headers if outcome.response is not None else {}
         extra: dict[str, Any] = {"lastmod": lastmod} if lastmod else {}
         if aliases:
             extra["aliases"] = aliases
@@ -112,7 +112,7 @@ class WebsiteConnector(HttpConnector):
             text=text,
             kind="page",
             url=doc_id,
-            date=parse_date(lastmod) or _http_date(headers.get("Last-Modified")),
+            date=parse_date(lastmod) or _http_date(outcome.modified),
             version=validator or content_hash(text)[:16],
             trust="public",
             confidentiality=self.cfg.confidentiality,
@@ -241,12 +241,13 @@ class _Assembly:
                     documents.append(doc.model_copy(update={
                         "extra": {**extra, **({"aliases": aliases} if aliases else {})}}))
                 continue
-            if rep.page is None:  # a read page always has one
+            page = parse_page(rep.html or "", rep.final)
+            if page is None:  # it parsed when it was read
                 continue
-            strip_chrome(rep.page, self.chrome)
+            strip_chrome(page, self.chrome)
             lastmod = next((self.listing.pages.get(o.url) for o in group
                             if self.listing.pages.get(o.url)), None)
-            made = self.connector.document(rep, rep.page, doc_id, aliases, lastmod)
+            made = self.connector.document(rep, page, doc_id, aliases, lastmod)
             if isinstance(made, Skipped):
                 if rep.state is not None:
                     rep.state["skip"] = made.reason

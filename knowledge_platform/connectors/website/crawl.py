@@ -15,7 +15,7 @@ import httpx
 
 from knowledge_platform.connectors.base import Known
 from knowledge_platform.connectors.website.fetch import Crawler, absolute, validators_of
-from knowledge_platform.connectors.website.page import Page, parse_page
+from knowledge_platform.connectors.website.page import parse_page
 from knowledge_platform.connectors.website.robots import Robots
 from knowledge_platform.connectors.website.settings import WebsiteSettings
 from knowledge_platform.errors import SourceError
@@ -36,8 +36,11 @@ class Outcome:
     canonical: str = ""
     reason: str = ""
     chain: list[str] = field(default_factory=list)
-    page: Page | None = None
-    response: httpx.Response | None = None
+    #: the HTML of a read page (kept as text, parsed again when its document is made: a
+    #: whole site's parsed trees would not fit in memory)
+    html: str | None = None
+    #: its Last-Modified header
+    modified: str | None = None
     #: the cursor entry of `final`: validators, canonical, chrome fingerprints, skip reason
     state: dict[str, Any] | None = None
     #: an unindexable page already reported when it last changed (it answered 304)
@@ -147,8 +150,8 @@ class SiteCrawl:
                            state={**validators, "skip": reason})
         canonical = self._canonical(page.canonical or _link_canonical(response, final), final)
         state = {**validators, "canonical": canonical, "blocks": page.blocks}
-        return Outcome(url, "page", final, canonical, chain=chain, page=page,
-                       response=response, state=state)
+        return Outcome(url, "page", final, canonical, chain=chain, html=response.text,
+                       modified=response.headers.get("Last-Modified"), state=state)
 
     def _canonical(self, named: str | None, final: str) -> str:
         """A canonical URL outside the crawl (another site, excluded) is not followed: the
