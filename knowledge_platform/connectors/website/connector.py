@@ -231,7 +231,8 @@ class _Assembly:
     def _documents(self, groups: dict[str, list[Outcome]]) -> list[Document]:
         documents: list[Document] = []
         for doc_id, group in groups.items():
-            rep = next((o for o in group if o.final == doc_id), group[0])
+            # the canonical URL's own answer first, a read one before a 304
+            rep = min(group, key=lambda o: (o.final != doc_id, o.kind != "page"))
             urls = {u for o in group for u in (o.url, o.final, *o.chain)}
             aliases = sorted(urls - {doc_id})
             if rep.kind == "same":
