@@ -8,7 +8,8 @@ import datetime as dt
 from collections.abc import Sequence
 
 from knowledge_platform.access import Grant, shown
-from knowledge_platform.answers import Answer, answer_question
+from knowledge_platform.answers.ask import answer_question
+from knowledge_platform.answers.contract import Answer
 from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import Chunk, Hit
@@ -115,7 +116,8 @@ class KnowledgeService:
         hits = self._search(grant, scope, question, ASK_HITS,
                             self._filter(grant, lifecycles=["stable"]))
         self._record(grant, scope, "knowledge_ask", question, hits)
-        answer = answer_question(question, hits, scope=scope, config=self.registry.answer)
+        answer = answer_question(question, hits, scope=scope, config=self.registry.answer,
+                                 embedder=self.runtime.embedder)
         if not hits:
             answer.warnings.extend(self._no_index(scope))
         return answer
