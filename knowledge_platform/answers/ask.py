@@ -1,11 +1,11 @@
 """`knowledge_ask`'s answer: the chat model's when its API key is configured (its env var,
 or its 1Password reference), the extractive one otherwise (and for an empty retrieval: there
 is nothing to synthesise from). A key that cannot be read gives the extractive answer and a
-warning. Either way every cited document that another one supersedes says so in a warning."""
+warning."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from knowledge_platform.answers.contract import Answer
 from knowledge_platform.answers.extractive import extractive_answer
@@ -19,7 +19,8 @@ from knowledge_platform.registry import AnswerConfig
 
 def answer_question(question: str, hits: Sequence[Hit], *, scope: str, config: AnswerConfig,
                     embedder: Embedder, env: Mapping[str, str] | None = None,
-                    warnings: Sequence[str] = ()) -> Answer:
+                    named: Collection[str] = (), warnings: Sequence[str] = ()) -> Answer:
+    """`named`: doc ids of documents the question names; their sentences answer it."""
     unread: list[str] = []
     try:
         api_key = config.resolve_optional_secret("api_key", owner="answer",
@@ -29,11 +30,9 @@ def answer_question(question: str, hits: Sequence[Hit], *, scope: str, config: A
     min_score = MIN_SCORE if config.min_score is None else config.min_score
     if api_key and hits:
         answer = llm_answer(question, hits, scope=scope, config=config, api_key=api_key,
-                            embedder=embedder, min_score=min_score)
+                            embedder=embedder, min_score=min_score, named=named)
     else:
         answer = extractive_answer(question, hits, scope=scope, embedder=embedder,
-                                   min_score=min_score)
+                                   min_score=min_score, named=named)
     answer.warnings[:0] = [*warnings, *unread]
-    answer.warnings.extend(f"[{c.number}] {c.title} is superseded by {c.superseded_by}"
-                           for c in answer.citations if c.superseded_by)
     return answer

@@ -2,18 +2,21 @@
 citation, or "not found" when no sentence answers the question well enough.
 
 A sentence joins the answer when it scores at least the calibrated threshold (relevance.py)
-and RELATIVE_FLOOR of the best one; when the question names something that heads a section
+and RELATIVE_FLOOR of the best one. When the question names a document ("What did ADR 7
+decide?"), the answer comes from that document's best sentences, threshold or not: the
+question says where the answer is. Otherwise, when the question names something that heads a section
 of the passages ("HOT"), only sentences about it are eligible, so facts about two clients
 are never merged into one answer. A sentence that only makes sense under its heading
 ("Account director: Jonas.") is quoted with that heading. When the eligible sentences of
 different documents give different values for the same thing, the answer shows both
-(conflicts.py).
+(conflicts.py); the other side need only score PARTNER_SHARE of the threshold, since the
+detector itself checks that both speak of the same thing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.answers.disagreements import Found, find_conflicts
@@ -29,6 +32,7 @@ MAX_HITS = 6
 NEAREST = 3
 #: A sentence joins the answer only if it scores at least this share of the best one.
 RELATIVE_FLOOR = 0.8
+PARTNER_SHARE = 0.7
 #: Sentences this short are quoted with their heading when they do not name it themselves.
 FRAGMENT_CHARS = 60
 
@@ -84,17 +88,21 @@ def _other_sides(conflicts: Sequence[Found]) -> list[Scored]:
 
 
 def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedder: Embedder,
-                      min_score: float = MIN_SCORE, warnings: Sequence[str] = (),
+                      min_score: float = MIN_SCORE, named: Collection[str] = (),
+                      warnings: Sequence[str] = (),
                       retrieved_at: dt.datetime | None = None) -> Answer:
+    """`named`: doc ids of documents the question names (see references.py)."""
     when = retrieved_at or now_utc()
     sources = Sources(hits)
     scored = eligible(question, sources, embedder)
-    picked = pick(scored, min_score)
+    focus = [s for s in scored if s.sentence.chunk.doc_id in named]
+    picked = pick(focus, 0.0) if focus else pick(scored, min_score)
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(question, hits, scope=scope, best=best, min_score=min_score,
                          warnings=warnings, when=when)
-    conflicts = find_conflicts(question, picked, [s for s in scored if s.score >= min_score])
+    partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score]
+    conflicts = find_conflicts(question, picked, partners)
     shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
     body = " ".join(f"{quoted(s)} [{s.sentence.ref}]" for s in shown)
     body += "".join(" " + found.describe() for found in conflicts)

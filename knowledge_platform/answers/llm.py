@@ -10,13 +10,18 @@ retrieved, or a failed call, falls back to the extractive answer and says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from openai import APIConnectionError, APIStatusError, APITimeoutError, OpenAI
 
 from knowledge_platform.answers.contract import Answer, Conflict, now_utc
 from knowledge_platform.answers.disagreements import claims, find_conflicts
-from knowledge_platform.answers.extractive import eligible, extractive_answer, pick
+from knowledge_platform.answers.extractive import (
+    PARTNER_SHARE,
+    eligible,
+    extractive_answer,
+    pick,
+)
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import KnowledgePlatformError
@@ -102,15 +107,20 @@ def model_conflicts(text: str, valid: set[int]) -> tuple[str, list[tuple[int, in
 
 
 def llm_answer(question: str, hits: Sequence[Hit], *, scope: str, config: AnswerConfig,
-               api_key: str, embedder: Embedder, min_score: float) -> Answer:
+               api_key: str, embedder: Embedder, min_score: float,
+               named: Collection[str] = ()) -> Answer:
     when = now_utc()
     sources = Sources(hits)
+
+    def fallback(warnings: list[str]) -> Answer:
+        return extractive_answer(question, hits, scope=scope, embedder=embedder,
+                                 min_score=min_score, named=named, retrieved_at=when,
+                                 warnings=warnings)
+
     try:
         text = chat(build_messages(question, sources), config, api_key)
     except ChatError as exc:
-        return extractive_answer(question, hits, scope=scope, embedder=embedder,
-                                 min_score=min_score, retrieved_at=when,
-                                 warnings=[f"{exc}; showing the extractive answer instead"])
+        return fallback([f"{exc}; showing the extractive answer instead"])
     valid = set(sources.citations)
     text, reported = model_conflicts(text, valid)
     cleaned, cited, invalid = check_citations(text, valid)
@@ -121,11 +131,10 @@ def llm_answer(question: str, hits: Sequence[Hit], *, scope: str, config: Answer
     if not cited:
         warnings.append("the model's answer cited none of the retrieved sources; showing the "
                         "extractive answer instead")
-        return extractive_answer(question, hits, scope=scope, embedder=embedder,
-                                 min_score=min_score, retrieved_at=when, warnings=warnings)
+        return fallback(warnings)
     scored = eligible(question, sources, embedder)
     found = find_conflicts(question, pick(scored, min_score),
-                           [s for s in scored if s.score >= min_score])
+                           [s for s in scored if s.score >= PARTNER_SHARE * min_score])
     pairs = {frozenset(s.sentence.ref for s in f.sides) for f in found}
     reported = [r for r in reported if frozenset(r[:2]) not in pairs]
     cleaned += "".join(" " + f.describe() for f in found)

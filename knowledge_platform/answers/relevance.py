@@ -1,11 +1,13 @@
 """How well one sentence answers the question, 0..1, without a language model.
 
-score = 0.5 * lexical + 0.5 * semantic, times a penalty for each expectation it misses:
+score = 0.5 * lexical + 0.5 * semantic, times a penalty for each expectation it misses
+(KIND_PENALTY, NUMBER_PENALTY):
 
 - lexical: the share of the question's content terms (stemmed) found in the sentence or the
   heading trail above it;
 - semantic: cosine of the question and the sentence under the retrieval embedder (the
-  sentence alone: with its trail it scored no better on the labelled set, at twice the cost);
+  sentence alone: with its trail it scored no better on the labelled set, at twice the cost;
+  codes such as `CLIENT-YYYYMM-slug` masked, since to a sentence model they are noise);
 - the question's expected kind of answer ("how long" wants a duration, "what time" a time,
   "how many" a number, "when" a date, day, time or frequency...), and any number the
   question itself gives (a question about 2028 is not answered by a sentence about 2027).
@@ -26,11 +28,14 @@ from knowledge_platform.answers.values import Kind, values
 from knowledge_platform.embeddings.base import Embedder
 
 MIN_SCORE = 0.6
-MISS_PENALTY = 0.75
+#: A sentence without the kind of value the question asks for cannot answer it.
+KIND_PENALTY = 0.5
+NUMBER_PENALTY = 0.75
 _TEMPORAL: tuple[Kind, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: Question openings -> the kinds of value an answer must contain (any of them).
 _EXPECTS: list[tuple[re.Pattern[str], tuple[Kind, ...]]] = [
-    (re.compile(r"\bhow\s+(long|soon|quickly)\b", re.I), ("duration", "time", "date", "weekday")),
+    (re.compile(r"\bhow\s+long\b", re.I), ("duration",)),
+    (re.compile(r"\bhow\s+(soon|quickly)\b", re.I), ("duration", "time", "date", "weekday")),
     (re.compile(r"\bhow\s+often\b|\bhow\s+frequently\b", re.I), ("frequency", "duration")),
     (re.compile(r"\bwhat\s+time\b|\bat\s+what\s+time\b", re.I), ("time",)),
     (re.compile(r"\b(what|which)\s+(date|day)\b|\bdeadline\b", re.I),
@@ -71,6 +76,13 @@ def _has_kind(text: str, kinds: Sequence[str]) -> bool:
     return any(v.kind in kinds for v in values(text))
 
 
+def _masked(text: str) -> str:
+    for value in values(text):
+        if value.kind == "code":
+            text = text.replace(value.text, "…")
+    return text
+
+
 def _numbers(text: str) -> set[str]:
     return set(re.findall(r"\d+", text))
 
@@ -84,14 +96,14 @@ def score_sentences(question: str, sentences: Sequence[Sentence],
     kinds = expected_kinds(question)
     numbers = _numbers(question)
     query = embedder.embed_query(question)
-    semantic = embedder.embed_documents([s.text for s in sentences]) @ query
+    semantic = embedder.embed_documents([_masked(s.text) for s in sentences]) @ query
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         lexical = len(wanted & set(terms(s.context))) / len(wanted) if wanted else 0.0
         score = 0.5 * lexical + 0.5 * max(sem, 0.0)
         if kinds and not _has_kind(s.text, kinds):
-            score *= MISS_PENALTY
+            score *= KIND_PENALTY
         if numbers - _numbers(s.context):
-            score *= MISS_PENALTY
+            score *= NUMBER_PENALTY
         out.append(Scored(s, round(min(score, 1.0), 4), lexical, sem))
     return out

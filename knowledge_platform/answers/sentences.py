@@ -14,17 +14,21 @@ from knowledge_platform.sparse import SparseEncoder
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
+#: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|dr)\.$", re.I)
 MIN_CHARS = 12
 terms = SparseEncoder().terms
 
 
 def split_sentences(text: str) -> list[str]:
-    out = []
+    parts: list[str] = []
     for part in _SPLIT.split(text):
-        sentence = " ".join(_BULLET.sub("", part).split())
-        if len(sentence) >= MIN_CHARS and not sentence.startswith("|"):
-            out.append(sentence)
-    return out
+        part = " ".join(_BULLET.sub("", part).split())
+        if parts and _ABBREVIATION.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {part}"
+        elif part:
+            parts.append(part)
+    return [p for p in parts if len(p) >= MIN_CHARS and not p.startswith("|")]
 
 
 @dataclass(frozen=True)
