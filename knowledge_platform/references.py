@@ -23,7 +23,10 @@ _FAMILY = {"adr": "decision", "decision": "decision", "record": "decision", "rfc
            "runbook": "runbook", "ticket": "ticket", "doc": "", "document": "", "": ""}
 _NUMBERED = re.compile(r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)s?"
                        r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b", re.I)
-_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:md|markdown|txt)\b")
+#: A file path: a name with an extension, or folders ending in a name with a digit or a
+#: hyphen ("decisions/0007-monthly-reports"); not "A/B" or "America/New_York".
+_PATH = re.compile(r"[\w.-]+\.(?:md|markdown|txt|rst|adoc)\b"
+                   r"|[\w.-]+(?:/[\w.-]+)*/[\w.]*[-\d][\w.-]*")
 _LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
 _KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
 

@@ -24,16 +24,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.answers.sentences import Sentence, terms
-from knowledge_platform.answers.values import Kind, values
+from knowledge_platform.answers.values import values
 from knowledge_platform.embeddings.base import Embedder
 
-MIN_SCORE = 0.6
+MIN_SCORE = 0.525
 #: A sentence without the kind of value the question asks for cannot answer it.
 KIND_PENALTY = 0.5
 NUMBER_PENALTY = 0.75
-_TEMPORAL: tuple[Kind, ...] = ("date", "time", "weekday", "frequency", "duration")
+#: Kinds of value (values.Kind) an answer may hold, plus "condition" ("when X happens").
+_TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: Question openings -> the kinds of value an answer must contain (any of them).
-_EXPECTS: list[tuple[re.Pattern[str], tuple[Kind, ...]]] = [
+_EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"\bhow\s+long\b", re.I), ("duration",)),
     (re.compile(r"\bhow\s+(soon|quickly)\b", re.I), ("duration", "time", "date", "weekday")),
     (re.compile(r"\bhow\s+often\b|\bhow\s+frequently\b", re.I), ("frequency", "duration")),

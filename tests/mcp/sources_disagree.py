@@ -38,7 +38,7 @@ PLAYBOOK = {
     "Rituals": "# Rituals\n\nThe weekly experiment review runs every Tuesday at 10:00 in the "
                "ops channel. Bring the test log.\n",
 }
-HANDBOOK = {
+HANDBOOK: dict[str, str | bytes | None] = {
     "decisions/0007-monthly-reports.md": (
         "---\ntitle: \"ADR 7: monthly client reports\"\nstatus: superseded\n"
         "superseded_by: 0008-biweekly-reports.md\ndate: 2026-03-02\n---\n"

@@ -142,3 +142,20 @@ def test_llm_failures_fall_back_to_extractive(fake: FakeOpenAI) -> None:
 def test_check_citations_handles_lists() -> None:
     text, cited, invalid = check_citations("A [1, 4] and B [2,3] .", {1, 2})
     assert text == "A [1] and B [2]." and cited == [1, 2] and invalid == [3, 4]
+
+
+def test_llm_conflict_lines_become_conflicts_and_warnings(fake: FakeOpenAI) -> None:
+    fake.chat_answer = ("Reports freeze from December 20 [3]; tests last 14 days [2].\n"
+                        "CONFLICT: [3] vs [2]: whether tests may run over the holidays\n"
+                        "CONFLICT: [3] vs [9]: a source that does not exist")
+    answer = _llm(fake, "When do tests stop?")
+    _contract(answer)
+    assert answer.mode == "llm" and "CONFLICT" not in answer.answer
+    assert [c.number for c in answer.citations] == [1, 2]  # renumbered by first use
+    assert [c.title for c in answer.citations] == ["Holiday freeze", "Standing rules"]
+    [conflict] = answer.conflicts  # the line naming [9] is dropped
+    assert conflict.kind == "model"
+    assert [(c.citation, c.title) for c in conflict.claims] == [(1, "Holiday freeze"),
+                                                                (2, "Standing rules")]
+    assert answer.warnings == ["conflict: the model reports that [1] and [2] disagree: "
+                               "whether tests may run over the holidays"]

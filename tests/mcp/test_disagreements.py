@@ -4,6 +4,7 @@ a git handbook (tests/mcp/sources_disagree.py; local model, ~5 s to build once).
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -11,8 +12,10 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
+from knowledge_platform.registry import AnswerConfig
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
+from tests.fakes.openai_server import FakeOpenAI
 from tests.mcp.sources_disagree import build
 
 pytestmark = pytest.mark.anyio
@@ -118,3 +121,31 @@ async def test_an_answer_keeps_to_the_question(runtime: Runtime) -> None:
     assert "two full business cycles" in answer["answer"]
     assert "Tuesday" not in answer["answer"] and "10:00" not in answer["answer"]
     assert [c["title"] for c in answer["citations"]] == ["Surefoot standing rules"]
+
+
+async def test_with_a_chat_model_its_conflict_lines_become_conflicts(runtime: Runtime) -> None:
+    def reply(messages: list[dict[str, Any]]) -> str:
+        prompt = messages[-1]["content"]
+        rules = re.search(r"\[(\d+)\] Surefoot standing rules", prompt)
+        playbook = re.search(r"\[(\d+)\] Experiment playbook / Naming", prompt)
+        assert rules and playbook, prompt
+        a, b = rules.group(1), playbook.group(1)
+        return (f"Test names follow `CLIENT-YYYYMM-short-slug` [{a}]; the playbook says "
+                f"`BRAND-YYMM short-slug` [{b}]. [{a}] is newer.\n"
+                f"CONFLICT: [{a}] vs [{b}]: the naming convention for experiments")
+
+    with FakeOpenAI(api_key="sk-disagree") as fake, pytest.MonkeyPatch.context() as env:
+        fake.chat_answer = reply
+        env.setenv("KP_TEST_CHAT_KEY", "sk-disagree")
+        llm = copy.copy(runtime)
+        llm.registry = runtime.registry.model_copy(update={"answer": AnswerConfig(
+            api_key_env="KP_TEST_CHAT_KEY", base_url=fake.base_url)})
+        answer = await call(llm, "knowledge_ask",
+                            question="What is our naming convention for experiments?")
+    assert answer["mode"] == "llm" and "CONFLICT" not in answer["answer"]
+    cited = {c["source"]: c["number"] for c in answer["citations"]}
+    [conflict] = answer["conflicts"]  # the model's and the rules' finding are one conflict
+    assert {c["citation"] for c in conflict["claims"]} == {cited["memory_files"],
+                                                           cited["clickup"]}
+    assert conflict["newer"] == cited["memory_files"]
+    assert [w for w in answer["warnings"] if w.startswith("conflict:")]
