@@ -27,7 +27,7 @@ from knowledge_platform.answers.sentences import Sentence, terms
 from knowledge_platform.answers.values import values
 from knowledge_platform.embeddings.base import Embedder
 
-MIN_SCORE = 0.525
+MIN_SCORE = 0.6
 #: A sentence without the kind of value the question asks for cannot answer it.
 KIND_PENALTY = 0.5
 NUMBER_PENALTY = 0.75
