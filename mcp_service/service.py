@@ -82,18 +82,21 @@ class KnowledgeService:
                                   f"{', '.join(known) or 'none'}")
 
     def _named(self, grant: Grant, scope: str, text: str,
-               lifecycles: list[str]) -> tuple[list[Hit], list[str]]:
-        """Hits of documents the default filter hides that `text` names, and why each is
-        shown (naming its successor)."""
-        hidden = [x for x in get_args(Lifecycle) if x not in lifecycles]
+               flt: SearchFilter) -> tuple[list[Hit], list[str]]:
+        """Hits of documents `flt` hides by lifecycle (and otherwise matches) that `text`
+        names, and why each is shown (naming its successor)."""
+        every = get_args(Lifecycle)
+        hidden = [x for x in every if x not in (flt.lifecycles or every)]
         if not hidden:
             return [], []
         found = named_documents(self.runtime.retriever, self.runtime.store, scope, text,
-                                self._filter(grant, lifecycles=hidden))
+                                flt.model_copy(update={"lifecycles": hidden}))
         hits = [h for h in found if h.chunk.scope == scope]
-        firsts = {h.chunk.doc_id: h.chunk for h in reversed(hits)}
+        firsts: dict[str, Chunk] = {}
+        for hit in hits:
+            firsts.setdefault(hit.chunk.doc_id, hit.chunk)
         return hits, [hidden_note(c, self._title(grant, scope, c.successor))
-                      for c in reversed(firsts.values())]
+                      for c in firsts.values()]
 
     def _title(self, grant: Grant, scope: str, doc_id: str | None) -> str | None:
         if not doc_id:
@@ -119,11 +122,11 @@ class KnowledgeService:
         self._check_sources(sources)
         if date_from and date_to and date_from > date_to:
             raise ConfigError(f"date_from {date_from} is after date_to {date_to}")
-        lifecycles = _lifecycles(include_drafts, include_deprecated)
-        flt = self._filter(grant, lifecycles=lifecycles, sources=list(sources or []) or None,
+        flt = self._filter(grant, lifecycles=_lifecycles(include_drafts, include_deprecated),
+                           sources=list(sources or []) or None,
                            kinds=list(kinds or []) or None, date_from=date_from, date_to=date_to)
         hits = self._search(grant, scope, query, limit, flt)
-        named, notes = self._named(grant, scope, query, lifecycles)
+        named, notes = self._named(grant, scope, query, flt)
         hits = _first(named, hits)[:limit]
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(
@@ -136,9 +139,9 @@ class KnowledgeService:
 
     def ask(self, grant: Grant, question: str, scope: str) -> Answer:
         scope = grant.check_scope(scope)
-        hits = self._search(grant, scope, question, ASK_HITS,
-                            self._filter(grant, lifecycles=["stable"]))
-        named, notes = self._named(grant, scope, question, ["stable"])
+        flt = self._filter(grant, lifecycles=["stable"])
+        hits = self._search(grant, scope, question, ASK_HITS, flt)
+        named, notes = self._named(grant, scope, question, flt)
         hits = _first(named, hits)
         self._record(grant, scope, "knowledge_ask", question, hits)
         shown = {h.chunk.doc_id for h in named}
@@ -154,10 +157,9 @@ class KnowledgeService:
 
     def context(self, grant: Grant, topic: str, scope: str, max_tokens: int) -> ContextResult:
         scope = grant.check_scope(scope)
-        lifecycles = ["stable"]
-        hits = self._search(grant, scope, topic, CONTEXT_HITS,
-                            self._filter(grant, lifecycles=lifecycles))
-        named, notes = self._named(grant, scope, topic, lifecycles)
+        flt = self._filter(grant, lifecycles=["stable"])
+        hits = self._search(grant, scope, topic, CONTEXT_HITS, flt)
+        named, notes = self._named(grant, scope, topic, flt)
         hits = _first(named, hits)
         self._record(grant, scope, "get_context", topic, hits)
         doc_ids = list(dict.fromkeys(h.chunk.doc_id for h in hits))

@@ -4,7 +4,7 @@ citation, or "not found" when no sentence answers the question well enough.
 A sentence joins the answer when it scores at least the calibrated threshold (relevance.py)
 and RELATIVE_FLOOR of the best one. When the question names a document ("What did ADR 7
 decide?"), the answer comes from that document's best sentences, threshold or not: the
-question says where the answer is. Otherwise, when the question names something that heads a section
+question says where the answer is. When the question names something that heads a section
 of the passages ("HOT"), only sentences about it are eligible, so facts about two clients
 are never merged into one answer. A sentence that only makes sense under its heading
 ("Account director: Jonas.") is quoted with that heading. When the eligible sentences of
@@ -69,7 +69,7 @@ def quoted(s: Scored) -> str:
     return text
 
 
-def not_found(question: str, hits: Sequence[Hit], *, scope: str, best: float,
+def not_found(hits: Sequence[Hit], *, scope: str, best: float,
               min_score: float, warnings: Sequence[str], when: dt.datetime) -> Answer:
     sources = Sources(hits)
     nearest = list(sources.citations.values())[:NEAREST]
@@ -99,7 +99,7 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
     picked = pick(focus, 0.0) if focus else pick(scored, min_score)
     if not picked:
         best = scored[0].score if scored else 0.0
-        return not_found(question, hits, scope=scope, best=best, min_score=min_score,
+        return not_found(hits, scope=scope, best=best, min_score=min_score,
                          warnings=warnings, when=when)
     partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score]
     conflicts = find_conflicts(question, picked, partners)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from openai import APIConnectionError, APIStatusError, APITimeoutError, OpenAI
+from openai.types.chat import ChatCompletionMessageParam
 
 from knowledge_platform.answers.contract import Answer, Conflict, now_utc
 from knowledge_platform.answers.disagreements import claims, find_conflicts
@@ -48,7 +49,7 @@ class ChatError(KnowledgePlatformError):
     """The chat call failed after the SDK's retries; the message says why in one line."""
 
 
-def build_messages(question: str, sources: Sources) -> list[dict[str, str]]:
+def build_messages(question: str, sources: Sources) -> list[ChatCompletionMessageParam]:
     blocks = []
     for n, cite in sources.citations.items():
         text = "\n".join(sources.texts(n))[:SOURCE_CHARS]
@@ -58,13 +59,13 @@ def build_messages(question: str, sources: Sources) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def chat(messages: list[dict[str, str]], config: AnswerConfig, api_key: str) -> str:
+def chat(messages: list[ChatCompletionMessageParam], config: AnswerConfig, api_key: str) -> str:
     attempts = config.max_retries + 1
     try:
         with OpenAI(api_key=api_key, base_url=config.base_url, timeout=config.timeout_seconds,
                     max_retries=config.max_retries) as client:
             response = client.chat.completions.create(
-                model=config.model, messages=messages, temperature=0)  # type: ignore[arg-type]
+                model=config.model, messages=messages, temperature=0)
     except APIStatusError as exc:
         hint = " (check the API key)" if exc.status_code in (401, 403) else ""
         retried = f" after {attempts} attempts" if exc.status_code in (408, 409, 429) or \
