@@ -15,6 +15,7 @@ from tests.conformance.harness import SCENARIOS, SourceHarness, World
 #: source -> its harness class; a source without one is not conformant yet.
 HARNESSES = {
     "memory_files": "tests.conformance.sources.memory_files:MemoryFilesHarness",
+    "supabase": "tests.conformance.sources.supabase:SupabaseHarness",
 }
 
 #: source -> scenario -> outcome, filled by the tests, printed by the terminal summary.

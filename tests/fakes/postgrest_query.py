@@ -102,14 +102,17 @@ class Schema:
         return self.types[column]
 
 
-def _condition(schema: Schema, table: str, column: str, expr: str) -> Predicate:
+def _condition(schema: Schema, table: str, column: str, expr: str,
+               nested: bool = False) -> Predicate:
+    """One `column=op.value`; a top-level value is taken verbatim, one inside `or`/`and`
+    may be double-quoted."""
     negate = expr.startswith("not.")
     op, dot, raw = expr.removeprefix("not.").partition(".")
     if op not in OPERATORS or not dot:
         raise _parse_error(f"{column}.{expr}", f'unexpected "{op}" expecting operator '
                            f"({', '.join(OPERATORS)})")
     kind = schema.check(table, column)
-    test = _test(kind, op, raw, f"{column}.{expr}")
+    test = _test(kind, op, raw if not nested else _unquote(raw), f"{column}.{expr}")
 
     def predicate(row: dict[str, Any]) -> bool:
         return test(row.get(column)) != negate
@@ -132,7 +135,7 @@ def _test(kind: str, op: str, raw: str, text: str) -> Callable[[Any], bool]:
             raise _parse_error(text, 'in: expecting "("')
         wanted = {typed(kind, _unquote(item)) for item in _split(raw[1:-1])} if raw[1:-1] else set()
         return lambda v: v is not None and stored(kind, v) in wanted
-    value = _unquote(raw)
+    value = raw
     if op in ("like", "ilike"):
         flags = re.IGNORECASE if op == "ilike" else 0
         pattern = re.compile(".*".join(re.escape(p) for p in value.split("*")) + r"\Z", flags)
@@ -186,7 +189,7 @@ def _logic(schema: Schema, table: str, key: str, value: str) -> Predicate:
         column, dot, expr = item.partition(".")
         if not dot:
             raise _parse_error(item, "expecting column.operator.value")
-        parts.append(_condition(schema, table, column, expr))
+        parts.append(_condition(schema, table, column, expr, nested=True))
     combine = any if op == "or" else all
 
     def predicate(row: dict[str, Any]) -> bool:

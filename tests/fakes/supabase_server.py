@@ -20,8 +20,8 @@
   itself is not documented; users report it with a few hundred ids in an `in.(...)` filter).
 - No rate-limit headers are documented; tests inject 429/503 with `inject`.
 
-Clock: every insert/update stamps `updated_at` one second later unless `frozen` (equal
-timestamps, as a bulk update in one transaction gives)."""
+Clock: every insert/update stamps `updated_at` one second later; with `frozen`, all writes
+between two requests share one timestamp (one transaction's `now()`: equal timestamps)."""
 
 from __future__ import annotations
 
@@ -62,13 +62,15 @@ class SupabaseFake(FakeServer):
         self.policies: dict[str, Policy] = {}  # tables with row-level security on
         self.revoked: set[str] = set()
         self.frozen = False
+        self._served = False  # a request was answered since the clock last moved
         self._now = dt.datetime(2024, 6, 1, 10, 0, tzinfo=dt.UTC)
         self._ids = itertools.count(1)
 
     # -- mutations ---------------------------------------------------------------------------
     def tick(self, seconds: int = 1) -> str:
-        if not self.frozen:
+        if not self.frozen or self._served:
             self._now += dt.timedelta(seconds=seconds)
+            self._served = False
         return self._now.isoformat()
 
     def create_table(self, name: str, columns: dict[str, str] | None = None) -> None:
@@ -105,6 +107,7 @@ class SupabaseFake(FakeServer):
 
     # -- serving -----------------------------------------------------------------------------
     def handle(self, request: Request) -> Response:
+        self._served = True
         if len(request.full_path) > self.max_url:
             return Response("URI too long\n", 414, content_type="text/plain")
         claims = self._claims(request)
