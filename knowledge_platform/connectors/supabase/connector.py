@@ -84,6 +84,7 @@ class SupabaseConnector(HttpConnector):
                         source_id=f"table {table.name}", reason=str(exc).removeprefix(
                             "supabase: "), covers=sorted(f"{table.name}:{i}" for i in ids),
                         gone=gone))
+                    out.state.pop(table.name, None)  # read it again from where it was
                     if not gone and table.name in before:
                         out.state[table.name] = before[table.name]
             requests = http.requests
@@ -114,7 +115,8 @@ class SupabaseConnector(HttpConnector):
             rows, high_water = self._whole(http, table)
             listed = {str(r[table.id_column]) for r in rows}
         else:
-            rows, tombs, high_water = self._changes(http, table, since)
+            rows, tombs, high_water = self._changes(http, table, since,
+                                                    str((prev or {})["high_water"]))
             listed = self._sweep(http, table) if self.cfg.sweep_deletions else None
         out.state[table.name] = {"high_water": high_water}
         out.render(rows, table, self.scope, self.cfg)
@@ -131,15 +133,15 @@ class SupabaseConnector(HttpConnector):
         rows += reader.walk(table.columns(), [(uc, "is.null")], [idc])
         return rows, high_water
 
-    def _changes(self, http: HttpClient, table: TableSettings, since: dt.datetime
-                 ) -> tuple[list[dict[str, Any]], set[str], str]:
+    def _changes(self, http: HttpClient, table: TableSettings, since: dt.datetime,
+                 mark: str) -> tuple[list[dict[str, Any]], set[str], str]:
         """Rows changed since the high-water mark (less the overlap), live and soft-deleted;
         returns the live rows, the soft-deleted ids and the new high-water mark."""
         uc, idc = table.updated_column or "", table.id_column
         start = since - dt.timedelta(seconds=self.cfg.overlap_seconds)
         reader = self._reader(http, table, live=False)
         rows = list(reader.walk(table.columns(), [(uc, f"gte.{start.isoformat()}")], [uc, idc]))
-        high_water = rows[-1][uc] if rows else since.isoformat()
+        high_water = rows[-1][uc] if rows else mark
         soft = table.soft_delete_column
         tombs = {str(r[idc]) for r in rows if soft and r.get(soft) is not None}
         return [r for r in rows if str(r[idc]) not in tombs], tombs, high_water
