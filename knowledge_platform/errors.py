@@ -33,6 +33,63 @@ class AccessDeniedError(KnowledgePlatformError):
     """A principal asked for a scope or document outside its grant."""
 
 
+class ConversionError(KnowledgePlatformError):
+    """A file could not be turned into text; it is skipped and `str(error)` says why.
+
+    `reason` is a short stable code for counting skips (metadata, status), the message is
+    the one line an operator reads."""
+
+    reason = "unreadable"
+
+
+class UnsupportedFormatError(ConversionError):
+    """The MIME type (or file name) is not one the converter reads."""
+
+    reason = "unsupported"
+
+
+class FileTooLargeError(ConversionError):
+    """The file is larger than the size cap; it was not read whole."""
+
+    reason = "too_large"
+
+
+class EncryptedFileError(ConversionError):
+    """The file needs a password (an encrypted PDF, a password-protected Office file)."""
+
+    reason = "encrypted"
+
+
+class NoTextLayerError(ConversionError):
+    """A PDF with no extractable text on any page: a scan, and OCR is not enabled."""
+
+    reason = "no_text_layer"
+
+
+class CorruptFileError(ConversionError):
+    """The bytes are not a readable file of the type they claim (e.g. a broken zip)."""
+
+    reason = "corrupt"
+
+
+class DecompressionBombError(ConversionError):
+    """A compressed file that would unpack far beyond the unpacked-size limit."""
+
+    reason = "decompression_bomb"
+
+
+class MacrosError(ConversionError):
+    """An Office file carrying VBA macros; skipped, and its macros are never run."""
+
+    reason = "macros"
+
+
+class ConversionLimitError(ConversionError):
+    """Converting the file went past its time or memory limit and was stopped."""
+
+    reason = "limit"
+
+
 class SecretError(ConfigError):
     """A secret could not be resolved. Messages name where the secret was looked for (an
     environment variable, a 1Password reference), never its value."""

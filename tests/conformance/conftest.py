@@ -14,6 +14,7 @@ from tests.conformance.harness import SCENARIOS, SourceHarness, World
 
 #: source -> its harness class; a source without one is not conformant yet.
 HARNESSES = {
+    "git_docs": "tests.conformance.sources.git_docs:GitDocsHarness",
     "memory_files": "tests.conformance.sources.memory_files:MemoryFilesHarness",
     "supabase": "tests.conformance.sources.supabase:SupabaseHarness",
 }

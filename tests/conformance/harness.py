@@ -179,6 +179,8 @@ class World:
         """Record one scenario's outcome (the summary table shows it); `verify` fails the test
         if any recorded scenario failed."""
         assert scenario in SCENARIOS, scenario
+        if self.results.get(scenario, "").startswith("FAIL"):
+            return  # the first failure of a scenario is the one worth reading
         self.results[scenario] = "pass" if ok else f"FAIL {detail}".strip()
 
     def not_applicable(self, scenario: str, exc: NotApplicable) -> None:

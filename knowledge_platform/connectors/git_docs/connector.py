@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -24,8 +25,10 @@ from knowledge_platform.connectors.base import (
     Skipped,
     SourceSettings,
 )
+from knowledge_platform.connectors.git_docs.files import BLOB, convert_blob, reusable
 from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
 from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
+from knowledge_platform.convert.result import Format
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
 from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, Kind, Lifecycle
@@ -102,19 +105,18 @@ class GitDocsConnector(Connector):
         new_cursor = {"sha": head, "config": self._fingerprint}
         old = (cursor or {}).get("sha")
         if full or not old or (cursor or {}).get("config") != self._fingerprint:
-            return self._full(repo, head, new_cursor)
+            return self._full(repo, head, new_cursor, known.documents)
         if old == head:
             return PullResult(documents=[], full=False, cursor=new_cursor, requests=repo.commands)
         if not repo.has_commit(old):  # history rewritten and collected: start over
-            return self._full(repo, head, new_cursor)
+            return self._full(repo, head, new_cursor, known.documents)
         changes = [(s, p) for s, p in repo.diff(old, head) if self.wanted(p)]
         deleted = {p for s, p in changes if s == "D"}
         changed = {p for s, p in changes if s != "D"}
         entries = [e for e in repo.tree(head) if e.path in changed]
-        documents, skipped = self._documents(repo, head, entries)
-        # A changed file that no longer yields a document is gone, as a full pull would say.
-        existed = {p for s, p in changes if s in ("M", "T")}
-        deleted |= existed & {s.source_id for s in skipped}
+        # A changed file that no longer yields a document (not UTF-8, broken front matter)
+        # is skipped: its last good version stays, marked stale, as in a full pull.
+        documents, skipped = self._documents(repo, head, entries, known.documents)
         return PullResult(
             documents=documents,
             full=False,
@@ -132,43 +134,83 @@ class GitDocsConnector(Connector):
         )
         return repo.resolve(cfg.at_sha or cfg.branch)
 
-    def _full(self, repo: GitRepo, head: str, cursor: dict[str, Any]) -> PullResult:
+    def _full(self, repo: GitRepo, head: str, cursor: dict[str, Any],
+              known: Mapping[str, Document]) -> PullResult:
         entries = [e for e in repo.tree(head) if e.type == "blob" and self.wanted(e.path)]
-        documents, skipped = self._documents(repo, head, entries)
+        documents, skipped = self._documents(repo, head, entries, known)
         return PullResult(
             documents=documents, full=True, skipped=skipped, cursor=cursor, requests=repo.commands
         )
 
     def _documents(
-        self, repo: GitRepo, head: str, entries: list[TreeEntry]
+        self, repo: GitRepo, head: str, entries: list[TreeEntry], known: Mapping[str, Document]
     ) -> tuple[list[Document], list[Skipped]]:
         skipped: list[Skipped] = []
         readable: list[TreeEntry] = []
+        documents: list[Document] = []
+        files = self.config.files
         for entry in entries:
+            is_file = files.format_of_name(entry.path) is not None
+            cap = files.max_bytes if is_file else self.config.max_file_bytes
             if entry.type != "blob" or entry.mode == "120000":
                 skipped.append(Skipped(source_id=entry.path, reason="not a regular file"))
-            elif (entry.size or 0) > self.config.max_file_bytes:
-                skipped.append(
-                    Skipped(
-                        source_id=entry.path,
-                        reason=(
-                            f"{entry.size} bytes, over max_file_bytes {self.config.max_file_bytes}"
-                        ),
-                    )
-                )
+            elif (entry.size or 0) > cap:
+                skipped.append(Skipped(source_id=entry.path,
+                                       reason=f"{entry.size} bytes, over the {cap}-byte cap"))
+            elif is_file and (same := reusable(known, entry.path, entry.object, head)):
+                documents.append(same)  # this blob was converted before: never again
             else:
                 readable.append(entry)
         blobs = repo.read_blobs(sorted({e.object for e in readable}))
         commits = repo.last_commits(head, {e.path for e in readable})
-        documents: list[Document] = []
         for entry in sorted(readable, key=lambda e: e.path):
             commit, when = commits.get(entry.path, (head, ""))
-            result = self._document(entry.path, blobs.get(entry.object, b""), commit, when, head)
+            data = blobs.get(entry.object, b"")
+            fmt = files.format_of_name(entry.path)
+            result = (self._file_document(entry, data, fmt, commit, when, head) if fmt
+                      else self._document(entry.path, data, commit, when, head))
             if isinstance(result, Skipped):
                 skipped.append(result)
             else:
                 documents.append(result)
         return documents, skipped
+
+    def _provenance(self, path: str, commit: str, when: str, head: str) -> dict[str, Any]:
+        extra: dict[str, Any] = {"path": path, "commit": commit, "head_sha": head,
+                                 "repo": _display(self.config.repo)}
+        if when:
+            extra["updated"] = dt.datetime.fromisoformat(when).date().isoformat()
+        return extra
+
+    def _url(self, path: str, commit: str, head: str) -> str | None:
+        template = self.config.url_template
+        return template.format(sha=commit, head=head, path=path) if template else None
+
+    def _file_document(self, entry: TreeEntry, data: bytes, fmt: Format, commit: str,
+                       when: str, head: str) -> Document | Skipped:
+        """A PDF/DOCX/PPTX/XLSX file: converted, one section per page, slide or sheet."""
+        result = convert_blob(entry.path, data, fmt, self.config.files)
+        if isinstance(result, Skipped):
+            return result
+        converted, file_extra = result
+        extra = {**self._provenance(entry.path, commit, when, head), **file_extra,
+                 BLOB: entry.object}
+        rule = self._kind(entry.path)
+        return Document(
+            source=self.name,
+            source_id=entry.path,
+            scope=self.scope,
+            title=PurePosixPath(entry.path).stem,
+            text=converted.markdown,
+            kind=rule if rule != self.config.default_kind else converted.kind,
+            url=self._url(entry.path, commit, head),
+            uri=f"doc://git_docs/{entry.path}@{commit}",
+            date=dt.date.fromisoformat(extra["updated"]) if "updated" in extra else None,
+            version=commit,
+            trust=self.config.trust,
+            confidentiality=self.config.confidentiality,
+            extra=extra,
+        )
 
     def _kind(self, path: str) -> Kind:
         for prefix, kind in self.config.kind_rules.items():
@@ -227,23 +269,14 @@ class GitDocsConnector(Connector):
             None,
         )
         title = str(meta.get("title") or heading or PurePosixPath(path).stem)
-        extra: dict[str, Any] = {
-            "path": path,
-            "commit": commit,
-            "head_sha": head,
-            "repo": _display(self.config.repo),
-        }
+        extra = self._provenance(path, commit, when, head)
         extra.update({key: names(meta[key]) for key in LINK_KEYS if key in meta})
         if kind == "decision":
             decision = _section(lines, re.compile(r"decision( outcome)?", re.I))
             summary = _paragraph(decision) if decision else ""
             extra["decision"] = {"status": status, "summary": summary or _paragraph(lines)}
-        url = None
-        if self.config.url_template:
-            url = self.config.url_template.format(sha=commit, head=head, path=path)
-        committed = dt.datetime.fromisoformat(when).date() if when else None
-        if committed:
-            extra["updated"] = committed.isoformat()
+        url = self._url(path, commit, head)
+        committed = dt.date.fromisoformat(extra["updated"]) if "updated" in extra else None
         return Document(
             source=self.name,
             source_id=path,

@@ -7,6 +7,7 @@ import re
 from pydantic import Field
 
 from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.convert.settings import FileSettings
 from knowledge_platform.models import Kind, Trust
 
 SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")  # SHA-1 or SHA-256, maybe abbreviated
@@ -34,4 +35,6 @@ class GitDocsSettings(SourceSettings):
     #: e.g. "https://github.com/acme/handbook/blob/{sha}/{path}" ({sha}, {head}, {path}).
     url_template: str | None = None
     max_file_bytes: int = Field(2_000_000, gt=0)
+    #: PDF/DOCX/PPTX/XLSX files the globs select are converted (types, size cap, limits).
+    files: FileSettings = Field(default_factory=FileSettings)
     timeout_seconds: float = Field(300.0, gt=0)
