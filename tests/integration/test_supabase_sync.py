@@ -183,3 +183,18 @@ def test_long_id_lists_are_split_below_the_url_limit(fake: SupabaseFake) -> None
     assert len(second.deleted) == 1500
     lookups = [r for r in fake.log if (r.arg("id") or "").startswith("in.")]
     assert len(lookups) > 10 and all(r.status == 200 for r in fake.log)
+
+
+def test_an_expired_scope_jwt_fails_the_pull_saying_so(
+        fake: SupabaseFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake.keys["anon-key"] = "anon"
+    monkeypatch.setenv("SB_ANON", "anon-key")
+    token = fake.user_jwt({"client": "acme", "exp": 1_000_000})
+    monkeypatch.setenv("SB_ACME_JWT", token)
+    conn = acme(fake, [{"name": "notes"}], key_env="SB_ANON", jwt_env="SB_ACME_JWT")
+    with pytest.raises(SourceError) as info:
+        conn.pull(None)
+    assert "HTTP 401: PGRST303 JWT expired" in str(info.value)
+    assert str(info.value).endswith("check the key in $SB_ANON and the JWT in $SB_ACME_JWT "
+                                    "(expired? signed with this project's JWT secret?)")
+    assert token not in str(info.value) and token.split(".")[1] not in str(info.value)

@@ -109,13 +109,6 @@ class Table:
             yield from page
             last = tail
 
-    def latest(self, column: str, filters: Params) -> Any:
-        """The greatest non-null value of `column` among the scope's rows (None if none)."""
-        params = [("select", column), *self.scope_filters, *filters,
-                  (column, "not.is.null"), ("order", f"{column}.desc"), ("limit", "1")]
-        page = self._rows(self._get(params))
-        return page[0].get(column) if page else None
-
     def by_ids(self, select: str, ids: Sequence[str]) -> tuple[list[dict[str, Any]], bool]:
         """The scope's rows with these ids, and whether the answer is confirmed complete (each
         group's `Content-Range` total equals the rows received): then an id it lacks is gone

@@ -16,6 +16,7 @@ is refused, does the pull fail. See docs/sync-contract.md."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any
 
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
@@ -192,14 +193,12 @@ class SupabaseConnector(HttpConnector):
     def _auth_hint(self) -> str:
         cfg = self.cfg
         if self._uses_management_api():
-            hint = f"check the service key fetched with the management token in " \
-                   f"{cfg.secret('management_token')}"
-        else:
-            hint = f"check the service key in {cfg.secret('key')}"
+            return ("check the service key fetched with the management token in "
+                    f"{cfg.secret('management_token')}")
         if cfg.jwt_env or cfg.jwt_ref:
-            hint += f" and the JWT in {cfg.secret('jwt')} (expired? signed with this project's " \
-                    "JWT secret?)"
-        return hint
+            return (f"check the key in {cfg.secret('key')} and the JWT in {cfg.secret('jwt')} "
+                    "(expired? signed with this project's JWT secret?)")
+        return f"check the service key in {cfg.secret('key')}"
 
     def _project_key(self) -> str:
         """The key: fetched per run through the Management API when a management token is
@@ -220,6 +219,6 @@ class SupabaseConnector(HttpConnector):
                                  clock=self._clock, transport=self._transport)
 
 
-def _known_ids(documents: Any, table: str) -> set[str]:
+def _known_ids(documents: Iterable[str], table: str) -> set[str]:
     prefix = f"{table}:"
     return {s[len(prefix):] for s in documents if s.startswith(prefix)}
