@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 #: (429 response, now as unix seconds) -> seconds to wait, or None when the headers don't say.
 RateLimitWait = Callable[[httpx.Response, float], "float | None"]
+#: True for a non-429 answer that means "slow down" (Drive's 403 rateLimitExceeded).
+SlowDown = Callable[[httpx.Response], bool]
 Params = httpx.QueryParams | Mapping[str, Any] | list[tuple[str, Any]] | None
 
 _RETRY_STATUSES = frozenset({500, 502, 503, 504, 520, 522, 524})
@@ -110,7 +112,8 @@ def _header_number(response: httpx.Response, name: str) -> float | None:
 
 
 def describe_body(response: httpx.Response, limit: int = 200) -> str:
-    """A short, single-line account of an error body; knows the PostgREST and ClickUp shapes."""
+    """A short, single-line account of an error body; knows the PostgREST, ClickUp and
+    Google (`{"error": {"message", "errors": [{"reason"}]}}`) shapes."""
     try:
         data = response.json()
     except ValueError:
@@ -126,6 +129,10 @@ def describe_body(response: httpx.Response, limit: int = 200) -> str:
         elif "err" in data:
             code = data.get("ECODE")
             text = f"{data['err']} ({code})" if code else str(data["err"])
+        elif isinstance(data.get("error"), dict) and "message" in data["error"]:
+            errors = data["error"].get("errors") or [{}]
+            reason = errors[0].get("reason") if isinstance(errors[0], dict) else None
+            text = f"{reason}: {data['error']['message']}" if reason else data["error"]["message"]
         else:
             text = json.dumps(data)
     else:
@@ -149,6 +156,7 @@ class HttpClient:
         max_backoff_seconds: float = 30.0,
         max_wait_seconds: float = 180.0,
         rate_limit_wait: RateLimitWait = retry_after_wait,
+        slow_down: SlowDown | None = None,
         auth_hint: str = "",
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -161,6 +169,7 @@ class HttpClient:
         self.max_backoff_seconds = max_backoff_seconds
         self.max_wait_seconds = max_wait_seconds
         self.rate_limit_wait = rate_limit_wait
+        self.slow_down = slow_down
         self.auth_hint = auth_hint
         self.sleep = sleep
         self.clock = clock
@@ -203,9 +212,10 @@ class HttpClient:
         params: Params = None,
         headers: Mapping[str, str] | None = None,
         allow: Collection[int] = (),
+        content: bytes | None = None,
     ) -> httpx.Response:
         """Send with retries. 2xx and the statuses in `allow` are returned; anything else
-        (after the retries a 5xx/429 earns) raises SourceError."""
+        (after the retries a 5xx/429 or a `slow_down` answer earns) raises SourceError."""
         try:
             where = f"{method} {httpx.URL(url).path}"
         except httpx.InvalidURL as exc:
@@ -221,7 +231,8 @@ class HttpClient:
             if pause > 0:
                 waited += self._pause(pause, waited, where, "rate-limit window nearly spent")
             try:
-                response = self._client.request(method, url, params=params, headers=headers)
+                response = self._client.request(method, url, params=params, headers=headers,
+                                                content=content)
             except _RETRY_ERRORS as exc:
                 failures += 1
                 reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -235,13 +246,14 @@ class HttpClient:
                 raise SourceError(f"{self.source}: {where} failed: {exc}") from None
             status = response.status_code
             self._not_before = self.clock() + pace_wait(response, self.clock())
-            if 200 <= status < 300 or status in allow:
+            slow = self.slow_down is not None and self.slow_down(response)
+            if 200 <= status < 300 or (status in allow and not slow):
                 return response
-            if status == 429 and limited < _MAX_RATE_LIMITED:
+            if (status == 429 or slow) and limited < _MAX_RATE_LIMITED:
                 limited += 1
                 wait = self.rate_limit_wait(response, self.clock())
                 wait = self._backoff(limited) if wait is None else wait
-                waited += self._pause(wait, waited, where, "HTTP 429 rate limited")
+                waited += self._pause(wait, waited, where, f"HTTP {status} rate limited")
                 continue
             if status in _RETRY_STATUSES and failures < self.max_retries:
                 failures += 1

@@ -14,9 +14,13 @@ from tests.conformance.harness import SCENARIOS, SourceHarness, World
 
 #: source -> its harness class; a source without one is not conformant yet.
 HARNESSES = {
+    "clickup": "tests.conformance.sources.clickup:ClickUpTasksHarness",
+    "clickup_docs": "tests.conformance.sources.clickup:ClickUpDocsHarness",
     "git_docs": "tests.conformance.sources.git_docs:GitDocsHarness",
+    "google_drive": "tests.conformance.sources.google_drive:GoogleDriveHarness",
     "memory_files": "tests.conformance.sources.memory_files:MemoryFilesHarness",
     "supabase": "tests.conformance.sources.supabase:SupabaseHarness",
+    "website": "tests.conformance.sources.website:WebsiteHarness",
 }
 
 #: source -> scenario -> outcome, filled by the tests, printed by the terminal summary.

@@ -116,6 +116,11 @@ class FakeServer:
         with self._lock:
             self._injections.append(Injection(match, status, text, headers or {}, times, delay))
 
+    def uninject(self, match: str) -> None:
+        """Drop the injections made for `match` (e.g. one that answers forever)."""
+        with self._lock:
+            self._injections = [i for i in self._injections if i.match != match]
+
     def clear_injections(self) -> None:
         with self._lock:
             self._injections.clear()

@@ -1,12 +1,17 @@
-"""ClickUp task and Docs page -> markdown: status line, description, custom fields resolved to
-option names, key comments. Pure functions over the API's JSON."""
+"""ClickUp task and Docs page -> Document: status line, description, custom fields resolved to
+option names, comments with their threaded replies. Pure functions over the API's JSON."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from knowledge_platform.models import Document
+
+if TYPE_CHECKING:
+    from knowledge_platform.connectors.clickup.settings import ClickUpSettings
 
 _HEADING = re.compile(r"^\s{0,3}#+\s*")
 
@@ -141,7 +146,12 @@ def task_markdown(task: dict[str, Any], comments: Iterable[dict[str, Any]]) -> s
     ]
     if fields:
         parts.append("## Fields\n" + "\n".join(fields))
-    lines = [line for c in reversed(list(comments)) if (line := _comment_line(c))]
+    lines = []
+    for comment in reversed(list(comments)):
+        if line := _comment_line(comment):
+            lines.append(line)
+        replies = comment.get("replies") or []
+        lines += ["  " + line.replace("\n", "\n  ") for r in replies if (line := _comment_line(r))]
     if lines:
         parts.append("## Comments\n" + "\n".join(lines))
     return "\n\n".join(parts)
@@ -171,3 +181,70 @@ def flatten_pages(pages: Any) -> list[dict[str, Any]]:
         out.append(page)
         stack.extend(reversed(page.get("pages") or []))
     return out
+
+
+def newest_comment_ms(comments: Iterable[dict[str, Any]]) -> int:
+    """The date (unix ms) of the newest comment or reply in a thread, 0 without one."""
+    dates = [0]
+    for comment in comments:
+        for item in [comment, *(comment.get("replies") or [])]:
+            try:
+                dates.append(int(item.get("date")))
+            except (TypeError, ValueError):
+                continue
+    return max(dates)
+
+
+def task_document(cfg: ClickUpSettings, scope: str, task: dict[str, Any],
+                  comments: list[dict[str, Any]]) -> Document:  # fmt: skip
+    status = (task.get("status") or {}).get("status") or "unknown"
+    extra: dict[str, Any] = {
+        "chunking": "whole",
+        "status": status,
+        "list_id": (task.get("list") or {}).get("id"),
+    }
+    if task.get("parent"):
+        extra["parent"] = task["parent"]
+    if newest := newest_comment_ms(comments):
+        extra["comment_ms"] = newest
+    kind: Literal["task", "decision"] = "task"
+    if is_decision(task, cfg.decision_tags):
+        kind = "decision"
+        summary = summary_of(description_of(task), fallback=task["name"])
+        extra["decision"] = {"status": status, "summary": summary}
+    return Document(
+        source="clickup",
+        source_id=task["id"],
+        scope=scope,
+        title=task["name"].strip(),
+        text=task_markdown(task, comments),
+        kind=kind,
+        url=task.get("url") or f"{cfg.app_url}/t/{task['id']}",
+        date=ms_to_date(task["date_updated"]),
+        version=str(task["date_updated"]),
+        confidentiality=cfg.confidentiality,
+        extra=extra,
+    )
+
+
+def page_title(doc_name: str, page_name: Any) -> str:
+    """"Doc / Page", or the doc's name alone when the page repeats it or has none."""
+    page = str(page_name or "").strip()
+    return doc_name if not page or page == doc_name else f"{doc_name} / {page}"
+
+
+def page_document(cfg: ClickUpSettings, scope: str, workspace: str, doc_id: str,
+                  doc_name: str, page: dict[str, Any]) -> Document:  # fmt: skip
+    return Document(
+        source="clickup",
+        source_id=f"doc:{doc_id}:{page['id']}",
+        scope=scope,
+        title=page_title(doc_name, page.get("name")),
+        text=str(page.get("content") or "").strip(),
+        kind="doc",
+        url=f"{cfg.app_url}/{workspace}/v/dc/{doc_id}/{page['id']}",
+        date=ms_to_date(page.get("date_updated")),
+        version=str(page.get("date_updated") or ""),
+        confidentiality=cfg.confidentiality,
+        extra={"doc_id": doc_id, "page_id": page["id"], "workspace": workspace},
+    )

@@ -24,10 +24,20 @@ class ClickUpSettings(HttpSettings):
     folder_ids: list[str] = Field(default_factory=list)
     list_ids: list[str] = Field(default_factory=list)
     doc_ids: list[str] = Field(default_factory=list)
-    overlap_seconds: int = Field(default=120, ge=0)
     decision_tags: list[str] = Field(default_factory=lambda: ["decision"])
-    #: Newest comments kept per task (0: no comment requests at all).
+    #: Newest comments kept per task, each with its replies (0: no comment requests at all).
     max_comments: int = Field(default=50, ge=0)
+    #: A comment does not move a task's date_updated: the threads of tasks active within this
+    #: many days of the newest activity in the scope are read again on every run ...
+    comment_window_days: int = Field(default=7, ge=0)
+    #: ... at most this many a run (least recently read first); the rest on the next runs.
+    max_thread_rereads: int = Field(default=100, ge=0)
+    #: Tasks and docs gone from a listing looked up one by one per run (404, archived, moved
+    #: out of the scope -> confirmed); the rest wait, counted against the deletion guard.
+    max_verifications: int = Field(default=25, ge=0)
+    #: No longer used (every run lists whole lists, so there is no high-water mark to
+    #: overlap); still accepted so older registries load.
+    overlap_seconds: int | None = Field(default=None, ge=0, deprecated=True)
 
     @model_validator(mode="after")
     def _docs_need_workspace(self) -> ClickUpSettings:

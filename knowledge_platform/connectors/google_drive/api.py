@@ -1,21 +1,25 @@
-"""Google API clients built offline, credentials from env, bounded retries ending in SourceError."""
+"""Google API clients built offline, credentials from the registry's secrets, requests through
+the platform's HttpClient (transport.py) — its retry policy is the only one."""
 
 from __future__ import annotations
 
 import functools
 import json
-import random
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import google.auth.exceptions
 import httplib2
+import httpx
 from google.oauth2 import credentials as oauth2_credentials
 from google.oauth2 import service_account
 from google_auth_httplib2 import AuthorizedHttp
 from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
 
+from knowledge_platform.connectors.google_drive.transport import HttplibBridge, rate_limited
+from knowledge_platform.connectors.http import HttpClient
 from knowledge_platform.errors import ConfigError, SourceError
 
 if TYPE_CHECKING:
@@ -25,13 +29,10 @@ if TYPE_CHECKING:
     from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
 
 SCOPES = ["https://www.googleapis.com/auth/drive.readonly"]
-#: 403 reasons that mean "slow down", not "forbidden" (Drive usage limits).
-_RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded"}
-_MAX_DELAY = 32.0
 
 
 class GoogleApiError(SourceError):
-    """A Google API refused one request for good (not retried): 400, 401, 403, 404."""
+    """A Google API refused one request (a 4xx that is no rate limit): 400, 401, 403, 404."""
 
     def __init__(self, status: int, reason: str, message: str) -> None:
         super().__init__(f"Google API error {status} {reason}: {message}")
@@ -96,16 +97,31 @@ def _resource(api: str, version: str, endpoint: str, path: str) -> Any:
 
 
 class GoogleApi:
-    """Drive v3, Sheets v4 and Slides v1 resources sharing one authorized HTTP client."""
+    """Drive v3, Sheets v4 and Slides v1 resources sharing one authorized HTTP client, which
+    sends through HttpClient (retries, Retry-After, waiting caps, the request count)."""
 
-    def __init__(self, settings: GoogleDriveSettings, credentials: Credentials) -> None:
-        self.http = AuthorizedHttp(
-            credentials, http=httplib2.Http(timeout=settings.timeout_seconds)
+    def __init__(
+        self,
+        settings: GoogleDriveSettings,
+        credentials: Credentials,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.client = HttpClient.from_settings(
+            "google_drive", settings, slow_down=rate_limited, sleep=sleep, clock=clock,
+            transport=transport,
         )
+        self.http = AuthorizedHttp(credentials, http=HttplibBridge(self.client))
         self.settings = settings
-        self.max_retries = settings.max_retries
-        self.backoff = settings.backoff_seconds
-        self.requests = 0
+
+    @property
+    def requests(self) -> int:
+        return self.client.requests
+
+    def close(self) -> None:
+        self.client.close()
 
     @property
     def files(self) -> Any:
@@ -128,38 +144,16 @@ class GoogleApi:
         return _resource("slides", "v1", self.settings.slides_endpoint, "presentations")
 
     def call(self, request: HttpRequest) -> Any:
-        """Execute with bounded exponential backoff on 429, 403 rate limits, 5xx and network
-        errors. Raises GoogleApiError for other HTTP errors, SourceError when retries run out."""
-        attempt = 0
-        while True:
-            self.requests += 1
-            retry_after = 0.0
-            try:
-                return request.execute(http=self.http)
-            except HttpError as exc:
-                status = exc.resp.status
-                reason, message = _error_detail(exc)
-                if not (
-                    status == 429 or status >= 500 or (status == 403 and reason in _RATE_REASONS)
-                ):
-                    raise GoogleApiError(status, reason, message) from exc
-                failure = f"HTTP {status} {reason}".strip()
-                header = exc.resp.get("retry-after", "")
-                retry_after = float(header) if header.isdigit() else 0.0
-            except google.auth.exceptions.RefreshError as exc:
-                if not getattr(exc, "retryable", False):
-                    raise SourceError(
-                        f"Google refused the credentials ({exc}); check the google_drive auth "
-                        "env vars and token_uri"
-                    ) from exc
-                failure = f"token endpoint: {exc}"
-            except (OSError, httplib2.HttpLib2Error, google.auth.exceptions.TransportError) as exc:
-                failure = f"{type(exc).__name__}: {exc}"
-            if attempt >= self.max_retries:
-                raise SourceError(
-                    f"Google API unavailable after {attempt + 1} attempts "
-                    f"({failure}) at {request.uri.split('?')[0]}"
-                )
-            delay = min(self.backoff * 2**attempt, _MAX_DELAY) * (0.5 + random.random() / 2)
-            time.sleep(max(delay, min(retry_after, _MAX_DELAY)))
-            attempt += 1
+        """Execute once (HttpClient has already retried 429s, Drive's 403 rate limits, 5xx and
+        dropped connections). Raises GoogleApiError when Google refuses the request, and
+        SourceError when the retries ran out or the credentials were refused."""
+        try:
+            return request.execute(http=self.http)
+        except HttpError as exc:
+            reason, message = _error_detail(exc)
+            raise GoogleApiError(exc.resp.status, reason, message) from None
+        except google.auth.exceptions.RefreshError as exc:
+            raise SourceError(
+                f"google_drive: Google refused the credentials ({exc}); check the google_drive "
+                "auth settings and token_uri"
+            ) from None

@@ -6,12 +6,16 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.connectors.http import HttpSettings
 from knowledge_platform.models import Trust
 from knowledge_platform.secrets.fields import EnvName, VaultRef
 
 
-class GoogleDriveSettings(SourceSettings):
+class GoogleDriveSettings(HttpSettings):
+    """Folders (My Drive or inside a shared drive) and whole shared drives to index; the
+    transport knobs (timeout_seconds, max_retries, max_wait_seconds, backoff_seconds) are
+    HttpSettings', with Drive's slower exports in mind."""
+
     folder_ids: list[str] = Field(default_factory=list)
     #: Whole shared drives (a shared drive's id is the parent of its top-level items).
     shared_drive_ids: list[str] = Field(default_factory=list)
@@ -37,7 +41,7 @@ class GoogleDriveSettings(SourceSettings):
     max_sheet_rows: int = Field(100, ge=1, le=10_000)
     page_size: int = Field(1000, ge=1, le=1000)
     max_retries: int = Field(5, ge=0, le=10)
-    backoff_seconds: float = Field(1.0, ge=0)
+    backoff_seconds: float = Field(1.0, ge=0, le=60)
     timeout_seconds: float = Field(60.0, gt=0)
     trust: Trust = "internal"
 

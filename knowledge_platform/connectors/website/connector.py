@@ -1,32 +1,40 @@
-"""The public website: pages listed by the sitemap(s), allowed by robots.txt, main text
-extracted to markdown by trafilatura.
+"""The public website: pages listed by the sitemap(s), allowed by robots.txt, one document per
+canonical page, main text extracted to markdown by trafilatura once the site's chrome is
+dropped. See docs/sync-contract.md (website) for how each change is detected.
 
-The first pull (or `full=True`) fetches every page and returns `full=True`. Later pulls send
-conditional GETs (`If-None-Match` / `If-Modified-Since` from the validators kept per url in the
-cursor): a 304 page is unchanged and appears neither in `documents` nor in `deleted`. The cursor
-remembers the known url set, so a page that left the sitemap (or is now disallowed, excluded,
-404 or 410) is reported in `deleted`.
-"""
+Every fetch that has a validator is a conditional GET (robots.txt, sitemaps, pages, PDFs); a
+304 page is unchanged. Requests are spaced by robots.txt's `Crawl-delay` (capped). A page the
+sitemap no longer lists is fetched once to confirm: 404/410, a redirect elsewhere or out of
+scope is a confirmed deletion; a page that still answers 200 is an inferred one (the deletion
+guard applies). A page, or a sitemap file, that fails keeps its last good version."""
 
 from __future__ import annotations
 
 import email.utils
+import logging
 from typing import Any
 from urllib.parse import urlsplit
-from urllib.robotparser import RobotFileParser
-
-import httpx
-import trafilatura
 
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
 from knowledge_platform.connectors.http import HttpClient, HttpConnector
+from knowledge_platform.connectors.website.crawl import ROBOTS_REFUSAL, Outcome, SiteCrawl
+from knowledge_platform.connectors.website.fetch import Crawler
+from knowledge_platform.connectors.website.page import (
+    Page,
+    main_text,
+    parse_page,
+    site_chrome,
+    strip_chrome,
+)
+from knowledge_platform.connectors.website.robots import Robots, read_robots
 from knowledge_platform.connectors.website.settings import WebsiteSettings
-from knowledge_platform.connectors.website.sitemap import read_robots, read_sitemaps
+from knowledge_platform.connectors.website.sitemap import Listing, read_sitemaps
 from knowledge_platform.frontmatter import parse_date
 from knowledge_platform.models import Document, content_hash
 
-_GONE = (404, 410)
-_REFUSED = (401, 403, 451)
+__all__ = ["WebsiteConnector", "WebsiteSettings"]
+
+log = logging.getLogger(__name__)
 
 
 def _http_date(value: str | None) -> Any:
@@ -51,137 +59,216 @@ class WebsiteConnector(HttpConnector):
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
     ) -> PullResult:
         cfg = self.cfg
-        full = full or not cursor or "pages" not in cursor
-        known: dict[str, dict[str, Any]] = dict((cursor or {}).get("pages") or {})
+        state = cursor or {}
+        full = full or "pages" not in state
         client = HttpClient.from_settings(
-            "website",
-            cfg,
-            headers={"User-Agent": cfg.user_agent},
-            sleep=self._sleep,
-            clock=self._clock,
-            transport=self._transport,
-            follow_redirects=True,
+            "website", cfg, headers={"User-Agent": cfg.user_agent},
+            sleep=self._sleep, clock=self._clock, transport=self._transport,
         )
-        documents: list[Document] = []
-        skipped: list[Skipped] = []
-        pages: dict[str, dict[str, Any]] = {}
         with client as http:
-            robots = read_robots(http, cfg.base_url)
-            listed = read_sitemaps(http, self._sitemaps(robots), cfg.max_sitemaps)
-            wanted = self._select(listed, robots, skipped)
-            for url, lastmod in wanted.items():
-                prev = None if full else known.get(url)
-                state = self._fetch(http, url, lastmod, prev, documents, skipped)
-                if state is not None:
-                    pages[url] = state
-            requests = http.requests
-        deleted = [] if full else sorted(u for u in known if u not in pages)
-        return PullResult(
-            documents=documents,
-            full=full,
-            deleted=deleted,
-            skipped=skipped,
-            cursor={"pages": pages},
-            requests=requests,
-        )
+            crawler = Crawler(http, delay=cfg.crawl_delay_seconds, clock=self._clock,
+                              sleep=self._sleep)
+            robots, robots_entry = read_robots(crawler, cfg.base_url, cfg.user_agent,
+                                               state.get("robots"))
+            asked = min(robots.crawl_delay() or 0.0, cfg.max_crawl_delay_seconds)
+            crawler.delay = max(cfg.crawl_delay_seconds, asked)
+            roots, guessed = self._roots(robots, state)
+            listing = read_sitemaps(crawler, roots, state.get("sitemaps") or {},
+                                    max_sitemaps=cfg.max_sitemaps, guessed=guessed)
+            crawl = SiteCrawl(cfg, crawler, robots, dict(state.get("pages") or {}), known, full)
+            result = _Assembly(self, crawl, listing, state.get("chrome") or []).run()
+            result.requests = http.requests
+        result.cursor = {"robots": robots_entry, "roots": listing.roots,
+                         "sitemaps": listing.cache, **result.cursor}
+        return result
 
-    def _sitemaps(self, robots: RobotFileParser | None) -> list[str]:
-        """`sitemap_url` if set, else robots.txt's `Sitemap:` lines, else /sitemap.xml."""
+    def _roots(self, robots: Robots, state: dict[str, Any]) -> tuple[list[str], bool]:
+        """(root sitemaps, guessed): `sitemap_url`, else robots.txt's `Sitemap:` lines, else
+        the roots that answered last run, else the two usual locations."""
         if self.cfg.sitemap_url:
-            return [self.cfg.sitemap_url]
-        listed = robots.site_maps() if robots is not None else None
-        return list(listed or [f"{self.cfg.base_url.rstrip('/')}/sitemap.xml"])
+            return [self.cfg.sitemap_url], False
+        if robots.sitemaps():
+            return robots.sitemaps(), False
+        if state.get("roots"):
+            return list(state["roots"]), False
+        base = self.cfg.base_url.rstrip("/")
+        return [f"{base}/sitemap.xml", f"{base}/sitemap_index.xml"], True
 
-    def _select(
-        self,
-        listed: dict[str, str | None],
-        robots: RobotFileParser | None,
-        skipped: list[Skipped],
-    ) -> dict[str, str | None]:
-        cfg = self.cfg
-        home = urlsplit(cfg.base_url)
-        wanted: dict[str, str | None] = {}
-        for url, lastmod in listed.items():
-            parts = urlsplit(url)
-            if (parts.scheme, parts.netloc) != (home.scheme, home.netloc):
-                continue
-            path = parts.path or "/"
-            if cfg.include and not any(path.startswith(p) for p in cfg.include):
-                continue
-            if any(path.startswith(p) for p in cfg.exclude):
-                continue
-            if robots is not None and not robots.can_fetch(cfg.user_agent, url):
-                continue
-            if len(wanted) >= cfg.max_pages:
-                skipped.append(Skipped(source_id=url, reason=f"beyond max_pages={cfg.max_pages}"))
-                continue
-            wanted[url] = lastmod
-        return wanted
-
-    def _fetch(
-        self,
-        http: HttpClient,
-        url: str,
-        lastmod: str | None,
-        prev: dict[str, Any] | None,
-        documents: list[Document],
-        skipped: list[Skipped],
-    ) -> dict[str, Any] | None:
-        """Fetch one page; returns its cursor state, or None when the page is gone."""
-        headers: dict[str, str] = {}
-        if prev and prev.get("etag"):
-            headers["If-None-Match"] = prev["etag"]
-        if prev and prev.get("last_modified"):
-            headers["If-Modified-Since"] = prev["last_modified"]
-        response = http.get(url, headers=headers, allow=(304, *_GONE, *_REFUSED))
-        status = response.status_code
-        if status == 304 and prev is not None:
-            return prev
-        if status in _GONE:
-            return None
-        if status != 200:
-            skipped.append(Skipped(source_id=url, reason=f"HTTP {status}"))
-            return {}  # still listed: keep it known, refetch next time
-        etag = response.headers.get("ETag")
-        last_modified = response.headers.get("Last-Modified")
-        result = self._document(url, response, lastmod, etag or last_modified)
-        if isinstance(result, Skipped):
-            skipped.append(result)
-            return {}
-        documents.append(result)
-        return {"etag": etag, "last_modified": last_modified, "version": result.version}
-
-    def _document(
-        self, url: str, response: httpx.Response, lastmod: str | None, validator: str | None
-    ) -> Document | Skipped:
-        ctype = response.headers.get("Content-Type", "")
-        if "html" not in ctype.lower():
-            return Skipped(source_id=url, reason=f"not an HTML page ({ctype or 'no content type'})")
-        html = response.text
-        text = trafilatura.extract(
-            html,
-            url=url,
-            output_format="markdown",
-            include_formatting=True,
-            include_tables=True,
-            include_links=False,
-            include_comments=False,
-        )
-        if not text or not text.strip():
-            return Skipped(source_id=url, reason="no main text could be extracted")
-        meta = trafilatura.extract_metadata(html, default_url=url)
-        title = (meta.title if meta is not None else None) or urlsplit(url).path or url
+    def document(self, outcome: Outcome, page: Page, doc_id: str, aliases: list[str],
+                 lastmod: str | None) -> Document | Skipped:
+        title, text = main_text(page, outcome.final)
+        if not text:
+            return Skipped(source_id=outcome.url, reason="no main text could be extracted")
+        extra: dict[str, Any] = {"lastmod": lastmod} if lastmod else {}
+        if aliases:
+            extra["aliases"] = aliases
+        state = outcome.state or {}
+        validator = state.get("etag") or state.get("last_modified")
         return Document(
             source=self.name,
-            source_id=url,
+            source_id=doc_id,
             scope=self.scope,
-            title=title.strip(),
-            text=text.strip(),
+            title=title or urlsplit(doc_id).path or doc_id,
+            text=text,
             kind="page",
-            url=url,
-            date=parse_date(lastmod) or _http_date(response.headers.get("Last-Modified")),
+            url=doc_id,
+            date=parse_date(lastmod) or _http_date(outcome.modified),
             version=validator or content_hash(text)[:16],
             trust="public",
             confidentiality=self.cfg.confidentiality,
-            extra={"lastmod": lastmod} if lastmod else {},
+            extra=extra,
         )
+
+
+class _Assembly:
+    """One pull from the listing: select, fetch, confirm what left the listing, drop the
+    chrome, one document per canonical URL, and the cursor's per-URL entries."""
+
+    def __init__(self, connector: WebsiteConnector, crawl: SiteCrawl, listing: Listing,
+                 chrome: list[str]) -> None:
+        self.connector, self.crawl, self.listing = connector, crawl, listing
+        #: the chrome fingerprints of the last pull, and of this one
+        self.state_chrome, self.chrome = chrome, set(chrome)
+        self.cfg, self.known = crawl.cfg, crawl.known
+        self.skipped: list[Skipped] = []
+        #: document ids kept at their last good version (a failed page or sitemap)
+        self.kept: set[str] = set()
+
+    def run(self) -> PullResult:
+        listed = [self.crawl.fetch(url) for url in self._select()]
+        self.chrome = self._chrome(listed)
+        groups: dict[str, list[Outcome]] = {}
+        for o in listed:
+            if o.live:
+                groups.setdefault(o.canonical, []).append(o)
+        for failed in self.listing.failed:
+            ids = {self.crawl.document_of(u) for u in failed.pages
+                   if u not in self.listing.pages}
+            self._keep(failed.url, f"sitemap {failed.reason}", ids - groups.keys())
+        for o in listed:
+            if o.kind == "failed" or (o.kind == "unindexable" and not o.silent):
+                self._keep(o.url, o.reason, {self.crawl.document_of(o.url)} - groups.keys())
+        confirmed, missing = self._gone(set(groups))
+        documents = self._documents(groups)
+        return PullResult(documents=documents, full=self.crawl.full, deleted=sorted(confirmed),
+                          missing=sorted(missing), skipped=self.skipped,
+                          cursor={"pages": self._pages(), "chrome": sorted(self.chrome)})
+
+    def _chrome(self, listed: list[Outcome]) -> set[str]:
+        """The site's chrome fingerprints over every page read or unchanged this pull. An
+        unchanged page holding a block whose verdict changed since the last pull is read
+        whole again (in `listed`), so its text loses (or keeps) that block too."""
+        def fingerprints() -> list[list[str]]:
+            seen: dict[str, list[str]] = {}
+            for o in listed:
+                if o.live and o.state is not None:
+                    seen.setdefault(o.final, o.state.get("blocks") or [])
+            return list(seen.values())
+
+        chrome = site_chrome(fingerprints(), share=self.cfg.chrome_share,
+                             min_pages=self.cfg.chrome_min_pages)
+        changed = chrome ^ set(self.state_chrome)
+        for i, o in enumerate(listed):
+            blocks = (o.state or {}).get("blocks") or []
+            if o.kind == "same" and changed.intersection(blocks):
+                listed[i] = self.crawl.fetch(o.url, whole=True)
+        return chrome
+
+    def _select(self) -> list[str]:
+        wanted: list[str] = []
+        for url in self.listing.pages:
+            if self.crawl.refusal(url) is not None:
+                continue
+            if len(wanted) >= self.cfg.max_pages:
+                self._keep(url, f"beyond max_pages={self.cfg.max_pages}",
+                           {self.crawl.document_of(url)})
+                continue
+            wanted.append(url)
+        return wanted
+
+    def _keep(self, what: str, reason: str, ids: set[str]) -> None:
+        self.kept |= ids | {what}
+        self.skipped.append(Skipped(source_id=what, reason=reason,
+                                    covers=sorted(ids - {what})))
+
+    def _previous(self) -> set[str]:
+        old = self.crawl.old
+        return set(self.known.documents) | {
+            e.get("canonical", url) for url, e in old.items() if not e.get("skip")}
+
+    def _gone(self, live: set[str]) -> tuple[set[str], set[str]]:
+        """(confirmed, inferred) deletions among the documents of the last pull that this
+        one did not read: each is fetched to confirm unless robots.txt or the registry now
+        keeps it out of the crawl."""
+        resolved: dict[str, Outcome] = {}
+        for o in list(self.crawl.outcomes.values()):
+            for url in (o.url, *o.chain):
+                resolved.setdefault(url, o)
+        confirmed: set[str] = set()
+        missing: set[str] = set()
+        for doc_id in sorted(self._previous() - live - self.kept):
+            outcome = resolved.get(doc_id)
+            if outcome is None:
+                refusal = self.crawl.refusal(doc_id)
+                if refusal == ROBOTS_REFUSAL:  # a bad robots.txt must not empty the index
+                    missing.add(doc_id)
+                    continue
+                if refusal is not None:
+                    confirmed.add(doc_id)
+                    continue
+                outcome = self.crawl.fetch(doc_id)
+            if outcome.kind in ("gone", "away") or (
+                    outcome.live and outcome.canonical != doc_id):
+                confirmed.add(doc_id)
+                log.info("website: %s is gone: %s", doc_id, outcome.reason or
+                         f"now {outcome.canonical}")
+            elif outcome.live:
+                missing.add(doc_id)  # still answers, but no sitemap lists it
+            else:
+                self._keep(doc_id, outcome.reason, {doc_id})
+        return confirmed, missing
+
+    def _documents(self, groups: dict[str, list[Outcome]]) -> list[Document]:
+        documents: list[Document] = []
+        for doc_id, group in groups.items():
+            # the canonical URL's own answer first, a read one before a 304
+            rep = min(group, key=lambda o: (o.final != doc_id, o.kind != "page"))
+            urls = {u for o in group for u in (o.url, o.final, *o.chain)}
+            aliases = sorted(urls - {doc_id})
+            if rep.kind == "same":
+                doc = self.known.documents.get(doc_id)
+                if doc is not None and (self.crawl.full or doc.extra.get("aliases", []) != aliases):
+                    extra = {k: v for k, v in doc.extra.items() if k != "aliases"}
+                    documents.append(doc.model_copy(update={
+                        "extra": {**extra, **({"aliases": aliases} if aliases else {})}}))
+                continue
+            page = parse_page(rep.html or "", rep.final)
+            if page is None:  # it parsed when it was read
+                continue
+            strip_chrome(page, self.chrome)
+            lastmod = next((self.listing.pages.get(o.url) for o in group
+                            if self.listing.pages.get(o.url)), None)
+            made = self.connector.document(rep, page, doc_id, aliases, lastmod)
+            if isinstance(made, Skipped):
+                if rep.state is not None:
+                    rep.state["skip"] = made.reason
+                self._keep(made.source_id, made.reason, {doc_id})
+            else:
+                documents.append(made)
+        return documents
+
+    def _pages(self) -> dict[str, dict[str, Any]]:
+        """The next pull's per-URL entries: what answered, the aliases that led there, and
+        the last entries of what was kept."""
+        pages: dict[str, dict[str, Any]] = {}
+        for o in self.crawl.outcomes.values():
+            if o.state is not None and (o.live or o.kind == "unindexable"):
+                pages[o.final] = o.state
+            if o.live:
+                for url in (o.url, *o.chain):
+                    if url != o.final:
+                        pages.setdefault(url, {"canonical": o.canonical})
+        for url, entry in self.crawl.old.items():
+            if url not in pages and (url in self.kept or entry.get("canonical") in self.kept):
+                pages[url] = entry
+        return pages
