@@ -62,6 +62,12 @@ class AnswerConfig(_Strict, SecretFields):
     api_key_ref: VaultRef | None = None
     base_url: str | None = None
     model: str = "gpt-4o-mini"
+    #: chat model: per-request timeout and retries (the openai SDK's, honouring Retry-After).
+    timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    #: Extractive answers: the lowest sentence score that counts as an answer (default: the
+    #: threshold calibrated for the local model, answers/relevance.py MIN_SCORE).
+    min_score: float | None = Field(default=None, ge=0, le=1)
 
 
 class GoldenQuestion(_Strict):

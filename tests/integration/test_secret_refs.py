@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from knowledge_platform.access import Authenticator
-from knowledge_platform.answers import answer_question
+from knowledge_platform.answers.ask import answer_question
 from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
 from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
+from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.errors import ConfigError, SourceError
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.registry import AnswerConfig, Registry
@@ -137,7 +138,7 @@ def test_the_answer_key_comes_from_a_reference(fake_op: FakeOp, openai: FakeOpen
     openai.chat_answer = "It runs on Sunday at 02:00 [1]."
     config = AnswerConfig(api_key_ref=OPENAI_REF, base_url=openai.base_url)
     answer = answer_question("When does the reindex run?", [HIT], scope="internal",
-                             config=config)
+                             config=config, embedder=HashEmbedder())
     assert answer.mode == "llm" and answer.citations[0].title == "Operations"
     assert len(openai.chat_requests) == 1
 
@@ -147,7 +148,7 @@ def test_an_unreadable_answer_key_falls_back_to_extractive_with_one_warning(
     fake_op.fail("[ERROR] 2026/11/30 10:00:00 account is not signed in")
     config = AnswerConfig(api_key_ref=OPENAI_REF, base_url=openai.base_url)
     answer = answer_question("When does the reindex run?", [HIT], scope="internal",
-                             config=config)
+                             config=config, embedder=HashEmbedder())
     assert answer.mode == "extractive" and openai.chat_requests == []
     assert answer.warnings == [
         f"LLM synthesis is off: answer: OpenAI API key: op read '{OPENAI_REF}' failed (exit 1): "
