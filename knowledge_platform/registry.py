@@ -197,7 +197,9 @@ class Registry(_Strict):
         resolved = {k: self._resolve_path(k, v) for k, v in (raw or {}).items()}
         cls = connector_class(source)
         try:
-            return cls.settings_model.model_validate(resolved)
+            # The scope is validation context: a setting may depend on it (Supabase tables
+            # in a client's scope must filter the client's rows).
+            return cls.settings_model.model_validate(resolved, context={"scope": scope})
         except ValidationError as exc:
             raise ConfigError(_describe(exc, where)) from None
 

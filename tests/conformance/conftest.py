@@ -19,6 +19,7 @@ HARNESSES = {
     "git_docs": "tests.conformance.sources.git_docs:GitDocsHarness",
     "google_drive": "tests.conformance.sources.google_drive:GoogleDriveHarness",
     "memory_files": "tests.conformance.sources.memory_files:MemoryFilesHarness",
+    "supabase": "tests.conformance.sources.supabase:SupabaseHarness",
     "website": "tests.conformance.sources.website:WebsiteHarness",
 }
 

@@ -166,9 +166,14 @@ def test_supabase(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             {"id": 1, "title": "Kickoff call", "body": "Met the Acme growth team."},
             {"id": 2, "title": "Pricing change", "body": "Raised retainer prices."},
             {"id": 3, "title": "Hiring freeze", "body": "No new designers this quarter."},
+            {"id": 4, "title": "Other client", "body": "The HOT kickoff call notes."},
         )
+        for row in (1, 2, 3):
+            fake.tables["memory"][row]["client_id"] = "acme"
+        fake.tables["memory"][4]["client_id"] = "hot"
         table = {"name": "memory", "kind": "memory", "title_template": "{title}",
-                 "text_template": "{title}\n\n{body}"}  # fmt: skip
+                 "text_template": "{title}\n\n{body}",
+                 "filter": {"client_id": "eq.{scope}"}}  # fmt: skip
         run = SourceRun(tmp_path, monkeypatch, "supabase", {"url": fake.url(), "tables": [table]})
 
         def change() -> None:

@@ -145,10 +145,10 @@ def supabase(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[
         fake.create_table("memory")
         topics = ["kickoff call", "pricing change", "hiring freeze", "swatch test", "cart audit",
                   "email flows", "brand refresh", "search tuning", "loyalty tiers", "returns"]
-        fake.insert("memory", *({"id": i + 1, "title": t.title(), "body": f"Notes on the {t}."}
-                                for i, t in enumerate(topics)))
+        fake.insert("memory", *({"id": i + 1, "title": t.title(), "body": f"Notes on the {t}.",
+                                 "client_id": SCOPE} for i, t in enumerate(topics)))
         table = {"name": "memory", "kind": "memory", "title_template": "{title}",
-                 "text_template": "{title}\n\n{body}"}
+                 "text_template": "{title}\n\n{body}", "filter": {"client_id": "eq.{scope}"}}
         cfg = {"url": fake.url(), "tables": [table], "page_size": 3, "max_retries": 1,
                "timeout_seconds": 0.5}
         settings = env_for(tmp_path, monkeypatch, {
@@ -200,8 +200,8 @@ def test_a_source_failing_mid_pull_changes_nothing(supabase) -> None:
 
 
 def index_with_the_first_page_newest(fake: FaultySupabase, run: Materializer) -> None:
-    """Index the ten rows after rows 1-3 (the first page) were edited an hour after the rest,
-    so the cursor's high-water mark is an hour past rows 4-10."""
+    """Index the ten rows after rows 1-3 were edited an hour after the rest, so the cursor's
+    high-water mark is an hour past rows 4-10 (the first page, in updated_at order)."""
     fake.tick(3600)
     for row in (1, 2, 3):
         fake.update("memory", row, body=f"Edited notes, row {row}.")

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from knowledge_platform.connectors.base import Known, PullResult
 from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.http_fake import FakeClock
@@ -78,6 +79,18 @@ def connector(
     )
 
 
+def known(*results: PullResult) -> Known:
+    """What the index holds after these pulls (the merge's snapshot, for a connector test)."""
+    docs: dict[str, Any] = {}
+    for result in results:
+        if result.full:
+            docs = {}
+        docs.update({d.source_id: d for d in result.documents})
+        for sid in result.deleted:
+            docs.pop(sid, None)
+    return Known(documents=docs)
+
+
 def test_full_pull_renders_every_row(fake: SupabaseFake) -> None:
     result = connector(fake).pull(None)
 
@@ -104,11 +117,15 @@ def test_full_pull_renders_every_row(fake: SupabaseFake) -> None:
     assert docs["tests:10"].text.endswith("Lift: 12.5%")
     assert docs["tests:10"].date is not None and docs["tests:10"].date.isoformat() == "2024-04-30"
     for r in fake.requests("/rest/v1/"):
-        assert r.arg("order") == "id.asc" and r.arg("limit") == "1000"
-        assert r.arg("updated_at") is None
+        assert r.arg("limit") == "1000"
         assert r.headers["Apikey"] == KEY and r.headers["Authorization"] == f"Bearer {KEY}"
-    assert result.requests == len(fake.log) == 8  # per table: one page, then an empty one
-    assert sorted(result.cursor["tables"]["memory"]["ids"]) == ["1", "2", "3"]
+    # Per table: rows with updated_at by (updated_at, id) keyset (a page, then an empty one),
+    # then the rows whose updated_at is NULL by id (one empty page).
+    walks = [(r.arg("updated_at"), r.arg("order")) for r in fake.requests("/rest/v1/memory")]
+    assert walks == [("not.is.null", "updated_at.asc,id.asc")] * 2 + [("is.null", "id.asc")]
+    assert result.requests == len(fake.log) == 12
+    assert result.cursor["tables"]["memory"] == {"high_water": fake.tables["memory"][3][
+        "updated_at"]}
 
 
 def _bulk(fake: SupabaseFake, n: int) -> None:
@@ -127,15 +144,35 @@ def test_max_rows_cap_never_ends_paging_early(
     result = connector(fake, tables=TABLES[:1], page_size=page_size).pull(None)
 
     assert sum(d.source_id.startswith("memory:") for d in result.documents) == 2503
-    served = fake.requests("/rest/v1/memory")
+    served = fake.requests("/rest/v1/memory")[:-1]  # the NULL updated_at walk comes last
     assert len(served) == pages + 1  # the last one comes back empty
     assert all(r.arg("limit") == str(page_size) for r in served)
-    assert served[0].arg("id") is None and served[1].arg("id") == f"gt.{fake_id(cap)}"
+    last = fake.tables["memory"][fake_id(cap)]
+    assert served[0].arg("or") is None and served[1].arg("or") == (
+        f'(updated_at.gt."{last["updated_at"]}",and(updated_at.eq."{last["updated_at"]}",'
+        f"id.gt.{fake_id(cap)}))")
 
 
 def fake_id(cap: int) -> int:
     """The id of the last row of the first capped page (ids 1..3, then 100...)."""
     return 100 + cap - 4
+
+
+def test_equal_timestamps_across_a_page_boundary_lose_no_row(fake: SupabaseFake) -> None:
+    """One transaction's writes share `updated_at`; pages of two split them, and the keyset's
+    id tie-breaker still reads every row, in the full pull and in the ordinary run."""
+    fake.max_rows = 2
+    fake.frozen = True
+    conn = connector(fake, tables=TABLES[:1], overlap_seconds=0)
+    _bulk(fake, 5)
+    first = conn.pull(None)
+    assert len(first.documents) == 8
+    fake.insert("memory", *({"id": i, "title": f"Late {i}", "body": "y"} for i in (200, 201)))
+    fake.update("memory", 101, body="edited in the same transaction")
+    second = conn.pull(first.cursor, known=known(first))
+    assert {d.source_id for d in second.documents} >= {"memory:200", "memory:201",
+                                                       "memory:101"}
+    assert second.deleted == [] and second.missing == []
 
 
 def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFake) -> None:
@@ -147,7 +184,7 @@ def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFak
     (new_id,) = fake.insert("memory", {"title": "Offsite", "body": "In May."})
     fake.delete("standing_rules", 1)
 
-    second = conn.pull(first.cursor)
+    second = conn.pull(first.cursor, known=known(first))
 
     assert second.full is False
     # `gte` re-reads the row sitting exactly at each table's high-water mark: harmless.
@@ -159,13 +196,17 @@ def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFak
     }
     assert {"memory:3", "clients:hot", "tests:10"} <= boundary
     assert {d.source_id for d in second.documents} == {"memory:2", f"memory:{new_id}"} | boundary
-    assert second.deleted == ["standing_rules:1"]
+    assert second.deleted == ["standing_rules:1"] and second.missing == []
     hw = first.cursor["tables"]["memory"]["high_water"]
     data = [r for r in fake.requests("/rest/v1/memory") if r.arg("select") == "*"]
     assert data and all(r.arg("updated_at") == f"gte.{hw}" for r in data)
     sweeps = [r for r in fake.log if r.arg("select") == "id"]
     assert {r.path for r in sweeps} == {f"/rest/v1/{t['name']}" for t in TABLES}
     assert all(r.arg("updated_at") is None for r in sweeps)
+    # The sweep's missing id was looked up, counted, before it was called deleted.
+    (lookup,) = [r for r in fake.requests("/rest/v1/standing_rules")
+                 if (r.arg("id") or "").startswith("in.")]
+    assert lookup.arg("id") == "in.(1)" and lookup.headers["Prefer"] == "count=exact"
     assert second.cursor["tables"]["memory"]["high_water"] > hw
 
 
@@ -181,13 +222,16 @@ def test_rows_below_the_high_water_mark_are_fetched_by_id(fake: SupabaseFake) ->
                                   "updated_at": old}
     fake.clear_log()
 
-    second = conn.pull(first.cursor)
+    second = conn.pull(first.cursor, known=known(first))
 
     assert {d.source_id for d in second.documents} >= {'clients:acme, "the" co', "memory:900"}
     assert second.deleted == []
     by_id = [r for r in fake.log if (r.arg("id") or "").startswith("in.")]
     assert {r.path for r in by_id} == {"/rest/v1/clients", "/rest/v1/memory"}
-    assert 'memory:900' not in {d.source_id for d in conn.pull(second.cursor).documents}
+    assert [r.arg("id") for r in by_id if r.path.endswith("clients")] == [
+        'in.("acme, \\"the\\" co")']
+    third = conn.pull(second.cursor, known=known(first, second))
+    assert "memory:900" not in {d.source_id for d in third.documents}
 
 
 def test_overlap_moves_the_filter_back(fake: SupabaseFake) -> None:
@@ -233,8 +277,8 @@ def test_outage_fails_after_retries(fake: SupabaseFake) -> None:
         {"code": "08006", "message": "connection failure", "details": None, "hint": None},
         times=None,
     )
-    with pytest.raises(SourceError) as exc:
-        connector(fake, clock).pull(None)
+    with pytest.raises(SourceError) as exc:  # every configured table failed: an outage
+        connector(fake, clock, tables=TABLES[:1]).pull(None)
     assert str(exc.value) == (
         "supabase: GET /rest/v1/memory failed with HTTP 503 after 5 attempts: "
         "08006 connection failure"
@@ -242,10 +286,31 @@ def test_outage_fails_after_retries(fake: SupabaseFake) -> None:
     assert clock.slept_backoff([0.5, 1.0, 2.0, 4.0]), clock.sleeps
 
 
+def test_one_failing_table_is_skipped_with_its_rows_and_the_others_are_read(
+        fake: SupabaseFake) -> None:
+    conn = connector(fake, max_retries=1, backoff_seconds=0)
+    first = conn.pull(None)
+    fake.inject("/rest/v1/memory", 503, {"code": "08006", "message": "connection failure",
+                                         "details": None, "hint": None}, times=None)
+    fake.update("standing_rules", 2, rule="Cite everything, twice.")
+    second = conn.pull(first.cursor, known=known(first))
+    (skip,) = second.skipped
+    assert skip.source_id == "table memory" and not skip.gone
+    assert skip.covers == ["memory:1", "memory:2", "memory:3"]
+    assert skip.reason == ("GET /rest/v1/memory failed with HTTP 503 after 2 attempts: "
+                           "08006 connection failure")
+    assert "standing_rules:2" in {d.source_id for d in second.documents}
+    # The failed table keeps its high-water mark: the next run reads its changes again.
+    assert second.cursor["tables"]["memory"] == first.cursor["tables"]["memory"]
+
+
 def test_malformed_json_fails(fake: SupabaseFake) -> None:
     fake.inject("/rest/v1/clients", 200, '[{"id": "hot", "name": ', times=1)
     with pytest.raises(SourceError, match="GET /rest/v1/clients returned malformed JSON"):
-        connector(fake).pull(None)
+        connector(fake, tables=[{"name": "clients"}]).pull(None)
+    fake.inject("/rest/v1/clients", 200, '[{"id": "hot", "name": ', times=1)
+    (skip,) = connector(fake).pull(None).skipped  # among other tables: that table is skipped
+    assert "GET /rest/v1/clients returned malformed JSON" in skip.reason
 
 
 def test_postgrest_error_message_is_reported(fake: SupabaseFake) -> None:
@@ -271,7 +336,14 @@ def test_rows_the_template_cannot_render_are_skipped(fake: SupabaseFake) -> None
     assert "Unknown format code '%'" in reasons["tests:11"]
     assert "names column 'hypothesis' that the row lacks" in reasons["tests:12"]
     assert "tests:10" in {d.source_id for d in result.documents}
-    assert {"11", "12"} <= set(result.cursor["tables"]["tests"]["ids"])  # known, not deleted
+    # The next ordinary run fetches them again (the merge lists them in `retry`).
+    fake.update("tests", 11, lift=0.2)
+    fake.clear_log()
+    again = connector(fake).pull(result.cursor, known=Known(
+        documents={d.source_id: d for d in result.documents},
+        retry=frozenset({"tests:11", "tests:12"})))
+    assert "tests:11" in {d.source_id for d in again.documents}
+    assert [s.source_id for s in again.skipped] == ["tests:12"] and again.deleted == []
 
 
 def test_bad_key_fails_with_clear_message(
@@ -311,5 +383,5 @@ def test_a_wait_beyond_max_wait_seconds_fails_fast(fake: SupabaseFake) -> None:
     clock = FakeClock()
     fake.inject("/rest/v1/memory", 429, "", headers={"Retry-After": "900"}, times=None)
     with pytest.raises(SourceError, match=r"HTTP 429 rate limited; waiting 900s more would exceed"):
-        connector(fake, clock, max_wait_seconds=300).pull(None)
+        connector(fake, clock, max_wait_seconds=300, tables=TABLES[:1]).pull(None)
     assert clock.sleeps == []

@@ -1,37 +1,62 @@
-"""Supabase (PostgREST): one document per row of each configured table.
+"""Supabase (PostgREST): one document per row of each configured table, restricted to the
+scope's rows by the table's filter (or by row-level security under a per-scope JWT).
 
-Rows are read with keyset pagination (`order=<id>.asc&<id>=gt.<last>&limit=N`) until a page
-comes back empty: the server's max-rows cap (1000 on Supabase) silently shortens pages, so a
-short page proves nothing. Incremental pulls add `<updated_column>=gte.<high water - overlap>`.
-Deletions: PostgREST has no change feed, so every incremental pull also sweeps the ids
-(`select=<id>`, same keyset paging, ids only) and reports ids that disappeared since the
-cursor's id set; a full pull lists every row and the absent ones are gone by definition.
-"""
+Per table, a full pull lists the scope's rows by keyset (`updated_at, id`, then the rows
+whose `updated_at` is NULL, by id); absence from it is inferred. An ordinary run reads rows
+with `updated_at >= high water - overlap` (soft-deleted ones included, as tombstones), then
+sweeps the scope's ids (`select=id`), fetches ids it does not know (rows written below the
+high-water mark, ids that failed last time) and looks up by id the known ones the sweep no
+longer shows: an id the lookup's counted answer lacks is gone from the scope — deleted,
+soft-deleted or moved to another client — and reported as a confirmed deletion. A truncated
+sweep therefore deletes nothing. What the index holds (`known`) is the id list; the cursor
+keeps only each table's high-water mark. A table that fails is skipped with its rows kept
+(a 404 PGRST205 removes them: the table is gone); only when every table fails, or the key
+is refused, does the pull fail. See docs/sync-contract.md."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
-from knowledge_platform.connectors.http import (
-    HttpClient,
-    HttpConnector,
-)
+from knowledge_platform.connectors.http import HttpClient, HttpConnector
+from knowledge_platform.connectors.supabase.api import AccessRefused, Table, TableError
 from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
 from knowledge_platform.connectors.supabase.rows import parse_timestamp, row_document
 from knowledge_platform.connectors.supabase.settings import SupabaseSettings, TableSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from knowledge_platform.models import Document
 
-_IDS_PER_REQUEST = 100  # ids per `in.(...)` filter: well inside any URL length limit
+
+class _Pull:
+    """What one pull gathered across tables."""
+
+    def __init__(self) -> None:
+        self.documents: list[Document] = []
+        self.skipped: list[Skipped] = []
+        self.deleted: set[str] = set()
+        self.missing: set[str] = set()
+        self.state: dict[str, Any] = {}
+
+    def render(self, rows: list[dict[str, Any]], table: TableSettings, scope: str,
+               cfg: SupabaseSettings) -> None:
+        for row in rows:
+            result = row_document(row, table, scope, cfg.url, cfg.confidentiality)
+            (self.skipped if isinstance(result, Skipped) else self.documents).append(result)
 
 
 class SupabaseConnector(HttpConnector):
     name = "supabase"
     settings_model = SupabaseSettings
     settings: SupabaseSettings
+
+    def __init__(self, settings: SupabaseSettings, scope: str, **kwargs: Any) -> None:
+        super().__init__(settings, scope, **kwargs)
+        try:
+            self.cfg.check_scope(scope)
+        except ValueError as exc:
+            raise ConfigError(f"supabase for scope {scope!r}: {exc}") from None
 
     @property
     def cfg(self) -> SupabaseSettings:
@@ -41,57 +66,143 @@ class SupabaseConnector(HttpConnector):
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
     ) -> PullResult:
         cfg = self.cfg
-        key = self._service_key()
-        headers = {"apikey": key, "Accept": "application/json"}
-        if not key.startswith("sb_"):  # legacy JWT keys; new sb_secret_ keys go in apikey only
-            headers["Authorization"] = f"Bearer {key}"
         full = full or not cursor or "tables" not in cursor
-        old: dict[str, Any] = {} if full else dict((cursor or {}).get("tables") or {})
-        client = HttpClient.from_settings(
-            "supabase",
-            cfg,
-            headers=headers,
-            auth_hint=f"check the service key {self._key_source()}",
-            sleep=self._sleep,
-            clock=self._clock,
-            transport=self._transport,
-        )
-        documents: list[Document] = []
-        skipped: list[Skipped] = []
-        deleted: list[str] = []
-        state: dict[str, Any] = {}
-        with client as http:
+        before: dict[str, Any] = dict((cursor or {}).get("tables") or {})
+        out = _Pull()
+        failures: list[SourceError] = []
+        with self._client() as http:
             for table in cfg.tables:
-                docs, skips, gone, state[table.name] = self._pull_table(
-                    http, table, old.pop(table.name, None)
-                )
-                documents += docs
-                skipped += skips
-                deleted += gone
-            for name, table_state in old.items():  # tables no longer configured
-                deleted += [f"{name}:{i}" for i in table_state.get("ids") or []]
+                ids = _known_ids(known.documents, table.name)
+                try:
+                    prev = None if full else before.get(table.name, {})
+                    self._pull_table(http, table, prev, ids, known.retry, out)
+                except AccessRefused:
+                    raise
+                except SourceError as exc:
+                    failures.append(exc)
+                    gone = isinstance(exc, TableError) and exc.gone
+                    out.skipped.append(Skipped(
+                        source_id=f"table {table.name}", reason=str(exc).removeprefix(
+                            "supabase: "), covers=sorted(f"{table.name}:{i}" for i in ids),
+                        gone=gone))
+                    out.state.pop(table.name, None)  # read it again from where it was
+                    if not gone and table.name in before:
+                        out.state[table.name] = before[table.name]
             requests = http.requests
-        return PullResult(
-            documents=documents,
-            full=full,
-            deleted=sorted(deleted),
-            skipped=skipped,
-            cursor={"tables": state},
-            requests=requests,
-        )
+        if cfg.tables and len(failures) == len(cfg.tables):
+            raise failures[0]  # every table failed: an outage of the source, change nothing
+        if not full:  # tables no longer configured: their rows leave the scope
+            names = {t.name for t in cfg.tables}
+            out.deleted.update(s for s in known.documents if s.partition(":")[0] not in names)
+        return PullResult(documents=out.documents, full=full, deleted=sorted(out.deleted),
+                          missing=sorted(out.missing - out.deleted), skipped=out.skipped,
+                          cursor={"tables": out.state}, requests=requests)
+
+    # -- one table ---------------------------------------------------------------------------
+    def _reader(self, http: HttpClient, table: TableSettings, *, live: bool = True) -> Table:
+        return Table(http, self.cfg.url, table.name, table.id_column,
+                     table.conditions(self.scope, live=live), auth_hint=self._auth_hint(),
+                     page_size=self.cfg.page_size)
+
+    def _pull_table(self, http: HttpClient, table: TableSettings, prev: dict[str, Any] | None,
+                    known_ids: set[str], retry: frozenset[str], out: _Pull) -> None:
+        """`prev` None: a full pull (absence is inferred by the merge). Otherwise an ordinary
+        run: the changes and the id sweep, or the whole table when it has no change column
+        or no high-water mark yet (newly configured), then the reconciliation by id."""
+        since = parse_timestamp((prev or {}).get("high_water"))
+        tombs: set[str] = set()
+        listed: set[str] | None
+        if since is None or table.updated_column is None:
+            rows, high_water = self._whole(http, table)
+            listed = {str(r[table.id_column]) for r in rows}
+        else:
+            rows, tombs, high_water = self._changes(http, table, since,
+                                                    str((prev or {})["high_water"]))
+            listed = self._sweep(http, table) if self.cfg.sweep_deletions else None
+        out.state[table.name] = {"high_water": high_water}
+        out.render(rows, table, self.scope, self.cfg)
+        if prev is not None:
+            self._reconcile(http, table, rows, tombs, listed, known_ids, retry, out)
+
+    def _whole(self, http: HttpClient, table: TableSettings) -> tuple[list[dict[str, Any]],
+                                                                       str | None]:
+        reader, idc, uc = self._reader(http, table), table.id_column, table.updated_column
+        if uc is None:
+            return list(reader.walk(table.columns(), [], [idc])), None
+        rows = list(reader.walk(table.columns(), [(uc, "not.is.null")], [uc, idc]))
+        high_water = rows[-1][uc] if rows else None
+        rows += reader.walk(table.columns(), [(uc, "is.null")], [idc])
+        return rows, high_water
+
+    def _changes(self, http: HttpClient, table: TableSettings, since: dt.datetime,
+                 mark: str) -> tuple[list[dict[str, Any]], set[str], str]:
+        """Rows changed since the high-water mark (less the overlap), live and soft-deleted;
+        returns the live rows, the soft-deleted ids and the new high-water mark."""
+        uc, idc = table.updated_column or "", table.id_column
+        start = since - dt.timedelta(seconds=self.cfg.overlap_seconds)
+        reader = self._reader(http, table, live=False)
+        rows = list(reader.walk(table.columns(), [(uc, f"gte.{start.isoformat()}")], [uc, idc]))
+        high_water = rows[-1][uc] if rows else mark
+        soft = table.soft_delete_column
+        tombs = {str(r[idc]) for r in rows if soft and r.get(soft) is not None}
+        return [r for r in rows if str(r[idc]) not in tombs], tombs, high_water
+
+    def _sweep(self, http: HttpClient, table: TableSettings) -> set[str]:
+        idc = table.id_column
+        return {str(r[idc]) for r in self._reader(http, table).walk(idc, [], [idc])}
+
+    def _reconcile(self, http: HttpClient, table: TableSettings, rows: list[dict[str, Any]],
+                   tombs: set[str], listed: set[str] | None, known_ids: set[str],
+                   retry: frozenset[str], out: _Pull) -> None:
+        """Fetch what the listing shows that the index lacks (and last run's failures); look
+        up by id what the index holds that the listing no longer shows."""
+        name, idc = table.name, table.id_column
+        read = {str(r[idc]) for r in rows}
+        again = {s.partition(":")[2] for s in retry if s.partition(":")[0] == name}
+        lookup = (again - read - tombs)
+        if listed is not None:
+            lookup |= (listed - known_ids - read) | (known_ids - listed - tombs)
+        out.deleted.update(f"{name}:{i}" for i in tombs)
+        if not lookup:
+            return
+        found, complete = self._reader(http, table).by_ids(table.columns(), sorted(lookup))
+        out.render([r for r in found if str(r.get(idc)) not in read], table, self.scope, self.cfg)
+        gone = {f"{name}:{i}" for i in (lookup & known_ids) - {str(r.get(idc)) for r in found}}
+        emptied = listed is not None and not listed and bool(known_ids)
+        # Confirmed only by a counted answer, and never for a table that now lists nothing at
+        # all (a revoked policy or a wrong JWT looks exactly like that): those are inferred.
+        (out.deleted if complete and not emptied else out.missing).update(gone)
+
+    # -- credentials ---------------------------------------------------------------------------
+    def _client(self) -> HttpClient:
+        cfg = self.cfg
+        key = self._project_key()
+        headers = {"apikey": key, "Accept": "application/json"}
+        if cfg.jwt_env or cfg.jwt_ref:  # row-level security reads this JWT's claims
+            jwt = cfg.resolve_secret("jwt", owner="supabase", what="Supabase user JWT")
+            headers["Authorization"] = f"Bearer {jwt}"
+        elif not key.startswith("sb_"):  # legacy JWT keys; new sb_ keys go in apikey only
+            headers["Authorization"] = f"Bearer {key}"
+        return HttpClient.from_settings("supabase", cfg, headers=headers,
+                                        auth_hint=self._auth_hint(), sleep=self._sleep,
+                                        clock=self._clock, transport=self._transport)
 
     def _uses_management_api(self) -> bool:
+        return bool(self.cfg.management_token_ref or self.cfg.management_token_env)
+
+    def _auth_hint(self) -> str:
         cfg = self.cfg
-        return bool(cfg.management_token_ref or cfg.management_token_env)
-
-    def _key_source(self) -> str:
         if self._uses_management_api():
-            return f"fetched with the management token in {self.cfg.secret('management_token')}"
-        return f"in {self.cfg.secret('key')}"
+            return ("check the service key fetched with the management token in "
+                    f"{cfg.secret('management_token')}")
+        if cfg.jwt_env or cfg.jwt_ref:
+            return (f"check the key in {cfg.secret('key')} and the JWT in {cfg.secret('jwt')} "
+                    "(expired? signed with this project's JWT secret?)")
+        return f"check the service key in {cfg.secret('key')}"
 
-    def _service_key(self) -> str:
-        """The service key: fetched per run through the Management API when a management
-        token is configured, else read from the key's variable or reference."""
+    def _project_key(self) -> str:
+        """The key: fetched per run through the Management API when a management token is
+        configured, else read from the key's variable or reference."""
         cfg = self.cfg
         if not self._uses_management_api():
             return cfg.resolve_secret("key", owner="supabase", what="Supabase service key")
@@ -107,88 +218,7 @@ class SupabaseConnector(HttpConnector):
                                  max_retries=cfg.max_retries, sleep=self._sleep,
                                  clock=self._clock, transport=self._transport)
 
-    def _pull_table(
-        self, http: HttpClient, table: TableSettings, prev: dict[str, Any] | None
-    ) -> tuple[list[Document], list[Skipped], list[str], dict[str, Any]]:
-        cfg = self.cfg
-        whole = prev is None or table.updated_column is None or not prev.get("high_water")
-        filters: list[tuple[str, str]] = []
-        if not whole and prev is not None and table.updated_column:
-            since = parse_timestamp(prev["high_water"])
-            if since is None:
-                whole = True
-            else:
-                since -= dt.timedelta(seconds=cfg.overlap_seconds)
-                filters.append((table.updated_column, f"gte.{since.isoformat()}"))
-        rows = list(self._keyset(http, table, table.columns(), filters))
-        ids: set[str] | None = None
-        if not whole and cfg.sweep_deletions:
-            sweep = self._keyset(http, table, table.id_column, [])
-            ids = {str(r[table.id_column]) for r in sweep}
-            # Ids the sweep finds that neither the cursor nor this pull knows: rows written
-            # with an updated_at below the high-water mark (a backfill, a restore). Fetch them.
-            known = set(prev.get("ids") or []) if prev else set()
-            known |= {str(r[table.id_column]) for r in rows if table.id_column in r}
-            rows += self._by_ids(http, table, sorted(ids - known))
-        documents: list[Document] = []
-        skipped: list[Skipped] = []
-        high_water = parse_timestamp(prev.get("high_water")) if prev else None
-        for row in rows:
-            result = row_document(row, table, self.scope, cfg.url, cfg.confidentiality)
-            if isinstance(result, Skipped):
-                skipped.append(result)
-            else:
-                documents.append(result)
-            if table.updated_column and isinstance(row, dict):
-                stamp = parse_timestamp(row.get(table.updated_column))
-                if stamp is not None and (high_water is None or stamp > high_water):
-                    high_water = stamp
-        if whole:
-            ids = {str(r[table.id_column]) for r in rows if table.id_column in r}
-        old_ids = set(prev.get("ids") or []) if prev else set()
-        if ids is None:  # no sweep: remember what we have seen, learn deletions on a full pull
-            ids = old_ids | {str(r[table.id_column]) for r in rows if table.id_column in r}
-            gone: list[str] = []
-        else:
-            gone = [f"{table.name}:{i}" for i in sorted(old_ids - ids)]
-        stamp = high_water.isoformat() if high_water else None
-        return documents, skipped, gone, {"high_water": stamp, "ids": sorted(ids)}
 
-    def _by_ids(
-        self, http: HttpClient, table: TableSettings, ids: list[str]
-    ) -> list[dict[str, Any]]:
-        """The rows with these ids (`id=in.(...)`, quoted, a hundred per request)."""
-        rows: list[dict[str, Any]] = []
-        for start in range(0, len(ids), _IDS_PER_REQUEST):
-            part = ids[start : start + _IDS_PER_REQUEST]
-            listed = ",".join('"' + i.replace("\\", "\\\\").replace('"', '\\"') + '"' for i in part)
-            rows += self._keyset(
-                http, table, table.columns(), [(table.id_column, f"in.({listed})")]
-            )
-        return rows
-
-    def _keyset(
-        self, http: HttpClient, table: TableSettings, select: str, filters: list[tuple[str, str]]
-    ) -> Iterator[dict[str, Any]]:
-        """Rows in id order, page after page, until an empty page (never `len < limit`)."""
-        url = f"{self.cfg.url.rstrip('/')}/rest/v1/{table.name}"
-        where = f"GET /rest/v1/{table.name}"
-        idc = table.id_column
-        last: Any = None
-        while True:
-            params = [("select", select), *filters, ("order", f"{idc}.asc")]
-            params.append(("limit", str(self.cfg.page_size)))
-            if last is not None:
-                params.append((idc, f"gt.{last}"))
-            page = http.get_json(url, params=params)
-            if not isinstance(page, list):
-                raise SourceError(f"supabase: {where} answered {type(page).__name__}, not rows")
-            if not page:
-                return
-            tail = page[-1]
-            if not isinstance(tail, dict) or tail.get(idc) is None:
-                raise SourceError(f"supabase: {where}: rows lack the id column {idc!r}")
-            if last is not None and str(tail[idc]) == str(last):
-                raise SourceError(f"supabase: {where}: keyset paging made no progress at {last}")
-            yield from (r for r in page if isinstance(r, dict))
-            last = tail[idc]
+def _known_ids(documents: Iterable[str], table: str) -> set[str]:
+    prefix = f"{table}:"
+    return {s[len(prefix):] for s in documents if s.startswith(prefix)}

@@ -1,10 +1,14 @@
-"""Supabase's registry settings: the project, its key and the tables to read."""
+"""Supabase's registry settings: the project, its key and the tables to read, each with the
+PostgREST filter that picks the scope's rows."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from knowledge_platform.connectors.http import HttpSettings
+from knowledge_platform.connectors.supabase.filters import FilterError, for_scope, parse_filter
 from knowledge_platform.models import Kind
 from knowledge_platform.secrets.fields import EnvName, VaultRef
 
@@ -23,13 +27,40 @@ class TableSettings(BaseModel):
     #: Column giving the document date; defaults to `updated_column`.
     date_column: str | None = None
     select: str = "*"
+    #: The scope's rows: `{column: "op.value"}` or a raw `client_id=eq.{scope}` (the scope's
+    #: id replaces `{scope}`); see filters.py. None: every row the key can see.
+    filter: dict[str, str | list[str]] | str | None = None
+    #: Every scope listing this table may read all of its rows (a reference table); without
+    #: it a client scope must give a `filter` (or a per-scope `jwt` for row-level security).
+    shared: bool = False
+    #: A soft-delete column: rows where it is set are deleted (tombstones in the change feed).
+    soft_delete_column: str | None = None
+
+    @field_validator("filter")
+    @classmethod
+    def _valid_filter(cls, value: Any) -> Any:
+        if value is not None:
+            try:
+                parse_filter(value)
+            except FilterError as exc:
+                raise ValueError(f"filter: {exc}") from None
+        return value
+
+    def conditions(self, scope: str, *, live: bool = True) -> list[tuple[str, str]]:
+        """The query parameters that pick the scope's rows; `live` adds the soft-delete test
+        (`<column>=is.null`), left out when reading changes so a deletion shows."""
+        pairs = for_scope(parse_filter(self.filter), scope) if self.filter is not None else []
+        if live and self.soft_delete_column:
+            pairs.append((self.soft_delete_column, "is.null"))
+        return pairs
 
     def columns(self) -> str:
         """`select`, with the id and change columns added when a list is given."""
         if self.select.strip() == "*":
             return "*"
         cols = [c.strip() for c in self.select.split(",") if c.strip()]
-        needed = [self.id_column, *([self.updated_column] if self.updated_column else [])]
+        needed = [self.id_column, *(c for c in (self.updated_column, self.soft_delete_column)
+                                    if c)]
         return ",".join([*cols, *(c for c in needed if c not in cols)])
 
 
@@ -54,6 +85,10 @@ class SupabaseSettings(HttpSettings):
     management_token_ref: VaultRef | None = None
     #: The project ref; derived from `url` when it is `https://<ref>.supabase.co`.
     project_ref: str | None = None
+    #: A user JWT for this scope, sent as `Authorization: Bearer` beside `key` (then the anon
+    #: or publishable key) so the project's row-level security picks the scope's rows.
+    jwt_env: EnvName | None = None
+    jwt_ref: VaultRef | None = None
     #: Which key to fetch: `service_role` (legacy JWT) or a secret key's name.
     service_key_name: str = "service_role"
     management_url: str = "https://api.supabase.com"
@@ -70,3 +105,23 @@ class SupabaseSettings(HttpSettings):
         if len(names) != len(set(names)):
             raise ValueError(f"tables are listed twice: {sorted(names)}")
         return self
+
+    @model_validator(mode="after")
+    def _client_rows_only(self, info: ValidationInfo) -> SupabaseSettings:
+        """In a client's scope every table says which rows are the client's (the registry
+        passes the scope as validation context; the connector checks again)."""
+        scope = (info.context or {}).get("scope") if isinstance(info.context, dict) else None
+        if scope:
+            self.check_scope(scope)
+        return self
+
+    def check_scope(self, scope: str) -> None:
+        if scope == "internal" or self.jwt_env or self.jwt_ref:
+            return
+        for i, table in enumerate(self.tables):
+            if table.filter is None and not table.shared:
+                raise ValueError(
+                    f"tables.{i} ({table.name}): a client scope reads only its own rows; give "
+                    f"a filter (e.g. filter: {{client_id: eq.{{scope}}}}), mark the table "
+                    f"shared: true, or name a jwt_env/jwt_ref whose row-level security scopes "
+                    f"it")
