@@ -43,7 +43,10 @@ class _Pull:
                cfg: SupabaseSettings) -> None:
         for row in rows:
             result = row_document(row, table, scope, cfg.url, cfg.confidentiality)
-            (self.skipped if isinstance(result, Skipped) else self.documents).append(result)
+            if isinstance(result, Skipped):
+                self.skipped.append(result)
+            else:
+                self.documents.append(result)
 
 
 class SupabaseConnector(HttpConnector):
