@@ -31,3 +31,7 @@ class StoreError(KnowledgePlatformError):
 
 class AccessDeniedError(KnowledgePlatformError):
     """A principal asked for a scope or document outside its grant."""
+
+
+class QueryError(KnowledgePlatformError):
+    """A search text the platform cannot use (blank)."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.errors import QueryError
 from knowledge_platform.models import Hit, SparseVector
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import SearchFilter, SearchMode, VectorQuery, VectorStore
@@ -35,6 +36,15 @@ class Fusion:
 
 
 DEFAULT_FUSION = Fusion()
+
+
+def require_text(text: str, what: str = "query") -> str:
+    """The one rule for a search text, in `kp search` and every MCP tool: surrounding
+    whitespace dropped, and nothing left is refused."""
+    text = text.strip()
+    if not text:
+        raise QueryError(f"{what} is blank; say what to look for")
+    return text
 
 
 class Retriever:
@@ -63,6 +73,7 @@ class Retriever:
     ) -> list[Hit]:
         """Top `limit` chunks. Hybrid fuses `prefetch`-deep dense and sparse results (at
         least `limit` deep) with `fusion` (the retriever's default when None)."""
+        query = require_text(query)
         fusion = fusion or self.fusion
         depth = max(prefetch, limit)
         dense = self.embedder.embed_query(query).tolist() if mode != "sparse" else None

@@ -22,9 +22,10 @@ from pydantic import ValidationError as PydanticValidationError
 
 from knowledge_platform.access import Authenticator, Grant, authenticator_for
 from knowledge_platform.answers import Answer
-from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.errors import KnowledgePlatformError, QueryError
 from knowledge_platform.models import Kind
 from knowledge_platform.querylog import QueryLog
+from knowledge_platform.retrieval import require_text
 from knowledge_platform.runtime import Runtime
 from mcp_service.auth import Caller, RegistryTokenVerifier
 from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
@@ -57,10 +58,10 @@ Query = Annotated[str, Field(min_length=1, max_length=2000)]
 
 
 def _clean(text: str, what: str) -> str:
-    text = text.strip()
-    if not text:
-        raise ToolError(f"{what} is blank; say what to look for")
-    return text
+    try:
+        return require_text(text, what)
+    except QueryError as exc:
+        raise ToolError(str(exc)) from None
 
 
 @contextmanager
