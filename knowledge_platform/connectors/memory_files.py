@@ -3,7 +3,6 @@ and cheap); unchanged files cost nothing downstream because chunks are content-h
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +66,10 @@ class MemoryFilesConnector(Connector):
         if confidentiality not in CONFIDENTIALITY_LEVELS:
             raise _Skip(f"front matter confidentiality {confidentiality!r} is not one of "
                         f"{', '.join(CONFIDENTIALITY_LEVELS)}")
-        when = parse_date(meta.get("date")) or parse_date(path.name) or _mtime(path)
+        # Undated files (no front-matter date, dated name or dated first heading) carry no
+        # date: a checkout's mtime says nothing about when a note was written.
+        when = (parse_date(meta.get("date")) or parse_date(path.name)
+                or parse_date(_first_heading(body)))
         return Document(
             source=self.name,
             source_id=rel,
@@ -98,10 +100,6 @@ def _first_heading(body: str) -> str | None:
         if line.startswith("# "):
             return line[2:].strip() or None
     return None
-
-
-def _mtime(path: Path) -> dt.date:
-    return dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC).date()
 
 
 def _tags(value: Any) -> list[str]:
