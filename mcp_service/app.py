@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Literal
+from typing import Any, Literal
 
 from fastmcp import FastMCP
+from starlette.middleware import Middleware
 
-from knowledge_platform.access import ADMIN_PRINCIPAL, ensure_admin_token
+from knowledge_platform.access import ADMIN_PRINCIPAL, admin_token_path, ensure_admin_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
+from mcp_service.auth import ExplainUnauthorized
 from mcp_service.server import build_server
 
 log = logging.getLogger("mcp_service")
@@ -20,6 +22,12 @@ Transport = Literal["http", "stdio"]
 #: access-log line per request: both cost a search measurable time (bench/speed.py).
 HTTP_APP_OPTIONS = {"json_response": True}
 UVICORN_OPTIONS = {"access_log": False}
+
+
+def http_options(settings: Settings) -> dict[str, Any]:
+    """Options of FastMCP's HTTP app as `kp mcp` serves it (tests build the same app)."""
+    unauthorized = Middleware(ExplainUnauthorized, token_file=admin_token_path(settings))
+    return {**HTTP_APP_OPTIONS, "middleware": [unauthorized]}
 #: One CPU thread per query embedding: searches run in parallel threads, and two threads on one
 #: short query cost ~1.7x the CPU for ~15% less latency (bench/speed.py, CPU per request).
 EMBED_THREADS = 1
@@ -52,7 +60,7 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
             pin_tool_schemas(server)
             server.run(transport="http", host=host or settings.mcp_host,
                        port=port or settings.mcp_port, show_banner=False,
-                       uvicorn_config=UVICORN_OPTIONS, **HTTP_APP_OPTIONS)
+                       uvicorn_config=UVICORN_OPTIONS, **http_options(settings))
         elif transport == "stdio":
             server = build_server(runtime, default_principal=stdio_principal, auth=False)
             server.run(transport="stdio", show_banner=False)
