@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from typing import Any, Literal
 
 from fastmcp import FastMCP
@@ -45,11 +46,25 @@ def pin_tool_schemas(server: FastMCP) -> None:
     server._mcp_server.get_tool_input_schema = schemas.get
 
 
+def one_line_logs() -> None:
+    """FastMCP logs through rich, which wraps each record at 80 columns when the output is a
+    file (`kp up`'s mcp.log); one plain line per record, with its time, keeps it greppable."""
+    if sys.stderr.isatty():
+        return
+    logger = logging.getLogger("fastmcp")
+    for handler in logger.handlers[:]:
+        logger.removeHandler(handler)
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+
+
 def run(settings: Settings, transport: Transport = "http", host: str | None = None,
         port: int | None = None, *, stdio_principal: str = ADMIN_PRINCIPAL) -> None:
     """Serve until interrupted. HTTP: `http://host:port/mcp`, every request needs a bearer
     token (the admin token is created under KP_HOME on first start). stdio: the process
     belongs to whoever started it, so calls run as `stdio_principal` (default: compass)."""
+    one_line_logs()
     runtime = Runtime(settings, embed_threads=EMBED_THREADS)
     try:
         if transport == "http":

@@ -16,6 +16,7 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
+from fastmcp.utilities.logging import get_logger
 from mcp_types import CallToolRequestParams, ToolAnnotations
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
@@ -42,6 +43,7 @@ from mcp_service.schemas import (
 from mcp_service.service import KnowledgeService
 
 T = TypeVar("T")
+log = get_logger("mcp_service")  # under FastMCP's logger: the same handler, the same mcp.log
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                        open_world_hint=False)
 LAUNCH = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
@@ -93,6 +95,21 @@ class OneLineErrors(Middleware):
             raise ToolError("invalid arguments: " + str(exc).splitlines()[0]) from None
 
 
+class LogToolErrors(Middleware):
+    """FastMCP logs a failed call as "Error calling tool 'x'" without the reason; this logs
+    the reason too (what the caller was told, or the masked exception), so mcp.log says why."""
+
+    async def on_call_tool(self, context: MiddlewareContext[CallToolRequestParams],
+                           call_next: CallNext[CallToolRequestParams, ToolResult]) -> ToolResult:
+        try:
+            return await call_next(context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+            log.warning("tool %r failed: %s", context.message.name, reason.splitlines()[0])
+            raise
+
+
 def build_server(runtime: Runtime, *, default_principal: str | None = None, auth: bool = True,
                  authenticator: Authenticator | None = None,
                  dagster: DagsterClient | None = None) -> FastMCP:
@@ -103,7 +120,7 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
                                QueryLog(settings.query_log))
     mcp = FastMCP("knowledge-platform", instructions=INSTRUCTIONS,
                   auth=RegistryTokenVerifier(authn) if auth else None, mask_error_details=True,
-                  middleware=[OneLineErrors()])
+                  middleware=[LogToolErrors(), OneLineErrors()])
 
     def run(fn: Callable[[Grant], T]) -> T:
         grant = caller.grant()

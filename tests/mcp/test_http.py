@@ -163,11 +163,15 @@ async def test_module_entry_point_serves_with_admin_token(tmp_path: Path) -> Non
         assert httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=10).status_code == 401
         async with Client(url, auth=token_file.read_text().strip()) as client:
             result = await client.call_tool("knowledge_search", {"query": "anything"})
+            with pytest.raises(ToolError) as refused:
+                await client.call_tool("trigger_reindex", {"source": "clickup"})
         assert result.structured_content["hits"] == []
         assert "no index yet" in result.structured_content["warnings"][0]
     finally:
         proc.terminate()
-        proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=20)
+    # The service's log says why a call failed, not only that it did.
+    assert f"tool 'trigger_reindex' failed: {refused.value}\n" in err.decode()
 
 
 def test_server_module_does_not_import_dagster() -> None:
