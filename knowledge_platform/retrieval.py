@@ -23,7 +23,13 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import QueryError
 from knowledge_platform.models import Hit, SparseVector
 from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.store.base import SearchFilter, SearchMode, VectorQuery, VectorStore
+from knowledge_platform.store.base import (
+    Scored,
+    SearchFilter,
+    SearchMode,
+    VectorQuery,
+    VectorStore,
+)
 
 FusionMethod = Literal["blend", "rrf"]
 
@@ -96,32 +102,43 @@ class Retriever:
         flt: SearchFilter | None,
         dense_weight: float,
     ) -> list[Hit]:
-        by_dense, by_sparse = self.store.search_batch(scope, [
+        def fuse(lists: list[list[Scored]]) -> list[Scored]:
+            return blend_scores(lists[0], lists[1], dense_weight)[:limit]
+
+        return self.store.search_fused(scope, [  # both lists from one published version
             VectorQuery(dense=dense, limit=depth, mode="dense"),
             VectorQuery(sparse=sparse, limit=depth, mode="sparse"),
-        ], flt=flt)  # one batch: both lists from the same published version
-        return blend(by_dense, by_sparse, dense_weight)[:limit]
+        ], fuse, flt=flt)
 
 
 def blend(dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float) -> list[Hit]:
-    """The union of both result lists by weighted sum of top-scaled scores, best first."""
+    """`blend_scores` of two hit lists."""
     chunks = {h.chunk.id: h.chunk for h in (*dense, *sparse)}
+    ranked = blend_scores([(h.chunk.id, h.score) for h in dense],
+                          [(h.chunk.id, h.score) for h in sparse], dense_weight)
+    return [Hit(chunk=chunks[cid], score=score) for cid, score in ranked]
+
+
+def blend_scores(dense: Sequence[Scored], sparse: Sequence[Scored],
+                 dense_weight: float) -> list[Scored]:
+    """The union of both result lists by weighted sum of top-scaled scores, best first."""
     d, d_floor = _scaled(dense)
     s, s_floor = _scaled(sparse)
+    ids = dict.fromkeys(cid for cid, _ in (*dense, *sparse))
     scores = {
         cid: dense_weight * d.get(cid, d_floor) + (1 - dense_weight) * s.get(cid, s_floor)
-        for cid in chunks
+        for cid in ids
     }
-    ranked = sorted(chunks, key=lambda cid: -scores[cid])  # stable: dense order breaks ties
-    return [Hit(chunk=chunks[cid], score=scores[cid]) for cid in ranked]
+    ranked = sorted(ids, key=lambda cid: -scores[cid])  # stable: dense order breaks ties
+    return [(cid, scores[cid]) for cid in ranked]
 
 
-def _scaled(hits: Sequence[Hit]) -> tuple[dict[str, float], float]:
+def _scaled(hits: Sequence[Scored]) -> tuple[dict[str, float], float]:
     """Scores divided by the list's top score (negative cosines count as 0), and the lowest
     of them (for absentees)."""
     if not hits:
         return {}, 0.0
-    top = max(h.score for h in hits)
+    top = max(score for _, score in hits)
     unit = top if top > 0 else 1.0
-    scaled = {h.chunk.id: max(h.score, 0.0) / unit for h in hits}
+    scaled = {cid: max(score, 0.0) / unit for cid, score in hits}
     return scaled, min(scaled.values())
