@@ -15,6 +15,7 @@ Two ways to fuse the dense and the sparse results (the store API is the same for
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -42,6 +43,8 @@ class Fusion:
 
 
 DEFAULT_FUSION = Fusion()
+#: Query embeddings kept per Retriever (384 floats each: ~3.5 MB as Python lists).
+QUERY_CACHE = 1024
 
 
 def require_text(text: str, what: str = "query") -> str:
@@ -65,6 +68,12 @@ class Retriever:
         self.embedder = embedder
         self.sparse = sparse
         self.fusion = fusion
+        #: Query embeddings by text: the model is most of a search's CPU, and agents repeat
+        #: queries (bench/mcp_throughput.py measures both a repeating and a fresh load).
+        self.dense_query = functools.lru_cache(maxsize=QUERY_CACHE)(self._dense_query)
+
+    def _dense_query(self, query: str) -> tuple[float, ...]:
+        return tuple(self.embedder.embed_query(query).tolist())  # shared: immutable
 
     def search(
         self,
@@ -82,7 +91,7 @@ class Retriever:
         query = require_text(query)
         fusion = fusion or self.fusion
         depth = max(prefetch, limit)
-        dense = self.embedder.embed_query(query).tolist() if mode != "sparse" else None
+        dense = self.dense_query(query) if mode != "sparse" else None
         sparse = self.sparse.encode_query(query) if mode != "dense" else None
         if sparse is not None and not sparse.indices and mode == "hybrid":
             sparse, mode = None, "dense"  # nothing but stopwords: dense alone
