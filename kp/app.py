@@ -222,6 +222,9 @@ def mcp(
     transport: Annotated[str, typer.Option(help="http or stdio.")] = "http",
     host: Annotated[str | None, typer.Option()] = None,
     port: Annotated[int | None, typer.Option()] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, max=16, help="HTTP processes sharing the port (default $KP_MCP_WORKERS or 1).")
+    ] = None,
 ) -> None:
     """Run the MCP service alone (streamable HTTP at /mcp, or stdio)."""
     from mcp_service.app import run
@@ -234,6 +237,7 @@ def mcp(
         transport=transport,
         host=host or settings.mcp_host,
         port=port or settings.mcp_port,
+        workers=workers,
     )
 
 
