@@ -86,8 +86,8 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
             readers_seen = {p.name for p in readers.iterdir() if p.is_dir()}
             if len(readers_seen) == 2:
                 break
-        workers = children(proc.pid)
-        assert {int(name.split("-")[1]) for name in readers_seen} <= workers
+        workers = {int(name.split("-")[1]) for name in readers_seen}
+        assert workers <= children(proc.pid)
         assert len(readers_seen) == 2 and all(n.startswith(f"{version}-") for n in readers_seen)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
