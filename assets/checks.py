@@ -7,6 +7,7 @@ from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
     AssetChecksDefinition,
+    AssetCheckSeverity,
     AssetKey,
     MetadataValue,
     PreviewWarning,
@@ -15,6 +16,7 @@ from dagster import (
 
 from assets.partitions import scopes_partitions
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.sync import sync_problems
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 
 # Partitioned asset checks are a preview feature in Dagster 1.13; we rely on them knowingly.
@@ -56,9 +58,10 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
         asset=key,
         name=f"{source}_deletions_within_guard",
         partitions_def=scopes_partitions,
-        blocking=True,
-        description="The current chunks would not delete more than the registry's "
-        "deletion_guard share of this source's points.",
+        # Fails loudly but never fails the run: the run's other changes are already applied.
+        blocking=False,
+        description="No deletion inferred from a listing is held back by the deletion guard, "
+        "and the current chunks would not delete more than deletion_guard of the points.",
     )
     def deletions_within_guard(
         context: AssetCheckExecutionContext,
@@ -67,18 +70,49 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
         snapshots: SnapshotResource,
     ) -> AssetCheckResult:
         scope = context.partition_key
-        chunk_ids = {c.id for c in snapshots.get().read_chunks(source, scope) or []}
+        snaps = snapshots.get()
+        held = snaps.read_sync(source, scope).get("held") or {}
+        chunk_ids = {c.id for c in snaps.read_chunks(source, scope) or []}
         points = set(store.get().point_hashes(scope, source))
         stale = len(points - chunk_ids)
         share = stale / len(points) if points else 0.0
         guard = registry.get().deletion_guard
+        held_ids = held.get("ids") or []
         return AssetCheckResult(
-            passed=share <= guard,
+            passed=share <= guard and not held_ids,
+            description=(f"{len(held_ids)} deletions held: {held.get('reason')}"
+                         if held_ids else None),
             metadata={
+                "held_deletions": len(held_ids),
+                "held_examples": MetadataValue.json(held_ids[:5]),
                 "would_delete": stale,
                 "points": len(points),
                 "share": round(share, 4),
                 "guard": guard,
+            },
+        )
+
+    @asset_check(
+        asset=key,
+        name=f"{source}_pull_complete",
+        partitions_def=scopes_partitions,
+        blocking=False,
+        description="The last pull read every sub-resource of the source (a failed one keeps "
+        "its last good version and is retried; this check warns until it reads).",
+    )
+    def pull_complete(
+        context: AssetCheckExecutionContext, snapshots: SnapshotResource
+    ) -> AssetCheckResult:
+        state = snapshots.get().read_sync(source, context.partition_key)
+        problems = [p for p in sync_problems(state) if p.action in ("kept", "not indexed")]
+        lines = [p.line() for p in problems]
+        return AssetCheckResult(
+            passed=not problems,
+            severity=AssetCheckSeverity.WARN,
+            description="; ".join(lines)[:1000] if lines else None,
+            metadata={
+                "failed_sub_resources": len(problems),
+                "problems": MetadataValue.md("\n".join(f"- {x}" for x in lines) or "none"),
             },
         )
 
@@ -145,6 +179,7 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     return [
         collection_matches_chunks,
         deletions_within_guard,
+        pull_complete,
         single_embedding_model,
         golden_questions,
     ]

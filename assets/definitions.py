@@ -8,13 +8,9 @@ from assets.analytics import analytics_job, analytics_weekly_schedule, query_rep
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.jobs import reindex_job
-from assets.schedules import build_clickup_schedule, build_weekly_reindex_schedule
-from assets.sensors import (
-    PROBED_SOURCES,
-    build_memory_files_sensor,
-    build_registry_sensor,
-    build_source_changes_sensor,
-)
+from assets.schedules import build_poll_schedule, build_weekly_reindex_schedule
+from assets.sensors import build_changes_sensor, build_registry_sensor
+from knowledge_platform.connectors.catalog import spec
 from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import Settings
 from resources.platform import platform_resources
@@ -25,13 +21,10 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
     registry = load_registry(settings.config)
     sources = registry.sources
     sensors = [build_registry_sensor(sources)]
-    if "memory_files" in sources:
-        sensors.append(build_memory_files_sensor())
-    if PROBED_SOURCES.keys() & set(sources):
-        sensors.append(build_source_changes_sensor(sources))
+    sensors += [build_changes_sensor(s) for s in sources if spec(s).probe_seconds]
     schedules = [build_weekly_reindex_schedule(sources), analytics_weekly_schedule]
-    if "clickup" in sources:
-        schedules.append(build_clickup_schedule(registry.clickup_interval_minutes))
+    schedules += [build_poll_schedule(s, minutes) for s in sources
+                  if (minutes := registry.poll_minutes_for(s))]
     return Definitions(
         assets=[*(a for source in sources for a in build_source_assets(source)), query_report],
         asset_checks=[c for source in sources for c in build_collection_checks(source)],

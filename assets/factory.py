@@ -1,8 +1,6 @@
 """One factory for every source: `<source>/raw -> chunks -> embeddings -> collection`,
 partitioned by scope. Each step persists Parquet under KP_HOME and records its figures."""
 
-from datetime import timedelta
-
 from dagster import (
     AssetExecutionContext,
     AssetKey,
@@ -17,16 +15,11 @@ from dagster import (
 )
 
 from assets.partitions import scopes_partitions
-from knowledge_platform.connectors.catalog import connector_class
+from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import content_hash
-from knowledge_platform.pipeline import (
-    embed_chunks,
-    merge_pull,
-    plan_deletions,
-    rechunk,
-    reconcile,
-)
+from knowledge_platform.pipeline import embed_chunks, rechunk, reconcile
+from knowledge_platform.sync import pull_into_snapshot
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 
 FULL_PULL_TAG = "kp/full_pull"
@@ -35,17 +28,11 @@ FULL_RECONCILE_TAG = "kp/full_reconcile"
 AT_SHA_TAG = "kp/at_sha"
 STEPS = ("raw", "chunks", "embeddings", "collection")
 
-#: Weekly reindex plus a day of slack; ClickUp is pulled every 30-60 minutes.
-FRESHNESS = {
-    "clickup": FreshnessPolicy.time_window(
-        fail_window=timedelta(hours=3), warn_window=timedelta(hours=1, minutes=30)
-    ),
-}
-DEFAULT_FRESHNESS = FreshnessPolicy.time_window(
-    fail_window=timedelta(days=8), warn_window=timedelta(days=7, hours=6)
-)
-#: Sources whose API has a rate limit share one pool per source (see dagster.yaml).
-API_POOLS = {"clickup": "clickup_api", "google_drive": "google_api", "supabase": "supabase_api"}
+
+
+def freshness_policy(source: str) -> FreshnessPolicy:
+    fresh = spec(source).freshness
+    return FreshnessPolicy.time_window(fail_window=fresh.fail_after, warn_window=fresh.warn_after)
 
 
 def asset_keys(source: str) -> list[AssetKey]:
@@ -70,7 +57,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         partitions_def=scopes_partitions,
         group_name=group,
         kinds=kinds,
-        pool=API_POOLS.get(source),
+        pool=spec(source).api_pool,
         description=f"Documents pulled from {source}.",
     )
     def raw(
@@ -78,38 +65,35 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
+        reg = registry.get()
         try:
-            settings = registry.get().source_settings(source, scope)
+            settings = reg.source_settings(source, scope)
             at_sha = context.run.tags.get(AT_SHA_TAG)
             if at_sha and "at_sha" in type(settings).model_fields:
                 settings = type(settings).model_validate(
                     {**settings.model_dump(), "at_sha": at_sha}
                 )
             connector = connector_class(source)(settings, scope)
-            cursor = snaps.read_cursor(source, scope)
-            result = connector.pull(cursor, full=cursor is None or _tag(context, FULL_PULL_TAG))
+            result, merged = pull_into_snapshot(
+                connector, snaps, full=_tag(context, FULL_PULL_TAG), guard=reg.deletion_guard,
+                full_reconcile=_tag(context, FULL_RECONCILE_TAG))
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
-        previous = snaps.read_documents(source, scope)
-        docs, stats = merge_pull(previous, result)
-        try:  # a listing the collection step would refuse never replaces the last good one
-            plan_deletions(len(previous or []), stats.deleted, stats.documents,
-                           registry.get().deletion_guard, _tag(context, FULL_RECONCILE_TAG),
-                           step="the pull", unit="documents")
-        except KnowledgePlatformError as exc:
-            raise _fail(exc) from exc
-        snaps.write_documents(source, scope, docs)
-        snaps.write_cursor(source, scope, result.cursor)
-        for item in result.skipped:
-            context.log.warning(f"skipped {item.source_id}: {item.reason}")
-        skipped_md = "\n".join(f"- `{s.source_id}`: {s.reason}" for s in result.skipped)
+        for problem in merged.problems:
+            context.log.warning(problem.line())
+        stats, docs = merged.stats, merged.documents
+        problems_md = "\n".join(f"- {p.line()}" for p in merged.problems)
         return MaterializeResult(
             metadata={
                 "documents": stats.documents,
                 "changed": stats.changed,
                 "deleted": stats.deleted,
+                "deleted_confirmed": stats.confirmed,
+                "deleted_inferred": stats.inferred,
+                "deletions_held": stats.held,
+                "kept_stale": stats.stale,
                 "skipped": stats.skipped,
-                "skipped_reasons": MetadataValue.md(skipped_md or "none"),
+                "problems": MetadataValue.md(problems_md or "none"),
                 "requests": result.requests,
                 "full_pull": result.full,
                 **({"sha": result.cursor["sha"]} if "sha" in result.cursor else {}),
@@ -197,12 +181,11 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         kinds={"qdrant"},
         automation_condition=eager,
         pool="qdrant_write",
-        freshness_policy=FRESHNESS.get(source, DEFAULT_FRESHNESS),
+        freshness_policy=freshness_policy(source),
         description="The source's points in the scope's Qdrant collection.",
     )
     def collection(
         context: AssetExecutionContext,
-        registry: RegistryResource,
         store: StoreResource,
         snapshots: SnapshotResource,
     ) -> MaterializeResult:
@@ -224,8 +207,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
                 vectors,
                 model_id=model_id,
                 dim=dim,
-                guard=registry.get().deletion_guard,
-                full_reconcile=_tag(context, FULL_RECONCILE_TAG),
+                allow_empty=_tag(context, FULL_RECONCILE_TAG)
+                or bool(snaps.read_sync(source, scope).get("emptied_by_source")),
             )
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc

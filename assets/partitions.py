@@ -2,4 +2,5 @@
 
 from dagster import DynamicPartitionsDefinition
 
-scopes_partitions = DynamicPartitionsDefinition(name="scopes")
+SCOPES = "scopes"
+scopes_partitions = DynamicPartitionsDefinition(name=SCOPES)

@@ -14,7 +14,8 @@ from dagster import (
 
 from assets.factory import FULL_PULL_TAG, asset_keys
 from assets.jobs import reindex_job
-from assets.partitions import scopes_partitions
+from assets.partitions import SCOPES
+from knowledge_platform.connectors.spec import poll_cron
 from resources.platform import RegistryResource
 
 WEEKLY_CRON = "0 2 * * 0"
@@ -35,7 +36,7 @@ def build_weekly_reindex_schedule(sources: Iterable[str]) -> ScheduleDefinition:
     def weekly_reindex_schedule(context: ScheduleEvaluationContext, registry: RegistryResource):
         reg = registry.load_fresh()
         # Scopes the registry sensor has not turned into partitions yet run from its backfill.
-        partitions = set(context.instance.get_dynamic_partitions(scopes_partitions.name))
+        partitions = set(context.instance.get_dynamic_partitions(SCOPES))
         tick = (
             context.scheduled_execution_time.isoformat()
             if context.scheduled_execution_time
@@ -58,25 +59,27 @@ def build_weekly_reindex_schedule(sources: Iterable[str]) -> ScheduleDefinition:
     return weekly_reindex_schedule
 
 
-def build_clickup_schedule(interval_minutes: int) -> ScheduleDefinition:
-    @schedule(name="clickup_incremental_schedule", cron_schedule=f"*/{interval_minutes} * * * *",
-              execution_timezone=TIMEZONE, job=reindex_job,
-              default_status=DefaultScheduleStatus.RUNNING,
-              description=f"Incremental ClickUp pull every {interval_minutes} minutes "
-                          "(date_updated_gt with overlap); deletions wait for the weekly sweep.")
-    def clickup_incremental_schedule(context: ScheduleEvaluationContext,
-                                     registry: RegistryResource):
+def build_poll_schedule(source: str, minutes: int) -> ScheduleDefinition:
+    """`<source>_incremental_schedule`: an ordinary (incremental) run of every scope that has
+    the source, every `minutes` — the sync contract's deadline for deletes and moves."""
+    name = f"{source}_incremental_schedule"
+
+    @schedule(name=name, cron_schedule=poll_cron(minutes), execution_timezone=TIMEZONE,
+              job=reindex_job, default_status=DefaultScheduleStatus.RUNNING,
+              description=f"Ordinary {source} run every {minutes} minutes: creates, edits, "
+                          "deletes and moves (see docs/sync-contract.md).")
+    def poll_schedule(context: ScheduleEvaluationContext, registry: RegistryResource):
         reg = registry.load_fresh()
-        partitions = set(context.instance.get_dynamic_partitions(scopes_partitions.name))
+        partitions = set(context.instance.get_dynamic_partitions(SCOPES))
         tick = context.scheduled_execution_time.isoformat() if context.scheduled_execution_time \
             else "manual"
         requests = [
-            RunRequest(run_key=f"clickup:{tick}:{scope}", partition_key=scope,
-                       asset_selection=asset_keys("clickup"),
-                       tags={"kp/trigger": "clickup_incremental_schedule"})
+            RunRequest(run_key=f"{source}:{tick}:{scope}", partition_key=scope,
+                       asset_selection=asset_keys(source), tags={"kp/trigger": name})
             for scope in reg.scopes
-            if scope in partitions and "clickup" in reg.sources_for(scope)
+            if scope in partitions and source in reg.sources_for(scope)
         ]
-        return requests or SkipReason("no scope has ClickUp configured")
+        return requests or SkipReason(f"no scope has {source} configured")
 
-    return clickup_incremental_schedule
+    return poll_schedule
+

@@ -1,11 +1,8 @@
-"""Sensors: the registry (scopes become partitions; a new source x scope gets a backfill),
-memory-file changes (a fingerprint per scope; only changed scopes run) and cheap change
-probes of git docs and Drive."""
+"""Sensors: the registry (scopes become partitions; a new source x scope gets a backfill) and
+one change sensor per source whose spec declares a cheap probe."""
 
-import hashlib
 import json
 from collections.abc import Iterable
-from pathlib import Path
 
 from dagster import (
     DefaultSensorStatus,
@@ -18,8 +15,8 @@ from dagster import (
 
 from assets.factory import FULL_PULL_TAG, asset_keys
 from assets.jobs import reindex_job
-from assets.partitions import scopes_partitions
-from knowledge_platform.connectors.catalog import connector_class
+from assets.partitions import SCOPES, scopes_partitions
+from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.errors import KnowledgePlatformError
 from resources.platform import RegistryResource, SnapshotResource
 
@@ -38,7 +35,7 @@ def build_registry_sensor(sources: Iterable[str]) -> SensorDefinition:
     )
     def registry_sensor(context: SensorEvaluationContext, registry: RegistryResource):
         reg = registry.load_fresh()
-        existing = set(context.instance.get_dynamic_partitions(scopes_partitions.name))
+        existing = set(context.instance.get_dynamic_partitions(SCOPES))
         new_scopes = [s for s in reg.scopes if s not in existing]
         seen = set(json.loads(context.cursor)) if context.cursor else set()
         pairs = {
@@ -70,94 +67,44 @@ def build_registry_sensor(sources: Iterable[str]) -> SensorDefinition:
     return registry_sensor
 
 
-def memory_fingerprint(path: Path, glob: str) -> str:
-    digest = hashlib.sha256()
-    for file in sorted(path.glob(glob)):
-        if file.is_file():
-            stat = file.stat()
-            digest.update(f"{file.relative_to(path)}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+def build_changes_sensor(source: str) -> SensorDefinition:
+    """`<source>_changes_sensor`: every `probe_seconds`, ask each scope's connector for its cheap
+    change token and run exactly the source x scope whose token moved since it was indexed."""
+    source_spec = spec(source)
+    key = source_spec.probe_key or ""
+    name = f"{source}_changes_sensor"
 
-
-def build_memory_files_sensor() -> SensorDefinition:
-    @sensor(
-        name="memory_files_sensor",
-        job=reindex_job,
-        minimum_interval_seconds=30,
-        default_status=DefaultSensorStatus.RUNNING,
-        description="Re-indexes a scope's memory files when any file is added, changed or "
-        "removed (size + mtime fingerprint per scope in the cursor).",
-    )
-    def memory_files_sensor(context: SensorEvaluationContext, registry: RegistryResource):
-        reg = registry.load_fresh()
-        previous = json.loads(context.cursor) if context.cursor else {}
-        current: dict[str, str] = {}
-        requests: list[RunRequest] = []
-        for scope in reg.scopes:
-            if "memory_files" not in reg.sources_for(scope):
-                continue
-            settings = reg.source_settings("memory_files", scope)
-            path, glob = Path(settings.path), settings.glob  # type: ignore[attr-defined]
-            current[scope] = memory_fingerprint(path, glob) if path.is_dir() else "missing"
-            if scope in previous and previous[scope] != current[scope]:
-                requests.append(
-                    RunRequest(
-                        run_key=f"memory:{scope}:{current[scope][:16]}",
-                        partition_key=scope,
-                        asset_selection=asset_keys("memory_files"),
-                        tags={"kp/trigger": "memory_files_sensor"},
-                    )
-                )
-        return SensorResult(run_requests=requests, cursor=json.dumps(current))
-
-    return memory_files_sensor
-
-
-def build_source_changes_sensor(sources: Iterable[str]) -> SensorDefinition:
-    probed = [s for s in sources if s in PROBED_SOURCES]
-
-    @sensor(name="source_changes_sensor", job=reindex_job, minimum_interval_seconds=120,
+    @sensor(name=name, job=reindex_job, minimum_interval_seconds=source_spec.probe_seconds or 60,
             default_status=DefaultSensorStatus.RUNNING,
-            description="Polls cheap change signals — a git docs branch's head sha, the Drive "
-                        "change token — and re-indexes only the source x scope that moved.")
-    def source_changes_sensor(context: SensorEvaluationContext, registry: RegistryResource,
-                              snapshots: SnapshotResource):
+            description=f"Probes {source}'s cheap change signal ({key}) per scope and re-indexes "
+                        "only the scopes that moved.")
+    def changes_sensor(context: SensorEvaluationContext, registry: RegistryResource,
+                       snapshots: SnapshotResource):
         reg = registry.load_fresh()
         seen = json.loads(context.cursor) if context.cursor else {}
         current: dict[str, str] = {}
         requests: list[RunRequest] = []
         for scope in reg.scopes:
-            for source in probed:
-                if source not in reg.sources_for(scope):
-                    continue
-                pair = f"{source}:{scope}"
-                indexed = snapshots.get().read_cursor(source, scope)
-                if indexed is None:
-                    continue  # never indexed: the registry sensor's backfill covers it
-                try:
-                    connector = connector_class(source)(reg.source_settings(source, scope), scope)
-                    token = connector.probe(indexed)
-                except KnowledgePlatformError as exc:
-                    context.log.warning(f"{pair}: probe failed, will retry: {exc}")
-                    if pair in seen:
-                        current[pair] = seen[pair]
-                    continue
-                if token is None:
-                    continue
-                current[pair] = token
-                if seen.get(pair, _indexed_token(source, indexed)) != token:
-                    requests.append(RunRequest(
-                        run_key=f"changes:{pair}:{token}", partition_key=scope,
-                        asset_selection=asset_keys(source),
-                        tags={"kp/trigger": "source_changes_sensor"}))
+            if source not in reg.sources_for(scope):
+                continue
+            indexed = snapshots.get().read_cursor(source, scope)
+            if indexed is None:
+                continue  # never indexed: the registry sensor's backfill covers it
+            try:
+                connector = connector_class(source)(reg.source_settings(source, scope), scope)
+                token = connector.probe(indexed)
+            except KnowledgePlatformError as exc:
+                context.log.warning(f"{source}:{scope}: probe failed, will retry: {exc}")
+                if scope in seen:
+                    current[scope] = seen[scope]
+                continue
+            if token is None:
+                continue
+            current[scope] = token
+            if seen.get(scope, indexed.get(key)) != token:
+                requests.append(RunRequest(
+                    run_key=f"changes:{source}:{scope}:{token}", partition_key=scope,
+                    asset_selection=asset_keys(source), tags={"kp/trigger": name}))
         return SensorResult(run_requests=requests, cursor=json.dumps(current))
 
-    return source_changes_sensor
-
-
-#: Sources with a cheap change probe, and where their indexed state keeps the same token.
-PROBED_SOURCES = {"git_docs": "sha", "google_drive": "page_token"}
-
-
-def _indexed_token(source: str, indexed: dict) -> str | None:
-    return indexed.get(PROBED_SOURCES[source])
+    return changes_sensor

@@ -1,9 +1,10 @@
 """Who may read what: bearer tokens -> principals -> grants of scopes and confidentiality.
 
-Tokens are never stored or compared in clear: the registry names a token's sha256 (or the
-env var holding it) and every candidate is compared by hash in constant time. The admin
-principal `compass` (every scope, every confidentiality) authenticates with the token in
-`KP_HOME/admin-token`, created 0600 on the first start of the embedded default.
+Tokens are never stored or compared in clear: the registry names a token's sha256, the env
+var holding it or its 1Password reference (principal_tokens.py), and every candidate is
+compared by hash in constant time. The admin principal `compass` (every scope, every
+confidentiality) authenticates with the token in `KP_HOME/admin-token`, created 0600 on the
+first start of the embedded default.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Literal
 
 from knowledge_platform.errors import AccessDeniedError
 from knowledge_platform.models import Confidentiality
+from knowledge_platform.principal_tokens import PrincipalTokens
 from knowledge_platform.registry import Registry, hash_token
+from knowledge_platform.secrets.vault import Vault
 from knowledge_platform.settings import Settings
 
 ADMIN_PRINCIPAL = "compass"
@@ -91,8 +94,7 @@ class Authenticator:
     """Maps bearer tokens to grants. Built once per process from the registry."""
 
     def __init__(self, registry: Registry, *, admin_token: str | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
-        env = os.environ if env is None else env
+                 env: Mapping[str, str] | None = None, vault: Vault | None = None) -> None:
         self.registry = registry
         self._grants: dict[str, Grant] = {
             ADMIN_PRINCIPAL: grant_for(registry, ADMIN_PRINCIPAL, admin=True)
@@ -101,12 +103,12 @@ class Authenticator:
         for p in registry.principals:
             self._grants[p.name] = grant_for(registry, p.name, admin=p.admin, scopes=p.scopes,
                                              role=p.role)
-            digest = p.token_sha256 or (hash_token(env[p.token_env])
-                                        if p.token_env and env.get(p.token_env) else None)
-            if digest:
-                self._hashes.append((digest.lower(), p.name))
+            if p.token_sha256:
+                self._hashes.append((p.token_sha256.lower(), p.name))
         if admin_token:
             self._hashes.append((hash_token(admin_token), ADMIN_PRINCIPAL))
+        #: Tokens from the environment or 1Password, re-read when the vault's TTL passes.
+        self.tokens = PrincipalTokens(registry.principals, env=env, vault=vault)
 
     @property
     def principals(self) -> list[str]:
@@ -119,7 +121,7 @@ class Authenticator:
             return None
         digest = hash_token(token).encode()
         found: str | None = None
-        for known, name in self._hashes:
+        for known, name in [*self._hashes, *self.tokens.digests()]:
             if hmac.compare_digest(known.encode(), digest) and found is None:
                 found = name
         return self._grants[found] if found else None

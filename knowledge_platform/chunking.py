@@ -11,7 +11,9 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
+from knowledge_platform.convert.result import locate
 from knowledge_platform.models import Chunk, Document, chunk_id, content_hash
 from knowledge_platform.tokens import TokenCounter
 
@@ -178,7 +180,7 @@ class Chunker:
             lifecycle=doc.lifecycle,
             trust=doc.trust,
             confidentiality=doc.confidentiality,
-            extra=doc.extra,
+            extra=_located(doc.extra, headers),
         )
         embed_text = chunk.embedding_text()
         provenance = chunk.model_dump_json(exclude={"tokens", "content_hash", "fingerprint"})
@@ -190,3 +192,11 @@ class Chunker:
                 "fingerprint": content_hash(hashed + json.dumps(provenance)),
             }
         )
+
+
+def _located(extra: dict[str, Any], headers: tuple[str, ...]) -> dict[str, Any]:
+    """A converted file's chunk carries its page, slide or sheet number in provenance."""
+    if "mime_type" not in extra:
+        return extra
+    found = locate(headers)
+    return {**extra, found[0]: found[1]} if found else extra

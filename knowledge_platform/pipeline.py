@@ -9,45 +9,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from knowledge_platform.chunking import Chunker
-from knowledge_platform.connectors.base import PullResult
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache, embed_with_cache
 from knowledge_platform.errors import DeletionGuardError, StoreError
 from knowledge_platform.models import Chunk, Document, Point, SparseVector
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import VectorStore
-from knowledge_platform.supersession import link_successors
-
-#: Below this many deletions the share rule does not apply (editing a 3-file demo is normal).
-GUARD_MIN_DELETIONS = 5
-
-
-@dataclass
-class MergeStats:
-    documents: int
-    changed: int
-    deleted: int
-    skipped: int
-
-
-def merge_pull(
-    previous: Sequence[Document] | None, result: PullResult
-) -> tuple[list[Document], MergeStats]:
-    """The new snapshot: a full pull replaces it; an incremental one patches the previous.
-    Supersession links are resolved over the whole new snapshot (a new record can supersede
-    an unchanged one, which then counts as changed)."""
-    before = {d.source_id: d for d in previous or []}
-    if result.full:
-        after = {d.source_id: d for d in result.documents}
-    else:
-        after = dict(before)
-        for source_id in result.deleted:
-            after.pop(source_id, None)
-        after.update({d.source_id: d for d in result.documents})
-    docs = link_successors(sorted(after.values(), key=lambda d: d.source_id))
-    changed = sum(1 for d in docs if before.get(d.source_id) != d)
-    deleted = len(before.keys() - after.keys())
-    return docs, MergeStats(len(docs), changed, deleted, len(result.skipped))
+from knowledge_platform.sync import guard_excess
 
 
 def chunk_documents(docs: Sequence[Document], chunker: Chunker) -> list[Chunk]:
@@ -128,24 +96,6 @@ class ReconcileStats:
     deleted_ids: list[str] = field(default_factory=list, repr=False)
 
 
-def plan_deletions(existing: int, stale: int, remaining: int, guard: float, full: bool, *,
-                   step: str = "reconcile", unit: str = "points") -> None:
-    """Raise DeletionGuardError if `step` would delete too much of a partition: all of it, or
-    more than `guard` of its `existing` items (and more than GUARD_MIN_DELETIONS)."""
-    if full or stale == 0:
-        return
-    if remaining == 0:
-        raise DeletionGuardError(
-            f"{step} would remove all {existing} {unit} (a source outage?); refusing to empty "
-            "the collection. Re-run with a full reconcile if this is intended"
-        )
-    if stale > GUARD_MIN_DELETIONS and stale > guard * existing:
-        raise DeletionGuardError(
-            f"{step} would delete {stale} of {existing} {unit} ({stale / existing:.0%}), over "
-            f"the {guard:.0%} guard; re-run with a full reconcile if this is intended"
-        )
-
-
 def reconcile(
     store: VectorStore,
     scope: str,
@@ -155,18 +105,22 @@ def reconcile(
     *,
     model_id: str,
     dim: int,
-    guard: float = 0.3,
-    full_reconcile: bool = False,
+    allow_empty: bool = False,
 ) -> ReconcileStats:
     """Make `source`'s points in `scope` equal `chunks`: upsert new and changed first, then
     delete the stale — inside one write session, so a failure publishes nothing. Touches
-    only points whose payload `source` is this source."""
+    only points whose payload `source` is this source. The deletion guard works on documents
+    (sync.merge_pull, where a short listing shows); here the last line of defence refuses to
+    remove every point of the source unless `allow_empty` (a full reconcile, or the source
+    confirmed every deletion)."""
     stats = ReconcileStats()
     with store.writer(scope, model_id, dim) as writer:
         current = writer.point_hashes(source)
         wanted = {c.id: c for c in chunks}
         stale = [pid for pid in current if pid not in wanted]
-        plan_deletions(len(current), len(stale), len(wanted), guard, full_reconcile)
+        if stale and not wanted and not allow_empty:
+            raise DeletionGuardError(
+                guard_excess(len(current), len(stale), 0, 1.0) or "refusing to empty")
         points: list[Point] = []
         for cid, chunk in wanted.items():
             seen = current.get(cid)

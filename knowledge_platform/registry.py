@@ -13,26 +13,32 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from knowledge_platform.connectors.base import SourceSettings
-from knowledge_platform.connectors.catalog import connector_class
+from knowledge_platform.connectors.catalog import connector_class, spec
+from knowledge_platform.connectors.spec import poll_cron
 from knowledge_platform.errors import ConfigError, StoreError
+from knowledge_platform.secrets.fields import EnvName, SecretFields, VaultRef
+from knowledge_platform.secrets.refs import describe_literal, pasted_message
 from knowledge_platform.store.base import collection_name
 
 INTERNAL = "internal"
 _PATH_KEYS = ("path", "repo", "cache_dir")
 #: Values that are addresses, not paths: `scheme://...` and scp-like `user@host:path`.
 _REMOTE = re.compile(r"^([a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class EmbeddingConfig(_Strict):
+class EmbeddingConfig(_Strict, SecretFields):
     provider: Literal["local", "openai", "hash"] = "local"
     #: local: all-MiniLM-L6-v2-int8 (default, dynamic int8) or all-MiniLM-L6-v2 (fp32);
     #: openai: text-embedding-3-small (default) or another embedding model.
     model: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
+    #: openai: the API key's environment variable, or its 1Password reference.
+    api_key_env: EnvName | None = "OPENAI_API_KEY"
+    api_key_ref: VaultRef | None = None
     base_url: str | None = None
     #: openai: per-request timeout, retries (429/5xx/timeouts, honouring Retry-After and the
     #: rate-limit reset headers) and texts per request.
@@ -41,16 +47,27 @@ class EmbeddingConfig(_Strict):
     batch_size: int = Field(default=100, ge=1, le=2048)
 
 
-class StoreConfig(_Strict):
+class StoreConfig(_Strict, SecretFields):
     engine: Literal["edge", "qdrant"] = "edge"
-    url_env: str = "QDRANT_URL"
-    api_key_env: str = "QDRANT_API_KEY"
+    #: qdrant: the server URL and API key, each from an environment variable or 1Password.
+    url_env: EnvName | None = "QDRANT_URL"
+    url_ref: VaultRef | None = None
+    api_key_env: EnvName | None = "QDRANT_API_KEY"
+    api_key_ref: VaultRef | None = None
 
 
-class AnswerConfig(_Strict):
-    api_key_env: str = "OPENAI_API_KEY"
+class AnswerConfig(_Strict, SecretFields):
+    #: The OpenAI key for knowledge_ask synthesis (none set: extractive answers).
+    api_key_env: EnvName | None = "OPENAI_API_KEY"
+    api_key_ref: VaultRef | None = None
     base_url: str | None = None
     model: str = "gpt-4o-mini"
+    #: chat model: per-request timeout and retries (the openai SDK's, honouring Retry-After).
+    timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    #: Extractive answers: the lowest sentence score that counts as an answer (default: the
+    #: threshold calibrated for the local model, answers/relevance.py MIN_SCORE).
+    min_score: float | None = Field(default=None, ge=0, le=1)
 
 
 class GoldenQuestion(_Strict):
@@ -69,19 +86,29 @@ class ScopeConfig(_Strict):
     golden_questions: list[GoldenQuestion] = Field(default_factory=list)
 
 
-class Principal(_Strict):
+class Principal(_Strict, SecretFields):
     name: str
-    #: sha256 hex of the bearer token, or the env var holding the token itself.
+    #: sha256 hex of the bearer token; or the env var holding the token itself; or its
+    #: 1Password reference.
     token_sha256: str | None = None
-    token_env: str | None = None
+    token_env: EnvName | None = None
+    token_ref: VaultRef | None = None
     admin: bool = False
     scopes: list[str] = Field(default_factory=list)
     role: Literal["internal", "restricted"] = "internal"
 
+    @field_validator("token_sha256")
+    @classmethod
+    def _digest(cls, value: str | None) -> str | None:
+        if value is not None and not _SHA256.fullmatch(value):
+            raise ValueError("token_sha256 must be the sha256 hex digest of the token (64 hex "
+                             "digits); the token itself goes in token_env or token_ref")
+        return value
+
     @model_validator(mode="after")
     def _one_token(self) -> Principal:
-        if not (self.token_sha256 or self.token_env):
-            raise ValueError("give token_sha256 or token_env")
+        if not (self.token_sha256 or self.token_env or self.token_ref):
+            raise ValueError("give token_sha256, token_env or token_ref")
         return self
 
 
@@ -90,13 +117,39 @@ class Registry(_Strict):
     store: StoreConfig = Field(default_factory=StoreConfig)
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
     deletion_guard: float = Field(default=0.3, gt=0, le=1)
-    #: How often the ClickUp incremental schedule runs (the weekly sweep catches deletions).
-    clickup_interval_minutes: int = Field(default=30, ge=5, le=60)
+    #: Minutes between ordinary runs per source, overriding the source's own default
+    #: (SourceSpec.poll_minutes); 0 turns its incremental schedule off.
+    poll_minutes: dict[str, int] = Field(default_factory=dict)
     internal: ScopeConfig = Field(default_factory=ScopeConfig)
     clients: dict[str, ScopeConfig] = Field(default_factory=dict)
     principals: list[Principal] = Field(default_factory=list)
     #: Where the file was read from; relative paths in source settings resolve against it.
     base_dir: Path = Field(default=Path("."), exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_keys(cls, data: Any) -> Any:
+        """`clickup_interval_minutes: N` (older registries) is `poll_minutes: {clickup: N}`."""
+        if isinstance(data, dict) and "clickup_interval_minutes" in data:
+            data = dict(data)
+            minutes = data.pop("clickup_interval_minutes")
+            data["poll_minutes"] = {"clickup": minutes, **(data.get("poll_minutes") or {})}
+        return data
+
+    @field_validator("poll_minutes")
+    @classmethod
+    def _poll_minutes(cls, value: dict[str, int]) -> dict[str, int]:
+        for source, minutes in value.items():
+            spec(source)  # an unknown source name is an error
+            if minutes == 0:
+                continue
+            try:
+                poll_cron(minutes)
+            except ValueError as exc:
+                raise ValueError(f"poll_minutes.{source}: {exc}") from None
+            if minutes < 5:
+                raise ValueError(f"poll_minutes.{source}: at least 5 minutes")
+        return value
 
     @field_validator("clients")
     @classmethod
@@ -139,12 +192,14 @@ class Registry(_Strict):
         raw = self.scope(scope).sources.get(source)
         if raw is None:
             raise ConfigError(f"source {source!r} is not configured for scope {scope!r}")
+        where = f"{_scope_path(scope)}.sources.{source}"
+        _refuse_pasted_secrets(raw or {}, where)
         resolved = {k: self._resolve_path(k, v) for k, v in (raw or {}).items()}
         cls = connector_class(source)
         try:
             return cls.settings_model.model_validate(resolved)
         except ValidationError as exc:
-            raise ConfigError(_describe(exc, f"{_scope_path(scope)}.sources.{source}")) from None
+            raise ConfigError(_describe(exc, where)) from None
 
     def _resolve_path(self, key: str, value: Any) -> Any:
         if key in _PATH_KEYS and isinstance(value, str) and not _REMOTE.match(value):
@@ -152,12 +207,26 @@ class Registry(_Strict):
             return str(path if path.is_absolute() else (self.base_dir / path).resolve())
         return value
 
+    def poll_minutes_for(self, source: str) -> int | None:
+        """Minutes between ordinary runs of `source` (None: no incremental schedule)."""
+        minutes = self.poll_minutes.get(source, spec(source).poll_minutes)
+        return minutes or None
+
     def scopes_of_director(self, director: str) -> list[str]:
         return [INTERNAL, *(cid for cid, c in self.clients.items() if c.director == director)]
 
 
 def _scope_path(scope: str) -> str:
     return INTERNAL if scope == INTERNAL else f"clients.{scope}"
+
+
+def _refuse_pasted_secrets(settings: dict[str, Any], where: str) -> None:
+    """A credential pasted into a source's `*_env` / `*_ref` key is refused before the
+    connector's own model sees it (whichever types that model gives those keys)."""
+    for key, value in settings.items():
+        what = describe_literal(value) if isinstance(value, str) else None
+        if what and key.endswith(("_env", "_ref")):
+            raise ConfigError(f"{where}.{key}: {pasted_message(key, what)}")
 
 
 def _describe(exc: ValidationError, prefix: str = "") -> str:

@@ -4,13 +4,11 @@ cache, chunker and retriever. Dagster resources, the MCP service and the CLI all
 from __future__ import annotations
 
 import functools
-import os
 
 from knowledge_platform.chunking import Chunker
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
 from knowledge_platform.embeddings.factory import make_embedder
-from knowledge_platform.errors import ConfigError
 from knowledge_platform.registry import Registry, load_registry
 from knowledge_platform.retrieval import Retriever
 from knowledge_platform.settings import Settings
@@ -37,7 +35,8 @@ class Runtime:
             cfg.provider,
             model=cfg.model,
             cache_dir=self.settings.models_dir,
-            api_key=os.environ.get(cfg.api_key_env),
+            api_key=cfg.resolve_secret("api_key", owner="embedding", what="OpenAI API key")
+            if cfg.provider == "openai" else None,
             base_url=cfg.base_url,
             timeout_s=cfg.timeout_seconds,
             max_retries=cfg.max_retries,
@@ -49,10 +48,9 @@ class Runtime:
     def store(self) -> VectorStore:
         cfg = self.registry.store
         if cfg.engine == "qdrant":
-            url = os.environ.get(cfg.url_env)
-            if not url:
-                raise ConfigError(f"store engine 'qdrant' needs the server URL in ${cfg.url_env}")
-            return make_store("qdrant", path=None, url=url, api_key=os.environ.get(cfg.api_key_env))
+            url = cfg.resolve_secret("url", owner="store engine 'qdrant'", what="server URL")
+            api_key = cfg.resolve_optional_secret("api_key", owner="store", what="Qdrant API key")
+            return make_store("qdrant", path=None, url=url, api_key=api_key)
         return make_store("edge", path=self.settings.shards_dir, url=None, api_key=None)
 
     @functools.cached_property

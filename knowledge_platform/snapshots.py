@@ -1,7 +1,8 @@
 """Intermediate data of each (source, scope) as Parquet under KP_HOME, written atomically.
 
-Layout: <data>/<source>/<scope>/raw.parquet, chunks.parquet, embeddings.parquet and
-cursor.json. A failed step never replaces the last good file."""
+Layout: <data>/<source>/<scope>/raw.parquet, chunks.parquet, embeddings.parquet,
+cursor.json (the connector's) and sync.json (the pipeline's: what to retry, deletions held
+or confirmed, the last pull's problems). A failed step never replaces the last good file."""
 
 from __future__ import annotations
 
@@ -140,17 +141,30 @@ class SnapshotStore:
 
     # cursor ----------------------------------------------------------------------------
     def read_cursor(self, source: str, scope: str) -> dict[str, Any] | None:
-        path = self._path(source, scope, "cursor.json")
-        return json.loads(path.read_text()) if path.exists() else None
+        return self._read_json(self._path(source, scope, "cursor.json"))
 
     def write_cursor(self, source: str, scope: str, cursor: dict[str, Any]) -> None:
-        path = self._path(source, scope, "cursor.json")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(cursor, sort_keys=True, default=str))
-        os.replace(tmp, path)
+        self._write_json(self._path(source, scope, "cursor.json"), cursor)
+
+    # sync state (the pipeline's own, beside the connector's cursor) ----------------------
+    def read_sync(self, source: str, scope: str) -> dict[str, Any]:
+        return self._read_json(self._path(source, scope, "sync.json")) or {}
+
+    def write_sync(self, source: str, scope: str, state: dict[str, Any]) -> None:
+        self._write_json(self._path(source, scope, "sync.json"), state)
 
     # io --------------------------------------------------------------------------------
+    @staticmethod
+    def _read_json(path: Path) -> dict[str, Any] | None:
+        return json.loads(path.read_text()) if path.exists() else None
+
+    @staticmethod
+    def _write_json(path: Path, data: dict[str, Any]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, sort_keys=True, default=str))
+        os.replace(tmp, path)
+
     @staticmethod
     def _write(frame: pl.DataFrame, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

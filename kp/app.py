@@ -100,6 +100,9 @@ def index(
             continue
         table.add_row(*(str(row.get(c, "")) for c in columns))
     out.print(table)
+    for row in rows:  # one line per sub-resource that failed, vanished or was held
+        for line in row.get("problems", []):
+            out.print(f"{row['source']}/{row['scope']}: {escape(line)}", soft_wrap=True)
     if failed:
         raise typer.Exit(code=1)
 

@@ -126,6 +126,8 @@ def run_index(
                 for name in STEP_FIELDS.get(step, ()):
                     if name in mat.metadata:
                         row[name] = mat.metadata[name].value
+                if step == "raw" and "problems" in mat.metadata:
+                    row["problems"] = problem_lines(str(mat.metadata["problems"].value))
             failing = [c.check_name for c in result.get_asset_check_evaluations() if not c.passed]
             row["checks"] = ", ".join(failing) or "ok"
             if not result.success:
@@ -134,6 +136,11 @@ def run_index(
             progress.advance(task)
     console.print(f"done in {elapsed(started)} wall, Dagster and model start-up included")
     return rows
+
+
+def problem_lines(markdown: str) -> list[str]:
+    """The raw step's `problems` metadata (`- what: why -> kept/removed/...` lines)."""
+    return [line[2:] for line in markdown.splitlines() if line.startswith("- ")]
 
 
 def _failure(result: Any) -> str:

@@ -22,7 +22,7 @@ from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
 from knowledge_platform.access import Authenticator, Grant, authenticator_for
-from knowledge_platform.answers import Answer
+from knowledge_platform.answers.contract import Answer
 from knowledge_platform.errors import KnowledgePlatformError, QueryError
 from knowledge_platform.models import Kind
 from knowledge_platform.querylog import QueryLog

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import get_args
 
 from knowledge_platform.access import Grant, shown
-from knowledge_platform.answers import Answer, answer_question
+from knowledge_platform.answers.ask import answer_question
+from knowledge_platform.answers.contract import Answer
 from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
-from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.models import Chunk, Hit, Lifecycle
 from knowledge_platform.querylog import QueryLog
+from knowledge_platform.references import hidden_note, named_documents, successor_note, title_of
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.supersession import names
@@ -88,6 +91,28 @@ class KnowledgeService:
                 raise ConfigError(f"unknown source {shown(source)}; configured sources: "
                                   f"{', '.join(known) or 'none'}")
 
+    def _named(self, grant: Grant, scope: str, text: str,
+               flt: SearchFilter) -> tuple[list[Hit], list[str]]:
+        """Hits of documents `flt` hides by lifecycle (and otherwise matches) that `text`
+        names, and why each is shown (naming its successor)."""
+        every = get_args(Lifecycle)
+        hidden = [x for x in every if x not in (flt.lifecycles or every)]
+        if not hidden:
+            return [], []
+        found = named_documents(self.runtime.retriever, self.runtime.store, scope, text,
+                                flt.model_copy(update={"lifecycles": hidden}))
+        hits = [h for h in found if h.chunk.scope == scope]
+        firsts: dict[str, Chunk] = {}
+        for hit in hits:
+            firsts.setdefault(hit.chunk.doc_id, hit.chunk)
+        return hits, [hidden_note(c, self._title(grant, scope, c.successor))
+                      for c in firsts.values()]
+
+    def _title(self, grant: Grant, scope: str, doc_id: str | None) -> str | None:
+        if not doc_id:
+            return None
+        return title_of(self.runtime.store, scope, doc_id, self._filter(grant, lifecycles=None))
+
     def _chunks(self, grant: Grant, scope: str, doc_ids: list[str],
                 lifecycles: list[str] | None) -> dict[str, list[Chunk]]:
         found: dict[str, list[Chunk]] = {}
@@ -111,33 +136,44 @@ class KnowledgeService:
                            sources=list(sources or []) or None,
                            kinds=list(kinds or []) or None, date_from=date_from, date_to=date_to)
         hits = self._search(grant, scope, query, limit, flt)
+        named, notes = self._named(grant, scope, query, flt)
+        hits = _first(named, hits)[:limit]
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(
             query=query, scope=scope,
             hits=[SearchHit(**Provenance.of(h.chunk).model_dump(), text=h.chunk.text,
                             score=h.score, headers=h.chunk.headers, ordinal=h.chunk.ordinal)
                   for h in hits],
-            warnings=[] if hits else self._no_index(scope),
+            warnings=notes if hits else self._no_index(scope),
         )
 
     def ask(self, grant: Grant, question: str, scope: str) -> Answer:
         scope = grant.check_scope(scope)
-        hits = self._search(grant, scope, question, ASK_HITS,
-                            self._filter(grant, lifecycles=["stable"]))
+        flt = self._filter(grant, lifecycles=["stable"])
+        hits = self._search(grant, scope, question, ASK_HITS, flt)
+        named, notes = self._named(grant, scope, question, flt)
+        hits = _first(named, hits)
         self._record(grant, scope, "knowledge_ask", question, hits)
-        answer = answer_question(question, hits, scope=scope, config=self.registry.answer)
+        shown = {h.chunk.doc_id for h in named}
+        answer = answer_question(question, hits, scope=scope, config=self.registry.answer,
+                                 embedder=self.runtime.embedder, named=shown, warnings=notes)
+        answer.warnings += [
+            f"[{c.number}] {c.title} is "
+            + successor_note(c.superseded_by, self._title(grant, scope, c.superseded_by))
+            for c in answer.citations if c.superseded_by and c.doc_id not in shown]
         if not hits:
             answer.warnings.extend(self._no_index(scope))
         return answer
 
     def context(self, grant: Grant, topic: str, scope: str, max_tokens: int) -> ContextResult:
         scope = grant.check_scope(scope)
-        lifecycles = ["stable"]
-        hits = self._search(grant, scope, topic, CONTEXT_HITS,
-                            self._filter(grant, lifecycles=lifecycles))
+        flt = self._filter(grant, lifecycles=["stable"])
+        hits = self._search(grant, scope, topic, CONTEXT_HITS, flt)
+        named, notes = self._named(grant, scope, topic, flt)
+        hits = _first(named, hits)
         self._record(grant, scope, "get_context", topic, hits)
         doc_ids = list(dict.fromkeys(h.chunk.doc_id for h in hits))
-        chunks = self._chunks(grant, scope, doc_ids, lifecycles) if doc_ids else {}
+        chunks = self._chunks(grant, scope, doc_ids, None) if doc_ids else {}
         selections, used, truncated = select_context(hits, chunks, max_tokens)
         blocks = []
         for sel in selections:
@@ -145,7 +181,7 @@ class KnowledgeService:
             blocks.append(ContextBlock(**Provenance.of(sel.best.chunk).model_dump(), text=text,
                                        sections=sections, ordinals=sorted(sel.chosen),
                                        tokens=sel.tokens, score=sel.best.score))
-        warnings = [] if hits else self._no_index(scope)
+        warnings = notes if hits else self._no_index(scope)
         if truncated:
             warnings.append(f"context trimmed to the {max_tokens}-token budget")
         return ContextResult(topic=topic, scope=scope, blocks=blocks, tokens=used,
@@ -242,6 +278,12 @@ class KnowledgeService:
             except Exception:  # a status report must not fail on one unreadable collection
                 points[(source, scope)] = None
         return self.dagster.index_status(pairs, points)
+
+
+def _first(named: list[Hit], hits: list[Hit]) -> list[Hit]:
+    """The named documents' hits, then the others not among them."""
+    ids = {h.chunk.id for h in named}
+    return [*named, *(h for h in hits if h.chunk.id not in ids)]
 
 
 def _lifecycles(include_drafts: bool, include_deprecated: bool) -> list[str]:

@@ -61,3 +61,23 @@ def kp_env(tmp_path: Path, registry_data: dict[str, Any], monkeypatch: pytest.Mo
     from knowledge_platform.settings import Settings
 
     return Settings()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_vault_cache():
+    """Values read from the (fake) vault are cached per process: no test sees another's."""
+    yield
+    from knowledge_platform.secrets.vault import default_vault
+
+    default_vault().forget()
+
+
+@pytest.fixture
+def fake_op(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A fake `op` first on PATH, and no service account token (so the CLI path is used)."""
+    from tests.fakes.fake_op import FakeOp
+
+    op = FakeOp(tmp_path / "op-bin")
+    monkeypatch.setenv("PATH", op.path_env())
+    monkeypatch.delenv("OP_SERVICE_ACCOUNT_TOKEN", raising=False)
+    return op

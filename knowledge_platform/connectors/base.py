@@ -3,26 +3,44 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge_platform.models import Confidentiality, Document
+from knowledge_platform.secrets.fields import SecretFields
 
 
 class Skipped(BaseModel):
-    """An item the connector could not turn into a document, and why."""
+    """A sub-resource the pull could not read — a task, a file, a page, a table, a whole
+    ClickUp doc — and why. Its documents (`source_id` and `covers`) keep their last good
+    version, marked stale, and are fetched again by the next pull. With `gone=True` the
+    source itself said the sub-resource no longer exists (404, `deleted: true`, trashed):
+    its documents are removed, as confirmed deletions."""
 
     source_id: str
     reason: str
+    #: Further documents this sub-resource holds (a doc's pages, a table's rows).
+    covers: list[str] = Field(default_factory=list)
+    gone: bool = False
+
+    @property
+    def source_ids(self) -> list[str]:
+        return [self.source_id, *self.covers]
 
 
 class PullResult(BaseModel):
-    """What one pull found.
+    """What one pull found (see docs/sync-contract.md).
 
-    `full=True`: `documents` is the complete current set of the source for the scope; anything
-    absent from it is gone. `full=False`: `documents` are new or changed ones only and
-    `deleted` names the source ids known to be gone; everything else is unchanged.
+    `full=True`: `documents` is the complete current set of the source for the scope; a known
+    document absent from it (and not skipped) is gone *by inference*. `full=False`:
+    `documents` are new or changed ones only; everything not named is unchanged.
+    Either way `deleted` names documents the source *confirmed* gone (a tombstone, a 404, a
+    move out of the scope, a git diff) and `missing` names documents a listing no longer
+    shows without a confirmation (an id sweep). Confirmed deletions are always applied;
+    inferred ones (`missing`, and absence from a full pull) count against the deletion guard.
     `cursor` is opaque state the next pull receives back (page tokens, high-water marks).
     """
 
@@ -31,14 +49,28 @@ class PullResult(BaseModel):
     documents: list[Document]
     full: bool
     deleted: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
     cursor: dict[str, Any] = Field(default_factory=dict)
     #: Requests made to the source, for metadata and tests of incremental behaviour.
     requests: int = 0
 
 
-class SourceSettings(BaseModel):
-    """Base of every connector's registry settings; unknown keys are an error."""
+@dataclass(frozen=True)
+class Known:
+    """What the index holds for the scope before this pull: the last good documents by source
+    id, and the ids the previous pull could not read (to be fetched again now)."""
+
+    documents: Mapping[str, Document] = field(default_factory=dict)
+    retry: frozenset[str] = frozenset()
+
+
+NOTHING_KNOWN = Known()
+
+
+class SourceSettings(SecretFields):
+    """Base of every connector's registry settings; unknown keys are an error. A secret is
+    a `<name>_env` / `<name>_ref` pair (knowledge_platform.secrets.fields)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -57,10 +89,14 @@ class Connector(ABC):
         self.scope = scope
 
     @abstractmethod
-    def pull(self, cursor: dict[str, Any] | None, *, full: bool = False) -> PullResult:
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
         """Pull the scope's documents. `cursor` is the previous pull's, or None the first time;
         `full=True` asks for a complete listing (the weekly sweep) whatever the cursor says.
-        Raises SourceError on an outage; never returns a partial listing as `full`."""
+        `known` is what the index holds: an incremental pull must fetch `known.retry` again.
+        Raises SourceError on an outage of the whole source; a failing sub-resource is a
+        `Skipped` entry instead. Never returns a partial listing as `full`."""
 
     def probe(self, cursor: dict[str, Any] | None) -> str | None:
         """A cheap token of the source's current state (a commit sha, a change-feed token)

@@ -1,6 +1,8 @@
-"""A small HTTP client shared by the API connectors: timeouts, bounded retries with backoff on
-5xx, timeouts and dropped connections, 429 waits computed from the response headers, a cap on
-the total time one request may spend waiting, and one-line SourceErrors."""
+"""The one HTTP client and retry policy of every API connector: timeouts; bounded retries with
+jittered exponential backoff on 5xx, timeouts and dropped connections; 429 waits computed from
+the response headers (Retry-After, the rate-limit reset headers); pacing from
+`X-RateLimit-Remaining` so a nearly spent window is waited out before a 429 happens; a cap on
+the total time one request may spend waiting; one-line SourceErrors."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import email.utils
 import functools
 import json
 import logging
-import os
+import random
 import ssl
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -24,6 +26,8 @@ log = logging.getLogger(__name__)
 
 #: (429 response, now as unix seconds) -> seconds to wait, or None when the headers don't say.
 RateLimitWait = Callable[[httpx.Response, float], "float | None"]
+#: True for a non-429 answer that means "slow down" (Drive's 403 rateLimitExceeded).
+SlowDown = Callable[[httpx.Response], bool]
 Params = httpx.QueryParams | Mapping[str, Any] | list[tuple[str, Any]] | None
 
 _RETRY_STATUSES = frozenset({500, 502, 503, 504, 520, 522, 524})
@@ -39,22 +43,14 @@ class HttpSettings(SourceSettings):
     max_retries: int = Field(default=4, ge=0, le=10)
     #: Most one request may sleep in total (backoffs and rate-limit waits) before it fails.
     max_wait_seconds: float = Field(default=180.0, ge=0)
+    #: First retry's backoff; each further retry doubles it (with jitter), up to 30 s.
+    backoff_seconds: float = Field(default=0.5, ge=0, le=60)
 
 
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
     """Loading the CA bundle costs ~100 ms; every client of the process shares one context."""
     return httpx.create_ssl_context()
-
-
-def secret_from_env(source: str, env_name: str, what: str) -> str:
-    """Read a secret at pull time; a missing one is a ConfigError naming the variable."""
-    value = os.environ.get(env_name, "").strip()
-    if not value:
-        raise ConfigError(
-            f"{source}: environment variable {env_name} is not set; put the {what} there"
-        )
-    return value
 
 
 def retry_after_wait(response: httpx.Response, now: float) -> float | None:
@@ -85,8 +81,39 @@ def ratelimit_reset_wait(response: httpx.Response, now: float) -> float | None:
     return max(0.0, reset - now)
 
 
+def pace_wait(response: httpx.Response, now: float) -> float:
+    """Seconds to wait before the next request so the rate-limit window is not overrun:
+    with `X-RateLimit-Remaining` at 0, until the window resets; nearly spent (under 5% of
+    `X-RateLimit-Limit`, at most 2 left), the rest of the window spread over what is left.
+    0 when the response does not say (most APIs do not)."""
+    remaining = _header_number(response, "X-RateLimit-Remaining")
+    if remaining is None:
+        return 0.0
+    reset_at = _header_number(response, "X-RateLimit-Reset")
+    if reset_at is not None:
+        reset = (reset_at / 1000.0 if reset_at > 1e11 else reset_at) - now
+    else:  # IETF RateLimit headers: seconds until the window resets
+        reset = _header_number(response, "RateLimit-Reset") or 0.0
+    if reset <= 0:
+        return 0.0
+    limit = _header_number(response, "X-RateLimit-Limit") or 0.0
+    if remaining <= 0:
+        return reset
+    if remaining <= min(2.0, max(1.0, limit * 0.05)):
+        return reset / (remaining + 1)
+    return 0.0
+
+
+def _header_number(response: httpx.Response, name: str) -> float | None:
+    try:
+        return float(response.headers.get(name, "").strip())
+    except ValueError:
+        return None
+
+
 def describe_body(response: httpx.Response, limit: int = 200) -> str:
-    """A short, single-line account of an error body; knows the PostgREST and ClickUp shapes."""
+    """A short, single-line account of an error body; knows the PostgREST, ClickUp and
+    Google (`{"error": {"message", "errors": [{"reason"}]}}`) shapes."""
     try:
         data = response.json()
     except ValueError:
@@ -102,6 +129,10 @@ def describe_body(response: httpx.Response, limit: int = 200) -> str:
         elif "err" in data:
             code = data.get("ECODE")
             text = f"{data['err']} ({code})" if code else str(data["err"])
+        elif isinstance(data.get("error"), dict) and "message" in data["error"]:
+            errors = data["error"].get("errors") or [{}]
+            reason = errors[0].get("reason") if isinstance(errors[0], dict) else None
+            text = f"{reason}: {data['error']['message']}" if reason else data["error"]["message"]
         else:
             text = json.dumps(data)
     else:
@@ -125,6 +156,7 @@ class HttpClient:
         max_backoff_seconds: float = 30.0,
         max_wait_seconds: float = 180.0,
         rate_limit_wait: RateLimitWait = retry_after_wait,
+        slow_down: SlowDown | None = None,
         auth_hint: str = "",
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -137,10 +169,13 @@ class HttpClient:
         self.max_backoff_seconds = max_backoff_seconds
         self.max_wait_seconds = max_wait_seconds
         self.rate_limit_wait = rate_limit_wait
+        self.slow_down = slow_down
         self.auth_hint = auth_hint
         self.sleep = sleep
         self.clock = clock
         self.requests = 0
+        #: Monotonic-free pacing: no request is sent before this clock() time.
+        self._not_before = 0.0
         self._client = httpx.Client(
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout),
@@ -156,6 +191,7 @@ class HttpClient:
             timeout=settings.timeout_seconds,
             max_retries=settings.max_retries,
             max_wait_seconds=settings.max_wait_seconds,
+            backoff_seconds=settings.backoff_seconds,
             **kwargs,
         )
 
@@ -176,9 +212,10 @@ class HttpClient:
         params: Params = None,
         headers: Mapping[str, str] | None = None,
         allow: Collection[int] = (),
+        content: bytes | None = None,
     ) -> httpx.Response:
         """Send with retries. 2xx and the statuses in `allow` are returned; anything else
-        (after the retries a 5xx/429 earns) raises SourceError."""
+        (after the retries a 5xx/429 or a `slow_down` answer earns) raises SourceError."""
         try:
             where = f"{method} {httpx.URL(url).path}"
         except httpx.InvalidURL as exc:
@@ -190,8 +227,12 @@ class HttpClient:
         while True:
             attempts += 1
             self.requests += 1
+            pause = self._not_before - self.clock()
+            if pause > 0:
+                waited += self._pause(pause, waited, where, "rate-limit window nearly spent")
             try:
-                response = self._client.request(method, url, params=params, headers=headers)
+                response = self._client.request(method, url, params=params, headers=headers,
+                                                content=content)
             except _RETRY_ERRORS as exc:
                 failures += 1
                 reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -204,13 +245,15 @@ class HttpClient:
             except httpx.HTTPError as exc:
                 raise SourceError(f"{self.source}: {where} failed: {exc}") from None
             status = response.status_code
-            if 200 <= status < 300 or status in allow:
+            self._not_before = self.clock() + pace_wait(response, self.clock())
+            slow = self.slow_down is not None and self.slow_down(response)
+            if 200 <= status < 300 or (status in allow and not slow):
                 return response
-            if status == 429 and limited < _MAX_RATE_LIMITED:
+            if (status == 429 or slow) and limited < _MAX_RATE_LIMITED:
                 limited += 1
                 wait = self.rate_limit_wait(response, self.clock())
                 wait = self._backoff(limited) if wait is None else wait
-                waited += self._pause(wait, waited, where, "HTTP 429 rate limited")
+                waited += self._pause(wait, waited, where, f"HTTP {status} rate limited")
                 continue
             if status in _RETRY_STATUSES and failures < self.max_retries:
                 failures += 1
@@ -244,7 +287,10 @@ class HttpClient:
             ) from None
 
     def _backoff(self, failures: int) -> float:
-        return min(self.max_backoff_seconds, self.backoff_seconds * 2 ** max(0, failures - 1))
+        """Exponential, capped, with "equal jitter" (half fixed, half random) so clients that
+        failed together do not retry together."""
+        base = min(self.max_backoff_seconds, self.backoff_seconds * 2 ** max(0, failures - 1))
+        return base / 2 + random.uniform(0, base / 2)
 
     def _pause(self, wait: float, waited: float, where: str, reason: str) -> float:
         if waited + wait > self.max_wait_seconds:

@@ -24,6 +24,7 @@ def test_materialize_indexes_workspace_and_passes_check(run_assets, kp_env):
     assert {c.check_name: c.passed for c in checks} == {
         "memory_files_collection_matches_chunks": True,
         "memory_files_deletions_within_guard": True,
+        "memory_files_pull_complete": True,
         "memory_files_single_embedding_model": True,
         "memory_files_golden_questions": True,
     }
@@ -74,11 +75,15 @@ def test_an_emptied_source_trips_the_guard_and_keeps_the_index(run_assets, works
     for path in workspace.rglob("*.md"):
         path.unlink()
     result = run_assets("memory_files", raise_on_error=False)
-    assert not result.success
-    failure = next(e for e in result.all_events if e.is_step_failure)
-    assert "refusing to empty the collection" in str(
-        failure.step_failure_data.user_failure_data or failure.step_failure_data.error
-    )
+    # The run goes on (nothing else changed); the inferred deletions are held and the
+    # deletion check fails saying how many and why.
+    assert result.success
+    assert run_assets.metadata(result, "raw")["deletions_held"] == 2
+    evaluation = next(c for c in result.get_asset_check_evaluations()
+                      if c.check_name == "memory_files_deletions_within_guard")
+    assert evaluation.passed is False
+    assert "2 deletions held: the pull would remove all 2 documents" in (
+        evaluation.description or "")
     assert runtime.store.count("internal") == before
     runtime.close()
     forced = run_assets("memory_files", tags={"kp/full_reconcile": "true"},

@@ -119,14 +119,17 @@ def test_registry_sensor_adds_partitions_and_backfills_new_clients(kp_env, regis
         assert "memory_files:newco" in json.loads(third.cursor)
 
 
-def test_memory_sensor_requests_only_changed_scopes(kp_env, registry_data, workspace, tmp_path):
+def test_memory_changes_sensor_requests_only_changed_scopes(
+    kp_env, registry_data, workspace, tmp_path, run_assets
+):
     other = tmp_path / "acme-ws"
     other.mkdir()
     (other / "a.md").write_text("# A\n\nacme notes\n")
     registry_data["clients"]["acme"]["sources"] = {"memory_files": {"path": str(other)}}
     write_registry(kp_env.config, registry_data)
     defs = build_definitions(Settings())
-    sensor = defs.resolve_sensor_def("memory_files_sensor")
+    sensor = defs.resolve_sensor_def("memory_files_changes_sensor")
+    assert sensor.minimum_interval_seconds == 30
     with instance_for_test() as instance:
         instance.add_dynamic_partitions(scopes_partitions.name, ["internal", "acme"])
 
@@ -142,8 +145,11 @@ def test_memory_sensor_requests_only_changed_scopes(kp_env, registry_data, works
                 ),
             )
 
+        assert tick(None).run_requests == []  # never indexed: the registry sensor's job
+        run_assets("memory_files", "internal")
+        run_assets("memory_files", "acme")
         first = tick(None)
-        assert first.run_requests == []  # the first tick only learns the state
+        assert first.run_requests == []  # indexed and unchanged since
         assert tick(first.cursor).run_requests == []
         note = other / "a.md"
         note.write_text("# A\n\nacme notes, edited\n")

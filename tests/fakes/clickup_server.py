@@ -1,7 +1,12 @@
-"""A fake ClickUp API (v2 tasks, v3 Docs) following the documented behaviour: both
-Authorization forms, 100 tasks a page with `last_page`, comments 25 newest first paged by
-start/start_id, the filters enforced (date_updated_gt, include_closed, subtasks, archived,
-include_timl), 429 with X-RateLimit-* after `rate_limit` requests a window, and no tombstones."""
+"""A fake ClickUp API (v2 tasks; v3 Docs in clickup_docs) following the documented behaviour:
+both Authorization forms; at most 100 tasks a page, the end said only by `last_page` (pages may
+be short before it: `task_page_sizes`); comments 25 newest first paged by start/start_id, each
+with `reply_count`, replies at `GET /comment/{id}/reply`; a new comment or reply does NOT bump
+the task's `date_updated` (ClickUp does not say it does); the filters enforced
+(date_updated_gt, include_closed, subtasks, archived, include_timl); `GET /task/{id}` with
+404 `ITEM_013` "Task not found, deleted" for a deleted task and 401 `OAUTH_027` for an id the
+token cannot see; 429 with X-RateLimit-* after `rate_limit` requests a window (or once, by
+`throttle_next`, with or without those headers); no tombstones in any listing."""
 
 from __future__ import annotations
 
@@ -14,10 +19,11 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
+from tests.fakes.clickup_comments import ClickUpCommentsMixin
+from tests.fakes.clickup_docs import ClickUpDocsMixin
 from tests.fakes.http_fake import FakeServer, json_response
 
 TASKS_PER_PAGE = 100
-COMMENTS_PER_PAGE = 25
 
 
 def _err(status: int, err: str, code: str) -> Response:
@@ -28,7 +34,7 @@ def _flag(request: Request, name: str) -> bool:
     return request.args.get(name, "false").lower() == "true"
 
 
-class ClickUpFake(FakeServer):
+class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, FakeServer):
     def __init__(
         self,
         *,
@@ -46,18 +52,25 @@ class ClickUpFake(FakeServer):
         self.lists: dict[str, dict[str, Any]] = {}
         self.tasks: dict[str, dict[str, Any]] = {}
         self.extra_lists: dict[str, set[str]] = {}
-        self.comments: dict[str, list[dict[str, Any]]] = {}
-        self.docs: dict[str, dict[str, Any]] = {}
+        self.deleted_tasks: set[str] = set()
+        #: Sizes of successive task pages (cycled); None: 100 a page.
+        self.task_page_sizes: list[int] | None = None
+        #: True: every change gets the same timestamp (equal date_updated across pages).
+        self.frozen = False
+        self._init_docs()
+        self._init_comments()
         self.rate_limit: int | None = None
         self.rate_window_seconds = 60
         self._window_reset: int | None = None
         self._window_count = 0
+        self._throttle: dict[str, str] | None = None
         self._now_ms = 1_700_000_000_000
         self._ids = itertools.count(1)
 
     # -- mutations ---------------------------------------------------------------------------
     def tick(self) -> str:
-        self._now_ms += 1000
+        if not self.frozen:
+            self._now_ms += 1000
         return str(self._now_ms)
 
     def advance(self, seconds: int) -> None:
@@ -125,49 +138,22 @@ class ClickUpFake(FakeServer):
 
     def delete_task(self, task_id: str) -> None:
         del self.tasks[task_id]
+        self.deleted_tasks.add(task_id)
 
-    def add_comment(self, task_id: str, text: str, user: str = "bob") -> str:
-        cid = str(next(self._ids) + 1000)
-        self.comments.setdefault(task_id, []).append({
-            "id": cid, "comment": [{"text": text, "attributes": {}}], "comment_text": text,
-            "user": {"id": 7, "username": user, "email": f"{user}@example.com"},
-            "resolved": False, "assignee": None, "assigned_by": None, "reactions": [],
-            "date": self.tick(),
-        })  # fmt: skip
-        return cid
+    def move_task(self, task_id: str, list_id: str) -> None:
+        """Move a task to another list (its home list; a move is a task update)."""
+        lst = self.lists[list_id]
+        self.update_task(task_id, list={"id": list_id, "name": lst["name"]},
+                         folder={"id": lst["folder"]}, space={"id": lst["space"]})  # fmt: skip
 
-    def add_doc(self, workspace: str, doc_id: str, name: str) -> None:
-        now = self.tick()
-        self.docs[doc_id] = {"id": doc_id, "name": name, "workspace_id": workspace,
-                             "date_created": now, "date_updated": now, "deleted": False,
-                             "archived": False, "pages": []}  # fmt: skip
-
-    def add_page(self, doc_id: str, page_id: str, name: str, content: str,
-                 parent: str | None = None) -> None:  # fmt: skip
-        now = self.tick()
-        page = {"id": page_id, "doc_id": doc_id, "parent_page_id": parent, "name": name,
-                "sub_title": None, "content": content, "date_created": now, "date_updated": now,
-                "archived": False, "deleted": False, "pages": []}  # fmt: skip
-        home = self._find_page(doc_id, parent) if parent else self.docs[doc_id]
-        home["pages"].append(page)
-
-    def update_page(self, doc_id: str, page_id: str, content: str) -> None:
-        self._find_page(doc_id, page_id).update(content=content, date_updated=self.tick())
-
-    def delete_page(self, doc_id: str, page_id: str) -> None:
-        def prune(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            return [{**p, "pages": prune(p["pages"])} for p in pages if p["id"] != page_id]
-
-        self.docs[doc_id]["pages"] = prune(self.docs[doc_id]["pages"])
-
-    def _find_page(self, doc_id: str, page_id: str) -> dict[str, Any]:
-        stack = list(self.docs[doc_id]["pages"])
-        while stack:
-            page = stack.pop()
-            if page["id"] == page_id:
-                return page
-            stack.extend(page["pages"])
-        raise KeyError(page_id)
+    def throttle_next(self, *, reset_in: float | None = 0.5) -> None:
+        """The next request answers 429: with X-RateLimit-* (the window reopens `reset_in`
+        seconds from now) or, with None, bare (no header says how long to wait)."""
+        headers: dict[str, str] = {}
+        if reset_in is not None:
+            headers = {"X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "0",
+                       "X-RateLimit-Reset": str(int(self.clock() + reset_in + 0.999))}  # fmt: skip
+        self._throttle = headers
 
     # -- serving -----------------------------------------------------------------------------
     def handle(self, request: Request) -> Response:
@@ -176,6 +162,10 @@ class ClickUpFake(FakeServer):
             return _err(401, "Authorization header required", "OAUTH_017")
         if auth not in (self.personal_token, f"Bearer {self.oauth_token}"):
             return _err(401, "Oauth token not found", "OAUTH_019")
+        with self._lock:
+            throttle, self._throttle = self._throttle, None
+        if throttle is not None:
+            return json_response({"err": "Rate limit reached", "ECODE": "APP_002"}, 429, throttle)
         limited = self._rate_limit()
         if isinstance(limited, Response):
             return limited
@@ -208,9 +198,9 @@ class ClickUpFake(FakeServer):
             (r"/api/v2/space/([^/]+)/list", lambda _, s: self._lists(space=s)),
             (r"/api/v2/folder/([^/]+)/list", lambda _, f: self._lists(folder=f)),
             (r"/api/v2/list/([^/]+)/task", self._tasks),
-            (r"/api/v2/task/([^/]+)/comment", self._comments),
-            (r"/api/v3/workspaces/([^/]+)/docs/([^/]+)", self._doc),
-            (r"/api/v3/workspaces/([^/]+)/docs/([^/]+)/(pages)", self._doc),
+            (r"/api/v2/task/([^/]+)", self._task),
+            *self._comments_routes(),
+            *self._docs_routes(),
         ]
         for pattern, handler in routes:
             if match := re.fullmatch(pattern, request.path):
@@ -256,40 +246,29 @@ class ClickUpFake(FakeServer):
         if request.args.get("order_by") == "updated":
             found.sort(key=lambda t: _int(t.get("date_updated")), reverse=True)
         page = int(request.args.get("page", "0"))
-        served = copy.deepcopy(found[page * TASKS_PER_PAGE : (page + 1) * TASKS_PER_PAGE])
+        sizes = self.task_page_sizes or [TASKS_PER_PAGE]
+        start = sum(sizes[i % len(sizes)] for i in range(page))
+        end = start + sizes[page % len(sizes)]
+        served = [self._served(request, t) for t in found[start:end]]
+        return json_response({"tasks": served, "last_page": end >= len(found)})
+
+    def _served(self, request: Request, task: dict[str, Any]) -> dict[str, Any]:
+        task = copy.deepcopy(task)
         if not _flag(request, "include_markdown_description"):
-            for task in served:
-                task.pop("markdown_description", None)
-        last = (page + 1) * TASKS_PER_PAGE >= len(found)
-        return json_response({"tasks": served, "last_page": last})
+            task.pop("markdown_description", None)
+        return task
 
-    def _comments(self, request: Request, task_id: str) -> Response:
+    def _missing_task(self, task_id: str) -> Response | None:
+        if task_id in self.deleted_tasks:
+            return _err(404, "Task not found, deleted", "ITEM_013")
         if task_id not in self.tasks:
-            return _err(404, "Task not found", "ITEM_015")
-        ordered = sorted(self.comments.get(task_id, []),
-                         key=lambda c: (int(c["date"]), int(c["id"])), reverse=True)  # fmt: skip
-        start, start_id = request.args.get("start"), request.args.get("start_id")
-        if start is not None and start_id is not None:
-            mark = (int(start), int(start_id))
-            ordered = [c for c in ordered if (int(c["date"]), int(c["id"])) < mark]
-        return json_response({"comments": ordered[:COMMENTS_PER_PAGE]})
+            return _err(401, "Team not authorized", "OAUTH_027")
+        return None
 
-    def _doc(self, request: Request, workspace: str, doc_id: str, pages: str = "") -> Response:
-        doc = self.docs.get(doc_id)
-        if doc is None or doc["workspace_id"] != workspace:
-            return _err(404, "Doc not found", "DOCS_404")
-        if not pages:
-            return json_response({k: v for k, v in doc.items() if k != "pages"})
-        markdown = request.args.get("content_format", "text/md") == "text/md"
-
-        def served(tree: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            return [
-                {**p, "pages": served(p["pages"]),
-                 "content": p["content"] if markdown else re.sub(r"(?m)^#+ ", "", p["content"])}
-                for p in tree
-            ]  # fmt: skip
-
-        return json_response(served(doc["pages"]))
+    def _task(self, request: Request, task_id: str) -> Response:
+        """GET /task/{id}: the task wherever it lives now, archived ones too."""
+        return self._missing_task(task_id) or json_response(
+            self._served(request, self.tasks[task_id]))
 
 
 def _int(value: Any) -> int:

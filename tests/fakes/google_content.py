@@ -1,8 +1,9 @@
-"""The Google fake's files and the Drive v3, Sheets v4 and Slides v1 endpoints that read them."""
+"""The Google fake's files, Google's error shape, and the Sheets v4 and Slides v1 endpoints."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,12 +11,13 @@ from typing import Any
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Request, Response
 
-from tests.fakes.google_query import QueryError, parse_query, parse_range, slide_json
+from tests.fakes.google_query import QueryError, parse_range, slide_json
 
 FOLDER = "application/vnd.google-apps.folder"
 DOC = "application/vnd.google-apps.document"
 SHEET = "application/vnd.google-apps.spreadsheet"
 SLIDES = "application/vnd.google-apps.presentation"
+SHORTCUT = "application/vnd.google-apps.shortcut"
 EPOCH = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 _STATUS = {
     400: "INVALID_ARGUMENT",
@@ -35,39 +37,64 @@ class FakeFile:
     mime_type: str
     parents: list[str]
     modified: dt.datetime
+    #: Drive's `version`: bumped by every change, even ones that leave modifiedTime alone.
     version: int = 1
+    #: Trashed explicitly (a file below a trashed folder is trashed too; see DriveApi).
     trashed: bool = False
     drive_id: str | None = None
     markdown: str = ""
     tabs: dict[str, list[list[str]]] = field(default_factory=dict)
     slides: list[dict[str, Any]] = field(default_factory=list)
+    #: An uploaded (non-Google) file's bytes, served by files.get?alt=media.
+    data: bytes = b""
+    shortcut_target: str | None = None
+    #: False once the user lost access: the file is gone for them (changes say `removed`).
+    accessible: bool = True
+    #: Deleted under us: still in the listing the connector already holds, 404 everywhere.
+    vanished: bool = False
     #: (status, reason, message) returned by files.export / content calls for this file.
     export_error: tuple[int, str, str] | None = None
 
-    def resource(self) -> dict[str, Any]:
-        kind = {DOC: "document", SHEET: "spreadsheets", SLIDES: "presentation"}.get(
-            self.mime_type, "drive/folders"
-        )
+    @property
+    def native(self) -> bool:
+        return self.mime_type.startswith("application/vnd.google-apps.")
+
+    def resource(self, trashed: bool) -> dict[str, Any]:
+        """Every field Drive v3 has for this file (the server applies `fields`)."""
+        link = {DOC: "https://docs.google.com/document/d/{}/edit",
+                SHEET: "https://docs.google.com/spreadsheets/d/{}/edit",
+                SLIDES: "https://docs.google.com/presentation/d/{}/edit",
+                FOLDER: "https://drive.google.com/drive/folders/{}"}.get(
+            self.mime_type, "https://drive.google.com/file/d/{}/view")
         data: dict[str, Any] = {
             "kind": "drive#file",
             "id": self.id,
             "name": self.name,
             "mimeType": self.mime_type,
             "parents": list(self.parents),
-            "trashed": self.trashed,
+            "trashed": trashed,
+            "explicitlyTrashed": self.trashed,
             "version": str(self.version),
             "modifiedTime": self.modified.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-            "webViewLink": f"https://docs.google.com/{kind}/d/{self.id}/edit",
+            "webViewLink": link.format(self.id),
         }
         if self.drive_id:
             data["driveId"] = self.drive_id
+        if not self.native:
+            data["size"] = str(len(self.data))
+            data["md5Checksum"] = hashlib.md5(self.data).hexdigest()
+        if self.shortcut_target:
+            data["shortcutDetails"] = {"targetId": self.shortcut_target}
         return data
 
 
 class GoogleApiError(HTTPException):
-    def __init__(self, status: int, message: str, reason: str = "") -> None:
+    def __init__(
+        self, status: int, message: str, reason: str = "", headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status, self.message, self.reason = status, message, reason or _STATUS[status]
+        self.headers = headers or {}
 
     def get_response(self, environ: Any = None, scope: Any = None) -> Response:
         error: dict[str, Any] = {
@@ -75,8 +102,11 @@ class GoogleApiError(HTTPException):
             "message": self.message,
             "status": _STATUS.get(self.status, "UNKNOWN"),
         }
-        error["errors"] = [{"domain": "global", "reason": self.reason, "message": self.message}]
-        return json_response({"error": error}, self.status)
+        domain = "usageLimits" if "RateLimit" in self.reason else "global"
+        error["errors"] = [{"domain": domain, "reason": self.reason, "message": self.message}]
+        response = json_response({"error": error}, self.status)
+        response.headers.update(self.headers)
+        return response
 
 
 def json_response(data: Any, status: int = 200) -> Response:
@@ -84,97 +114,9 @@ def json_response(data: Any, status: int = 200) -> Response:
 
 
 class ContentApi:
-    """Drive, Sheets and Slides handlers, mixed into the server; they read `self.files` and
-    `self.changes` (file ids; position + 1 is the Drive change page token)."""
+    """Sheets and Slides handlers, mixed into the server; they read `self.files`."""
 
     files: dict[str, FakeFile]
-    changes: list[str]
-
-    # Drive --------------------------------------------------------------------------------
-    def _visible(self, file: FakeFile, request: Request) -> bool:
-        args = request.args
-        if file.drive_id and not (
-            args.get("supportsAllDrives") == "true"
-            and args.get("includeItemsFromAllDrives") == "true"
-        ):
-            return False
-        if args.get("corpora") == "drive":
-            return file.drive_id == args.get("driveId")
-        return True
-
-    def _file(self, file_id: str, request: Request, all_drives: bool = True) -> FakeFile:
-        file = self.files.get(file_id)
-        shared_ok = not all_drives or request.args.get("supportsAllDrives") == "true"
-        if file is None or (file.drive_id and not shared_ok):
-            raise GoogleApiError(404, f"File not found: {file_id}.", "notFound")
-        return file
-
-    def _files_list(self, request: Request) -> Response:
-        try:
-            predicate = (
-                parse_query(request.args.get("q", ""))
-                if request.args.get("q")
-                else (lambda f: True)
-            )
-        except QueryError as exc:
-            raise GoogleApiError(400, str(exc), "invalid") from exc
-        matches = [
-            f.resource()
-            for f in sorted(self.files.values(), key=lambda f: f.id)
-            if self._visible(f, request) and f.id != f.drive_id
-        ]
-        matches = [r for r in matches if predicate(r)]
-        size = min(int(request.args.get("pageSize", 100)), 1000)
-        start = int(request.args.get("pageToken", "p0")[1:])
-        body: dict[str, Any] = {
-            "kind": "drive#fileList",
-            "incompleteSearch": False,
-            "files": matches[start : start + size],
-        }
-        if start + size < len(matches):
-            body["nextPageToken"] = f"p{start + size}"
-        return json_response(body)
-
-    def _files_get(self, request: Request, file_id: str) -> Response:
-        return json_response(self._file(file_id, request).resource())
-
-    def _files_export(self, request: Request, file_id: str) -> Response:
-        file = self._file(file_id, request, all_drives=False)  # export has no such flag
-        self._content_error(file)
-        if file.mime_type != DOC or request.args.get("mimeType") != "text/markdown":
-            raise GoogleApiError(400, "Export only supports Docs Editors files.", "badRequest")
-        return Response(file.markdown.encode(), mimetype="text/markdown")
-
-    def _start_token(self, request: Request) -> Response:
-        return json_response(
-            {"kind": "drive#startPageToken", "startPageToken": str(len(self.changes) + 1)}
-        )
-
-    def _changes_list(self, request: Request) -> Response:
-        token = request.args.get("pageToken", "")
-        if not token.isdigit() or not 1 <= int(token) <= len(self.changes) + 1:
-            raise GoogleApiError(400, f"Invalid Value: pageToken {token!r}", "invalid")
-        start, size = int(token) - 1, min(int(request.args.get("pageSize", 100)), 1000)
-        out = []
-        for file_id in self.changes[start : start + size]:
-            file = self.files.get(file_id)
-            if file and not self._visible(file, request):
-                continue
-            change: dict[str, Any] = {
-                "kind": "drive#change",
-                "changeType": "file",
-                "fileId": file_id,
-                "removed": file is None,
-            }
-            if file:
-                change["file"] = file.resource()
-            out.append(change)
-        body: dict[str, Any] = {"kind": "drive#changeList", "changes": out}
-        if start + size < len(self.changes):
-            body["nextPageToken"] = str(start + size + 1)
-        else:
-            body["newStartPageToken"] = str(len(self.changes) + 1)
-        return json_response(body)
 
     def _content_error(self, file: FakeFile) -> None:
         if file.export_error:
@@ -183,7 +125,7 @@ class ContentApi:
 
     def _typed(self, file_id: str, mime: str, request: Request) -> FakeFile:
         file = self.files.get(file_id)
-        if file is None or file.mime_type != mime:
+        if file is None or file.vanished or not file.accessible or file.mime_type != mime:
             raise GoogleApiError(404, "Requested entity was not found.", "notFound")
         self._content_error(file)
         return file

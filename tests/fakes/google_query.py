@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from typing import Any
 
 Predicate = Callable[[dict[str, Any]], bool]
 
-_TOKEN = re.compile(r"\s*('(?:[^'\\]|\\.)*'|\(|\)|!=|=|[A-Za-z_]+)")
+_TOKEN = re.compile(r"\s*('(?:[^'\\]|\\.)*'|\(|\)|!=|>=|<=|=|>|<|[A-Za-z_]+)")
 
 
 class QueryError(ValueError):
@@ -17,7 +18,8 @@ class QueryError(ValueError):
 
 def parse_query(q: str) -> Predicate:
     """Drive search syntax subset: `'<id>' in parents`, `trashed=<bool>`, `mimeType[!]='<t>'`,
-    `name='<n>'`, joined by and / or / not and parentheses. Evaluated on a file resource."""
+    `name='<n>'`, `modifiedTime <op> '<RFC 3339>'` (UTC unless it says), joined by and / or /
+    not and parentheses. Evaluated on a file resource (all of its fields)."""
     tokens, pos = [], 0
     while pos < len(q.rstrip()):
         match = _TOKEN.match(q, pos)
@@ -83,6 +85,8 @@ class _Parser:
                 raise QueryError("Invalid Value: only '<id>' in parents is supported")
             return lambda f: value in f.get("parents", [])
         field, op, raw = token, self.take(), self.take()
+        if field == "modifiedTime":
+            return _time_compare(op, _rfc3339(_unquote(raw)))
         if op not in ("=", "!="):
             raise QueryError(f"Invalid Value: operator {op!r} not supported")
         if field == "trashed":
@@ -96,6 +100,88 @@ class _Parser:
         if op == "=":
             return lambda f: f.get(field, False) == wanted
         return lambda f: f.get(field, False) != wanted
+
+
+def _rfc3339(value: str) -> dt.datetime:
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise QueryError(f"Invalid Value: bad time {value!r} in q") from None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)  # UTC by default
+
+
+def _time_compare(op: str, wanted: dt.datetime) -> Predicate:
+    ops: dict[str, Callable[[dt.datetime], bool]] = {
+        "=": lambda t: t == wanted, "!=": lambda t: t != wanted, ">": lambda t: t > wanted,
+        "<": lambda t: t < wanted, ">=": lambda t: t >= wanted, "<=": lambda t: t <= wanted}
+    if op not in ops:
+        raise QueryError(f"Invalid Value: operator {op!r} not supported")
+    return lambda f: ops[op](_rfc3339(f["modifiedTime"]))
+
+
+_PARENTS = re.compile(r"'((?:[^'\\]|\\.)*)'\s+in\s+parents")
+
+
+def parents_in(q: str) -> list[str]:
+    """The folder ids a `q` names with `'<id>' in parents`, in order."""
+    return [re.sub(r"\\(.)", r"\1", m.group(1)) for m in _PARENTS.finditer(q)]
+
+
+#: A partial-response mask: field -> sub-mask, or None for the whole value.
+Mask = dict[str, "Mask | None"]
+
+
+def parse_fields(fields: str) -> Mask | None:
+    """Google's `fields` syntax: `a,b(c,d),e/f`; `*` (or nothing) means everything."""
+    mask, pos = _fields(fields.replace(" ", ""), 0)
+    if pos != len(fields.replace(" ", "")):
+        raise QueryError(f"Invalid field selection {fields}")
+    return mask
+
+
+def _fields(text: str, pos: int) -> tuple[Mask | None, int]:
+    mask: Mask = {}
+    while pos < len(text) and text[pos] != ")":
+        match = re.compile(r"[A-Za-z_*][A-Za-z0-9_/]*").match(text, pos)
+        if not match:
+            raise QueryError(f"Invalid field selection {text}")
+        path, pos = match.group(0).split("/"), match.end()
+        sub: Mask | None = None
+        if pos < len(text) and text[pos] == "(":
+            sub, pos = _fields(text, pos + 1)
+            if pos >= len(text) or text[pos] != ")":
+                raise QueryError(f"Invalid field selection {text}")
+            pos += 1
+        if path == ["*"]:
+            return None, _skip_rest(text, pos)
+        node = mask
+        for name in path[:-1]:
+            child = node.setdefault(name, {})
+            if child is None:
+                break
+            node = child
+        else:
+            node[path[-1]] = sub
+        if pos < len(text) and text[pos] == ",":
+            pos += 1
+    return mask, pos
+
+
+def _skip_rest(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] != ")":
+        pos += 1
+    return pos
+
+
+def apply_fields(data: Any, mask: Mask | None) -> Any:
+    """Keep only the masked fields of `data` (lists mask each element)."""
+    if mask is None:
+        return data
+    if isinstance(data, list):
+        return [apply_fields(item, mask) for item in data]
+    if not isinstance(data, dict):
+        return data
+    return {k: apply_fields(data[k], sub) for k, sub in mask.items() if k in data}
 
 
 _A1 = re.compile(r"^(?:[A-Z]+)?(\d+)?(?::(?:[A-Z]+)?(\d+)?)?$")

@@ -1,16 +1,16 @@
 """A fake Google: OAuth token endpoint, Drive v3, Sheets v4 and Slides v1, on a loopback port.
 
-Serves the subset the google_drive connector uses, with Google's URL layout, JSON shapes and
-error bodies. Point the connector at it with `endpoints()`. Tests mutate content through the
-helpers (each mutation records a Drive change), inject failures with `fail_next` or `outage`
-(every API answers 503; the token endpoint stays up), assert on `requests` and `token_grants`,
-and `reset()` between tests to reuse one server.
+Serves what Google documents for these calls (tests/fakes/google_drive_api.py says which
+facts), with Google's URL layout, JSON shapes and error bodies. Point a connector at it with
+`endpoints()`. Tests change Drive through DriveState's actions (each logs a Drive change),
+inject failures with `fail_next` (status, reason, optional headers such as Retry-After) or
+`outage` (every API answers 503; the token endpoint stays up), assert on `requests` and
+`token_grants`, and `reset()` between tests to reuse one server.
 """
 
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import json
 import threading
 from dataclasses import dataclass
@@ -21,17 +21,9 @@ from werkzeug.routing import Map, Rule
 from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from tests.fakes.google_content import (
-    DOC,
-    EPOCH,
-    FOLDER,
-    SHEET,
-    SLIDES,
-    ContentApi,
-    FakeFile,
-    GoogleApiError,
-    json_response,
-)
+from tests.fakes.google_content import ContentApi, FakeFile, GoogleApiError, json_response
+from tests.fakes.google_drive_api import ChangeEntry, DriveApi
+from tests.fakes.google_drive_state import DriveState
 
 
 @dataclass
@@ -50,7 +42,7 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-class FakeGoogle(ContentApi):
+class FakeGoogle(DriveState, DriveApi, ContentApi):
     def __init__(
         self,
         client_id: str = "fake-client",
@@ -88,13 +80,21 @@ class FakeGoogle(ContentApi):
     def reset(self) -> None:
         """Forget all files, changes, tokens, injected failures and logged requests."""
         self.files: dict[str, FakeFile] = {}
-        self.changes: list[str] = []  # file ids, position + 1 = page token
+        self.changes: list[ChangeEntry] = []  # position + 1 = page token
         self.requests: list[LoggedRequest] = []
         self.tokens: set[str] = set()
         self.token_grants: list[str] = []
         self.outage = False
-        self._failures: list[tuple[int, str, str]] = []  # (status, reason, path part)
+        # (status, reason, path part, headers); `forever` ones are never used up
+        self._failures: list[tuple[int, str, str, dict[str, str]]] = []
         self._seq = 0
+        self.freeze_clock = False
+        self.page_cap: int | None = None
+        self.short_pages = False
+        self.all_drives_incomplete = True
+        self.max_parents_per_query: int | None = None
+        self.incomplete_folders: set[str] = set()
+        self.export_limit = 10 * 1024 * 1024  # Drive's documented 10 MB export cap
 
     # lifecycle ---------------------------------------------------------------------------
     def start(self) -> FakeGoogle:
@@ -115,6 +115,12 @@ class FakeGoogle(ContentApi):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_port}"
 
+    def env(self) -> dict[str, str]:
+        """The environment variables the connector reads its OAuth client from, set to the
+        client this fake accepts."""
+        return {"GOOGLE_CLIENT_ID": self.client_id, "GOOGLE_CLIENT_SECRET": self.client_secret,
+                "GOOGLE_REFRESH_TOKEN": self.refresh_token}
+
     def endpoints(self) -> dict[str, str]:
         """Connector settings that point every API at this fake."""
         base = self.base_url
@@ -126,82 +132,16 @@ class FakeGoogle(ContentApi):
             "token_uri": f"{base}/token",
         }
 
-    # content helpers (each records a change, like Drive) ---------------------------------
-    def _tick(self) -> dt.datetime:
-        self._seq += 1
-        return EPOCH + dt.timedelta(minutes=self._seq)
-
-    def _add(
-        self, name: str, mime: str, parent: str | None, file_id: str | None, **content: Any
-    ) -> str:
-        file_id = file_id or f"{mime.rsplit('.', 1)[-1]}-{len(self.files) + 1}"
-        drive_id = self.files[parent].drive_id if parent in self.files else None
-        self.files[file_id] = FakeFile(
-            file_id,
-            name,
-            mime,
-            [parent] if parent else [],
-            self._tick(),
-            drive_id=drive_id,
-            **content,
-        )
-        self.changes.append(file_id)
-        return file_id
-
-    def add_shared_drive(self, drive_id: str, name: str) -> str:
-        self.files[drive_id] = FakeFile(drive_id, name, FOLDER, [], self._tick(), drive_id=drive_id)
-        return drive_id
-
-    def add_folder(self, name: str, parent: str | None = None, file_id: str | None = None) -> str:
-        return self._add(name, FOLDER, parent, file_id)
-
-    def add_doc(
-        self, name: str, parent: str | None, markdown: str, file_id: str | None = None
-    ) -> str:
-        return self._add(name, DOC, parent, file_id, markdown=markdown)
-
-    def add_sheet(
-        self,
-        name: str,
-        parent: str | None,
-        tabs: dict[str, list[list[str]]],
-        file_id: str | None = None,
-    ) -> str:
-        return self._add(name, SHEET, parent, file_id, tabs=tabs)
-
-    def add_slides(
-        self,
-        name: str,
-        parent: str | None,
-        slides: list[dict[str, Any]],
-        file_id: str | None = None,
-    ) -> str:
-        return self._add(name, SLIDES, parent, file_id, slides=slides)
-
-    def modify(self, file_id: str, **attrs: Any) -> None:
-        """Change name/markdown/tabs/slides/parents/export_error; bumps version and time."""
-        file = self.files[file_id]
-        for key, value in attrs.items():
-            setattr(file, key, value)
-        file.version += 1
-        file.modified = self._tick()
-        self.changes.append(file_id)
-
-    def trash(self, file_id: str) -> None:
-        self.modify(file_id, trashed=True)
-
-    def delete(self, file_id: str) -> None:
-        del self.files[file_id]
-        self.changes.append(file_id)
-
     def fail_next(
         self,
         count: int = 1,
         status: int = 429,
         reason: str = "rateLimitExceeded",
         path_part: str = "",
+        headers: dict[str, str] | None = None,
     ) -> None:
-        self._failures.extend([(status, reason, path_part)] * count)
+        """The next `count` API requests whose path holds `path_part` answer this error."""
+        self._failures.extend([(status, reason, path_part, headers or {})] * count)
 
     def revoke_tokens(self) -> None:
         self.tokens.clear()
@@ -225,6 +165,7 @@ class FakeGoogle(ContentApi):
         )
         endpoint, values = self._url_map.bind_to_environ(request.environ).match()
         if endpoint == "token":  # a separate Google service: `outage` leaves it up
+            self._inject(request, token=True)
             return self._token(request)
         if self.outage:
             raise GoogleApiError(503, "The service is currently unavailable.", "backendError")
@@ -233,11 +174,16 @@ class FakeGoogle(ContentApi):
             raise GoogleApiError(
                 401, "Request had invalid authentication credentials.", "authError"
             )
-        for i, (status, reason, part) in enumerate(self._failures):
-            if part in request.path:
-                del self._failures[i]
-                raise GoogleApiError(status, f"Injected failure: {reason}", reason)
+        self._inject(request)
         return getattr(self, f"_{endpoint}")(request, **values)
+
+    def _inject(self, request: Request, token: bool = False) -> None:
+        """Raise the first injected failure for this path (the token endpoint only takes
+        the ones that name it)."""
+        for i, (status, reason, part, headers) in enumerate(self._failures):
+            if part in request.path and (part or not token):
+                del self._failures[i]
+                raise GoogleApiError(status, f"Injected failure: {reason}", reason, headers)
 
     def _token(self, request: Request) -> Response:
         form = request.form

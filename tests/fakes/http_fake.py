@@ -51,6 +51,11 @@ class FakeClock:
         self.sleeps.append(seconds)
         self.now += seconds
 
+    def slept_backoff(self, bases: list[float]) -> bool:
+        """The sleeps were jittered exponential backoffs: each in [base/2, base]."""
+        return len(self.sleeps) == len(bases) and all(
+            b / 2 <= s <= b for s, b in zip(self.sleeps, bases, strict=True))
+
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(json.dumps(data), status, headers, content_type="application/json")
@@ -110,6 +115,11 @@ class FakeServer:
         text = json.dumps(body) if isinstance(body, dict) else body
         with self._lock:
             self._injections.append(Injection(match, status, text, headers or {}, times, delay))
+
+    def uninject(self, match: str) -> None:
+        """Drop the injections made for `match` (e.g. one that answers forever)."""
+        with self._lock:
+            self._injections = [i for i in self._injections if i.match != match]
 
     def clear_injections(self) -> None:
         with self._lock:

@@ -3,96 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.clickup import ClickUpConnector, ClickUpSettings
+from knowledge_platform.connectors.clickup.connector import ClickUpSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.http_fake import FakeClock
+from tests.integration.clickup_workspace import TOKEN, connector, workspace
 
 pytestmark = pytest.mark.integration
 
-TOKEN = "pk_42_TESTTOKEN"
-STAGE = {
-    "id": "f-stage",
-    "name": "Stage",
-    "type": "drop_down",
-    "value": 1,
-    "type_config": {
-        "options": [
-            {"id": "o-a", "name": "Alpha", "orderindex": 0},
-            {"id": "o-b", "name": "Beta", "orderindex": 1},
-        ]
-    },
-}
-TEAM = {
-    "id": "f-team",
-    "name": "Owner team",
-    "type": "drop_down",
-    "value": "o-growth",
-    "type_config": {"options": [{"id": "o-growth", "name": "Growth", "orderindex": 3}]},
-}
-CHANNELS = {
-    "id": "f-ch",
-    "name": "Channels",
-    "type": "labels",
-    "value": ["l-email", "l-paid"],
-    "type_config": {
-        "options": [
-            {"id": "l-email", "label": "Email"},
-            {"id": "l-paid", "label": "Paid social"},
-            {"id": "l-seo", "label": "SEO"},
-        ]
-    },
-}
-UNSET = {"id": "f-unset", "name": "Budget", "type": "currency", "type_config": {}}
-
-
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ClickUpFake]:
-    monkeypatch.setenv("CLICKUP_TOKEN", TOKEN)
-    with ClickUpFake() as server:
-        server.add_hierarchy("9001", "s1", "f1", "L1")
-        server.add_hierarchy("9001", "s1", None, "L2")
-        server.add_task(
-            "L1",
-            "Adopt Qdrant Edge",
-            task_id="dec",
-            status="approved",
-            description="We chose Qdrant Edge for the embedded mode.\n\nWhy: speed.",
-            tags=["Decision"],
-            custom_fields=[STAGE, TEAM, CHANNELS, UNSET],
-        )
-        server.add_task("L1", "Ship the pilot", task_id="closed", closed=True)
-        server.add_task("L1", "Plan launch", task_id="plain", description="## Goal\nLaunch.")
-        server.add_task("L1", "Write copy", task_id="sub", parent="plain")
-        server.add_task("L1", "Old idea", task_id="arch")
-        server.archive_task("arch")
-        server.add_task("L2", "Shared task", task_id="multi", also_in=["L1"])
-        for i in range(30):
-            server.add_comment("plain", f"comment {i}")
-        server.add_doc("9001", "d1", "Client Playbook")
-        server.add_page("d1", "p1", "Onboarding", "# Onboarding\n\nIntro.\n\n## Kickoff\n\nAgenda.")
-        server.add_page("d1", "p2", "Offboarding", "Hand over the keys.", parent="p1")
-        yield server
-
-
-def connector(
-    fake: ClickUpFake, clock: FakeClock | None = None, **overrides: Any
-) -> ClickUpConnector:
-    clock = clock or FakeClock()
-    raw = {
-        "base_url": fake.url("/api/v2"),
-        "docs_base_url": fake.url("/api/v3"),
-        "team_id": "9001",
-        "doc_ids": ["d1"],
-        **overrides,
-    }
-    return ClickUpConnector(
-        ClickUpSettings.model_validate(raw), "internal", sleep=clock.sleep, clock=clock
-    )
+    yield from workspace(monkeypatch)
 
 
 def test_full_pull_reads_every_task_and_doc_page(fake: ClickUpFake) -> None:
@@ -138,9 +62,10 @@ def test_full_pull_reads_every_task_and_doc_page(fake: ClickUpFake) -> None:
     assert comment_pages[1].arg("start") == oldest_first_page["date"]
     assert comment_pages[1].arg("start_id") == oldest_first_page["id"]
     assert result.requests == len(fake.log)
-    assert result.cursor["high_water_ms"] == max(
-        int(t["date_updated"]) for t in fake.tasks.values()
-    )
+    assert result.cursor["lists"] == ["L1", "L2"]
+    discovery = {(r.arg("parent_type"), r.arg("parent_id")) for r in fake.requests("/docs")
+                 if r.path.endswith("/docs")}  # fmt: skip
+    assert discovery == {("SPACE", "s1"), ("FOLDER", "f1"), ("LIST", "L1"), ("LIST", "L2")}
 
 
 def test_pages_through_more_than_100_tasks(fake: ClickUpFake) -> None:
@@ -155,67 +80,18 @@ def test_pages_through_more_than_100_tasks(fake: ClickUpFake) -> None:
     assert not fake.requests("/comment")
 
 
-def test_incremental_pull_requests_only_changes(fake: ClickUpFake) -> None:
-    conn = connector(fake, overlap_seconds=0)
-    first = conn.pull(None)
-    fake.clear_log()
-    fake.advance(3600)
-    fake.update_task("plain", description="## Goal\nLaunch in May.")
-    new = fake.add_task("L2", "Brand new")
-    fake.add_hierarchy("9001", "s1", None, "L3")
-    fake.add_task("L3", "In a new list", task_id="inL3")
-    fake.update_page("d1", "p2", "Hand over the keys and the logins.")
-
-    second = conn.pull(first.cursor)
-
-    assert second.full is False
-    assert {d.source_id for d in second.documents} == {"plain", new, "inL3", "doc:d1:p2"}
-    assert "Launch in May." in next(d.text for d in second.documents if d.source_id == "plain")
-    since = str(first.cursor["high_water_ms"])
-    for path in ("/api/v2/list/L1/task", "/api/v2/list/L2/task"):
-        passes = fake.requests(path)
-        assert passes and all(r.arg("date_updated_gt") == since for r in passes)
-        assert [r.arg("archived") for r in passes] == [None, "true"]
-    assert all(r.arg("date_updated_gt") is None for r in fake.requests("/list/L3/task"))
-    commented = {r.path.split("/")[4] for r in fake.requests("/comment")}
-    assert commented == {"plain", new, "inL3"}
-    assert second.cursor["high_water_ms"] > first.cursor["high_water_ms"]
-
-    fake.clear_log()
-    third = connector(fake, overlap_seconds=300).pull(second.cursor)
-    overlap_since = str(second.cursor["high_water_ms"] - 300_000)
-    assert {r.arg("date_updated_gt") for r in fake.requests("/list/L1/task")} == {overlap_since}
-    assert {"plain", new, "inL3"} <= {d.source_id for d in third.documents}  # in the overlap
-
-
-def test_deletions_archived_incrementally_and_by_absence_in_full_pulls(fake: ClickUpFake) -> None:
-    conn = connector(fake, max_comments=0, overlap_seconds=0)
-    first = conn.pull(None)
-    fake.advance(3600)
-    fake.archive_task("closed")
-    fake.delete_page("d1", "p2")
-
-    second = conn.pull(first.cursor)
-    assert set(second.deleted) == {"closed", "doc:d1:p2"}
-    assert "closed" not in {d.source_id for d in second.documents}
-
-    fake.delete_task("plain")
-    third = conn.pull(second.cursor, full=True)
-    assert third.full is True
-    ids = {d.source_id for d in third.documents}
-    assert "plain" not in ids and "closed" not in ids and "dec" in ids
-
-
-def test_rate_limit_waits_until_reset_then_succeeds(fake: ClickUpFake) -> None:
+def test_a_spent_rate_limit_window_is_waited_out_before_a_429(fake: ClickUpFake) -> None:
     clock = FakeClock()
     fake.clock = clock
     fake.rate_limit = 4
 
     result = connector(fake, clock).pull(None)
 
-    limited = [r for r in fake.log if r.status == 429]
-    assert limited and len(clock.sleeps) == len(limited)
-    assert all(s == pytest.approx(60.0) for s in clock.sleeps)  # X-RateLimit-Reset - now
+    assert not [r for r in fake.log if r.status == 429]  # paced by X-RateLimit-Remaining
+    # The last request of each 60 s window waits for the reset (spread over the last two).
+    windows = (len(fake.log) - 1) // fake.rate_limit
+    assert clock.sleeps and all(0 < s <= 60 for s in clock.sleeps)
+    assert sum(clock.sleeps) == pytest.approx(60.0 * windows, abs=60)
     assert {d.source_id for d in result.documents} >= {"dec", "plain", "doc:d1:p1"}
 
 
@@ -227,26 +103,26 @@ def test_transient_errors_and_timeouts_are_retried(fake: ClickUpFake) -> None:
     result = connector(fake, clock, timeout_seconds=0.15).pull(None)
 
     assert "multi" in {d.source_id for d in result.documents}
-    assert clock.sleeps == [0.5, 0.5]
+    assert clock.slept_backoff([0.5, 0.5]), clock.sleeps
 
 
 def test_outage_raises_source_error_after_retries(fake: ClickUpFake) -> None:
     clock = FakeClock()
-    fake.inject("/list/L1/task", 500, {"err": "Internal error", "ECODE": "SHARD_001"}, times=None)
+    fake.inject("/space/s1/list", 500, {"err": "Internal error", "ECODE": "SHARD_001"}, times=None)
 
     with pytest.raises(SourceError) as exc:
         connector(fake, clock).pull(None)
 
     message = str(exc.value)
-    assert "clickup: GET /api/v2/list/L1/task failed with HTTP 500 after 5 attempts" in message
+    assert "clickup: GET /api/v2/space/s1/list failed with HTTP 500 after 5 attempts" in message
     assert "Internal error (SHARD_001)" in message and "\n" not in message
-    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0]
+    assert clock.slept_backoff([0.5, 1.0, 2.0, 4.0]), clock.sleeps
 
 
 def test_malformed_json_raises_source_error(fake: ClickUpFake) -> None:
-    fake.inject("/list/L2/task", 200, '{"tasks": [', times=1)
+    fake.inject("/space/s1/list", 200, '{"lists": [', times=1)
 
-    with pytest.raises(SourceError, match=r"GET /api/v2/list/L2/task returned malformed JSON"):
+    with pytest.raises(SourceError, match=r"GET /api/v2/space/s1/list returned malformed JSON"):
         connector(fake).pull(None)
 
 
@@ -270,7 +146,7 @@ def test_bad_token_fails_with_clear_message(
         connector(fake).pull(None)
     message = str(exc.value)
     assert "HTTP 401" in message and "Oauth token not found (OAUTH_019)" in message
-    assert "check the ClickUp token in CLICKUP_TOKEN" in message
+    assert "check the ClickUp token in $CLICKUP_TOKEN" in message
     assert TOKEN not in message
 
 

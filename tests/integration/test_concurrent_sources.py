@@ -88,6 +88,7 @@ def test_two_sources_publish_to_one_collection_at_once(
         assert checks == {
             f"{source}_collection_matches_chunks": True,
             f"{source}_deletions_within_guard": True,
+            f"{source}_pull_complete": True,
             f"{source}_single_embedding_model": True,
             f"{source}_golden_questions": True,
         }

@@ -28,6 +28,7 @@ SCOPE = "acme"
 CHECKS = (
     "collection_matches_chunks",
     "deletions_within_guard",
+    "pull_complete",
     "single_embedding_model",
     "golden_questions",
 )
@@ -120,16 +121,13 @@ def test_clickup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             fake.update_task("plan", description="## Goal\nLaunch the swatch test in March.")
             fake.delete_task("pixel")
 
-        # A hard-deleted task leaves no trace an incremental pull (date_updated_gt plus the
-        # archived pass) could see; only a full listing finds it by absence, as the weekly
-        # sweep does. So the second run asks for a full pull.
+        # An ordinary run: the id sweep misses the deleted task and GET /task confirms it.
         index_change_reindex(
             run,
             find=("tracking plan checkout events audit", "Analytics audit"),
             change=change,
             changed=("swatch test March", "in March"),
             gone=("obsolete marketing pixel", "Retire legacy pixel"),
-            tags={"kp/full_pull": "true"},
         )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from knowledge_platform.connectors.base import PullResult
-from knowledge_platform.connectors.git_docs import GitDocsConnector, GitDocsSettings
+from knowledge_platform.connectors.git_docs.connector import GitDocsConnector, GitDocsSettings
 from knowledge_platform.errors import ConfigError, SourceError
 
 pytestmark = pytest.mark.integration
@@ -228,7 +228,9 @@ def test_at_sha_rebuilds_an_older_commit(repo: tuple[Path, str]) -> None:
     assert docs["runbooks/deploy.md"].extra["head_sha"] == first
 
 
-def test_a_change_that_breaks_front_matter_is_skipped_and_deleted(repo: tuple[Path, str]) -> None:
+def test_a_change_that_breaks_front_matter_is_skipped_and_kept(repo: tuple[Path, str]) -> None:
+    """The sync contract: a file that fails to read keeps its last good version (the merge
+    marks it stale), as a full pull would; only `git rm` deletes."""
     path, _ = repo
     conn = connector(path)
     cursor = conn.pull(None).cursor
@@ -240,7 +242,7 @@ def test_a_change_that_breaks_front_matter_is_skipped_and_deleted(repo: tuple[Pa
 
     assert set(by_id(result)) == {"docs/broken.md"}
     assert [s.source_id for s in result.skipped] == ["README.md"]
-    assert result.deleted == ["README.md"]
+    assert result.deleted == []
 
 
 def test_clone_url_is_cloned_then_fetched(repo: tuple[Path, str], tmp_path: Path) -> None:

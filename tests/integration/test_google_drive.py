@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from knowledge_platform.connectors.base import PullResult
-from knowledge_platform.connectors.google_drive import GoogleDriveConnector, GoogleDriveSettings
+from knowledge_platform.connectors.google_drive.connector import (
+    GoogleDriveConnector,
+    GoogleDriveSettings,
+)
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.google_server import FakeGoogle
 
@@ -57,21 +59,9 @@ class Drive:
         self.private = fake.add_doc("Private", self.elsewhere, "# Secret\n", file_id="doc-private")
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeGoogle]:
-    # One server per module: the client caches API resources per endpoint (building Sheets'
-    # takes ~0.7 s), so a fixed port keeps the tests fast. Each test resets its state.
-    with FakeGoogle() as fake:
-        yield fake
-
-
 @pytest.fixture
-def drive(server: FakeGoogle, monkeypatch: pytest.MonkeyPatch) -> Drive:
-    monkeypatch.setenv("GOOGLE_CLIENT_ID", "fake-client")
-    monkeypatch.setenv("GOOGLE_CLIENT_SECRET", "fake-secret")
-    monkeypatch.setenv("GOOGLE_REFRESH_TOKEN", "fake-refresh")
-    server.reset()
-    return Drive(server)
+def drive(google: FakeGoogle) -> Drive:
+    return Drive(google)
 
 
 def connector(drive: Drive, **settings: Any) -> GoogleDriveConnector:
@@ -163,7 +153,10 @@ def test_a_changed_file_that_vanished_before_its_fetch_is_deleted(drive: Drive) 
 
     result = conn.pull(cursor)
 
-    assert result.documents == [] and result.deleted == [drive.doc]
+    # a confirmed removal, reported as a sub-resource that is gone
+    assert result.documents == [] and [(s.source_id, s.gone) for s in result.skipped] == [
+        (drive.doc, True)
+    ]
     assert drive.doc not in result.cursor["files"]
 
 
@@ -227,7 +220,7 @@ def test_rate_limits_are_retried(drive: Drive) -> None:
 
     assert len(result.documents) == 3 and result.skipped == []
     assert len(drive.fake.calls("/export")) == 3
-    assert result.requests == len(drive.fake.requests) - 1  # all but the token exchange
+    assert result.requests == len(drive.fake.requests)  # the token exchange included
 
 
 def test_export_failure_is_skipped_and_reported(drive: Drive) -> None:
@@ -248,7 +241,7 @@ def test_export_failure_is_skipped_and_reported(drive: Drive) -> None:
 
 def test_outage_raises_source_error(drive: Drive) -> None:
     drive.fake.outage = True
-    with pytest.raises(SourceError, match="unavailable after 3 attempts"):
+    with pytest.raises(SourceError, match="HTTP 503 after 3 attempts: backendError"):
         connector(drive, max_retries=2).pull(None)
 
 
@@ -279,7 +272,7 @@ def test_a_401_refreshes_the_access_token_once(drive: Drive) -> None:
 
 def test_rejected_page_token_falls_back_to_a_full_pull(drive: Drive) -> None:
     conn = connector(drive)
-    cursor = {**conn.pull(None).cursor, "page_token": "999"}
+    cursor = {**conn.pull(None).cursor, "tokens": {"": "999"}}
 
     result = conn.pull(cursor)
 

@@ -1,5 +1,5 @@
 """Hostile and bad source input through the real asset graph: every file is either indexed
-or skipped with its reason in the raw step's `skipped_reasons`, and the run succeeds.
+or skipped with its reason in the raw step's `problems`, and the run succeeds.
 
 (The chunker's own properties are in tests/unit/test_chunking.py; here the question is what
 survives the whole pull -> chunk -> embed -> Edge path, and that nothing is silently lost.)
@@ -44,11 +44,11 @@ def _stored_ids(settings: Settings, source: str, scope: str = "internal") -> set
 
 
 def _skips(md: str) -> dict[str, str]:
-    """`- `id`: reason` lines of the skipped_reasons metadata -> {id: reason}."""
+    """`- id: reason -> not indexed` lines of the problems metadata -> {id: reason}."""
     out = {}
     for line in md.splitlines():
-        if line.startswith("- `"):
-            sid, _, reason = line[3:].partition("`: ")
+        if line.startswith("- ") and line.endswith(" -> not indexed"):
+            sid, _, reason = line[2:].removesuffix(" -> not indexed").partition(": ")
             out[sid] = reason
     return out
 
@@ -97,10 +97,11 @@ def test_hostile_workspace_is_indexed_or_skipped_with_reasons(
     elapsed = time.perf_counter() - started
     assert result.success
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    # Every check passes but the warning that some files could not be read.
+    assert checks.pop("memory_files_pull_complete") is False
     assert all(checks.values()), checks
-
     raw = Materializer.metadata(result, "raw")
-    skips = _skips(raw["skipped_reasons"])
+    skips = _skips(raw["problems"])
     assert {sid.removeprefix("hostile/") for sid in skips} == set(SKIPPED)
     for name, reason in SKIPPED.items():
         assert skips[f"hostile/{name}"].startswith(reason), (name, skips[f"hostile/{name}"])

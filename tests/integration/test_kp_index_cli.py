@@ -137,3 +137,20 @@ def test_index_rerun_and_rebuild_at_an_older_commit(repo: tuple[str, str]) -> No
     found = texts("deploy pipeline")
     assert any("signed release tag" in t for t in found)
     assert not any("main branch" in t for t in found)
+
+
+def test_a_failing_sub_resource_is_one_printed_line_and_the_run_succeeds(
+        repo: tuple[str, str], tmp_path: Path) -> None:
+    kp(*INDEX)
+    path = tmp_path / "handbook"
+    commit(path, {"runbooks/deploy.md": b"\xff\xfe not UTF-8", "docs/new.md": "# New\n\nA new"
+                  " page about the kiwi rota.\n"}, day=3)
+    result = CliRunner().invoke(app, INDEX)
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.stdout.splitlines() if ln.startswith("git_docs/internal: ")]
+    assert lines == ["git_docs/internal: runbooks/deploy.md: not valid UTF-8 (byte 0) -> kept "
+                     "the last good version"], result.stdout
+    assert "pull_complete" in result.stdout  # the warning check is listed as failing
+    assert any("kiwi rota" in t for t in texts("kiwi rota"))  # the rest was indexed
+    kept = search("signed release tag")
+    assert kept and kept[0].extra.get("stale") == "not valid UTF-8 (byte 0)"

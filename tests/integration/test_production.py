@@ -279,6 +279,8 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
     (dagster_home / "dagster.yaml").write_text(yaml.safe_dump(local))
     registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
                 "internal": {"sources": {"memory_files": {"path": str(workspace)}}}}
+    # One file that cannot be read: the run succeeds, the warning check reaches the status.
+    (workspace / "broken.md").write_bytes(b"\xff\xfe not UTF-8")
     monkeypatch.setenv("KP_HOME", str(home))
     monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))
     monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
@@ -318,4 +320,7 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
     ((run_id,),) = postgres.query("SELECT run_id FROM runs")
     (entry,) = statuses[-1].sources
     assert entry.run_id == run_id
-    assert (entry.source, entry.scope, entry.failing_checks) == (*pair, [])
+    assert (entry.source, entry.scope) == pair
+    assert entry.failing_checks == ["memory_files_pull_complete"]
+    assert statuses[-1].health == (
+        "degraded: memory_files/internal: check memory_files_pull_complete failing")

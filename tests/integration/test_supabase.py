@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.supabase import SupabaseConnector, SupabaseSettings
+from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from tests.fakes.http_fake import FakeClock
 from tests.fakes.supabase_server import SupabaseFake
@@ -239,7 +239,7 @@ def test_outage_fails_after_retries(fake: SupabaseFake) -> None:
         "supabase: GET /rest/v1/memory failed with HTTP 503 after 5 attempts: "
         "08006 connection failure"
     )
-    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0]
+    assert clock.slept_backoff([0.5, 1.0, 2.0, 4.0]), clock.sleeps
 
 
 def test_malformed_json_fails(fake: SupabaseFake) -> None:
@@ -282,7 +282,7 @@ def test_bad_key_fails_with_clear_message(
         connector(fake).pull(None)
     message = str(exc.value)
     assert "HTTP 401" in message and "PGRST301 Invalid API key" in message
-    assert message.endswith("check the service key in SUPABASE_SERVICE_KEY")
+    assert message.endswith("check the service key in $SUPABASE_SERVICE_KEY")
     assert "wrong-key" not in message
 
 

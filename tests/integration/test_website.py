@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.connectors.website import WebsiteConnector, WebsiteSettings
+from knowledge_platform.connectors.website.connector import WebsiteConnector, WebsiteSettings
 from knowledge_platform.errors import SourceError
 from tests.fakes.http_fake import FakeClock
 from tests.fakes.website_server import WebsiteFake
@@ -58,7 +58,7 @@ def test_full_pull_follows_robots_and_the_sitemap_index(site: WebsiteFake) -> No
     assert about.kind == "page" and about.trust == "public"
     assert "## Team" in about.text and "## Values" in about.text
     assert "All rights reserved" not in about.text  # boilerplate dropped
-    assert about.version == site.pages["/about"].etag
+    assert about.version == site.etag("/about")
     assert about.date is not None and about.date.isoformat() == "2024-05-01"
     assert docs[site.url("/blog/first")].date is not None  # from Last-Modified: no lastmod
     assert [(s.source_id, s.reason) for s in result.skipped] == [
@@ -69,7 +69,7 @@ def test_full_pull_follows_robots_and_the_sitemap_index(site: WebsiteFake) -> No
     assert "/sitemaps/pages-2.xml.gz" in paths  # a gzipped child sitemap
     assert not any(p.startswith("/private/") for p in paths)  # disallowed: never requested
     assert {r.headers["User-Agent"] for r in site.log} == {"SurefootKnowledgeBot/1.0"}
-    assert result.cursor["pages"][site.url("/about")]["etag"] == site.pages["/about"].etag
+    assert result.cursor["pages"][site.url("/about")]["etag"] == site.etag("/about")
 
 
 def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None:
@@ -85,7 +85,7 @@ def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None
     assert second.deleted == []
     about = next(r for r in site.log if r.path == "/about")
     assert about.status == 304
-    assert about.headers["If-None-Match"] == site.pages["/about"].etag
+    assert about.headers["If-None-Match"] == site.etag("/about")
     assert about.headers["If-Modified-Since"].endswith("GMT")
     assert set(second.cursor["pages"]) == set(first.cursor["pages"])
 
@@ -101,11 +101,13 @@ def test_last_modified_alone_is_enough_for_304() -> None:
         assert first.documents[0].version.endswith("GMT")  # the Last-Modified value
 
 
-def test_deleted_pages_are_reported(site: WebsiteFake) -> None:
+def test_deleted_pages_are_confirmed_by_a_fetch(site: WebsiteFake) -> None:
     conn = connector(site)
     first = conn.pull(None)
     site.clear_log()
-    site.unlist("/services")
+    site.unlist("/services")  # out of the sitemap, still answers 200: inferred
+    site.unlist("/about")
+    site.remove("/about", 404)  # out of the sitemap and 404: confirmed
     site.remove("/blog/first", 410)
     site.remove("/blog/second", 404)
 
@@ -113,14 +115,13 @@ def test_deleted_pages_are_reported(site: WebsiteFake) -> None:
 
     assert second.documents == []
     assert set(second.deleted) == {
-        site.url(p) for p in ("/services", "/blog/first", "/blog/second")
+        site.url(p) for p in ("/about", "/blog/first", "/blog/second")
     }
-    assert "/services" not in [r.path for r in site.log]  # out of the sitemap: not fetched
+    assert second.missing == [site.url("/services")]
+    assert [r.status for r in site.log if r.path == "/services"] == [304]  # asked, once
     third = conn.pull(second.cursor)
-    assert third.deleted == [] and set(third.cursor["pages"]) == {
-        site.url("/about"),
-        site.url("/empty"),
-    }
+    assert third.deleted == [] and third.missing == [site.url("/services")]
+    assert set(third.cursor["pages"]) == {site.url("/services"), site.url("/empty")}
 
 
 def test_robots_404_allows_everything(site: WebsiteFake) -> None:
@@ -170,9 +171,56 @@ def test_robots_5xx_fails_rather_than_disallowing_everything(site: WebsiteFake) 
         connector(site).pull(None)
 
 
-def test_malformed_sitemap_fails_the_pull(site: WebsiteFake) -> None:
-    site.inject("/sitemaps/pages-1.xml", 200, "<urlset><url><loc>oops</url>", times=1)
-    with pytest.raises(
-        SourceError, match=r"sitemap .*/sitemaps/pages-1.xml is not well-formed XML"
-    ):
-        connector(site).pull(None)
+def test_a_malformed_sitemap_keeps_the_pages_it_listed(site: WebsiteFake) -> None:
+    conn = connector(site)
+    first = conn.pull(None)
+    listed = {site.url(p) for p in ("/about", "/services")}  # pages-1.xml lists these two
+    site.inject("/sitemaps/pages-1.xml", 200, "<urlset><url><loc>oops</url>", times=None)
+    second = conn.pull(first.cursor)
+    (skip,) = [s for s in second.skipped if "sitemaps/" in s.source_id]
+    assert skip.source_id == site.url("/sitemaps/pages-1.xml")
+    assert "is not well-formed XML" in skip.reason and set(skip.covers) == listed
+    assert not listed & {*second.deleted, *second.missing}
+
+
+def test_chrome_learned_later_is_dropped_from_pages_read_before(site: WebsiteFake) -> None:
+    with WebsiteFake() as small:
+        small.add_page("/one", "One", "Short note one.")
+        small.add_page("/two", "Two", "Short note two.")
+        conn = connector(small)
+        first = conn.pull(None)  # two pages: too few to tell chrome from content
+        assert all("Surefoot Home Services" in d.text for d in first.documents)
+        small.add_page("/three", "Three", "Short note three.")
+        small.clear_log()
+        second = conn.pull(first.cursor)
+        texts = {d.source_id.rsplit("/", 1)[-1]: d.text for d in second.documents}
+        assert texts == {"one": "# One\n\nShort note one.", "two": "# Two\n\nShort note two.",
+                         "three": "# Three\n\nShort note three."}
+        # the two unchanged pages answered 304, then were read whole once for the new verdict
+        assert [r.status for r in small.log if r.path == "/one"] == [304, 200]
+        third = conn.pull(second.cursor)
+        assert third.documents == []
+
+
+def test_robots_disallow_is_inferred_and_a_registry_exclude_confirmed(site: WebsiteFake) -> None:
+    conn = connector(site)
+    first = conn.pull(None)
+    site.disallow = ("/private/", "/services")  # a Disallow deployed by mistake: guarded
+    second = conn.pull(first.cursor)
+    assert second.missing == [site.url("/services")] and second.deleted == []
+    assert "/services" not in [r.path for r in site.log[-10:]]  # never requested
+    excluding = connector(site, exclude=["/blog/"])
+    third = excluding.pull(second.cursor)
+    assert set(third.deleted) == {site.url("/blog/first"), site.url("/blog/second")}
+
+
+def test_a_site_whose_pages_all_fail_is_not_hammered(site: WebsiteFake) -> None:
+    for n in range(12):
+        site.add_page(f"/extra/{n}", f"Extra {n}", body(f"extra page {n}"))
+    for path in site.pages:  # robots.txt and the sitemaps still answer
+        site.remove(path, 503)
+    result = connector(site, max_consecutive_failures=3).pull(None)
+    asked = {r.path for r in site.log if r.status == 503}
+    assert len(asked) == 3  # then the rest were not requested
+    reasons = [s.reason for s in result.skipped]
+    assert len(reasons) == 17 and sum("not requested" in r for r in reasons) == 14

@@ -9,13 +9,17 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.answer_llm import check_citations, llm_answer
-from knowledge_platform.answers import EXTRACTIVE_LABEL, Answer, answer_question
+from knowledge_platform.answers.ask import answer_question
+from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, Answer
+from knowledge_platform.answers.llm import check_citations, llm_answer
+from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.registry import AnswerConfig
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, error_body
 
 KEY = "sk-test-fake"
+EMBEDDER = HashEmbedder()
+NO_KEY = AnswerConfig(api_key_env="KP_TEST_NO_KEY")
 
 
 def _hit(n: int, title: str, text: str, score: float, **kw: Any) -> Hit:
@@ -42,9 +46,14 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def _config(fake: FakeOpenAI) -> AnswerConfig:
+def _config(fake: FakeOpenAI, **kw: Any) -> AnswerConfig:
     return AnswerConfig(api_key_env="KP_TEST_OPENAI_KEY", base_url=fake.base_url,
-                        model="gpt-4o-mini")
+                        model="gpt-4o-mini", **kw)
+
+
+def _llm(fake: FakeOpenAI, question: str, api_key: str = KEY, **kw: Any) -> Answer:
+    return llm_answer(question, HITS, scope="internal", config=_config(fake, **kw),
+                      api_key=api_key, embedder=EMBEDDER, min_score=0.5)
 
 
 def _contract(answer: Answer) -> None:
@@ -60,7 +69,7 @@ def _contract(answer: Answer) -> None:
 
 def test_extractive_answer_quotes_and_cites() -> None:
     answer = answer_question("When does the weekly reindex run?", HITS, scope="internal",
-                             config=AnswerConfig(api_key_env="KP_TEST_NO_KEY"), env={})
+                             config=NO_KEY, embedder=EMBEDDER, env={})
     _contract(answer)
     assert answer.mode == "extractive" and answer.answer.startswith(EXTRACTIVE_LABEL)
     assert "Sunday at 02:00 America/New_York. [1]" in answer.answer
@@ -69,9 +78,9 @@ def test_extractive_answer_quotes_and_cites() -> None:
 
 
 def test_extractive_answer_without_hits_says_so() -> None:
-    answer = answer_question("anything?", [], scope="hot",
-                             config=AnswerConfig(api_key_env="KP_TEST_NO_KEY"), env={})
-    assert answer.mode == "extractive" and answer.citations == []
+    answer = answer_question("anything?", [], scope="hot", config=NO_KEY, embedder=EMBEDDER,
+                             env={})
+    assert answer.mode == "not_found" and answer.citations == []
     assert answer.confidence == 0.0 and "nothing in scope 'hot'" in answer.warnings[0]
 
 
@@ -79,7 +88,8 @@ def test_llm_answer_with_valid_citations(fake: FakeOpenAI) -> None:
     fake.chat_answer = ("The reindex runs Sundays at 02:00 New York time [1]; tests last 14 "
                         "days [2].")
     answer = answer_question("When does the reindex run?", HITS, scope="internal",
-                             config=_config(fake), env={"KP_TEST_OPENAI_KEY": KEY})
+                             config=_config(fake), embedder=EMBEDDER,
+                             env={"KP_TEST_OPENAI_KEY": KEY})
     _contract(answer)
     assert answer.mode == "llm" and answer.warnings == []
     assert [c.number for c in answer.citations] == [1, 2]
@@ -92,7 +102,7 @@ def test_llm_answer_with_valid_citations(fake: FakeOpenAI) -> None:
 def test_llm_invalid_citation_removed_with_warning(fake: FakeOpenAI) -> None:
     fake.chat_answer = "Sundays at 02:00 [1][7]. Also see [9]."
     answer = answer_question("When?", HITS, scope="internal", config=_config(fake),
-                             env={"KP_TEST_OPENAI_KEY": KEY})
+                             embedder=EMBEDDER, env={"KP_TEST_OPENAI_KEY": KEY})
     _contract(answer)
     assert answer.mode == "llm" and "[7]" not in answer.answer and "[9]" not in answer.answer
     assert [c.number for c in answer.citations] == [1]
@@ -102,33 +112,50 @@ def test_llm_invalid_citation_removed_with_warning(fake: FakeOpenAI) -> None:
 def test_llm_answer_citing_nothing_falls_back(fake: FakeOpenAI) -> None:
     fake.chat_answer = "It runs on Sundays, I believe [12]."
     answer = answer_question("When does the weekly reindex run?", HITS, scope="internal",
-                             config=_config(fake), env={"KP_TEST_OPENAI_KEY": KEY})
+                             config=_config(fake), embedder=EMBEDDER,
+                             env={"KP_TEST_OPENAI_KEY": KEY})
     _contract(answer)
     assert answer.mode == "extractive" and answer.answer.startswith(EXTRACTIVE_LABEL)
     assert any("cited none of the retrieved sources" in w for w in answer.warnings)
 
 
 def test_llm_retries_rate_limits_then_answers(fake: FakeOpenAI) -> None:
+    """The SDK retries a 429 after the server's retry-after-ms (10 ms here)."""
     fake.rate_limit(2)
-    sleeps: list[float] = []
-    answer = llm_answer("When?", HITS, scope="internal", model="gpt-4o-mini",
-                        base_url=fake.base_url, api_key=KEY, sleep=sleeps.append)
+    answer = _llm(fake, "When?", max_retries=2)
     assert answer.mode == "llm" and len(fake.chat_requests) == 1
-    assert sleeps == [pytest.approx(0.01), pytest.approx(0.01)]
+    assert [r.status for r in fake.requests("/v1/chat/completions", "POST")] == [429, 429, 200]
 
 
 def test_llm_failures_fall_back_to_extractive(fake: FakeOpenAI) -> None:
-    fake.server_error(5)
-    answer = llm_answer("When does the weekly reindex run?", HITS, scope="internal",
-                        model="m", base_url=fake.base_url, api_key=KEY, sleep=lambda _s: None)
-    assert answer.mode == "extractive" and "HTTP 500 3 times" in answer.warnings[0]
+    fake.inject("/v1/", 500, error_body("The server had an error.", "server_error"), times=3,
+                headers={"retry-after-ms": "10"})
+    answer = _llm(fake, "When does the weekly reindex run?", max_retries=2)
+    assert answer.mode == "extractive" and "HTTP 500 after 3 attempts" in answer.warnings[0]
     assert len(fake.requests("/v1/chat/completions", "POST")) == 3
-    wrong_key = llm_answer("When?", HITS, scope="internal", model="m",
-                           base_url=fake.base_url, api_key="sk-wrong", sleep=lambda _s: None)
-    assert wrong_key.mode == "extractive" and "HTTP 401 (check the API key)" in \
-        wrong_key.warnings[0]
+    wrong_key = _llm(fake, "When does the weekly reindex run?", api_key="sk-wrong")
+    assert wrong_key.mode == "extractive"
+    assert "HTTP 401 (check the API key)" in wrong_key.warnings[0]
+    assert len(fake.requests("/v1/chat/completions", "POST")) == 4  # a 401 is not retried
 
 
 def test_check_citations_handles_lists() -> None:
     text, cited, invalid = check_citations("A [1, 4] and B [2,3] .", {1, 2})
     assert text == "A [1] and B [2]." and cited == [1, 2] and invalid == [3, 4]
+
+
+def test_llm_conflict_lines_become_conflicts_and_warnings(fake: FakeOpenAI) -> None:
+    fake.chat_answer = ("Reports freeze from December 20 [3]; tests last 14 days [2].\n"
+                        "CONFLICT: [3] vs [2]: whether tests may run over the holidays\n"
+                        "CONFLICT: [3] vs [9]: a source that does not exist")
+    answer = _llm(fake, "When do tests stop?")
+    _contract(answer)
+    assert answer.mode == "llm" and "CONFLICT" not in answer.answer
+    assert [c.number for c in answer.citations] == [1, 2]  # renumbered by first use
+    assert [c.title for c in answer.citations] == ["Holiday freeze", "Standing rules"]
+    [conflict] = answer.conflicts  # the line naming [9] is dropped
+    assert conflict.kind == "model"
+    assert [(c.citation, c.title) for c in conflict.claims] == [(1, "Holiday freeze"),
+                                                                (2, "Standing rules")]
+    assert answer.warnings == ["conflict: the model reports that [1] and [2] disagree: "
+                               "whether tests may run over the holidays"]

@@ -18,8 +18,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from knowledge_platform.connectors.catalog import connector_class
-from knowledge_platform.pipeline import chunk_documents, embed_chunks, merge_pull, reconcile
+from knowledge_platform.indexing import index_source
 from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
@@ -81,20 +80,11 @@ def _registry(root: Path, repo: Path) -> Registry:
 
 def index(runtime: Runtime, source: str, previous: list[Any] | None = None,
           cursor: dict[str, Any] | None = None, **overrides: Any
-          ) -> tuple[list[Any], dict[str, Any], int]:
+          ) -> tuple[list[Any], dict[str, Any] | None, int]:
     """One pull -> snapshot -> chunks -> embeddings -> collection pass, as the assets do;
     returns the snapshot, the cursor and how many chunks were sent to the model."""
-    settings = runtime.registry.source_settings(source, "internal")
-    settings = settings.model_copy(update=overrides)
-    result = connector_class(source)(settings, "internal").pull(cursor)
-    docs, _ = merge_pull(previous, result)
-    chunks = chunk_documents(docs, runtime.chunker)
-    hashes, dense, sparse, stats = embed_chunks(chunks, runtime.embedder, runtime.cache,
-                                            runtime.sparse)
-    vectors = {h: (dense[i], sparse[i]) for i, h in enumerate(hashes)}
-    reconcile(runtime.store, "internal", source, chunks, vectors,
-              model_id=runtime.embedder.model_id, dim=runtime.embedder.dim)
-    return docs, result.cursor, stats.embedded
+    done = index_source(runtime, source, previous=previous, cursor=cursor, **overrides)
+    return done.documents, done.cursor, done.embedded
 
 
 @pytest.fixture

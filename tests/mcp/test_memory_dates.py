@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from knowledge_platform.connectors.memory_files import MemoryFilesConnector, MemoryFilesSettings
+from knowledge_platform.connectors.memory_files.connector import MemoryFilesConnector
+from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from mcp_service.server import build_server

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from knowledge_platform.chunking import Chunker
-from knowledge_platform.connectors.beir import BeirConnector, BeirSettings
+from knowledge_platform.connectors.beir.connector import BeirConnector, BeirSettings
 from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import ConfigError, SourceError
 from knowledge_platform.evaluation import rank_documents

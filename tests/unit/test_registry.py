@@ -26,7 +26,7 @@ def test_demo_registry_loads_and_resolves_paths():
         ({"internal": {"sources": {"memory_files": {}}}}, "internal.sources.memory_files.path"),
         ({"internal": {"sources": {"memory_files": {"path": "x", "colour": 1}}}}, "colour"),
         ({"deletion_guard": 2}, "deletion_guard"),
-        ({"principals": [{"name": "p"}]}, "give token_sha256 or token_env"),
+        ({"principals": [{"name": "p"}]}, "give token_sha256, token_env or token_ref"),
         ({"surprise": 1}, "surprise"),
     ],
 )

@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from knowledge_platform.connectors.base import PullResult
-from knowledge_platform.connectors.memory_files import MemoryFilesConnector, MemoryFilesSettings
+from knowledge_platform.connectors.memory_files.connector import (
+    MemoryFilesConnector,
+    MemoryFilesSettings,
+)
 from knowledge_platform.models import Document
-from knowledge_platform.pipeline import merge_pull
 from knowledge_platform.supersession import SUCCESSOR, link_successors
+from knowledge_platform.sync import merge_pull
 
 
 def doc(sid: str, title: str = "", **extra: Any) -> Document:
@@ -49,15 +52,18 @@ def test_a_document_never_supersedes_itself_and_unlinked_ones_are_untouched() ->
 
 
 def test_merge_pull_links_over_the_whole_snapshot_and_drops_stale_links() -> None:
-    first, stats = merge_pull(None, PullResult(documents=[doc("a.md"), doc("b.md")], full=True))
+    merged = merge_pull(None, PullResult(documents=[doc("a.md"), doc("b.md")], full=True))
+    first, stats = merged.documents, merged.stats
     assert successors(first) == {"a.md": None, "b.md": None} and stats.changed == 2
     # An incremental pull brings only the successor; the unchanged predecessor changes too.
-    second, stats = merge_pull(first, PullResult(documents=[doc("c.md", supersedes="a.md")],
+    merged = merge_pull(first, PullResult(documents=[doc("c.md", supersedes="a.md")],
                                                  full=False))
+    second, stats = merged.documents, merged.stats
     assert successors(second)["a.md"] == "git_docs:c.md"
     assert stats.changed == 2  # c.md is new, a.md gained its successor
     # The successor is deleted: the link goes with it.
-    third, stats = merge_pull(second, PullResult(documents=[], deleted=["c.md"], full=False))
+    merged = merge_pull(second, PullResult(documents=[], deleted=["c.md"], full=False))
+    third, stats = merged.documents, merged.stats
     assert successors(third) == {"a.md": None, "b.md": None}
     assert (stats.changed, stats.deleted) == (1, 1)
 
@@ -67,6 +73,7 @@ def test_memory_files_link_through_front_matter(tmp_path) -> None:
     (tmp_path / "2026-03-02.md").write_text(
         "---\nsupersedes: 2026-01-05\n---\n# Pricing again\n\nDecision: monthly plans too.\n")
     connector = MemoryFilesConnector(MemoryFilesSettings(path=tmp_path), "internal")
-    docs, _ = merge_pull(None, connector.pull(None))
+    merged = merge_pull(None, connector.pull(None))
+    docs = merged.documents
     assert successors(docs) == {"2026-01-05.md": "memory_files:2026-03-02.md",
                                 "2026-03-02.md": None}

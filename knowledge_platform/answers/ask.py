@@ -1,0 +1,38 @@
+"""`knowledge_ask`'s answer: the chat model's when its API key is configured (its env var,
+or its 1Password reference), the extractive one otherwise (and for an empty retrieval: there
+is nothing to synthesise from). A key that cannot be read gives the extractive answer and a
+warning."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from knowledge_platform.answers.contract import Answer
+from knowledge_platform.answers.extractive import extractive_answer
+from knowledge_platform.answers.llm import llm_answer
+from knowledge_platform.answers.relevance import MIN_SCORE
+from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.errors import SecretError
+from knowledge_platform.models import Hit
+from knowledge_platform.registry import AnswerConfig
+
+
+def answer_question(question: str, hits: Sequence[Hit], *, scope: str, config: AnswerConfig,
+                    embedder: Embedder, env: Mapping[str, str] | None = None,
+                    named: Collection[str] = (), warnings: Sequence[str] = ()) -> Answer:
+    """`named`: doc ids of documents the question names; their sentences answer it."""
+    unread: list[str] = []
+    try:
+        api_key = config.resolve_optional_secret("api_key", owner="answer",
+                                                 what="OpenAI API key", env=env) if hits else None
+    except SecretError as exc:
+        api_key, unread = None, [f"LLM synthesis is off: {exc}"]
+    min_score = MIN_SCORE if config.min_score is None else config.min_score
+    if api_key and hits:
+        answer = llm_answer(question, hits, scope=scope, config=config, api_key=api_key,
+                            embedder=embedder, min_score=min_score, named=named)
+    else:
+        answer = extractive_answer(question, hits, scope=scope, embedder=embedder,
+                                   min_score=min_score, named=named)
+    answer.warnings[:0] = [*warnings, *unread]
+    return answer

@@ -1,0 +1,114 @@
+"""Do two passages give different values for the same thing? Decided without a language
+model: same subject, different values of one kind (codes, dates, times, days, durations,
+frequencies, percentages, money, numbers, names).
+
+- Values the question itself gives are its subject, not an answer ("... on 2026-11-23?").
+- Names both passages mention are their common subject ("The Shade Store"), not a value.
+- Passages under headings naming different things ("## HOT" and "## The Shade Store"), neither
+  mentioned by the other, are about different things.
+- Same subject: the passages share enough of their own words (Jaccard), or each covers at
+  least half of what the question asks about.
+- Different values: for some kind both give, neither passage's values include the other's
+  ("every second Monday" vs "the first Monday of every month" differ in frequency; "ClickUp,
+  Google Docs" vs "ClickUp" do not).
+
+Precision/recall on bench/data/conflict_pairs.yaml: `uv run python bench/conflicts.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from knowledge_platform.answers.relevance import content_terms
+from knowledge_platform.answers.sentences import terms
+from knowledge_platform.answers.values import Kind, Value, same, values
+
+ORDER: tuple[Kind, ...] = ("code", "date", "time", "weekday", "duration", "frequency",
+                           "percent", "money", "number", "name")
+MIN_JACCARD = 0.34
+MIN_QUESTION_COVER = 1 / 3
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str
+    #: the heading trail above the passage, e.g. "Clients > HOT"
+    context: str = ""
+
+    @property
+    def heading(self) -> str:
+        return self.context.split(" > ")[-1].strip() if self.context else ""
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    kind: Kind
+    a: Value
+    b: Value
+
+
+def _answers(statement: Statement, asked: Sequence[Value]) -> list[Value]:
+    return [v for v in values(statement.text) if not any(same(v, q) for q in asked)]
+
+
+def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], list[Value]]:
+    shared = [x for x in a if x.kind == "name" and any(same(x, y) for y in b)]
+    keep = [x for x in (*a, *b) if not (x.kind == "name" and any(same(x, s) for s in shared))]
+    return [x for x in keep if x in a], [x for x in keep if x in b]
+
+
+def _subject(statement: Statement, found: Sequence[Value]) -> set[str]:
+    text = statement.text
+    for v in found:
+        text = text.replace(v.text, " ")
+    return set(terms(text)) | set(terms(statement.heading))
+
+
+def _different_things(a: Statement, b: Statement) -> bool:
+    ha, hb = set(terms(a.heading)), set(terms(b.heading))
+    if not ha or not hb or ha == hb:
+        return False
+    return not ha <= set(terms(b.text + " " + b.context)) and \
+        not hb <= set(terms(a.text + " " + a.context))
+
+
+def same_subject(question: str, a: Statement, b: Statement, va: Sequence[Value],
+                 vb: Sequence[Value]) -> bool:
+    if _different_things(a, b):
+        return False
+    sa, sb = _subject(a, va), _subject(b, vb)
+    if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
+        return True
+    asked = content_terms(question)
+    ca = asked & set(terms(a.text + " " + a.context))
+    cb = asked & set(terms(b.text + " " + b.context))
+    return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
+
+
+def _disjoint(a: Sequence[Value], b: Sequence[Value]) -> bool:
+    """Neither side's values all appear on the other side."""
+    a_in_b = all(any(same(x, y) for y in b) for x in a)
+    b_in_a = all(any(same(y, x) for x in a) for y in b)
+    return not a_in_b and not b_in_a
+
+
+def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | None:
+    """The first kind of value (in ORDER) the two give differently, if they speak of the same
+    thing; None when they agree, share no kind of value, or speak of different things."""
+    asked = values(question)
+    va, vb = _drop_shared_names(_answers(a, asked), _answers(b, asked))
+    if not va or not vb or not same_subject(question, a, b, va, vb):
+        return None
+    for kind in ORDER:
+        ka = [v for v in va if v.kind == kind]
+        kb = [v for v in vb if v.kind == kind]
+        if kind == "name" and (len(ka) > 1 or len(kb) > 1):
+            continue  # with several names a side, which one is the subject is a guess
+        if ka and kb and _disjoint(ka, kb):
+            return Disagreement(kind, _first_unmatched(ka, kb), _first_unmatched(kb, ka))
+    return None
+
+
+def _first_unmatched(mine: Sequence[Value], theirs: Sequence[Value]) -> Value:
+    return next((v for v in mine if not any(same(v, t) for t in theirs)), mine[0])

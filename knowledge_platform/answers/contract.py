@@ -1,0 +1,70 @@
+"""The answer contract `knowledge_ask` returns in every mode.
+
+`extractive`: sentences quoted from the sources, no language model. `llm`: a chat model's
+synthesis over the same numbered sources. `not_found`: nothing retrieved answers the
+question well enough; the nearest sources are listed as citations. Citations are numbered
+in the order the answer first uses them. Where sources give different values for the same
+thing, `conflicts` shows every claim with its citation, and a `conflict` warning says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from knowledge_platform.models import Lifecycle
+
+EXTRACTIVE_LABEL = "Extractive answer (quoted from the sources, no language model):"
+NOT_FOUND = "Not found in the knowledge base."
+Mode = Literal["extractive", "llm", "not_found"]
+
+
+class Citation(BaseModel):
+    number: int
+    title: str
+    url: str | None = None
+    uri: str | None = None
+    source: str
+    doc_id: str
+    scope: str
+    date: dt.date | None = None
+    version: str = ""
+    sha: str | None = Field(default=None, description="git commit the text was read at")
+    lifecycle: Lifecycle = "stable"
+    superseded_by: str | None = Field(default=None,
+                                      description="doc_id of the document that supersedes it")
+
+
+class Claim(BaseModel):
+    """One source's side of a conflict."""
+
+    citation: int = Field(description="number of the citation that makes this claim")
+    value: str = Field(description="the value as the source writes it")
+    text: str = Field(default="", description="the sentence the value comes from")
+    title: str
+    source: str
+    date: dt.date | None = None
+
+
+class Conflict(BaseModel):
+    kind: str = Field(description="what differs: code, date, time, weekday, duration, "
+                                  "frequency, percent, money, number, name, or model")
+    claims: list[Claim]
+    newer: int | None = Field(default=None, description="citation number of the most recently "
+                                                        "dated claim, when the dates differ")
+
+
+class Answer(BaseModel):
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    confidence: float = Field(ge=0.0, le=1.0)
+    warnings: list[str] = Field(default_factory=list)
+    mode: Mode
+    conflicts: list[Conflict] = Field(default_factory=list)
+    retrieval_date: dt.datetime
+
+
+def now_utc() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)

@@ -1,0 +1,96 @@
+"""Conflicts between the sentences an answer rests on: a sentence the answer quotes and an
+eligible sentence of another document that gives a different value for the same thing
+(conflicts.disagreement), shown with both values, citations, sources and dates, and which
+of the two is newer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from knowledge_platform.answers.conflicts import Statement, disagreement
+from knowledge_platform.answers.contract import Citation, Claim, Conflict
+from knowledge_platform.answers.relevance import Scored
+from knowledge_platform.answers.sentences import Sentence
+
+MAX_CONFLICTS = 2
+
+
+@dataclass(frozen=True)
+class Side:
+    scored: Scored
+    value: str
+
+    @property
+    def sentence(self) -> Sentence:
+        return self.scored.sentence
+
+
+@dataclass(frozen=True)
+class Found:
+    kind: str
+    sides: tuple[Side, Side]
+
+    def newer(self) -> Side | None:
+        a, b = self.sides
+        da, db = a.sentence.chunk.date, b.sentence.chunk.date
+        if da is None or db is None or da == db:
+            return None
+        return a if da > db else b
+
+    def describe(self) -> str:
+        """The disagreement in the answer's text, with reference numbers ([n] markers)."""
+        parts = [f"[{s.sentence.ref}] says “{s.value}” ({_where(s.sentence)})"
+                 for s in self.sides]
+        newer = self.newer()
+        tail = (f"[{newer.sentence.ref}] is newer." if newer else
+                "Which is newer is unknown: the sources carry no distinct dates.")
+        return f"Sources disagree ({self.kind}): {'; '.join(parts)}. {tail}"
+
+    def warning(self, renumber: Mapping[int, int]) -> str:
+        parts = [f"'{s.sentence.chunk.title}' [{renumber[s.sentence.ref]}] "
+                 f"({_where(s.sentence)}) says “{s.value}”" for s in self.sides]
+        newer = self.newer()
+        tail = (f"[{renumber[newer.sentence.ref]}] is newer" if newer
+                else "which is newer is unknown")
+        return f"conflict: sources disagree ({self.kind}): {' vs '.join(parts)}; {tail}"
+
+    def conflict(self, renumber: Mapping[int, int], cited: Sequence[Citation]) -> Conflict:
+        newer = self.newer()
+        return Conflict(kind=self.kind, claims=claims(
+            [(renumber[s.sentence.ref], s.value, s.sentence.text) for s in self.sides], cited),
+            newer=renumber[newer.sentence.ref] if newer else None)
+
+
+def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> list[Claim]:
+    """(citation number, value, sentence) triples as claims with their source's provenance."""
+    by_number = {c.number: c for c in cited}
+    return [Claim(citation=n, value=value, text=text, title=by_number[n].title,
+                  source=by_number[n].source, date=by_number[n].date)
+            for n, value, text in sides if n in by_number]
+
+
+def _where(sentence: Sentence) -> str:
+    chunk = sentence.chunk
+    return f"{chunk.source}, {chunk.date.isoformat() if chunk.date else 'undated'}"
+
+
+def find_conflicts(question: str, picked: Sequence[Scored],
+                   eligible: Sequence[Scored]) -> list[Found]:
+    """Disagreements between a picked sentence and an eligible one of another document; at
+    most one per pair of documents."""
+    found: list[Found] = []
+    pairs: set[frozenset[str]] = set()
+    for p in picked:
+        for e in eligible:
+            docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
+            if len(docs) < 2 or docs in pairs:
+                continue
+            d = disagreement(question, Statement(p.sentence.text, p.sentence.trail),
+                             Statement(e.sentence.text, e.sentence.trail))
+            if d is not None:
+                pairs.add(docs)
+                found.append(Found(d.kind, (Side(p, d.a.text), Side(e, d.b.text))))
+            if len(found) >= MAX_CONFLICTS:
+                return found
+    return found

@@ -1,0 +1,113 @@
+"""The answer without a language model: sentences quoted from the sources, each with its own
+citation, or "not found" when no sentence answers the question well enough.
+
+A sentence joins the answer when it scores at least the calibrated threshold (relevance.py)
+and RELATIVE_FLOOR of the best one. When the question names a document ("What did ADR 7
+decide?"), the answer comes from that document's best sentences, threshold or not: the
+question says where the answer is. When the question names something that heads a section
+of the passages ("HOT"), only sentences about it are eligible, so facts about two clients
+are never merged into one answer. A sentence that only makes sense under its heading
+("Account director: Jonas.") is quoted with that heading. When the eligible sentences of
+different documents give different values for the same thing, the answer shows both
+(conflicts.py); the other side need only score PARTNER_SHARE of the threshold, since the
+detector itself checks that both speak of the same thing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Sequence
+
+from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
+from knowledge_platform.answers.disagreements import Found, find_conflicts
+from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_sentences
+from knowledge_platform.answers.sentences import about, candidates, entity_terms, terms
+from knowledge_platform.answers.sources import Sources
+from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.models import Hit
+
+MAX_SENTENCES = 3
+MAX_ANSWER_CHARS = 900
+MAX_HITS = 6
+NEAREST = 3
+#: A sentence joins the answer only if it scores at least this share of the best one.
+RELATIVE_FLOOR = 0.8
+PARTNER_SHARE = 0.7
+#: Sentences this short are quoted with their heading when they do not name it themselves.
+FRAGMENT_CHARS = 60
+
+
+def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored]:
+    """Candidate sentences about what the question names, best first."""
+    sentences = candidates(sources, MAX_HITS)
+    entities = entity_terms(question, sentences)
+    scored = [s for s in score_sentences(question, sentences, embedder)
+              if about(s.sentence, entities)]
+    return sorted(scored, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
+
+
+def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
+    if not scored or scored[0].score < min_score:
+        return []
+    floor = max(min_score, RELATIVE_FLOOR * scored[0].score)
+    picked: list[Scored] = []
+    total = 0
+    for s in scored:
+        if s.score < floor or len(picked) >= MAX_SENTENCES:
+            break
+        if total + len(s.sentence.text) > MAX_ANSWER_CHARS:
+            break
+        picked.append(s)
+        total += len(s.sentence.text)
+    return picked
+
+
+def quoted(s: Scored) -> str:
+    text, heading = s.sentence.text, s.sentence.heading
+    if heading and len(text) <= FRAGMENT_CHARS and not set(terms(heading)) & set(terms(text)):
+        return f"{heading} — {text}"
+    return text
+
+
+def not_found(hits: Sequence[Hit], *, scope: str, best: float,
+              min_score: float, warnings: Sequence[str], when: dt.datetime) -> Answer:
+    sources = Sources(hits)
+    nearest = list(sources.citations.values())[:NEAREST]
+    listed = "; ".join(f"{c.title} [{c.number}]" for c in nearest)
+    text = NOT_FOUND + (f" Nearest sources: {listed}." if listed else "")
+    note = (f"not found: no retrieved sentence answers the question (best score {best:.2f}, "
+            f"threshold {min_score:.2f}); the citations are the nearest sources, not an answer")
+    if not hits:
+        note = f"not found: nothing in scope '{scope}' matched the question"
+    return Answer(answer=text, citations=nearest, confidence=round(max(best, 0.0), 3),
+                  warnings=[*warnings, note], mode="not_found", retrieval_date=when)
+
+
+def _other_sides(conflicts: Sequence[Found]) -> list[Scored]:
+    return [side.scored for found in conflicts for side in found.sides]
+
+
+def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedder: Embedder,
+                      min_score: float = MIN_SCORE, named: Collection[str] = (),
+                      warnings: Sequence[str] = (),
+                      retrieved_at: dt.datetime | None = None) -> Answer:
+    """`named`: doc ids of documents the question names (see references.py)."""
+    when = retrieved_at or now_utc()
+    sources = Sources(hits)
+    scored = eligible(question, sources, embedder)
+    focus = [s for s in scored if s.sentence.chunk.doc_id in named]
+    picked = pick(focus, 0.0) if focus else pick(scored, min_score)
+    if not picked:
+        best = scored[0].score if scored else 0.0
+        return not_found(hits, scope=scope, best=best, min_score=min_score,
+                         warnings=warnings, when=when)
+    partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score]
+    conflicts = find_conflicts(question, picked, partners)
+    shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
+    body = " ".join(f"{quoted(s)} [{s.sentence.ref}]" for s in shown)
+    body += "".join(" " + found.describe() for found in conflicts)
+    text, cited, renumber = sources.in_order_of_use(f"{EXTRACTIVE_LABEL} {body}")
+    notes = [*warnings, *(f.warning(renumber) for f in conflicts)]
+    return Answer(answer=text, citations=cited, confidence=picked[0].score, warnings=notes,
+                  mode="extractive", conflicts=[f.conflict(renumber, cited) for f in conflicts],
+                  retrieval_date=when)

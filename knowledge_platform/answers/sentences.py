@@ -1,0 +1,83 @@
+"""Sentences of the retrieved passages, each knowing where it came from: its document's
+reference number, its retrieval rank, and the heading trail it sits under (which is often
+what the sentence is about: "Account director: Jonas." under "## HOT")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from knowledge_platform.answers.sources import Sources
+from knowledge_platform.models import Chunk
+from knowledge_platform.sparse import SparseEncoder
+
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
+#: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|dr)\.$", re.I)
+MIN_CHARS = 12
+terms = SparseEncoder().terms
+
+
+def split_sentences(text: str) -> list[str]:
+    parts: list[str] = []
+    for part in _SPLIT.split(text):
+        part = " ".join(_BULLET.sub("", part).split())
+        if parts and _ABBREVIATION.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {part}"
+        elif part:
+            parts.append(part)
+    return [p for p in parts if len(p) >= MIN_CHARS and not p.startswith("|")]
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    ref: int
+    rank: int
+    position: int
+    chunk: Chunk
+
+    @property
+    def heading(self) -> str:
+        """The section heading right above the sentence ('' at the top of a document)."""
+        headers = [h for h in self.chunk.headers if h != self.chunk.title]
+        return headers[-1] if headers else ""
+
+    @property
+    def trail(self) -> str:
+        return " > ".join(h for h in dict.fromkeys([self.chunk.title, *self.chunk.headers]) if h)
+
+    @property
+    def context(self) -> str:
+        """The sentence with its heading trail: what it says, and about what."""
+        return f"{self.trail}: {self.text}" if self.trail else self.text
+
+
+def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
+    """Every distinct sentence of the top `max_hits` hits, best hit first."""
+    seen: set[str] = set()
+    out: list[Sentence] = []
+    for rank, hit in enumerate(sources.hits[:max_hits]):
+        ref = sources.number[hit.chunk.doc_id]
+        for position, text in enumerate(split_sentences(hit.chunk.text)):
+            if text.lower() not in seen:
+                seen.add(text.lower())
+                out.append(Sentence(text, ref, rank, position, hit.chunk))
+    return out
+
+
+def entity_terms(question: str, sentences: Sequence[Sentence]) -> set[str]:
+    """Terms of the names the question mentions (capitalised words after its first word)
+    that head a section of the passages: 'HOT' in "Who is the account director for HOT?"
+    when the passages have a '## HOT' section."""
+    words = re.findall(r"[^\W_]+(?:'s)?", question)[1:]
+    named = {t for w in words if w[0].isupper() for t in terms(w.removesuffix("'s"))}
+    headed = {t for s in sentences for h in (s.heading, s.chunk.title) for t in terms(h)}
+    return named & headed
+
+
+def about(sentence: Sentence, entities: set[str]) -> bool:
+    """Whether the sentence (with its trail) mentions every entity the question names."""
+    return entities <= set(terms(sentence.context))

@@ -1,0 +1,47 @@
+"""Retrieved hits grouped by document. Each document gets a reference number in retrieval
+order (what a chat model is shown); an answer renumbers the ones it uses in order of first
+use, so its citations read [1], [2], [3] from left to right."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from knowledge_platform.answers.contract import Citation
+from knowledge_platform.models import Hit
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+class Sources:
+    def __init__(self, hits: Sequence[Hit]) -> None:
+        self.hits = list(hits)
+        self.number: dict[str, int] = {}
+        self.citations: dict[int, Citation] = {}
+        for hit in self.hits:
+            c = hit.chunk
+            if c.doc_id in self.number:
+                continue
+            n = len(self.number) + 1
+            self.number[c.doc_id] = n
+            self.citations[n] = Citation(number=n, title=c.title, url=c.url, uri=c.uri,
+                                         source=c.source, doc_id=c.doc_id, scope=c.scope,
+                                         date=c.date, version=c.version, sha=c.sha,
+                                         lifecycle=c.lifecycle, superseded_by=c.successor)
+
+    def texts(self, n: int) -> list[str]:
+        return [h.chunk.text for h in self.hits if self.number[h.chunk.doc_id] == n]
+
+    def in_order_of_use(self, text: str) -> tuple[str, list[Citation], dict[int, int]]:
+        """`text` with its [n] markers renumbered by first use, the citations it uses under
+        their new numbers, and the map from reference number to citation number."""
+        order = [int(n) for n in _MARKER.findall(text) if int(n) in self.citations]
+        renumber = {old: new for new, old in enumerate(dict.fromkeys(order), 1)}
+        cited = [self.citations[old].model_copy(update={"number": new})
+                 for old, new in renumber.items()]
+
+        def swap(m: re.Match[str]) -> str:
+            n = int(m.group(1))
+            return f"[{renumber[n]}]" if n in renumber else m.group(0)
+
+        return _MARKER.sub(swap, text), cited, renumber

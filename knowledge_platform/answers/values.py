@@ -1,0 +1,188 @@
+"""Typed values in a sentence — codes, dates, times, weekdays, durations, frequencies,
+percentages, money, numbers and names — normalised so that two ways of writing one value
+compare equal ("14 days" and "two weeks", "2:00 am" and "02:00", "December 20" and
+"2026-12-20").
+
+Each pattern claims its span, so a date is not also read as three numbers. `same` compares
+two values of one kind; a date without a year matches that day in any year.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["code", "date", "time", "weekday", "duration", "frequency", "percent", "money",
+               "number", "name"]
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH = "|".join([m for m in _MONTHS] + [m[:3] for m in _MONTHS if m != "may"] + ["sept"])
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+          "fourteen": 14, "fifteen": 15, "twenty": 20, "thirty": 30, "ninety": 90}
+_NUM = r"(?:\d+(?:\.\d+)?|" + "|".join(w for w in _WORDS if len(w) > 2) + ")"
+#: Days per unit; a business cycle is a week.
+_UNITS = {"second": 1 / 86400, "minute": 1 / 1440, "hour": 1 / 24, "day": 1, "night": 1,
+          "week": 7, "fortnight": 14, "month": 30, "quarter": 91, "year": 365, "cycle": 7}
+_UNIT = (r"(second|minute|hour|day|night|week|fortnight|month|quarter|year|"
+         r"(?:business\s+)?cycle)s?")
+_FREQ_WORDS = {"hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "biweekly": 14,
+               "fortnightly": 14, "monthly": 30, "quarterly": 91, "annually": 365,
+               "yearly": 365}
+_ORDINAL = {"other": 2, "second": 2, "third": 3, "fourth": 4}
+#: Capitalised words that are not names: sentence openers, labels, pronouns.
+_NOT_NAME_WORDS = """a an and the this that these those it its we our us you your they
+their he she his her i if when while for every each all no not do does did is are was were be
+use run draft decision decisions status owner owners focus primary note notes step steps why
+how what who where which context close open first then after before during until since also
+yes ok see per page post write record pause add request store rotate update revoke start
+create"""
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+
+_PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
+    ("code", re.compile(r"`([^`\n]{1,80})`")),
+    ("code", re.compile(r"(?<![\w-])([A-Z][A-Z0-9]*(?:[-_][A-Za-z0-9]+)+)(?![\w-])")),
+    ("code", re.compile(r"(?<![\w-])([A-Z][A-Z0-9]+-)(?![\w-])")),  # a prefix: "INC-"
+    ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("date", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b",
+                        re.I)),
+    ("date", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?"
+                        rf"(?:,?\s+(\d{{4}}))?\b", re.I)),
+    ("time", re.compile(r"\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?", re.I)),
+    ("time", re.compile(r"\b(\d{1,2})\s*([ap])\.?m\.?(?!\w)", re.I)),
+    ("time", re.compile(r"\b(noon|midday|midnight)\b", re.I)),
+    ("frequency", re.compile(rf"\bevery\s+(other|second|third|fourth|{_NUM})?\s*"
+                             rf"({_UNIT}|{'|'.join(WEEKDAYS)})s?\b", re.I)),
+    ("frequency", re.compile(r"\b(" + "|".join(_FREQ_WORDS) + r")\b", re.I)),
+    ("frequency", re.compile(r"\b(once|twice|three times)\s+(?:a|per|every)\s+(day|week|month|"
+                             r"quarter|year)\b", re.I)),
+    ("percent", re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.I)),
+    ("money", re.compile(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)\s*([kKmM])?\b")),
+    ("duration", re.compile(rf"\b(an?|{_NUM})[\s-]+(?:full\s+|working\s+|business\s+|calendar\s+)*"
+                            rf"{_UNIT}\b", re.I)),
+    ("weekday", re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)),
+    ("number", re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?![\w.]*\w)")),
+    ("name", re.compile(r"(?<![\w`/])([A-Z][a-z]+[A-Za-z]*(?:\s+[A-Z][a-z]+[A-Za-z]*)*)\b(?!/)")),
+]
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind
+    norm: str
+    text: str
+
+
+def _number(word: str) -> float:
+    word = word.lower()
+    return float(_WORDS[word]) if word in _WORDS else float(word)
+
+
+def _fmt(days: float) -> str:
+    return f"{days:.4g}d"
+
+
+def _month(name: str) -> int:
+    return next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(name.lower()[:3]))
+
+
+def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
+    g = m.groups()
+    if kind == "code":
+        return " ".join(g[0].lower().split())
+    if kind == "date":
+        if g[0].isdigit() and len(g[0]) == 4:
+            return f"{g[0]}-{g[1]}-{g[2]}"
+        month, day = (g[0], g[1]) if not g[0].isdigit() else (g[1], g[0])
+        return f"{g[2] or '*'}-{_month(month):02d}-{int(day):02d}"
+    if kind == "time":
+        if g[0].lower() in ("noon", "midday"):
+            return "12:00"
+        if g[0].lower() == "midnight":
+            return "00:00"
+        hour, minute = int(g[0]), int(g[1]) if len(g) == 3 and g[1] else 0
+        meridiem = (g[2] if len(g) == 3 else g[1]) or ""
+        if meridiem.lower() == "p" and hour < 12:
+            hour += 12
+        if meridiem.lower() == "a" and hour == 12:
+            hour = 0
+        return f"{hour:02d}:{minute:02d}"
+    if kind == "frequency":
+        return _frequency(g)
+    if kind == "percent":
+        return f"{float(g[0]):g}%"
+    if kind == "money":
+        scale = {"k": 1e3, "m": 1e6}.get((g[2] or "").lower(), 1)
+        return f"{g[0]}{float(g[1].replace(',', '')) * scale:g}"
+    if kind == "duration":
+        unit = g[1].lower().split()[-1]
+        return _fmt(_number(g[0]) * _UNITS[unit])
+    if kind == "weekday":
+        return g[0].lower()
+    if kind == "number":
+        return f"{float(g[0].replace(',', '')):g}"
+    name = g[0]
+    words = name.split()
+    while words and words[0].lower() in _NOT_NAMES:
+        words.pop(0)
+    return " ".join(words).lower() if words else None
+
+
+def _frequency(g: tuple[str | None, ...]) -> str:
+    if len(g) == 1:
+        return _fmt(_FREQ_WORDS[str(g[0]).lower()])
+    first, second = (g[0] or "").lower(), (g[1] or "").lower()
+    if first in ("once", "twice", "three times"):
+        times = {"once": 1, "twice": 2, "three times": 3}[first]
+        return _fmt(_UNITS[second] / times)
+    every = _ORDINAL.get(first) or (_number(first) if first else 1)
+    unit = second.rstrip("s")
+    if unit in WEEKDAYS:
+        return _fmt(7 * every)
+    return _fmt(_UNITS[unit.split()[-1]] * every)
+
+
+def values(text: str) -> list[Value]:
+    """The typed values in `text`, in the order the patterns claim them."""
+    taken = [False] * len(text)
+    found: list[Value] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if any(taken[start:end]):
+                continue
+            if kind == "name" and _sentence_start(text, start) and " " not in m.group(1):
+                continue
+            norm = _normalise(kind, m)
+            if norm:
+                found.append(Value(kind, norm, m.group(0)))
+                taken[start:end] = [True] * (end - start)
+                day = m.group(m.lastindex or 0).lower().rstrip("s") if kind == "frequency" else ""
+                if day in WEEKDAYS:  # "every second Monday": a frequency and a weekday
+                    found.append(Value("weekday", day, m.group(0)))
+    return found
+
+
+def _sentence_start(text: str, pos: int) -> bool:
+    before = text[:pos].rstrip()
+    return not before or before[-1] in ".!?;(\n-*#>"
+
+
+def same(a: Value, b: Value) -> bool:
+    """Whether two values of one kind are the same value (dates: a missing year matches)."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "date":
+        ya, ma = a.norm.split("-", 1)
+        yb, mb = b.norm.split("-", 1)
+        return ma == mb and (ya == yb or "*" in (ya, yb))
+    if a.kind in ("code", "name"):
+        return _loose(a.norm) == _loose(b.norm) or a.norm in b.norm or b.norm in a.norm
+    return a.norm == b.norm
+
+
+def _loose(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())

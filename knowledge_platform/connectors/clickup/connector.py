@@ -1,0 +1,77 @@
+"""ClickUp: one document per task (v2 API) and one per Docs page (v3 API).
+
+Every run, full or ordinary, resolves the scope's containers, sweeps every list (tasks.py)
+and every doc (docs.py). A full pull returns every document (`full=True`); an ordinary run
+returns what is new or changed, what ClickUp confirmed gone (`deleted`: 404, archived, moved
+out of the scope) and what vanished without a confirmation (`missing`). See the ClickUp
+section of docs/sync-contract.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult
+from knowledge_platform.connectors.clickup.api import ClickUpApi
+from knowledge_platform.connectors.clickup.containers import resolve
+from knowledge_platform.connectors.clickup.docs import DocSync
+from knowledge_platform.connectors.clickup.run import Budget, Run
+from knowledge_platform.connectors.clickup.settings import ClickUpSettings
+from knowledge_platform.connectors.clickup.tasks import TaskSync
+from knowledge_platform.connectors.http import HttpClient, HttpConnector, ratelimit_reset_wait
+
+
+def auth_header(token: str, kind: str) -> str:
+    if token.startswith("Bearer "):
+        return token
+    if kind == "oauth" or (kind == "auto" and not token.startswith("pk_")):
+        return f"Bearer {token}"
+    return token
+
+
+class ClickUpConnector(HttpConnector):
+    name = "clickup"
+    settings_model = ClickUpSettings
+    settings: ClickUpSettings
+
+    @property
+    def cfg(self) -> ClickUpSettings:
+        return self.settings
+
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
+        cfg = self.cfg
+        token = cfg.resolve_secret("token", owner="clickup", what="ClickUp API token")
+        client = HttpClient.from_settings(
+            "clickup",
+            cfg,
+            headers={"Authorization": auth_header(token, cfg.token_kind)},
+            rate_limit_wait=ratelimit_reset_wait,
+            auth_hint=f"check the ClickUp token in {cfg.secret('token')} "
+            f"(token_kind={cfg.token_kind})",
+            sleep=self._sleep,
+            clock=self._clock,
+            transport=self._transport,
+        )
+        with client as http:
+            return self._pull(ClickUpApi(http, cfg), cursor or {}, full or not cursor, known)
+
+    def _pull(self, api: ClickUpApi, cursor: dict[str, Any], full: bool,
+              known: Known) -> PullResult:  # fmt: skip
+        containers = resolve(api)
+        run = Run(api, self.scope, containers, known, full, Budget(self.cfg.max_verifications))
+        run_no = int(cursor.get("run") or 0) + 1
+        tasks = TaskSync(run, dict(cursor.get("threads_read") or {}), run_no)
+        found = tasks.pull()
+        docs = DocSync(run).pull()
+        return PullResult(
+            documents=[*found.documents, *docs.documents],
+            full=full,
+            deleted=sorted({*found.deleted, *docs.deleted}),
+            missing=sorted({*found.missing, *docs.missing}),
+            skipped=[*found.skipped, *docs.skipped],
+            cursor={"run": run_no, "lists": list(containers.lists),
+                    "threads_read": tasks.threads_read},
+            requests=api.requests,
+        )

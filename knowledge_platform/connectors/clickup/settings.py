@@ -1,0 +1,46 @@
+"""ClickUp's registry settings."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from knowledge_platform.connectors.http import HttpSettings
+from knowledge_platform.secrets.fields import EnvName, VaultRef
+
+
+class ClickUpSettings(HttpSettings):
+    base_url: str = "https://api.clickup.com/api/v2"
+    docs_base_url: str = "https://api.clickup.com/api/v3"
+    app_url: str = "https://app.clickup.com"
+    token_env: EnvName | None = "CLICKUP_TOKEN"
+    token_ref: VaultRef | None = None
+    #: personal tokens (pk_...) are sent raw, OAuth tokens as `Bearer`; auto decides by prefix.
+    token_kind: Literal["auto", "personal", "oauth"] = "auto"
+    #: The workspace id: needed for Docs, and for "every space" when nothing else is selected.
+    team_id: str | None = None
+    space_ids: list[str] = Field(default_factory=list)
+    folder_ids: list[str] = Field(default_factory=list)
+    list_ids: list[str] = Field(default_factory=list)
+    doc_ids: list[str] = Field(default_factory=list)
+    decision_tags: list[str] = Field(default_factory=lambda: ["decision"])
+    #: Newest comments kept per task, each with its replies (0: no comment requests at all).
+    max_comments: int = Field(default=50, ge=0)
+    #: A comment does not move a task's date_updated: the threads of tasks active within this
+    #: many days of the newest activity in the scope are read again on every run ...
+    comment_window_days: int = Field(default=7, ge=0)
+    #: ... at most this many a run (least recently read first); the rest on the next runs.
+    max_thread_rereads: int = Field(default=100, ge=0)
+    #: Tasks and docs gone from a listing looked up one by one per run (404, archived, moved
+    #: out of the scope -> confirmed); the rest wait, counted against the deletion guard.
+    max_verifications: int = Field(default=25, ge=0)
+    #: No longer used (every run lists whole lists, so there is no high-water mark to
+    #: overlap); still accepted so older registries load.
+    overlap_seconds: int | None = Field(default=None, ge=0, deprecated=True)
+
+    @model_validator(mode="after")
+    def _docs_need_workspace(self) -> ClickUpSettings:
+        if self.doc_ids and not self.team_id:
+            raise ValueError("doc_ids need team_id (the workspace id the docs live in)")
+        return self

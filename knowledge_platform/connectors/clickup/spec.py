@@ -1,0 +1,16 @@
+"""ClickUp: an ordinary run every 30 minutes (id sweep, changed tasks, docs)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from knowledge_platform.connectors.spec import Freshness, SourceSpec
+
+SPEC = SourceSpec(
+    name="clickup",
+    connector="knowledge_platform.connectors.clickup.connector:ClickUpConnector",
+    freshness=Freshness(warn_after=dt.timedelta(minutes=90), fail_after=dt.timedelta(hours=3)),
+    api_pool="clickup_api",
+    poll_minutes=30,
+    deadline="30 minutes (the incremental schedule) plus one run",
+)

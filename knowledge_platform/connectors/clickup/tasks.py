@@ -1,0 +1,155 @@
+"""ClickUp tasks of one scope, every run: the id sweep, verification of what vanished, and the
+comment threads worth reading again.
+
+- Sweep: every list of the scope is listed whole (open, closed, subtasks, tasks living in
+  several lists; paged to `last_page`). ClickUp has no listing of ids alone, so the sweep is
+  also how edits are found: a task is read again when it is new, its `date_updated` moved,
+  the last run failed on it, or it was recently active (below).
+- Vanished: a known task the sweep no longer shows is looked up with `GET /task/{id}` (at most
+  `max_verifications` a run, shared with docs): 404 or archived -> deleted (confirmed); now
+  in a list outside the scope -> removed from this scope (confirmed); still in the scope ->
+  read; anything else, or over the budget -> `missing` (inferred, under the deletion guard).
+- Comment threads: a new comment or reply does not move the task's `date_updated`, so the
+  threads of tasks active within `comment_window_days` of the newest activity the workspace
+  shows are read again every run (at most `max_thread_rereads`, least recently read first).
+- A list whose listing fails keeps its tasks (stale); a task whose comments fail keeps its
+  last good version (stale); comments answering 404 mean the task is gone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knowledge_platform.connectors.base import Skipped
+from knowledge_platform.connectors.clickup.api import TaskGone
+from knowledge_platform.connectors.clickup.render import MalformedTask, check_task, task_document
+from knowledge_platform.connectors.clickup.run import Outcome, Run
+from knowledge_platform.errors import SourceError
+
+DAY_MS = 86_400_000
+
+
+class TaskSync:
+    def __init__(self, run: Run, threads_read: dict[str, int], run_no: int) -> None:
+        self.api, self.cfg, self.scope = run.api, run.api.cfg, run.scope
+        self.containers, self.known, self.full = run.containers, run.known, run.full
+        self.budget = run.budget
+        known = run.known
+        self.known_tasks = {k: d for k, d in known.documents.items() if not k.startswith("doc:")}
+        self.threads_read, self.run_no = threads_read, run_no
+        self.out = Outcome()
+
+    def pull(self) -> Outcome:
+        listed, covered = self._sweep()
+        vanished = sorted(self.known_tasks.keys() - listed.keys() - covered)
+        confirmed_alive = self._verify(vanished, listed)
+        activity = {t: self._activity(t, raw) for t, raw in listed.items()}
+        since = max(activity.values(), default=0) - self.cfg.comment_window_days * DAY_MS
+        recent = [t for t in listed if activity[t] >= since]
+        for tid in self._to_read(listed, confirmed_alive, recent, activity):
+            self._read(tid, listed[tid])
+        # Only recently active tasks take turns at re-reads: forget the others.
+        self.threads_read = {t: self.threads_read[t] for t in recent if t in self.threads_read}
+        return self.out
+
+    # -- the sweep ---------------------------------------------------------------------------
+    def _sweep(self) -> tuple[dict[str, dict[str, Any]], set[str]]:
+        """(listed tasks by id, ids not to look up: listed but malformed (reported), or known
+        and kept because their list could not be read)."""
+        listed: dict[str, dict[str, Any]] = {}
+        failed: dict[str, str] = {}
+        covered: set[str] = set()
+        for list_id in self.containers.lists:
+            try:
+                found = list(self.api.tasks(list_id))
+            except SourceError as exc:
+                failed[list_id] = str(exc)
+                continue
+            for raw in found:
+                try:
+                    tid, _ = check_task(raw)
+                except MalformedTask as exc:
+                    sid = str(raw.get("id") or "?") if isinstance(raw, dict) else "?"
+                    self.out.skipped.append(Skipped(source_id=sid, reason=f"list {list_id}: {exc}"))
+                    covered.add(sid)
+                    continue
+                if not raw.get("archived"):  # archived counts as removed
+                    listed.setdefault(tid, raw)  # a task in several lists counts once
+        if failed and len(failed) == len(self.containers.lists):
+            raise SourceError(next(iter(failed.values())))
+        for list_id, reason in failed.items():
+            ids = sorted(t for t, d in self.known_tasks.items()
+                         if d.extra.get("list_id") == list_id and t not in listed)  # fmt: skip
+            covered.update(ids)
+            self.out.skipped.append(Skipped(source_id=f"list:{list_id}", reason=reason,
+                                            covers=ids))  # fmt: skip
+        return listed, covered
+
+    def _verify(self, vanished: list[str], listed: dict[str, dict[str, Any]]) -> set[str]:
+        """Look up known tasks the sweep did not show; returns the ids still in the scope."""
+        alive: set[str] = set()
+        for tid in vanished:
+            if not self.budget.take():
+                self.out.missing.append(tid)
+                continue
+            try:
+                status, task = self.api.task(tid)
+            except SourceError:
+                self.out.missing.append(tid)
+                continue
+            if status == 404 or (task is not None and (
+                    task.get("archived") or not self.containers.holds_task(task))):
+                self.out.deleted.append(tid)
+            elif task is None:  # 401/403: cannot see it, which proves nothing
+                self.out.missing.append(tid)
+            else:
+                listed[tid] = task
+                alive.add(tid)
+        return alive
+
+    # -- reading -----------------------------------------------------------------------------
+    def _to_read(self, listed: dict[str, dict[str, Any]], alive: set[str], recent: list[str],
+                 activity: dict[str, int]) -> list[str]:  # fmt: skip
+        """Every task on a full pull (or when no comments are read: rendering is free); else
+        the new, changed, retried and looked-up ones, then recently active ones in turn."""
+        if self.full or not self.cfg.max_comments:
+            return list(listed)
+        must = [t for t, raw in listed.items()
+                if t in alive or t in self.known.retry or t not in self.known_tasks
+                or self.known_tasks[t].version != str(raw.get("date_updated"))]  # fmt: skip
+        chosen = set(must)
+        turns = [t for t in recent if t not in chosen]
+        turns.sort(key=lambda t: (self.threads_read.get(t, -1), -activity[t]))
+        return [*must, *turns[: self.cfg.max_thread_rereads]]
+
+    def _activity(self, tid: str, raw: dict[str, Any]) -> int:
+        comment_ms = self.known_tasks[tid].extra.get("comment_ms") if tid in self.known_tasks else 0
+        return max(_ms(raw.get("date_updated")), _ms(comment_ms))
+
+    def _read(self, tid: str, raw: dict[str, Any]) -> None:
+        thread: list[dict[str, Any]] = []
+        if self.cfg.max_comments:
+            try:
+                thread = self.api.thread(tid)
+            except TaskGone:
+                self.out.skipped.append(Skipped(
+                    source_id=tid, reason="its comments answer 404: deleted", gone=True))
+                return
+            except SourceError as exc:
+                self.out.skipped.append(Skipped(source_id=tid, reason=f"comments: {exc}"))
+                return
+            self.threads_read[tid] = self.run_no
+        try:
+            doc = task_document(self.cfg, self.scope, raw, thread)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            self.out.skipped.append(Skipped(source_id=tid, reason=f"cannot render task: {exc}"))
+            return
+        if self.full or self.known_tasks.get(tid) != doc:
+            self.out.documents.append(doc)
+
+
+def _ms(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+

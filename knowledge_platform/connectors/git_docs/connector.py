@@ -1,0 +1,303 @@
+"""Markdown documents (runbooks, decision records, docs) from a git repository, at any commit.
+
+Files are read from the commit's tree (`git ls-tree` + `git cat-file --batch`), never from a
+checkout, so `at_sha` can rebuild the index exactly as it was. The cursor holds the indexed
+sha: an incremental pull is `git diff --name-status <old> <new>`; the same sha is no work.
+Files are decoded as strict UTF-8: a file that is not (or holds NUL bytes) is skipped with a
+reason rather than indexed as replacement characters.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from knowledge_platform.connectors.base import (
+    NOTHING_KNOWN,
+    Connector,
+    Known,
+    PullResult,
+    Skipped,
+    SourceSettings,
+)
+from knowledge_platform.connectors.git_docs.files import BLOB, convert_blob, reusable
+from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
+from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
+from knowledge_platform.convert.result import Format
+from knowledge_platform.errors import ConfigError
+from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
+from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, Kind, Lifecycle
+from knowledge_platform.supersession import names
+
+LIFECYCLES = ("stable", "draft", "deprecated")
+DECISION_STATUS = ("proposed", "accepted", "superseded", "deprecated", "rejected")
+_STATUS_LIFECYCLE: dict[str, Lifecycle] = {
+    "proposed": "draft",
+    "superseded": "deprecated",
+    "deprecated": "deprecated",
+    "rejected": "deprecated",
+}
+_FILE_KINDS = ("doc", "runbook", "decision")
+LINK_KEYS = ("supersedes", "superseded_by", "applies_to", "references", "tags")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+def _paragraph(lines: list[str]) -> str:
+    """The first paragraph of text (not a heading) in `lines`, joined onto one line."""
+    para: list[str] = []
+    for line in lines:
+        if _HEADING.match(line) or not line.strip():
+            if para:
+                break
+            continue
+        para.append(line.strip())
+    return " ".join(para)[:500]
+
+
+def _section(lines: list[str], name: re.Pattern[str]) -> list[str] | None:
+    """Lines of the first section whose heading matches `name`, up to the next heading."""
+    for i, line in enumerate(lines):
+        m = _HEADING.match(line)
+        if m and name.fullmatch(m.group(2).strip()):
+            rest = lines[i + 1 :]
+            end = next((j for j, r in enumerate(rest) if _HEADING.match(r)), len(rest))
+            return rest[:end]
+    return None
+
+
+class GitDocsConnector(Connector):
+    name = "git_docs"
+    settings_model = GitDocsSettings
+
+    def __init__(self, settings: SourceSettings, scope: str) -> None:
+        if not isinstance(settings, GitDocsSettings):
+            raise ConfigError("git_docs needs GitDocsSettings")
+        super().__init__(settings, scope)
+        self.config = settings
+        self._include = [glob_regex(g) for g in settings.globs]
+        self._exclude = [glob_regex(g) for g in settings.exclude_globs]
+        # Settings that change what a pull produces: a new value forces a full pull.
+        shape = settings.model_dump_json(
+            exclude={"branch", "at_sha", "cache_dir", "timeout_seconds"}
+        )
+        self._fingerprint = hashlib.sha256(shape.encode()).hexdigest()[:16]
+
+    def wanted(self, path: str) -> bool:
+        return any(r.match(path) for r in self._include) and not any(
+            r.match(path) for r in self._exclude
+        )
+
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
+        cfg = self.config
+        if cfg.at_sha and not SHA.match(cfg.at_sha):  # model_copy(update=...) skips validation
+            raise ConfigError(f"git_docs at_sha {cfg.at_sha!r} is not a commit sha (hex digits)")
+        repo = GitRepo.open(
+            cfg.repo, Path(cfg.cache_dir) if cfg.cache_dir else None, cfg.timeout_seconds
+        )
+        head = repo.resolve(cfg.at_sha or cfg.branch)
+        new_cursor = {"sha": head, "config": self._fingerprint}
+        old = (cursor or {}).get("sha")
+        if full or not old or (cursor or {}).get("config") != self._fingerprint:
+            return self._full(repo, head, new_cursor, known.documents)
+        if old == head:
+            return PullResult(documents=[], full=False, cursor=new_cursor, requests=repo.commands)
+        if not repo.has_commit(old):  # history rewritten and collected: start over
+            return self._full(repo, head, new_cursor, known.documents)
+        changes = [(s, p) for s, p in repo.diff(old, head) if self.wanted(p)]
+        deleted = {p for s, p in changes if s == "D"}
+        changed = {p for s, p in changes if s != "D"}
+        entries = [e for e in repo.tree(head) if e.path in changed]
+        # A changed file that no longer yields a document (not UTF-8, broken front matter)
+        # is skipped: its last good version stays, marked stale, as in a full pull.
+        documents, skipped = self._documents(repo, head, entries, known.documents)
+        return PullResult(
+            documents=documents,
+            full=False,
+            deleted=sorted(deleted),
+            skipped=skipped,
+            cursor=new_cursor,
+            requests=repo.commands,
+        )
+
+    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+        """The sha the branch points at now (a clone URL is fetched first)."""
+        cfg = self.config
+        repo = GitRepo.open(
+            cfg.repo, Path(cfg.cache_dir) if cfg.cache_dir else None, cfg.timeout_seconds
+        )
+        return repo.resolve(cfg.at_sha or cfg.branch)
+
+    def _full(self, repo: GitRepo, head: str, cursor: dict[str, Any],
+              known: Mapping[str, Document]) -> PullResult:
+        entries = [e for e in repo.tree(head) if e.type == "blob" and self.wanted(e.path)]
+        documents, skipped = self._documents(repo, head, entries, known)
+        return PullResult(
+            documents=documents, full=True, skipped=skipped, cursor=cursor, requests=repo.commands
+        )
+
+    def _documents(
+        self, repo: GitRepo, head: str, entries: list[TreeEntry], known: Mapping[str, Document]
+    ) -> tuple[list[Document], list[Skipped]]:
+        skipped: list[Skipped] = []
+        readable: list[TreeEntry] = []
+        documents: list[Document] = []
+        files = self.config.files
+        for entry in entries:
+            is_file = files.format_of_name(entry.path) is not None
+            cap = files.max_bytes if is_file else self.config.max_file_bytes
+            if entry.type != "blob" or entry.mode == "120000":
+                skipped.append(Skipped(source_id=entry.path, reason="not a regular file"))
+            elif (entry.size or 0) > cap:
+                skipped.append(Skipped(source_id=entry.path,
+                                       reason=f"{entry.size} bytes, over the {cap}-byte cap"))
+            elif is_file and (same := reusable(known, entry.path, entry.object, head)):
+                documents.append(same)  # this blob was converted before: never again
+            else:
+                readable.append(entry)
+        blobs = repo.read_blobs(sorted({e.object for e in readable}))
+        commits = repo.last_commits(head, {e.path for e in readable})
+        for entry in sorted(readable, key=lambda e: e.path):
+            commit, when = commits.get(entry.path, (head, ""))
+            data = blobs.get(entry.object, b"")
+            fmt = files.format_of_name(entry.path)
+            result = (self._file_document(entry, data, fmt, commit, when, head) if fmt
+                      else self._document(entry.path, data, commit, when, head))
+            if isinstance(result, Skipped):
+                skipped.append(result)
+            else:
+                documents.append(result)
+        return documents, skipped
+
+    def _provenance(self, path: str, commit: str, when: str, head: str) -> dict[str, Any]:
+        extra: dict[str, Any] = {"path": path, "commit": commit, "head_sha": head,
+                                 "repo": _display(self.config.repo)}
+        if when:
+            extra["updated"] = dt.datetime.fromisoformat(when).date().isoformat()
+        return extra
+
+    def _url(self, path: str, commit: str, head: str) -> str | None:
+        template = self.config.url_template
+        return template.format(sha=commit, head=head, path=path) if template else None
+
+    def _file_document(self, entry: TreeEntry, data: bytes, fmt: Format, commit: str,
+                       when: str, head: str) -> Document | Skipped:
+        """A PDF/DOCX/PPTX/XLSX file: converted, one section per page, slide or sheet."""
+        result = convert_blob(entry.path, data, fmt, self.config.files)
+        if isinstance(result, Skipped):
+            return result
+        converted, file_extra = result
+        extra = {**self._provenance(entry.path, commit, when, head), **file_extra,
+                 BLOB: entry.object}
+        rule = self._kind(entry.path)
+        return Document(
+            source=self.name,
+            source_id=entry.path,
+            scope=self.scope,
+            title=PurePosixPath(entry.path).stem,
+            text=converted.markdown,
+            kind=rule if rule != self.config.default_kind else converted.kind,
+            url=self._url(entry.path, commit, head),
+            uri=f"doc://git_docs/{entry.path}@{commit}",
+            date=dt.date.fromisoformat(extra["updated"]) if "updated" in extra else None,
+            version=commit,
+            trust=self.config.trust,
+            confidentiality=self.config.confidentiality,
+            extra=extra,
+        )
+
+    def _kind(self, path: str) -> Kind:
+        for prefix, kind in self.config.kind_rules.items():
+            if path.startswith(prefix) or f"/{prefix}" in path:
+                return kind
+        return self.config.default_kind
+
+    def _document(
+        self, path: str, data: bytes, commit: str, when: str, head: str
+    ) -> Document | Skipped:
+        def skip(reason: str) -> Skipped:
+            return Skipped(source_id=path, reason=reason)
+
+        if b"\0" in data[:8192]:
+            return skip("binary file (NUL bytes)")
+        try:
+            text = data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError as exc:
+            return skip(f"not valid UTF-8 (byte {exc.start})")
+        try:
+            meta, body = split_front_matter(text)
+        except FrontMatterError as exc:
+            return skip(f"broken front matter: {exc}")
+        kind: Kind = self._kind(path)
+        if "kind" in meta:
+            if meta["kind"] not in _FILE_KINDS:
+                return skip(
+                    f"front matter kind {meta['kind']!r} is not one of {', '.join(_FILE_KINDS)}"
+                )
+            kind = meta["kind"]
+        lines = body.split("\n")
+        status: str | None = None
+        if kind == "decision" and meta.get("status") is not None:
+            status = str(meta["status"]).strip().lower()
+            if status not in DECISION_STATUS:
+                return skip(
+                    f"front matter status {status!r} is not one of {', '.join(DECISION_STATUS)}"
+                )
+        elif kind == "decision":  # MADR style: a "Status" section whose first word says it
+            words = _paragraph(_section(lines, re.compile(r"status", re.I)) or []).split()
+            first = words[0].strip(".,:;*_").lower() if words else ""
+            status = first if first in DECISION_STATUS else None
+        lifecycle = meta.get("lifecycle", _STATUS_LIFECYCLE.get(status or "", "stable"))
+        if lifecycle not in LIFECYCLES:
+            return skip(
+                f"front matter lifecycle {lifecycle!r} is not one of {', '.join(LIFECYCLES)}"
+            )
+        confidentiality = meta.get("confidentiality", self.config.confidentiality)
+        if confidentiality not in CONFIDENTIALITY_LEVELS:
+            return skip(
+                f"front matter confidentiality {confidentiality!r} is not one of "
+                f"{', '.join(CONFIDENTIALITY_LEVELS)}"
+            )
+        heading = next(
+            (m.group(2) for line in lines if (m := _HEADING.match(line)) and len(m.group(1)) == 1),
+            None,
+        )
+        title = str(meta.get("title") or heading or PurePosixPath(path).stem)
+        extra = self._provenance(path, commit, when, head)
+        extra.update({key: names(meta[key]) for key in LINK_KEYS if key in meta})
+        if kind == "decision":
+            decision = _section(lines, re.compile(r"decision( outcome)?", re.I))
+            summary = _paragraph(decision) if decision else ""
+            extra["decision"] = {"status": status, "summary": summary or _paragraph(lines)}
+        url = self._url(path, commit, head)
+        committed = dt.date.fromisoformat(extra["updated"]) if "updated" in extra else None
+        return Document(
+            source=self.name,
+            source_id=path,
+            scope=self.scope,
+            title=title,
+            text=body,
+            kind=kind,
+            url=url,
+            uri=f"doc://git_docs/{path}@{commit}",
+            date=parse_date(meta.get("date")) or committed,
+            version=commit,
+            lifecycle=lifecycle,
+            trust=self.config.trust,
+            confidentiality=confidentiality,
+            extra=extra,
+        )
+
+
+def _display(repo: str) -> str:
+    """The repository as shown in provenance: a URL without any user or password in it."""
+    if not is_url(repo) or "://" not in repo:
+        return repo
+    parts = urlsplit(repo)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]))

@@ -1,0 +1,281 @@
+"""Google Drive: Docs, Sheets and Slides under configured folders or shared drives; every
+other file under them (uploads: PDF, DOCX, images...) is listed and reported as skipped with
+its type.
+
+Full pull: find each root's corpus (My Drive or a shared drive), remember each change log's
+start token, then walk the folders (batched `'<id>' in parents` queries in the root's corpus)
+and read every file. Ordinary pull: replay every change log from its token; read the files
+under the roots whose version changed (a move or a permission change bumps the version, not
+modifiedTime) and the files the last pull could not read (`known.retry`); removed, trashed,
+unshared or moved-out files are confirmed deletions. A file whose content fails keeps its
+last good version (Skipped); a 404 on it means it is gone. Folder membership and the files
+under the roots are kept in the cursor so a change elsewhere costs no lookups twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from functools import partial
+from typing import Any
+
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
+from knowledge_platform.connectors.google_drive.api import (
+    GoogleApi,
+    GoogleApiError,
+    credentials_from,
+)
+from knowledge_platform.connectors.google_drive.fetch import fetch_document
+from knowledge_platform.connectors.google_drive.listing import (
+    FILE_FIELDS,
+    USER,
+    Lister,
+    Listing,
+    encode,
+    replay,
+    start_tokens,
+)
+from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
+from knowledge_platform.connectors.google_drive.tree import (
+    FOLDER,
+    KINDS,
+    ChangePlan,
+    FolderTree,
+    file_version,
+    not_read,
+    plan_changes,
+    record,
+)
+from knowledge_platform.connectors.http import HttpConnector
+from knowledge_platform.errors import SourceError
+from knowledge_platform.models import Document
+
+#: Cursor layout; an older cursor makes the next pull a full one.
+_CURSOR_VERSION = 2
+
+
+class GoogleDriveConnector(HttpConnector):
+    name = "google_drive"
+    settings_model = GoogleDriveSettings
+    settings: GoogleDriveSettings
+
+    def _api(self) -> GoogleApi:
+        return GoogleApi(self.settings, credentials_from(self.settings), sleep=self._sleep,
+                         clock=self._clock, transport=self._transport)
+
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
+        api = self._api()
+        try:
+            return self._pull(api, cursor or {}, full, known)
+        finally:
+            api.close()
+
+    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+        """Every change log's start token after the pending changes: equal to the indexed
+        `page_token` while nothing changed, a new value once something did. A cursor of an
+        older layout answers a value of its own, so that one run rewrites it."""
+        if not cursor:
+            return None
+        if cursor.get("v") != _CURSOR_VERSION:
+            return f"cursor layout {_CURSOR_VERSION}"
+        tokens = cursor["tokens"]
+        api = self._api()
+        try:
+            return encode(replay(api, tokens, self.settings.page_size)[1])
+        finally:
+            api.close()
+
+    @property
+    def _roots(self) -> list[str]:
+        return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
+
+    def _pull(self, api: GoogleApi, cursor: dict[str, Any], full: bool, known: Known) -> PullResult:
+        usable = cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots
+        if full or not usable:
+            return self._full(api, cursor, known)
+        try:
+            changes, tokens = replay(api, cursor["tokens"], self.settings.page_size)
+        except GoogleApiError as exc:
+            if exc.status in (400, 404):  # a page token was rejected: list everything again
+                return self._full(api, cursor, known)
+            raise
+        if any(change.get("fileId") in self._roots for change in changes):
+            return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
+        tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api))
+        records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in cursor["files"].items()}
+        plan = plan_changes(changes, tree, records)
+        listing = Lister(api, tree, self.settings.page_size).walk(plan.entered)
+        for file_id, meta in listing.files.items():
+            old = records.get(file_id, {})
+            if meta.get("mimeType") not in KINDS or old.get("version") != file_version(meta):
+                _plan_file(plan, meta)
+        failed = self._plan_retries(api, tree, plan, records, known.retry)
+        documents, skipped = self._read(api, plan, records, known.documents.keys())
+        skipped += failed + _incomplete(listing, tree, records, records)
+        return PullResult(
+            documents=documents, full=False, deleted=sorted(plan.gone), skipped=skipped,
+            cursor=self._cursor(tokens, tree, records), requests=api.requests,
+        )
+
+    def _full(self, api: GoogleApi, previous: dict[str, Any], known: Known) -> PullResult:
+        corpora = self._corpora(api)
+        # Tokens first: changes made while we list are replayed by the next ordinary pull.
+        tokens = start_tokens(api, sorted(set(corpora.values())))
+        tree = FolderTree(self._roots, {}, partial(self._parents, api))
+        listing = Lister(api, tree, self.settings.page_size).walk(corpora)
+        plan = ChangePlan()
+        for meta in listing.files.values():
+            _plan_file(plan, meta)
+        records: dict[str, dict[str, Any]] = {}
+        documents, skipped = self._read(api, plan, records, known.documents.keys())
+        if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
+            old_tree = FolderTree(self._roots, previous.get("folders", {}), lambda _: [])
+            skipped += _incomplete(listing, old_tree, previous.get("files", {}), records)
+        return PullResult(documents=documents, full=True, skipped=skipped,
+                          cursor=self._cursor(tokens, tree, records), requests=api.requests)
+
+    def _cursor(self, tokens: dict[str, str], tree: FolderTree,
+                records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        return {"v": _CURSOR_VERSION, "page_token": encode(tokens), "tokens": tokens,
+                "roots": self._roots, "folders": tree.parents, "files": records}
+
+    def _corpora(self, api: GoogleApi) -> dict[str, str]:
+        """Each root -> the shared drive it lives in (USER for My Drive)."""
+        corpora = {drive: drive for drive in self.settings.shared_drive_ids}
+        for folder in self.settings.folder_ids:
+            try:
+                meta = api.call(api.files.get(fileId=folder, fields="id,mimeType,driveId",
+                                              supportsAllDrives=True))
+            except GoogleApiError as exc:
+                if exc.status == 401:
+                    raise
+                raise SourceError(
+                    f"google_drive: folder {folder} (folder_ids) answers {exc.status} "
+                    f"{exc.reason}: not found or not shared with this account; fix the registry"
+                ) from None
+            if meta.get("mimeType") != FOLDER:
+                raise SourceError(f"google_drive: {folder} in folder_ids is a "
+                                  f"{meta.get('mimeType')}, not a folder; fix the registry")
+            corpora[folder] = meta.get("driveId", USER)
+        return corpora
+
+    def _parents(self, api: GoogleApi, folder_id: str) -> list[str]:
+        """Parents of a folder not seen before; [] if it is gone, trashed or unreadable."""
+        try:
+            meta = api.call(api.files.get(
+                fileId=folder_id, fields="id,mimeType,parents,trashed", supportsAllDrives=True))
+        except GoogleApiError as exc:
+            if exc.status in (403, 404):
+                return []
+            raise
+        return [] if meta.get("trashed") else list(meta.get("parents", []))
+
+    def _plan_retries(self, api: GoogleApi, tree: FolderTree, plan: ChangePlan,
+                      records: dict[str, dict[str, Any]], retry: Collection[str]) -> list[Skipped]:
+        """The files the last pull could not read, read again: an upload from its record,
+        anything else from its current metadata (404: gone)."""
+        failed: list[Skipped] = []
+        for file_id in sorted(set(retry) - plan.fetch.keys() - plan.skip.keys() - plan.gone):
+            rec = records.get(file_id)
+            if rec and rec.get("mime") and not_read(rec["mime"]):
+                plan.skip[file_id] = {"id": file_id, "name": rec.get("name", ""),
+                                      "mimeType": rec["mime"], "parents": rec["parents"]}
+                continue
+            try:
+                meta = api.call(api.files.get(fileId=file_id, fields=FILE_FIELDS,
+                                              supportsAllDrives=True))
+            except GoogleApiError as exc:
+                if exc.status == 401:
+                    raise
+                if exc.status == 404:
+                    plan.gone.add(file_id)
+                    records.pop(file_id, None)
+                else:
+                    failed.append(Skipped(source_id=file_id, reason=_refusal(exc)))
+                continue
+            except SourceError as exc:
+                self._drive_answers(api)
+                failed.append(Skipped(source_id=file_id, reason=_transient(exc)))
+                continue
+            if meta.get("trashed") or not tree.holds(meta.get("parents", [])):
+                plan.gone.add(file_id)
+                records.pop(file_id, None)
+            else:
+                _plan_file(plan, meta)
+        return failed
+
+    def _read(self, api: GoogleApi, plan: ChangePlan, records: dict[str, dict[str, Any]],
+              indexed: Collection[str]) -> tuple[list[Document], list[Skipped]]:
+        """Read the planned files; a refusal or a failure after the retries skips the file
+        (kept at its last good version), a 404 means it is gone."""
+        skipped = [Skipped(source_id=file_id,
+                           reason=f"{not_read(meta.get('mimeType', ''))} ({meta.get('name')!r})")
+                   for file_id, meta in plan.skip.items()]
+        records.update({file_id: record(meta, read=False) for file_id, meta in plan.skip.items()})
+        documents: list[Document] = []
+        for meta in _ordered(plan.fetch.values()):
+            file_id = meta["id"]
+            try:
+                documents.append(fetch_document(api, meta, self.settings, self.scope))
+            except GoogleApiError as exc:
+                if exc.status == 401:
+                    raise
+                if exc.status == 404:
+                    if records.pop(file_id, None) is not None or file_id in indexed:
+                        skipped.append(Skipped(source_id=file_id, gone=True, reason=(
+                            f"404 {exc.reason}: deleted while being read")))
+                    continue
+                skipped.append(Skipped(source_id=file_id, reason=_refusal(exc, meta)))
+                records[file_id] = record(meta, read=False)
+            except SourceError as exc:
+                self._drive_answers(api)  # one bad file, or Drive itself down?
+                skipped.append(Skipped(source_id=file_id, reason=_transient(exc, meta)))
+                records[file_id] = record(meta, read=False)
+            else:
+                records[file_id] = record(meta)
+        return documents, skipped
+
+    def _drive_answers(self, api: GoogleApi) -> None:
+        """After a file outlasted the retries: a cheap request that raises SourceError (and
+        so fails the run, changing nothing) when Drive itself is not answering."""
+        api.call(api.changes.getStartPageToken(supportsAllDrives=True))
+
+
+def _plan_file(plan: ChangePlan, meta: dict[str, Any]) -> None:
+    if meta.get("mimeType") in KINDS:
+        plan.fetch[meta["id"]] = meta
+    elif not_read(meta.get("mimeType", "")):
+        plan.skip[meta["id"]] = meta
+
+
+def _ordered(metas: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(metas, key=lambda m: m["id"])
+
+
+def _named(meta: dict[str, Any] | None) -> str:
+    return f" ({meta.get('name', '')!r})" if meta else ""
+
+
+def _refusal(exc: GoogleApiError, meta: dict[str, Any] | None = None) -> str:
+    return f"{exc.status} {exc.reason}: {exc.message}{_named(meta)}"
+
+
+def _transient(exc: SourceError, meta: dict[str, Any] | None = None) -> str:
+    return f"{str(exc).removeprefix('google_drive: ')}{_named(meta)}"
+
+
+def _incomplete(listing: Listing, tree: FolderTree, recorded: dict[str, dict[str, Any]],
+                records: dict[str, dict[str, Any]]) -> list[Skipped]:
+    """A folder Drive could not search completely: the files `recorded` below it and not seen
+    now keep their last good version (and their records)."""
+    skipped = []
+    for folder in listing.incomplete:
+        below = FolderTree([folder], tree.parents, lambda _: [])
+        covers = sorted(f for f, rec in recorded.items()
+                        if f not in listing.files and below.holds(rec.get("parents", [])))
+        records.update({f: recorded[f] for f in covers})
+        skipped.append(Skipped(source_id=folder, covers=covers, reason=(
+            "Drive answered incompleteSearch even for this folder alone; its files may be "
+            "missing from this pull")))
+    return skipped

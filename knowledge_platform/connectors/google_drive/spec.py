@@ -1,0 +1,17 @@
+"""Google Drive: the Changes API token is probed every two minutes; a moved token runs a pull."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from knowledge_platform.connectors.spec import Freshness, SourceSpec
+
+SPEC = SourceSpec(
+    name="google_drive",
+    connector="knowledge_platform.connectors.google_drive.connector:GoogleDriveConnector",
+    freshness=Freshness(warn_after=dt.timedelta(hours=6), fail_after=dt.timedelta(days=1)),
+    api_pool="google_api",
+    probe_seconds=120,
+    probe_key="page_token",
+    deadline="2 minutes (the Changes API probe) plus one run",
+)

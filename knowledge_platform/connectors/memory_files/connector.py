@@ -1,0 +1,137 @@
+"""Workspace memory files: a directory of markdown notes, read whole on every pull (local
+and cheap); unchanged files cost nothing downstream because chunks are content-hashed. The
+change probe is a fingerprint of every matching file's path, size and mtime."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Connector, Known, PullResult, Skipped
+from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
+from knowledge_platform.errors import SourceError
+from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
+from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, content_hash
+from knowledge_platform.supersession import LINKS, names
+
+_LIFECYCLES = {"stable", "draft", "deprecated"}
+
+
+class MemoryFilesConnector(Connector):
+    name = "memory_files"
+    settings_model = MemoryFilesSettings
+    settings: MemoryFilesSettings
+
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
+        root = self._root()
+        files = self._files(root)
+        # Fingerprint first: a file changed while we read is seen by the next probe.
+        cursor = {"fingerprint": _fingerprint(root, files)}
+        documents: list[Document] = []
+        skipped: list[Skipped] = []
+        for path in files:
+            rel = path.relative_to(root).as_posix()
+            try:
+                documents.append(self._read(path, rel))
+            except _Skip as exc:
+                skipped.append(Skipped(source_id=rel, reason=str(exc)))
+            except OSError as exc:  # unreadable now: keep the last good version
+                skipped.append(Skipped(source_id=rel, reason=f"cannot read: {exc.strerror}"))
+        return PullResult(documents=documents, full=True, skipped=skipped, cursor=cursor)
+
+    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+        root = self._root()
+        return _fingerprint(root, self._files(root))
+
+    def _root(self) -> Path:
+        root = self.settings.path
+        if not root.is_dir():
+            raise SourceError(f"memory_files: directory {root} does not exist or is not a folder")
+        return root
+
+    def _files(self, root: Path) -> list[Path]:
+        return [p for p in sorted(root.glob(self.settings.glob)) if p.is_file()]
+
+    def _read(self, path: Path, rel: str) -> Document:
+        size = path.stat().st_size
+        if size > self.settings.max_bytes:
+            raise _Skip(f"file is {size} bytes, over the {self.settings.max_bytes}-byte limit")
+        data = path.read_bytes()
+        if b"\x00" in data[:8192] and not _mostly_text(data[:8192]):
+            raise _Skip("binary file, not markdown")
+        try:
+            text = data.decode("utf-8").removeprefix("\ufeff")  # as git_docs does
+        except UnicodeDecodeError as exc:
+            raise _Skip(f"not valid UTF-8 (byte {exc.start})") from None
+        try:
+            meta, body = split_front_matter(text)
+        except FrontMatterError as exc:
+            raise _Skip(str(exc)) from None
+        lifecycle = str(meta.get("lifecycle", meta.get("status", "stable"))).lower()
+        if lifecycle not in _LIFECYCLES:
+            lifecycle = "stable"
+        confidentiality = str(meta.get("confidentiality", self.settings.confidentiality))
+        if confidentiality not in CONFIDENTIALITY_LEVELS:
+            raise _Skip(
+                f"front matter confidentiality {confidentiality!r} is not one of "
+                f"{', '.join(CONFIDENTIALITY_LEVELS)}"
+            )
+        # Undated files (no front-matter date, dated name or dated first heading) carry no
+        # date: a checkout's mtime says nothing about when a note was written.
+        when = (parse_date(meta.get("date")) or parse_date(path.name)
+                or parse_date(_first_heading(body)))
+        return Document(
+            source=self.name,
+            source_id=rel,
+            scope=self.scope,
+            title=str(meta.get("title") or _first_heading(body) or path.stem),
+            text=body,
+            kind="memory",
+            uri=f"file://{path.resolve()}",
+            date=when,
+            version=content_hash(text)[:16],
+            lifecycle=lifecycle,  # type: ignore[arg-type]
+            confidentiality=confidentiality,
+            extra={
+                "path": rel,
+                "tags": _tags(meta.get("tags")),
+                **{key: names(meta[key]) for key in LINKS if key in meta},
+            },
+        )
+
+
+class _Skip(Exception):
+    pass
+
+
+def _fingerprint(root: Path, files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for file in files:
+        try:
+            stat = file.stat()
+        except OSError:
+            continue  # vanished since the listing: the next probe sees the difference
+        digest.update(f"{file.relative_to(root)}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _mostly_text(sample: bytes) -> bool:
+    return sample.count(b"\x00") < len(sample) // 100
+
+
+def _first_heading(body: str) -> str | None:
+    for line in body.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip() or None
+    return None
+
+
+def _tags(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [t.strip() for t in value.split(",") if t.strip()]
+    if isinstance(value, list):
+        return [str(t) for t in value]
+    return []

@@ -1,0 +1,166 @@
+"""Fetching one page of a crawl and saying what became of it: read (`page`), unchanged since
+the validators we sent (`same`, a 304), gone (404/410), redirected out of the crawl's scope
+(`away`), failed (5xx after the retries, 401/403, a redirect loop), or not indexable (not
+HTML). A redirect is followed while it stays in scope; the page's document is its canonical
+URL: `<link rel="canonical">` (or an HTTP `Link` header) when it names a URL in scope, else
+the URL that answered. The redirect sources are its aliases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import httpx
+
+from knowledge_platform.connectors.base import Known
+from knowledge_platform.connectors.website.fetch import Crawler, absolute, validators_of
+from knowledge_platform.connectors.website.page import parse_page
+from knowledge_platform.connectors.website.robots import Robots
+from knowledge_platform.connectors.website.settings import WebsiteSettings
+from knowledge_platform.errors import SourceError
+
+_GONE = (404, 410)
+ROBOTS_REFUSAL = "disallowed by robots.txt"
+
+Kind = Literal["page", "same", "gone", "away", "failed", "unindexable"]
+
+
+@dataclass
+class Outcome:
+    url: str
+    kind: Kind
+    #: the URL that answered (after redirects)
+    final: str = ""
+    #: the document (its canonical URL) for `page` and `same`
+    canonical: str = ""
+    reason: str = ""
+    chain: list[str] = field(default_factory=list)
+    #: the HTML of a read page (kept as text, parsed again when its document is made: a
+    #: whole site's parsed trees would not fit in memory)
+    html: str | None = None
+    #: its Last-Modified header
+    modified: str | None = None
+    #: the cursor entry of `final`: validators, canonical, chrome fingerprints, skip reason
+    state: dict[str, Any] | None = None
+    #: an unindexable page already reported when it last changed (it answered 304)
+    silent: bool = False
+
+    @property
+    def live(self) -> bool:
+        return self.kind in ("page", "same")
+
+
+class SiteCrawl:
+    """The page fetches of one pull, with what the last pull left (`old`: the cursor's
+    per-URL entries) and what the index holds (`known`)."""
+
+    def __init__(self, cfg: WebsiteSettings, crawler: Crawler, robots: Robots,
+                 old: dict[str, dict[str, Any]], known: Known, full: bool) -> None:
+        self.cfg, self.crawler, self.robots = cfg, crawler, robots
+        self.old, self.known, self.full = old, known, full
+        self.outcomes: dict[str, Outcome] = {}
+        #: final URL -> its outcome this pull (a redirect target is read once)
+        self._answered: dict[str, Outcome] = {}
+        self._failed_in_a_row = 0
+
+    def refusal(self, url: str) -> str | None:
+        """Why `url` is outside this crawl, or None."""
+        parts, home = urlsplit(url), urlsplit(self.cfg.base_url)
+        if (parts.scheme, parts.netloc) != (home.scheme, home.netloc):
+            return "on another site"
+        path = parts.path or "/"
+        if self.cfg.include and not any(path.startswith(p) for p in self.cfg.include):
+            return "outside the registry's include rules"
+        if any(path.startswith(p) for p in self.cfg.exclude):
+            return "excluded by the registry"
+        if not self.robots.allowed(url):
+            return ROBOTS_REFUSAL
+        return None
+
+    def document_of(self, url: str) -> str:
+        """The document `url` belonged to after the last pull."""
+        return (self.old.get(url) or {}).get("canonical", url)
+
+    def validators(self, url: str) -> dict[str, Any] | None:
+        """What to send for a conditional GET of `url`, or None to read it whole: never
+        known, read before this version of the connector, or its document is to be read again
+        (it failed last time), or a full pull whose index lacks the document."""
+        entry = self.old.get(url)
+        if not entry or not (entry.get("etag") or entry.get("last_modified")):
+            return None
+        doc = entry.get("canonical", url)
+        documents, retry = self.known.documents, self.known.retry
+        if any(i in retry and i in documents for i in (url, doc)):
+            return None
+        if entry.get("skip"):
+            return entry
+        if "blocks" not in entry or (self.full and doc not in documents):
+            return None
+        return entry
+
+    def fetch(self, url: str, *, whole: bool = False) -> Outcome:
+        """What became of `url`; a URL a redirect already led to this run is not asked
+        again. `whole`: without validators (its 304 will not do)."""
+        limit = self.cfg.max_consecutive_failures
+        answered = self._answered.get(url)
+        if answered is not None and not whole:
+            outcome = replace(answered, url=url, chain=[])
+        elif self._failed_in_a_row >= limit:
+            outcome = Outcome(url, "failed", reason=f"not requested: {limit} pages in a row "
+                              "failed (is the site down?)")
+        else:
+            outcome = self._fetch(url, whole)
+            self._failed_in_a_row = self._failed_in_a_row + 1 if outcome.kind == "failed" else 0
+            if outcome.final:
+                self._answered[outcome.final] = outcome
+        self.outcomes[url] = outcome
+        return outcome
+
+    def _fetch(self, url: str, whole: bool) -> Outcome:
+        validators = (lambda _: None) if whole else self.validators
+        try:
+            fetched = self.crawler.follow(url, validators, _GONE, self.refusal)
+        except SourceError as exc:
+            return Outcome(url, "failed", reason=str(exc).removeprefix("website: "))
+        final, chain, response = fetched.url, fetched.chain, fetched.response
+        if fetched.refused is not None or response is None:
+            return Outcome(url, "away", final, chain=chain,
+                           reason=f"redirected to {final}, {fetched.refused}")
+        status = response.status_code
+        if status == 304:
+            entry = self.old.get(final) or {}
+            state = {**entry, **validators_of(response, entry)}
+            if entry.get("skip"):
+                return Outcome(url, "unindexable", final, reason=entry["skip"], chain=chain,
+                               state=state, silent=True)
+            return Outcome(url, "same", final, entry.get("canonical", final), chain=chain,
+                           state=state)
+        if status in _GONE:
+            return Outcome(url, "gone", final, reason=f"HTTP {status}", chain=chain)
+        if status != 200:
+            return Outcome(url, "failed", final, reason=f"HTTP {status}", chain=chain)
+        validators = validators_of(response)
+        ctype = response.headers.get("Content-Type", "")
+        page = parse_page(response.text, final) if "html" in ctype.lower() else None
+        if page is None:
+            reason = (f"not an HTML page ({ctype or 'no content type'})"
+                      if "html" not in ctype.lower() else "not parseable HTML")
+            return Outcome(url, "unindexable", final, reason=reason, chain=chain,
+                           state={**validators, "skip": reason})
+        canonical = self._canonical(page.canonical or _link_canonical(response, final), final)
+        state = {**validators, "canonical": canonical, "blocks": page.blocks}
+        return Outcome(url, "page", final, canonical, chain=chain, html=response.text,
+                       modified=response.headers.get("Last-Modified"), state=state)
+
+    def _canonical(self, named: str | None, final: str) -> str:
+        """A canonical URL outside the crawl (another site, excluded) is not followed: the
+        page stays its own document."""
+        if not named or self.refusal(named) is not None:
+            return final
+        return named
+
+
+def _link_canonical(response: httpx.Response, base: str) -> str | None:
+    link = response.links.get("canonical")
+    return absolute(base, link["url"]) if link and link.get("url") else None

@@ -1,0 +1,117 @@
+"""One site's fetcher over the shared HttpClient: paces requests (Crawl-delay), sends a
+conditional GET whenever a validator is known (RFC 9110 13.1: `If-None-Match` and
+`If-Modified-Since`), and follows redirects itself, so that a moved URL is seen as an alias of
+where it now lives and a redirect out of the crawl's scope is never followed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+import httpx
+
+from knowledge_platform.connectors.http import HttpClient
+from knowledge_platform.errors import SourceError
+
+REDIRECTS = (301, 302, 303, 307, 308)
+#: RFC 9309 asks robots.txt readers to follow at least five; pages get the same.
+MAX_REDIRECTS = 5
+
+#: url -> the validators stored for it ({"etag", "last_modified"}), or None.
+Validators = Callable[[str], "dict[str, Any] | None"]
+
+
+def absolute(base: str, href: str) -> str:
+    """`href` resolved against `base`, without its fragment."""
+    return urldefrag(urljoin(base, href.strip())).url
+
+
+def conditional_headers(validators: dict[str, Any] | None) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    if validators and validators.get("etag"):
+        headers["If-None-Match"] = validators["etag"]
+    if validators and validators.get("last_modified"):
+        headers["If-Modified-Since"] = validators["last_modified"]
+    return headers
+
+
+def validators_of(response: httpx.Response, before: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The validators to keep after `response`. A 304 repeats (or updates) `ETag` and may
+    omit `Last-Modified` (RFC 9110 15.4.5): what it does not repeat is kept from `before`."""
+    before = before or {}
+    etag = response.headers.get("ETag")
+    modified = response.headers.get("Last-Modified")
+    if response.status_code == 304:
+        etag, modified = etag or before.get("etag"), modified or before.get("last_modified")
+    return {k: v for k, v in (("etag", etag), ("last_modified", modified)) if v}
+
+
+@dataclass
+class Fetched:
+    """Where a URL led: the URL that answered and its response, or the redirect target that
+    was refused (`refused` says why). `chain` holds the URLs that redirected."""
+
+    url: str
+    response: httpx.Response | None
+    chain: list[str] = field(default_factory=list)
+    refused: str | None = None
+
+
+class Crawler:
+    def __init__(self, http: HttpClient, *, delay: float = 0.0,
+                 clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
+        self.http = http
+        #: Seconds between two requests (the larger of robots.txt's Crawl-delay, capped, and
+        #: the configured floor).
+        self.delay = delay
+        self._clock, self._sleep = clock, sleep
+        self._last: float | None = None
+
+    def get(self, url: str, validators: dict[str, Any] | None = None,
+            allow: Collection[int] = ()) -> httpx.Response:
+        """One paced GET; redirects, 304 and `allow` come back, other failures raise."""
+        if self._last is not None and self.delay > 0:
+            wait = self._last + self.delay - self._clock()
+            if wait > 0:
+                self._sleep(wait)
+        try:
+            return self.http.get(url, headers=conditional_headers(validators),
+                                 allow=(304, *REDIRECTS, *allow))
+        finally:
+            self._last = self._clock()
+
+    def resource(self, url: str, validators: dict[str, Any] | None,
+                 allow: Collection[int] = ()) -> httpx.Response:
+        """GET a file of the site (robots.txt, a sitemap) wherever it redirects; a 304 only
+        comes back when `validators` were sent."""
+        response = self.follow(url, lambda _: validators, allow).response
+        if response is None:  # unreachable: nothing is refused here
+            raise SourceError(f"website: GET {url}: redirect refused")
+        if response.status_code == 304 and not validators:
+            raise SourceError(f"website: GET {url} answered 304 to an unconditional GET")
+        return response
+
+    def follow(self, url: str, validators: Validators, allow: Collection[int] = (),
+               refuse: Callable[[str], str | None] = lambda _: None) -> Fetched:
+        """GET `url`, following up to MAX_REDIRECTS redirects; a target `refuse` names a
+        reason for is not requested."""
+        chain: list[str] = []
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self.get(current, validators(current), allow)
+            if response.status_code not in REDIRECTS:
+                return Fetched(current, response, chain)
+            location = response.headers.get("Location")
+            if not location:
+                raise SourceError(f"website: {current} answered HTTP {response.status_code} "
+                                  "without a Location")
+            chain.append(current)
+            current = absolute(current, location)
+            if current in chain:
+                raise SourceError(f"website: {url} redirects in a loop")
+            reason = refuse(current)
+            if reason is not None:
+                return Fetched(current, None, chain, refused=reason)
+        raise SourceError(f"website: {url} redirects more than {MAX_REDIRECTS} times")

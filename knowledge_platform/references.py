@@ -1,0 +1,109 @@
+"""Documents a question names — by title ("the monthly client reports record"), number
+("ADR 7", "RFC-12", "decision #3") or path ("decisions/0007-monthly-reports.md") — found
+even where the default filter hides them (drafts, deprecated and superseded records), so
+"What did ADR 7 decide?" answers from ADR 7 and says what superseded it.
+
+Candidates come from a sparse (keyword) search among the hidden documents, which finds
+titles and headings cheaply; a question with a number or a path also scans the hidden
+documents' names, since a file name is not part of the indexed text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.retrieval import Retriever
+from knowledge_platform.store.base import SearchFilter, VectorStore
+
+CANDIDATES = 20
+CHUNKS_PER_DOCUMENT = 3
+_FAMILY = {"adr": "decision", "decision": "decision", "record": "decision", "rfc": "rfc",
+           "runbook": "runbook", "ticket": "ticket", "doc": "", "document": "", "": ""}
+_NUMBERED = re.compile(r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)s?"
+                       r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b", re.I)
+#: A file path: a name with an extension, or folders ending in a name with a digit or a
+#: hyphen ("decisions/0007-monthly-reports"); not "A/B" or "America/New_York".
+_PATH = re.compile(r"[\w.-]+\.(?:md|markdown|txt|rst|adoc)\b"
+                   r"|[\w.-]+(?:/[\w.-]+)*/[\w.]*[-\d][\w.-]*")
+_LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
+_KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def numbered(text: str) -> set[tuple[str, int]]:
+    """(family, number) of every numbered reference: "ADR 7" -> ("decision", 7)."""
+    return {(_FAMILY[w.lower().rstrip("s")], int(n)) for w, n in _NUMBERED.findall(text)}
+
+
+def has_cue(text: str) -> bool:
+    """Whether `text` names something by number or path (names the index text lacks)."""
+    return bool(_NUMBERED.search(text) or _PATH.search(text))
+
+
+def _document_numbers(chunk: Chunk) -> set[tuple[str, int]]:
+    family = _KIND_FAMILY.get(chunk.kind, "")
+    found = {(f or family, n) for f, n in numbered(chunk.title.split(":")[0])}
+    stem = PurePosixPath(chunk.source_id).stem
+    match = _LEADING_NUMBER.match(stem)
+    if match:
+        found.add((family, int(match.group(1))))
+    return found
+
+
+def names(question: str, chunk: Chunk) -> bool:
+    """Whether `question` names `chunk`'s document by title, number or path."""
+    q = f" {_norm(question)} "
+    title = _norm(chunk.title)
+    parts = [_norm(p) for p in chunk.title.split(":")[1:]]  # "ADR 7: monthly client reports"
+    if (len(title.split()) >= 2 and f" {title} " in q) or any(
+            len(p.split()) >= 3 and f" {p} " in q for p in parts):
+        return True
+    wanted = numbered(question)
+    for family, number in _document_numbers(chunk):
+        if any(n == number and f in ("", family) for f, n in wanted):
+            return True
+    path = PurePosixPath(chunk.source_id)
+    spelled = {str(path), str(path.with_suffix(""))}
+    if re.search(r"[-_\d]", path.stem):
+        spelled.add(path.stem)
+    return any(f" {_norm(s)} " in q for s in spelled if s)
+
+
+def named_documents(retriever: Retriever, store: VectorStore, scope: str, question: str,
+                    flt: SearchFilter) -> list[Hit]:
+    """The best chunks of each document matching `flt` that the question names, ranked
+    for the question (documents in order of their best hit)."""
+    candidates = [h.chunk for h in retriever.search(scope, question, limit=CANDIDATES, flt=flt,
+                                                    mode="sparse")]
+    if has_cue(question):
+        candidates += store.scroll(scope, flt)
+    named = list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
+    hits: list[Hit] = []
+    for doc_id in named:
+        only = flt.model_copy(update={"doc_ids": [doc_id]})
+        hits += retriever.search(scope, question, limit=CHUNKS_PER_DOCUMENT, flt=only)
+    return hits
+
+
+def title_of(store: VectorStore, scope: str, doc_id: str, flt: SearchFilter) -> str | None:
+    """The title of `doc_id` if a chunk of it matches `flt` (any lifecycle)."""
+    only = flt.model_copy(update={"doc_ids": [doc_id], "lifecycles": None})
+    return next((c.title for c in store.scroll(scope, only)), None)
+
+
+def successor_note(successor: str, successor_title: str | None) -> str:
+    return f"superseded by {successor}" + (f" ('{successor_title}')" if successor_title else "")
+
+
+def hidden_note(chunk: Chunk, successor_title: str | None) -> str:
+    """Why a hidden document is shown, naming its successor when it has one."""
+    if chunk.successor:
+        state = "is " + successor_note(chunk.successor, successor_title)
+    else:
+        state = "is a draft" if chunk.lifecycle == "draft" else f"is {chunk.lifecycle}"
+    return f"'{chunk.title}' ({chunk.doc_id}) {state}; shown because the question names it"

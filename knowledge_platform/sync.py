@@ -1,0 +1,181 @@
+"""The sync contract's merge (docs/sync-contract.md): one pull applied to the last good
+snapshot of a source x scope.
+
+- Confirmed deletions (the source said so) are applied, however many.
+- Inferred deletions (absent from a full listing, or `missing` from an id sweep) count
+  against the deletion guard; over it they are *held* — the documents stay, the run goes on
+  with every other change, and the hold is reported until a full reconcile or the next
+  listing that shows them again.
+- A sub-resource that failed keeps its documents at their last good version, marked stale in
+  provenance, and is fetched again by the next pull.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from knowledge_platform.connectors.base import Connector, Known, PullResult
+from knowledge_platform.models import Document
+from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.supersession import link_successors
+
+#: Below this many deletions the share rule does not apply (editing a 3-file demo is normal).
+GUARD_MIN_DELETIONS = 5
+#: Provenance key of a document kept at its last good version: why it could not be refreshed.
+STALE = "stale"
+
+
+def guard_excess(existing: int, stale: int, remaining: int, guard: float, *,
+                 step: str = "reconcile", unit: str = "points") -> str | None:
+    """Why deleting `stale` of `existing` items (leaving `remaining`) is too much for the
+    guard — all of them, or more than `guard` of them and more than GUARD_MIN_DELETIONS —
+    or None when it is not."""
+    if stale == 0:
+        return None
+    if remaining == 0:
+        return (f"{step} would remove all {existing} {unit} (a source outage?); refusing to "
+                "empty the collection. Re-run with a full reconcile if this is intended")
+    if stale > GUARD_MIN_DELETIONS and stale > guard * existing:
+        return (f"{step} would delete {stale} of {existing} {unit} ({stale / existing:.0%}), "
+                f"over the {guard:.0%} guard; re-run with a full reconcile if this is intended")
+    return None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One line of the run's report: a sub-resource, what went wrong, what the index did."""
+
+    what: str
+    reason: str
+    #: "removed" (the source says it is gone), "kept" (last good version kept, stale),
+    #: "not indexed" (failed before it was ever indexed), "held" (deletion held by the guard)
+    action: str
+    documents: int = 1
+
+    def line(self) -> str:
+        count = f" ({self.documents} documents)" if self.documents > 1 else ""
+        action = {"kept": "kept the last good version", "held": "deletion held"}.get(
+            self.action, self.action)
+        return f"{self.what}: {self.reason} -> {action}{count}"
+
+
+@dataclass
+class MergeStats:
+    documents: int = 0
+    changed: int = 0
+    #: removed from the snapshot: confirmed + inferred deletions applied
+    deleted: int = 0
+    confirmed: int = 0
+    inferred: int = 0
+    held: int = 0
+    skipped: int = 0
+    stale: int = 0
+
+
+@dataclass
+class Merged:
+    documents: list[Document]
+    stats: MergeStats
+    problems: list[Problem] = field(default_factory=list)
+    #: source ids whose inferred deletion the guard held, and why
+    held: list[str] = field(default_factory=list)
+    held_reason: str | None = None
+    #: source ids removed on the source's word this pull
+    confirmed: list[str] = field(default_factory=list)
+    #: source ids to fetch again next pull (they failed this time)
+    retry: list[str] = field(default_factory=list)
+
+
+def _stale(doc: Document, reason: str) -> Document:
+    if doc.extra.get(STALE) == reason:
+        return doc
+    return doc.model_copy(update={"extra": {**doc.extra, STALE: reason}})
+
+
+def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
+               guard: float = 0.3, full_reconcile: bool = False) -> Merged:
+    """The new snapshot. Supersession links are resolved over the whole of it (a new record
+    can supersede an unchanged one, which then counts as changed)."""
+    before = {d.source_id: d for d in previous or []}
+    fetched = {d.source_id: d for d in result.documents}
+    problems: list[Problem] = []
+    confirmed = set(result.deleted)
+    failed: dict[str, str] = {}
+    for skip in result.skipped:
+        ids = [i for i in skip.source_ids if i not in fetched]
+        present = [i for i in ids if i in before]
+        if skip.gone:
+            confirmed.update(ids)
+            problems.append(Problem(skip.source_id, skip.reason, "removed", max(1, len(present))))
+            continue
+        for sid in ids:
+            failed.setdefault(sid, skip.reason)
+        action = "kept" if present else "not indexed"
+        problems.append(Problem(skip.source_id, skip.reason, action, max(1, len(present))))
+    confirmed -= fetched.keys()
+    after = dict(fetched) if result.full else {**before, **fetched}
+    for sid in confirmed:
+        after.pop(sid, None)
+    stale = 0
+    for sid, reason in failed.items():
+        if sid in before and sid not in fetched and sid not in confirmed:
+            after[sid] = _stale(before[sid], reason)
+            stale += 1
+    inferred = ({*result.missing} | (before.keys() - after.keys())) & before.keys()
+    inferred -= confirmed | fetched.keys()
+    for sid in inferred:
+        after.pop(sid, None)
+    held: list[str] = []
+    reason = None if full_reconcile else guard_excess(
+        len(before), len(inferred), len(after), guard, step="the pull", unit="documents")
+    if reason is not None:
+        held = sorted(inferred)
+        after.update({sid: before[sid] for sid in held})
+        problems.append(Problem(f"{len(held)} documents missing from the listing", reason,
+                                "held", len(held)))
+        inferred = set()
+    docs = link_successors(sorted(after.values(), key=lambda d: d.source_id))
+    gone_confirmed = sorted(confirmed & before.keys())
+    stats = MergeStats(
+        documents=len(docs),
+        changed=sum(1 for d in docs if before.get(d.source_id) != d),
+        deleted=len(before.keys() - after.keys()),
+        confirmed=len(gone_confirmed),
+        inferred=len(inferred),
+        held=len(held),
+        skipped=len(result.skipped),
+        stale=stale,
+    )
+    return Merged(docs, stats, problems, held, reason, gone_confirmed, sorted(failed))
+
+
+def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool, guard: float,
+                       full_reconcile: bool) -> tuple[PullResult, Merged]:
+    """One raw step: pull with what the index knows, merge, and persist the snapshot, the
+    connector's cursor and the sync state (retries, held and confirmed deletions, problems).
+    Raises the connector's SourceError on an outage of the whole source, changing nothing."""
+    source, scope = connector.name, connector.scope
+    cursor = snaps.read_cursor(source, scope)
+    previous = snaps.read_documents(source, scope)
+    state = snaps.read_sync(source, scope)
+    by_id = {d.source_id: d for d in previous or []}
+    retry = {*state.get("retry", []), *(i for i, d in by_id.items() if STALE in d.extra)}
+    known = Known(documents=by_id, retry=frozenset(retry))
+    result = connector.pull(cursor, full=full or cursor is None, known=known)
+    merged = merge_pull(previous, result, guard=guard, full_reconcile=full_reconcile)
+    snaps.write_documents(source, scope, merged.documents)
+    snaps.write_cursor(source, scope, result.cursor)
+    snaps.write_sync(source, scope, {
+        "retry": merged.retry,
+        "held": {"ids": merged.held, "reason": merged.held_reason} if merged.held else None,
+        "confirmed": merged.confirmed,
+        "emptied_by_source": not merged.documents and bool(merged.confirmed),
+        "problems": [asdict(p) for p in merged.problems],
+    })
+    return result, merged
+
+
+def sync_problems(state: dict[str, Any]) -> list[Problem]:
+    return [Problem(**p) for p in state.get("problems") or []]

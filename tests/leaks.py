@@ -1,0 +1,81 @@
+"""Looking for leaked secrets: canary values given to the platform as secrets, then searched
+for in every file under a directory (KP_HOME: Dagster's sqlite event log and compute logs,
+Parquet snapshots, shards, caches, the query log), in log files, and in captured texts (CLI
+output, MCP responses, exception messages).
+
+A canary is `<shape>CANARY<16 hex>`: the shape lets it pass for the credential it stands in
+for (`pk_1_` for ClickUp, `sk-` for OpenAI), and the marker finds it even when a message
+printed only part of it (from `CANARY` and 8 hex digits on). Parquet files are searched in
+their decoded columns (polars writes them zstd-compressed, so their bytes would hide a
+value); gzip files decompressed."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import secrets
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+_MARKER = re.compile(r"CANARY[0-9a-f]{16}")
+
+
+def canary(shape: str = "") -> str:
+    """A fresh canary value, e.g. `canary("sk-proj-")`."""
+    return f"{shape}CANARY{secrets.token_hex(8)}"
+
+
+def _needles(value: str) -> list[bytes]:
+    """The value, and its marker cut to `CANARY` + 8 hex: a print of part of it is found."""
+    marker = _MARKER.search(value)
+    return [n.encode() for n in {value, marker.group(0)[:14] if marker else value}]
+
+
+def _decoded(path: Path, data: bytes) -> bytes:
+    """What to search in a file: its bytes, plus the decoded content of Parquet and gzip."""
+    if data[:4] == b"PAR1":
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(path)
+        return data + repr(table.to_pylist()).encode("utf-8", "replace")
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return data + gzip.decompress(data)
+        except (OSError, EOFError):
+            return data
+    return data
+
+
+def files_under(root: Path) -> Iterator[Path]:
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            path = Path(dirpath) / name
+            if path.is_file() and not path.is_symlink():
+                yield path
+
+
+def find_leaks(canaries: Mapping[str, str], *, roots: Iterable[Path] = (),
+               files: Iterable[Path] = (), texts: Mapping[str, str] | None = None) -> list[str]:
+    """`<where>: <canary name>` for every place a canary turns up: a file's name or content
+    (every file under each of `roots`, and each of `files`), or one of `texts` (label ->
+    captured text). An empty list means no leak."""
+    needles = {name: _needles(value) for name, value in canaries.items()}
+    hits: list[str] = []
+
+    def scan(where: str, blob: bytes) -> None:
+        hits.extend(f"{where}: {name}" for name, ns in needles.items()
+                    if any(n in blob for n in ns))
+
+    paths = [p for root in roots for p in files_under(Path(root))] + [Path(f) for f in files]
+    for path in paths:
+        scan(f"{path} (name)", str(path).encode())
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            hits.append(f"{path}: unreadable ({exc.strerror})")
+            continue
+        scan(str(path), _decoded(path, data))
+    for label, text in (texts or {}).items():
+        scan(label, text.encode("utf-8", "replace"))
+    return hits
