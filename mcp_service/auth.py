@@ -73,7 +73,7 @@ class ExplainUnauthorized:
         headers = dict(start.get("headers", []))
         challenge = headers.get(b"www-authenticate", b"Bearer").decode("latin-1")
         where = (f"the admin token is in {self.token_file} on the server; other principals' "
-                 "tokens are configured in the registry (token_sha256 or token_env)")
+                 "tokens are configured in the registry (token_sha256, token_env or token_ref)")
         if "invalid_token" in challenge:
             error = "invalid_token"
             text = ("this bearer token is not one this service knows; send "
