@@ -109,3 +109,7 @@ class VaultReadError(SecretError):
 
 class VaultTimeoutError(VaultReadError):
     """Reading a reference took longer than the allowed time."""
+
+
+class QueryError(KnowledgePlatformError):
+    """A search text the platform cannot use (blank)."""

@@ -15,14 +15,22 @@ Two ways to fuse the dense and the sparse results (the store API is the same for
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.errors import QueryError
 from knowledge_platform.models import Hit, SparseVector
 from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.store.base import SearchFilter, SearchMode, VectorQuery, VectorStore
+from knowledge_platform.store.base import (
+    Scored,
+    SearchFilter,
+    SearchMode,
+    VectorQuery,
+    VectorStore,
+)
 
 FusionMethod = Literal["blend", "rrf"]
 
@@ -35,6 +43,17 @@ class Fusion:
 
 
 DEFAULT_FUSION = Fusion()
+#: Query embeddings kept per Retriever (384 floats each: ~3.5 MB as Python lists).
+QUERY_CACHE = 1024
+
+
+def require_text(text: str, what: str = "query") -> str:
+    """The one rule for a search text, in `kp search` and every MCP tool: surrounding
+    whitespace dropped, and nothing left is refused."""
+    text = text.strip()
+    if not text:
+        raise QueryError(f"{what} is blank; say what to look for")
+    return text
 
 
 class Retriever:
@@ -49,6 +68,12 @@ class Retriever:
         self.embedder = embedder
         self.sparse = sparse
         self.fusion = fusion
+        #: Query embeddings by text: the model is most of a search's CPU, and agents repeat
+        #: queries (bench/mcp_throughput.py measures both a repeating and a fresh load).
+        self.dense_query = functools.lru_cache(maxsize=QUERY_CACHE)(self._dense_query)
+
+    def _dense_query(self, query: str) -> tuple[float, ...]:
+        return tuple(self.embedder.embed_query(query).tolist())  # shared: immutable
 
     def search(
         self,
@@ -63,9 +88,10 @@ class Retriever:
     ) -> list[Hit]:
         """Top `limit` chunks. Hybrid fuses `prefetch`-deep dense and sparse results (at
         least `limit` deep) with `fusion` (the retriever's default when None)."""
+        query = require_text(query)
         fusion = fusion or self.fusion
         depth = max(prefetch, limit)
-        dense = self.embedder.embed_query(query).tolist() if mode != "sparse" else None
+        dense = self.dense_query(query) if mode != "sparse" else None
         sparse = self.sparse.encode_query(query) if mode != "dense" else None
         if sparse is not None and not sparse.indices and mode == "hybrid":
             sparse, mode = None, "dense"  # nothing but stopwords: dense alone
@@ -85,32 +111,43 @@ class Retriever:
         flt: SearchFilter | None,
         dense_weight: float,
     ) -> list[Hit]:
-        by_dense, by_sparse = self.store.search_batch(scope, [
+        def fuse(lists: list[list[Scored]]) -> list[Scored]:
+            return blend_scores(lists[0], lists[1], dense_weight)[:limit]
+
+        return self.store.search_fused(scope, [  # both lists from one published version
             VectorQuery(dense=dense, limit=depth, mode="dense"),
             VectorQuery(sparse=sparse, limit=depth, mode="sparse"),
-        ], flt=flt)  # one batch: both lists from the same published version
-        return blend(by_dense, by_sparse, dense_weight)[:limit]
+        ], fuse, flt=flt)
 
 
 def blend(dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float) -> list[Hit]:
-    """The union of both result lists by weighted sum of top-scaled scores, best first."""
+    """`blend_scores` of two hit lists."""
     chunks = {h.chunk.id: h.chunk for h in (*dense, *sparse)}
+    ranked = blend_scores([(h.chunk.id, h.score) for h in dense],
+                          [(h.chunk.id, h.score) for h in sparse], dense_weight)
+    return [Hit(chunk=chunks[cid], score=score) for cid, score in ranked]
+
+
+def blend_scores(dense: Sequence[Scored], sparse: Sequence[Scored],
+                 dense_weight: float) -> list[Scored]:
+    """The union of both result lists by weighted sum of top-scaled scores, best first."""
     d, d_floor = _scaled(dense)
     s, s_floor = _scaled(sparse)
+    ids = dict.fromkeys(cid for cid, _ in (*dense, *sparse))
     scores = {
         cid: dense_weight * d.get(cid, d_floor) + (1 - dense_weight) * s.get(cid, s_floor)
-        for cid in chunks
+        for cid in ids
     }
-    ranked = sorted(chunks, key=lambda cid: -scores[cid])  # stable: dense order breaks ties
-    return [Hit(chunk=chunks[cid], score=scores[cid]) for cid in ranked]
+    ranked = sorted(ids, key=lambda cid: -scores[cid])  # stable: dense order breaks ties
+    return [(cid, scores[cid]) for cid in ranked]
 
 
-def _scaled(hits: Sequence[Hit]) -> tuple[dict[str, float], float]:
+def _scaled(hits: Sequence[Scored]) -> tuple[dict[str, float], float]:
     """Scores divided by the list's top score (negative cosines count as 0), and the lowest
     of them (for absentees)."""
     if not hits:
         return {}, 0.0
-    top = max(h.score for h in hits)
+    top = max(score for _, score in hits)
     unit = top if top > 0 else 1.0
-    scaled = {h.chunk.id: max(h.score, 0.0) / unit for h in hits}
+    scaled = {cid: max(score, 0.0) / unit for cid, score in hits}
     return scaled, min(scaled.values())

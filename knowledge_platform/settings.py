@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     dagster_url: str = Field(default="http://127.0.0.1:3000", validation_alias="KP_DAGSTER_URL")
     mcp_host: str = Field(default="127.0.0.1", validation_alias="KP_MCP_HOST")
     mcp_port: int = Field(default=8001, validation_alias="KP_MCP_PORT")
+    #: MCP service processes sharing the port (each its own reader of the published index).
+    mcp_workers: int = Field(default=1, ge=1, le=16, validation_alias="KP_MCP_WORKERS")
     #: A deployment's Dagster instance directory (compose sets it); default under KP_HOME.
     dagster_home_env: Path | None = Field(default=None, validation_alias="DAGSTER_HOME")
 

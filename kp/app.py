@@ -115,8 +115,13 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Hybrid search of one scope, straight against the store."""
+    from knowledge_platform.retrieval import require_text
     from knowledge_platform.runtime import Runtime
 
+    try:
+        query = require_text(query)  # the rule knowledge_search applies
+    except KnowledgePlatformError as exc:
+        raise _fail(str(exc)) from None
     runtime = Runtime(Settings())
     try:
         if scope not in runtime.registry.scopes:
@@ -135,10 +140,17 @@ def search(
         out.print("no hits")
     for rank, hit in enumerate(hits, 1):
         c = hit.chunk
-        trail = " > ".join(c.headers)
-        out.print(f"[bold]{rank}. {c.title}[/bold] [dim]{trail}[/dim]  score={hit.score:.3f}")
+        out.print(f"[bold]{rank}. {escape(c.title)}[/bold]{_trail(c.title, c.headers)}  "
+                  f"score={hit.score:.3f}")
         out.print(f"   {c.source} · {c.date or 'undated'} · {c.url or c.uri or c.source_id}")
         out.print(f"   {c.text[:240].replace(chr(10), ' ')}")
+
+
+def _trail(title: str, headers: list[str]) -> str:
+    """The heading trail after the title; its first heading is usually the title itself."""
+    if headers and headers[0].strip().casefold() == title.strip().casefold():
+        headers = headers[1:]
+    return f" [dim]> {escape(' > '.join(headers))}[/dim]" if headers else ""
 
 
 @app.command()
@@ -213,6 +225,9 @@ def mcp(
     transport: Annotated[str, typer.Option(help="http or stdio.")] = "http",
     host: Annotated[str | None, typer.Option()] = None,
     port: Annotated[int | None, typer.Option()] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, max=16, help="HTTP processes sharing the port (default $KP_MCP_WORKERS or 1).")
+    ] = None,
 ) -> None:
     """Run the MCP service alone (streamable HTTP at /mcp, or stdio)."""
     from mcp_service.app import run
@@ -225,6 +240,7 @@ def mcp(
         transport=transport,
         host=host or settings.mcp_host,
         port=port or settings.mcp_port,
+        workers=workers,
     )
 
 

@@ -13,14 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import REPO_ROOT, Settings
-
-STEP_FIELDS = {
-    "raw": ("documents", "skipped"),
-    "chunks": ("chunks",),
-    "embeddings": ("embedded", "cached"),
-    "collection": ("added", "updated", "deleted", "unchanged"),
-}
-
+from kp.progress import STEP_FIELDS, RunFollower, describe, elapsed
 
 #: Keep the terminal for the progress bar and the summary; the run's full log is in Dagster.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -62,9 +55,11 @@ def run_index(
     at: str | None,
     console: Console,
 ) -> list[dict[str, Any]]:
+    started = time.perf_counter()
     if at is not None and source != "git_docs":
         raise ConfigError("--at applies to --source git_docs only")
     pairs = plan(settings, source, scope)  # bad input fails before Dagster is imported
+    console.print(f"indexing {len(pairs)} source x scope pair(s); loading Dagster …")
 
     from dagster import DagsterInstance, materialize
 
@@ -97,22 +92,33 @@ def run_index(
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("indexing", total=len(pairs))
         for src, sc in pairs:
-            progress.update(task, description=f"{src} / {sc}")
-            started = time.perf_counter()
+            where = f"{src} / {sc}"
+            progress.update(task, description=f"{where}: starting")
+
+            def on_start(step: str, where: str = where) -> None:
+                progress.update(task, description=f"{where}: {step}")
+
+            def on_step(step: str, seconds: float, figures: dict[str, Any],
+                        where: str = where) -> None:
+                progress.console.print(f"{where}  {step:<10}  {describe(step, figures)}  "
+                                       f"({seconds:.1f} s)")
+
+            pair_started = time.perf_counter()
             defs = [*build_source_assets(src), *build_collection_checks(src)]
-            result = materialize(
-                defs,
-                partition_key=sc,
-                instance=instance,
-                resources=resources,
-                tags=tags,
-                raise_on_error=False,
-                run_config=QUIET,
-            )
+            with RunFollower(instance, on_start, on_step) as follower:
+                result = materialize(
+                    defs,
+                    partition_key=sc,
+                    instance=instance,
+                    resources=resources,
+                    tags={**tags, **follower.tags()},
+                    raise_on_error=False,
+                    run_config=QUIET,
+                )
             row: dict[str, Any] = {
                 "source": src,
                 "scope": sc,
-                "seconds": f"{time.perf_counter() - started:.1f}",
+                "seconds": f"{time.perf_counter() - pair_started:.1f}",
             }
             for event in result.get_asset_materialization_events():
                 mat = event.step_materialization_data.materialization
@@ -128,6 +134,7 @@ def run_index(
                 row["error"] = _failure(result)
             rows.append(row)
             progress.advance(task)
+    console.print(f"done in {elapsed(started)} wall, Dagster and model start-up included")
     return rows
 
 

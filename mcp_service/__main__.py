@@ -1,4 +1,4 @@
-"""`python -m mcp_service [--stdio] [--host H] [--port P]`: the same as `kp mcp`."""
+"""`python -m mcp_service [--stdio] [--host H] [--port P] [--workers N]`: as `kp mcp`."""
 
 from __future__ import annotations
 
@@ -14,9 +14,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stdio", action="store_true", help="serve stdio instead of HTTP")
     parser.add_argument("--host", default=None)
     parser.add_argument("--port", type=int, default=None)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="HTTP processes sharing the port (default $KP_MCP_WORKERS or 1)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
-    run(load_settings(), "stdio" if args.stdio else "http", args.host, args.port)
+    run(load_settings(), "stdio" if args.stdio else "http", args.host, args.port,
+        workers=args.workers)
 
 
 if __name__ == "__main__":

@@ -16,15 +16,17 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
+from fastmcp.utilities.logging import get_logger
 from mcp_types import CallToolRequestParams, ToolAnnotations
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
 from knowledge_platform.access import Authenticator, Grant, authenticator_for
 from knowledge_platform.answers.contract import Answer
-from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.errors import KnowledgePlatformError, QueryError
 from knowledge_platform.models import Kind
 from knowledge_platform.querylog import QueryLog
+from knowledge_platform.retrieval import require_text
 from knowledge_platform.runtime import Runtime
 from mcp_service.auth import Caller, RegistryTokenVerifier
 from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
@@ -41,6 +43,7 @@ from mcp_service.schemas import (
 from mcp_service.service import KnowledgeService
 
 T = TypeVar("T")
+log = get_logger("mcp_service")  # under FastMCP's logger: the same handler, the same mcp.log
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                        open_world_hint=False)
 LAUNCH = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
@@ -57,10 +60,10 @@ Query = Annotated[str, Field(min_length=1, max_length=2000)]
 
 
 def _clean(text: str, what: str) -> str:
-    text = text.strip()
-    if not text:
-        raise ToolError(f"{what} is blank; say what to look for")
-    return text
+    try:
+        return require_text(text, what)
+    except QueryError as exc:
+        raise ToolError(str(exc)) from None
 
 
 @contextmanager
@@ -92,6 +95,21 @@ class OneLineErrors(Middleware):
             raise ToolError("invalid arguments: " + str(exc).splitlines()[0]) from None
 
 
+class LogToolErrors(Middleware):
+    """FastMCP logs a failed call as "Error calling tool 'x'" without the reason; this logs
+    the reason too (what the caller was told, or the masked exception), so mcp.log says why."""
+
+    async def on_call_tool(self, context: MiddlewareContext[CallToolRequestParams],
+                           call_next: CallNext[CallToolRequestParams, ToolResult]) -> ToolResult:
+        try:
+            return await call_next(context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+            log.warning("tool %r failed: %s", context.message.name, reason.splitlines()[0])
+            raise
+
+
 def build_server(runtime: Runtime, *, default_principal: str | None = None, auth: bool = True,
                  authenticator: Authenticator | None = None,
                  dagster: DagsterClient | None = None) -> FastMCP:
@@ -102,7 +120,7 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
                                QueryLog(settings.query_log))
     mcp = FastMCP("knowledge-platform", instructions=INSTRUCTIONS,
                   auth=RegistryTokenVerifier(authn) if auth else None, mask_error_details=True,
-                  middleware=[OneLineErrors()])
+                  middleware=[LogToolErrors(), OneLineErrors()])
 
     def run(fn: Callable[[Grant], T]) -> T:
         grant = caller.grant()

@@ -69,9 +69,19 @@ class KnowledgeService:
         self.log.append(principal=grant.principal, scope=scope, tool=tool, query=query,
                         hits=len(hits), top_score=hits[0].score if hits else None)
 
+    def _no_sources(self, scope: str) -> str | None:
+        """What to do about a scope the registry feeds from no source, if it is one."""
+        if self.registry.sources_for(scope):
+            return None
+        where = "internal" if scope == "internal" else f"clients.{scope}"
+        return (f"scope '{scope}' has no sources yet: add one under {where}.sources in the "
+                f"registry ({self.runtime.settings.config.name}), e.g. `memory_files: "
+                "{path: <folder>}`; under `kp up` the registry sensor then indexes it")
+
     def _no_index(self, scope: str) -> list[str]:
         if self.runtime.store.info(scope) is None:
-            return [f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
+            return [self._no_sources(scope) or
+                    f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
         return []
 
     def _check_sources(self, sources: Sequence[str] | None) -> None:
@@ -241,6 +251,8 @@ class KnowledgeService:
     def _pairs(self, scopes: Sequence[str], source: str) -> list[Pair]:
         pairs = [(s, scope) for scope in scopes for s in self.registry.sources_for(scope)
                  if source in ("all", s)]
+        if not pairs and len(scopes) == 1 and (hint := self._no_sources(scopes[0])):
+            raise ConfigError(f"nothing to reindex: {hint}")
         if not pairs:
             where = ", ".join(scopes)
             raise ConfigError(f"source {shown(source)} is not configured for scope(s) {where}; "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -80,6 +80,12 @@ class VectorQuery:
     prefetch: int = 50
 
 
+#: A point (chunk) id and its score.
+Scored = tuple[str, float]
+#: Ranks the (id, score) lists of a batch's queries into one list, best first.
+Fuse = Callable[[list[list[Scored]]], list[Scored]]
+
+
 class CollectionInfo(BaseModel):
     name: str
     model_id: str
@@ -142,6 +148,16 @@ class VectorStore(ABC):
     ) -> list[list[Hit]]:
         """The hits of each query, in order, all from one published version of the
         collection (a publish between them cannot mix two editions in one answer)."""
+
+    @abstractmethod
+    def search_fused(
+        self, scope: str, queries: Sequence[VectorQuery], fuse: Fuse, *,
+        flt: SearchFilter | None = None
+    ) -> list[Hit]:
+        """The queries' (id, score) lists ranked by `fuse`, then the payloads of the ranked
+        ids alone. Turning payloads into chunks costs more than the searches themselves, and
+        a blend of two 50-deep lists keeps 10 (bench/mcp_throughput.py). Edge reads all of it
+        from one published version; on a server a point deleted in between is left out."""
 
     @abstractmethod
     def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:

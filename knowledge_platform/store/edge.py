@@ -33,6 +33,7 @@ from knowledge_platform.store.base import (
     SPARSE,
     CollectionInfo,
     CollectionWriter,
+    Fuse,
     SearchFilter,
     SearchMode,
     VectorQuery,
@@ -318,26 +319,45 @@ class EdgeStore(VectorStore):
         self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
     ) -> list[list[Hit]]:
         flt = flt or SearchFilter()
-        qflt = edge_filter(flt)
-        requests = [self._request(q.dense, q.sparse, q.limit, qflt, q.mode, q.prefetch)
-                    for q in queries]
+        requests = self._requests(queries, flt, payload=True)
         if matches_nothing(flt):
             return [[] for _ in queries]
-        live = [r for r in requests if r is not None]
         with self._reading(scope) as r:
-            if r is None:
-                return [[] for _ in queries]
-            try:
-                found = iter(r.shard.query_batch(qe.QueryBatchRequest(live)) if live else [])
-            except Exception as exc:
-                raise _err("search", exc) from exc
-            results = [[] if req is None else next(found) for req in requests]
+            results = [[] for _ in queries] if r is None else _query(r.shard, requests)
         return [[Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in points]
                 for points in results]
 
+    def search_fused(
+        self, scope: str, queries: Sequence[VectorQuery], fuse: Fuse, *,
+        flt: SearchFilter | None = None
+    ) -> list[Hit]:
+        flt = flt or SearchFilter()
+        requests = self._requests(queries, flt, payload=False)
+        if matches_nothing(flt):
+            return []
+        with self._reading(scope) as r:
+            if r is None:
+                return []
+            ranked = fuse([[(str(p.id), p.score) for p in points]
+                           for points in _query(r.shard, requests)])
+            try:
+                records = r.shard.retrieve([i for i, _ in ranked], True, False) if ranked else []
+            except Exception as exc:
+                raise _err("search", exc) from exc
+        payloads = {str(rec.id): rec.payload or {} for rec in records}
+        return [Hit(chunk=Chunk.from_payload(payloads[i]), score=score) for i, score in ranked
+                if i in payloads]
+
+    def _requests(self, queries: Sequence[VectorQuery], flt: SearchFilter,
+                  payload: bool) -> list[qe.QueryRequest | None]:
+        qflt = edge_filter(flt)
+        return [self._request(q.dense, q.sparse, q.limit, qflt, q.mode, q.prefetch, payload)
+                for q in queries]
+
     @staticmethod
     def _request(dense: Sequence[float] | None, sparse: SparseVector | None, limit: int,
-                 flt: qe.Filter | None, mode: SearchMode, prefetch: int) -> qe.QueryRequest | None:
+                 flt: qe.Filter | None, mode: SearchMode, prefetch: int,
+                 payload: bool) -> qe.QueryRequest | None:
         if limit < 1:
             raise StoreError(f"limit must be at least 1, got {limit}")
         queries = []
@@ -355,11 +375,12 @@ class EdgeStore(VectorStore):
         if not queries:
             return None
         if len(queries) == 1:
-            return qe.QueryRequest(limit=limit, query=queries[0], filter=flt, with_payload=True)
+            return qe.QueryRequest(limit=limit, query=queries[0], filter=flt,
+                                   with_payload=payload)
         prefetches = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=flt)
                       for q in queries]
         return qe.QueryRequest(limit=limit, prefetches=prefetches, query=_rrf(),
-                               filter=flt, with_payload=True)
+                               filter=flt, with_payload=payload)
 
     def collect_garbage(self, scope: str) -> list[str]:
         """Remove old versions and dead readers' copies now (writers do this after publish)."""
@@ -373,6 +394,16 @@ class EdgeStore(VectorStore):
                 reader = self._readers.pop(name, None)
                 if reader is not None:
                     reader.close()
+
+
+def _query(shard: qe.EdgeShard, requests: list[qe.QueryRequest | None]) -> list[list[Any]]:
+    """The scored points of each request, in order ([] for a request that matches nothing)."""
+    live = [r for r in requests if r is not None]
+    try:
+        found = iter(shard.query_batch(qe.QueryBatchRequest(live)) if live else [])
+    except Exception as exc:
+        raise _err("search", exc) from exc
+    return [[] if req is None else next(found) for req in requests]
 
 
 def _rrf() -> Any:

@@ -31,6 +31,7 @@ from knowledge_platform.store.base import (
     SPARSE,
     CollectionInfo,
     CollectionWriter,
+    Fuse,
     SearchFilter,
     SearchMode,
     VectorQuery,
@@ -247,10 +248,33 @@ class QdrantServerStore(VectorStore):
     def search_batch(
         self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
     ) -> list[list[Hit]]:
+        return [[Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in points]
+                for points in self._query(scope, queries, flt, payload=True)]
+
+    def search_fused(
+        self, scope: str, queries: Sequence[VectorQuery], fuse: Fuse, *,
+        flt: SearchFilter | None = None
+    ) -> list[Hit]:
+        ranked = fuse([[(str(p.id), p.score) for p in points]
+                       for points in self._query(scope, queries, flt, payload=False)])
+        if not ranked:
+            return []
+        name = collection_name(scope)
+        try:
+            records = self.client.retrieve(name, ids=[i for i, _ in ranked], with_payload=True,
+                                           with_vectors=False)
+        except Exception as exc:
+            raise _err(f"reading {name}", exc) from exc
+        payloads = {str(rec.id): rec.payload or {} for rec in records}
+        return [Hit(chunk=Chunk.from_payload(payloads[i]), score=score) for i, score in ranked
+                if i in payloads]
+
+    def _query(self, scope: str, queries: Sequence[VectorQuery], flt: SearchFilter | None,
+               payload: bool) -> list[list[models.ScoredPoint]]:
         name = collection_name(scope)
         flt = flt or SearchFilter()
         qf = server_filter(flt)
-        requests = [_request(q, qf) for q in queries]
+        requests = [_request(q, qf, payload) for q in queries]
         live = [r for r in requests if r is not None]
         if not live or matches_nothing(flt):
             return [[] for _ in queries]
@@ -260,28 +284,26 @@ class QdrantServerStore(VectorStore):
             if not self.client.collection_exists(name):  # checked only on failure: no extra
                 return [[] for _ in queries]  # round trip per query
             raise _err(f"searching {name}", exc) from exc
-        return [[] if req is None else
-                [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score)
-                 for p in next(found).points]
-                for req in requests]
+        return [[] if req is None else next(found).points for req in requests]
 
     def close(self) -> None:
         if self._owns_client:
             self.client.close()
 
 
-def _request(q: VectorQuery, qf: models.Filter | None) -> models.QueryRequest | None:
+def _request(q: VectorQuery, qf: models.Filter | None,
+             payload: bool) -> models.QueryRequest | None:
     queries = _queries(q.dense, q.sparse, q.mode, q.limit)
     if not queries:
         return None
     if len(queries) == 1:
         query, using = queries[0]
         return models.QueryRequest(query=query, using=using, filter=qf, limit=q.limit,
-                                   with_payload=True)
+                                   with_payload=payload)
     pre = [models.Prefetch(query=v, using=u, filter=qf, limit=max(q.prefetch, q.limit))
            for v, u in queries]
     return models.QueryRequest(prefetch=pre, query=models.FusionQuery(fusion=models.Fusion.RRF),
-                               filter=qf, limit=q.limit, with_payload=True)
+                               filter=qf, limit=q.limit, with_payload=payload)
 
 
 def _queries(dense: Sequence[float] | None, sparse: SparseVector | None, mode: SearchMode,

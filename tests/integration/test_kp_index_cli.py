@@ -3,6 +3,7 @@ and `--at <sha>` rebuilding an older version of a git repo."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,9 +27,7 @@ def kp(*args: str) -> dict[str, str]:
     """Run `kp ...`, expect success, return the git_docs row of the printed table."""
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
-    lines = [ln.replace("┃", "│") for ln in result.stdout.splitlines() if "│" in ln or "┃" in ln]
-    header, *rows = ([cell.strip() for cell in ln.strip().strip("│").split("│")] for ln in lines)
-    (row,) = (dict(zip(header, r, strict=True)) for r in rows)
+    row = kp_row(result)
     assert (row["source"], row["scope"], row["checks"]) == ("git_docs", "internal", "ok")
     return row
 
@@ -83,6 +82,29 @@ def test_unknown_source_is_a_one_line_error(repo: tuple[str, str]) -> None:
     assert len(lines) == 1, lines
     assert lines[0].startswith("error: nothing to index: source nosuch is not configured")
     assert lines[0].endswith("registry.yaml")
+
+
+def test_index_shows_each_step_with_its_figures_and_the_wall_time(repo: tuple[str, str]) -> None:
+    result = CliRunner().invoke(app, INDEX)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0] == "indexing 1 source x scope pair(s); loading Dagster …"  # at once
+    steps = [ln.split() for ln in lines if ln.startswith("git_docs / internal  ")]
+    assert [s[3] for s in steps] == ["raw", "chunks", "embeddings", "collection"]
+    says = {s[3]: " ".join(s[4:]) for s in steps}
+    assert says["raw"].startswith("2 documents pulled, 0 skipped (")
+    assert re.fullmatch(r"\d+ chunks \(\d+\.\d s\)", says["chunks"])
+    assert re.fullmatch(r"(\d+) embedded, 0 cached \(\d+\.\d s\)", says["embeddings"])
+    wall = re.fullmatch(r"done in (\d+\.\d) s wall, Dagster and model start-up included",
+                        lines[-1])
+    assert wall and float(wall[1]) >= float(kp_row(result)["seconds"])
+
+
+def kp_row(result) -> dict[str, str]:
+    lines = [ln.replace("┃", "│") for ln in result.stdout.splitlines() if "│" in ln or "┃" in ln]
+    header, *rows = ([cell.strip() for cell in ln.strip().strip("│").split("│")] for ln in lines)
+    (row,) = (dict(zip(header, r, strict=True)) for r in rows)
+    return row
 
 
 def test_index_rerun_and_rebuild_at_an_older_commit(repo: tuple[str, str]) -> None:

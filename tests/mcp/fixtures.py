@@ -133,6 +133,16 @@ def make_runtime(root: Path) -> Runtime:
     return Runtime(make_settings(root), registry=registry)
 
 
+def index_documents(runtime: Runtime, scope: str, source: str, docs: list[Document]) -> None:
+    """Chunk, embed and publish `docs` as `source` in `scope` through the core pipeline."""
+    chunks = chunk_documents(link_successors(docs), runtime.chunker)
+    hashes, dense, sparse, _ = embed_chunks(chunks, runtime.embedder, runtime.cache,
+                                            runtime.sparse)
+    vectors = {h: (dense[i], sparse[i]) for i, h in enumerate(hashes)}
+    reconcile(runtime.store, scope, source, chunks, vectors,
+              model_id=runtime.embedder.model_id, dim=runtime.embedder.dim)
+
+
 def build_corpus(root: Path) -> Path:
     """Index the corpus under `root` (KP_HOME = root/home); returns root."""
     runtime = make_runtime(root)
@@ -140,12 +150,7 @@ def build_corpus(root: Path) -> Path:
     try:
         for key, docs in corpus().items():
             scope, source = key.split("/")
-            chunks = chunk_documents(link_successors(docs), runtime.chunker)
-            hashes, dense, sparse, _ = embed_chunks(chunks, runtime.embedder, runtime.cache,
-                                                    runtime.sparse)
-            vectors = {h: (dense[i], sparse[i]) for i, h in enumerate(hashes)}
-            reconcile(runtime.store, scope, source, chunks, vectors,
-                      model_id=runtime.embedder.model_id, dim=runtime.embedder.dim)
+            index_documents(runtime, scope, source, docs)
     finally:
         runtime.close()
     return root

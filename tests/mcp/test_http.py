@@ -26,7 +26,7 @@ from fastmcp.server.middleware import Middleware
 
 from knowledge_platform.access import read_admin_token
 from knowledge_platform.runtime import Runtime
-from mcp_service.app import HTTP_APP_OPTIONS, pin_tool_schemas
+from mcp_service.app import http_options, pin_tool_schemas
 from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS
 
@@ -72,7 +72,7 @@ def serving(runtime: Runtime, *middleware: Middleware) -> Iterator[str]:
     for extra in middleware:
         mcp.add_middleware(extra)
     pin_tool_schemas(mcp)
-    app = mcp.http_app(**HTTP_APP_OPTIONS)
+    app = mcp.http_app(**http_options(runtime.settings))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -88,12 +88,23 @@ def http_url(runtime: Runtime) -> Iterator[str]:
         yield url
 
 
-def test_no_token_and_wrong_token_get_401(http_url: str) -> None:
+def test_no_token_and_wrong_token_get_401_saying_what_to_send(http_url: str,
+                                                              runtime: Runtime) -> None:
     none = httpx.post(http_url, json=INITIALIZE, headers=HEADERS, timeout=10)
     wrong = httpx.post(http_url, json=INITIALIZE, timeout=10,
                        headers={**HEADERS, "Authorization": "Bearer not-a-token"})
-    assert none.status_code == 401 and wrong.status_code == 401
-    assert "bearer" in none.headers.get("www-authenticate", "").lower()
+    basic = httpx.post(http_url, json=INITIALIZE, timeout=10,
+                       headers={**HEADERS, "Authorization": "Basic dXNlcjpwdw=="})
+    assert none.status_code == wrong.status_code == basic.status_code == 401
+    assert none.headers["www-authenticate"].lower().startswith("bearer")
+    assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
+    token_file = str(runtime.settings.home_dir / "admin-token")
+    for reply in (none, wrong, basic):
+        text = reply.json()["error_description"]
+        assert "'Authorization: Bearer <token>'" in text and token_file in text
+        assert int(reply.headers["content-length"]) == len(reply.content)
+    assert "not one this service knows" in wrong.json()["error_description"]
+    assert "re-register" not in wrong.text
 
 
 @pytest.mark.anyio
@@ -152,11 +163,15 @@ async def test_module_entry_point_serves_with_admin_token(tmp_path: Path) -> Non
         assert httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=10).status_code == 401
         async with Client(url, auth=token_file.read_text().strip()) as client:
             result = await client.call_tool("knowledge_search", {"query": "anything"})
+            with pytest.raises(ToolError) as refused:
+                await client.call_tool("trigger_reindex", {"source": "clickup"})
         assert result.structured_content["hits"] == []
         assert "no index yet" in result.structured_content["warnings"][0]
     finally:
         proc.terminate()
-        proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=20)
+    # The service's log says why a call failed, not only that it did.
+    assert f"tool 'trigger_reindex' failed: {refused.value}\n" in err.decode()
 
 
 def test_server_module_does_not_import_dagster() -> None:

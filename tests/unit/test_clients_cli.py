@@ -30,3 +30,52 @@ def test_clients_add_refuses_bad_input_without_touching_the_file(kp_env):
                                      "memory_files"])
     assert bad_source.exit_code == 2 and "path" in bad_source.output
     assert kp_env.config.read_text() == before
+
+
+REGISTRY = """\
+# Our registry: comments, quoting and list indentation are ours to keep.
+embedding:
+  provider: 'hash'         # deterministic
+internal:
+  sources:
+    memory_files: {path: ws}
+    git_docs:
+      repo: ws
+      globs: ["**/*.md", 'docs/*.md']
+clients:
+    acme:
+        name: "Acme"
+        director: maya
+        sources: {}
+
+    # next: the principals
+principals:
+  - name: maya
+    token_env: KP_TEST_TOKEN_MAYA
+    scopes:    [acme]
+"""
+
+
+def test_clients_add_leaves_every_other_line_byte_for_byte(kp_env, tmp_path):
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "newco").mkdir()
+    kp_env.config.write_text(REGISTRY, encoding="utf-8")
+    result = CliRunner().invoke(app, ["clients", "add", "newco", "--director", "jonas",
+                                      "--source", "memory_files:path=newco"])
+    assert result.exit_code == 0, result.output
+    after = kp_env.config.read_text(encoding="utf-8")
+    block = ("    newco:\n      name: newco\n      director: jonas\n      sources:\n"
+             "        memory_files:\n          path: newco\n")
+    assert after == REGISTRY.replace("        sources: {}\n", "        sources: {}\n" + block)
+    assert yaml.safe_load(after)["clients"]["newco"]["sources"] == {
+        "memory_files": {"path": "newco"}}
+
+
+def test_clients_add_refuses_a_folder_that_does_not_exist(kp_env, tmp_path):
+    before = kp_env.config.read_text()
+    result = CliRunner().invoke(app, ["clients", "add", "newco", "--director", "jonas",
+                                      "--source", "memory_files:path=clients/newco"])
+    assert result.exit_code == 2
+    assert f"folder {tmp_path / 'clients' / 'newco'} does not exist" in " ".join(
+        result.output.split())
+    assert kp_env.config.read_text() == before

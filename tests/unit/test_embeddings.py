@@ -245,3 +245,28 @@ def test_factory_local_variants(model_cache: Path) -> None:
         "local", model="all-MiniLM-L6-v2", cache_dir=model_cache, api_key=None, base_url=None
     )
     assert emb.model_id == "all-MiniLM-L6-v2" and emb.dim == 384
+
+
+def test_quantizing_prints_no_preprocessing_advice(tmp_path: Path) -> None:
+    """The first start quantizes the model; onnxruntime's "Please consider to run
+    pre-processing before quantization" must not reach the terminal (a subprocess: the
+    advice goes through the root logger, which pytest's own handlers would hide)."""
+    code = """if True:
+        import sys
+        import numpy as np
+        from onnx import TensorProto, helper, numpy_helper, save
+        from knowledge_platform.embeddings.onnx_builder import quantize_int8
+        w = numpy_helper.from_array(np.ones((8, 8), dtype=np.float32), "w")
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])], [w])
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+        quantize_int8(sys.argv[1], sys.argv[2])
+    """
+    src, dst = tmp_path / "m.onnx", tmp_path / "m.int8.onnx"
+    done = subprocess.run([sys.executable, "-c", code, str(src), str(dst)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert dst.stat().st_size > 0
+    assert "pre-processing" not in done.stderr + done.stdout

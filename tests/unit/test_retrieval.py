@@ -84,3 +84,16 @@ def test_limit_and_filters_apply_to_the_blend(retriever: Retriever):
 def test_stopword_only_query_falls_back_to_dense(retriever: Retriever):
     hits = retriever.search("internal", "the and of", limit=3)
     assert len(hits) == 3
+
+
+def test_a_repeated_query_is_embedded_once(retriever: Retriever, monkeypatch):
+    calls: list[str] = []
+    embed = retriever.embedder.embed_query
+    monkeypatch.setattr(retriever.embedder, "embed_query",
+                        lambda text: calls.append(text) or embed(text))
+    first = retriever.search("internal", "swatch pricing", limit=3)
+    again = retriever.search("internal", "  swatch pricing ", limit=3)  # the same stripped
+    other = retriever.search("internal", "hiring plan", limit=3)
+    assert calls == ["swatch pricing", "hiring plan"]
+    assert [(h.chunk.id, h.score) for h in again] == [(h.chunk.id, h.score) for h in first]
+    assert ids(other)[0] == "hiring"

@@ -112,6 +112,37 @@ def test_a_batch_answers_each_query_as_a_single_search_would(store: VectorStore)
     assert store.search_batch("client_x_absent", batch[:1]) == [[]]
 
 
+def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore):
+    points = make_points(30)
+    write(store, points)
+    batch = [VectorQuery(dense=points[3].dense, limit=8, mode="dense"),
+             VectorQuery(sparse=points[11].sparse, limit=8, mode="sparse")]
+    seen: list[list[list[tuple[str, float]]]] = []
+
+    def fuse(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
+        if not any(lists):
+            return []
+        seen.append(lists)  # (id, score) of each query, best first
+        return [*lists[1][:2], (lists[0][0][0], 9.5), ("00000000-0000-0000-0000-000000000000",
+                                                       1.0)]
+
+    flt = SearchFilter(sources=["memory_files"])
+    hits = store.search_fused("internal", batch, fuse, flt=flt)
+    (lists,) = seen
+
+    def ranked(pairs: list[tuple[str, float]]) -> list[tuple[float, str]]:  # ties: any order
+        return sorted((-round(score, 4), cid) for cid, score in pairs)
+
+    assert [ranked(found) for found in lists] == [
+        ranked([(h.chunk.id, h.score) for h in hits])
+        for hits in store.search_batch("internal", batch, flt=flt)]
+    # in fuse's order, with fuse's scores and whole chunks; an id no point has is left out
+    assert [(h.chunk.id, h.score) for h in hits] == [*lists[1][:2], (points[3].id, 9.5)]
+    assert hits[2].chunk.text == "chunk 3 of memory_files"
+    assert store.search_fused("internal", batch, fuse, flt=SearchFilter(sources=[])) == []
+    assert store.search_fused("client_x_absent", batch, fuse) == []
+
+
 def test_reupsert_overwrites_without_duplicating(store: VectorStore):
     points = make_points(5)
     write(store, points)

@@ -4,7 +4,6 @@ change probe is a fingerprint of every matching file's path, size and mtime."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -80,7 +79,10 @@ class MemoryFilesConnector(Connector):
                 f"front matter confidentiality {confidentiality!r} is not one of "
                 f"{', '.join(CONFIDENTIALITY_LEVELS)}"
             )
-        when = parse_date(meta.get("date")) or parse_date(path.name) or _mtime(path)
+        # Undated files (no front-matter date, dated name or dated first heading) carry no
+        # date: a checkout's mtime says nothing about when a note was written.
+        when = (parse_date(meta.get("date")) or parse_date(path.name)
+                or parse_date(_first_heading(body)))
         return Document(
             source=self.name,
             source_id=rel,
@@ -125,10 +127,6 @@ def _first_heading(body: str) -> str | None:
         if line.startswith("# "):
             return line[2:].strip() or None
     return None
-
-
-def _mtime(path: Path) -> dt.date:
-    return dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC).date()
 
 
 def _tags(value: Any) -> list[str]:
