@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runbook", "decision"]
+Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runbook", "decision",
+               "attachment"]
 Lifecycle = Literal["stable", "draft", "deprecated"]
 Trust = Literal["internal", "client", "public"]
 #: Who may read a document, least to most guarded (see access.VISIBLE).

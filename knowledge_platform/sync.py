@@ -8,6 +8,8 @@ snapshot of a source x scope.
   listing that shows them again.
 - A sub-resource that failed keeps its documents at their last good version, marked stale in
   provenance, and is fetched again by the next pull.
+- A sub-resource of a type the platform does not index is listed, never retried, and is no
+  failure (the `<source>_pull_complete` check counts only "kept" and "not indexed").
 """
 
 from __future__ import annotations
@@ -50,14 +52,15 @@ class Problem:
     what: str
     reason: str
     #: "removed" (the source says it is gone), "kept" (last good version kept, stale),
-    #: "not indexed" (failed before it was ever indexed), "held" (deletion held by the guard)
+    #: "not indexed" (failed before it was ever indexed), "held" (deletion held by the guard),
+    #: "unsupported" (a type the platform does not index: listed, not a failure)
     action: str
     documents: int = 1
 
     def line(self) -> str:
         count = f" ({self.documents} documents)" if self.documents > 1 else ""
-        action = {"kept": "kept the last good version", "held": "deletion held"}.get(
-            self.action, self.action)
+        action = {"kept": "kept the last good version", "held": "deletion held",
+                  "unsupported": "not indexed (type not read)"}.get(self.action, self.action)
         return f"{self.what}: {self.reason} -> {action}{count}"
 
 
@@ -106,9 +109,10 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
     for skip in result.skipped:
         ids = [i for i in skip.source_ids if i not in fetched]
         present = [i for i in ids if i in before]
-        if skip.gone:
+        if skip.gone or skip.unsupported:
             confirmed.update(ids)
-            problems.append(Problem(skip.source_id, skip.reason, "removed", max(1, len(present))))
+            action = "removed" if skip.gone else "unsupported"
+            problems.append(Problem(skip.source_id, skip.reason, action, max(1, len(present))))
             continue
         for sid in ids:
             failed.setdefault(sid, skip.reason)

@@ -18,13 +18,18 @@ class Skipped(BaseModel):
     ClickUp doc — and why. Its documents (`source_id` and `covers`) keep their last good
     version, marked stale, and are fetched again by the next pull. With `gone=True` the
     source itself said the sub-resource no longer exists (404, `deleted: true`, trashed):
-    its documents are removed, as confirmed deletions."""
+    its documents are removed, as confirmed deletions. With `unsupported=True` the source
+    holds it but the platform does not index its type (an image upload, a Google Form, a
+    linked file): it is listed as "not indexed" in the run that finds it (or a new version of
+    it), is not a failure of the pull and is not fetched again; a document it gave before (a
+    type since dropped from the settings) is removed."""
 
     source_id: str
     reason: str
     #: Further documents this sub-resource holds (a doc's pages, a table's rows).
     covers: list[str] = Field(default_factory=list)
     gone: bool = False
+    unsupported: bool = False
 
     @property
     def source_ids(self) -> list[str]:

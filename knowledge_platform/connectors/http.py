@@ -20,7 +20,7 @@ import httpx
 from pydantic import Field
 
 from knowledge_platform.connectors.base import Connector, SourceSettings
-from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.errors import ConfigError, FileTooLargeError, SourceError
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,9 @@ _RETRY_STATUSES = frozenset({500, 502, 503, 504, 520, 522, 524})
 #: 429s one request tolerates (each waits as told) before it fails.
 _MAX_RATE_LIMITED = 20
 _RETRY_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+#: Headers that described the body as it came over the wire; a capped read has decoded it.
+_WIRE_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
+_MB = 1024 * 1024
 
 
 class HttpSettings(SourceSettings):
@@ -213,9 +216,12 @@ class HttpClient:
         headers: Mapping[str, str] | None = None,
         allow: Collection[int] = (),
         content: bytes | None = None,
+        max_bytes: int | None = None,
     ) -> httpx.Response:
         """Send with retries. 2xx and the statuses in `allow` are returned; anything else
-        (after the retries a 5xx/429 or a `slow_down` answer earns) raises SourceError."""
+        (after the retries a 5xx/429 or a `slow_down` answer earns) raises SourceError.
+        `max_bytes`: the body is streamed and a 2xx whose `Content-Length` or body passes it
+        raises FileTooLargeError, having read at most that much (a file download)."""
         try:
             where = f"{method} {httpx.URL(url).path}"
         except httpx.InvalidURL as exc:
@@ -231,8 +237,13 @@ class HttpClient:
             if pause > 0:
                 waited += self._pause(pause, waited, where, "rate-limit window nearly spent")
             try:
-                response = self._client.request(method, url, params=params, headers=headers,
-                                                content=content)
+                if max_bytes is None:
+                    response = self._client.request(method, url, params=params,
+                                                    headers=headers, content=content)
+                else:
+                    response = self._capped(self._client.build_request(
+                        method, url, params=params, headers=headers, content=content),
+                        max_bytes, where)
             except _RETRY_ERRORS as exc:
                 failures += 1
                 reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -270,8 +281,35 @@ class HttpClient:
         params: Params = None,
         headers: Mapping[str, str] | None = None,
         allow: Collection[int] = (),
+        max_bytes: int | None = None,
     ) -> httpx.Response:
-        return self.request("GET", url, params=params, headers=headers, allow=allow)
+        return self.request("GET", url, params=params, headers=headers, allow=allow,
+                            max_bytes=max_bytes)
+
+    def _capped(self, request: httpx.Request, max_bytes: int, where: str) -> httpx.Response:
+        """Send `request` streaming; a 2xx body past `max_bytes` is refused from its declared
+        length, or as soon as the bytes read pass it (a server may send no length, or lie)."""
+        response = self._client.send(request, stream=True)
+        try:
+            ok = 200 <= response.status_code < 300
+            declared = _header_number(response, "Content-Length")
+            if ok and declared is not None and declared > max_bytes:
+                raise FileTooLargeError(f"{where}: {declared / _MB:.1f} MB is over the "
+                                        f"{max_bytes / _MB:g} MB cap; not downloaded")
+            parts: list[bytes] = []
+            total = 0
+            for chunk in response.iter_bytes():
+                total += len(chunk)
+                if ok and total > max_bytes:
+                    raise FileTooLargeError(f"{where}: more than the {max_bytes / _MB:g} MB "
+                                            "cap; download stopped")
+                parts.append(chunk)
+        finally:
+            response.close()
+        headers = [(k, v) for k, v in response.headers.multi_items()
+                   if k.lower() not in _WIRE_HEADERS]
+        return httpx.Response(response.status_code, headers=headers, content=b"".join(parts),
+                              request=request)
 
     def get_json(
         self, url: str, *, params: Params = None, headers: Mapping[str, str] | None = None

@@ -1,9 +1,10 @@
 """Drive cases of the sync contract that the shared scenarios do not spell (issue #17), through
 the real assets against the Google fake, asserting what search returns: export refusals
 kept, stale and retried by every run; confirmed deletions applied however many, with the
-run's edits; uploads reported as skipped with their type; My Drive <-> shared drive moves.
+run's edits; types that are not read listed once, no failure; My Drive <-> shared
+drive moves.
 
-About 2.5 s per run (Dagster in-process); the four tests make 14 runs."""
+About 2.5 s per run (Dagster in-process); the four tests make 16 runs."""
 
 from __future__ import annotations
 
@@ -97,25 +98,30 @@ def test_confirmed_deletions_apply_however_many_with_the_runs_edits(world: World
     assert world.checks(result)["deletions_within_guard"] is True
 
 
-def test_uploads_are_listed_and_reported_as_skipped_with_their_type(world: World) -> None:
+def test_types_that_are_not_read_are_listed_once_and_are_no_failure(world: World) -> None:
     h: GoogleDriveHarness = world.harness  # type: ignore[assignment]
     fake = h.fake
     folder = h.folders["internal", "a"]
-    pdf = fake.add_upload("Contract.pdf", folder, "application/pdf", b"%PDF-1.7 contract")
-    fake.add_upload("Pitch.pptx", folder, "application/vnd.openxmlformats-officedocument."
-                    "presentationml.presentation", b"PK\x03\x04 deck")
+    logo = fake.add_upload("Logo.png", folder, "image/png", b"\x89PNG\r\n\x1a\n logo")
+    form = fake.add_upload("Survey", h.shared_drive, "application/vnd.google-apps.form", b"")
     h.create("doc", "Plain doc", "The redshank doc.")
     first = world.run()
     assert world.docs_with("redshank doc")
-    problems = _problems(world)
-    assert any(p.startswith(f"{pdf}: application/pdf upload: not converted yet") for p in problems)
-    assert any("presentationml.presentation upload: not converted yet" in p for p in problems)
-    assert world.checks(first)["pull_complete"] is False
+    assert sorted(_problems(world)) == [
+        f"{form}: application/vnd.google-apps.form: no text export ('Survey') -> unsupported",
+        f"{logo}: image/png upload: not a type the converter reads ('Logo.png') -> unsupported",
+    ]
+    assert world.checks(first)["pull_complete"] is True
 
-    fake.delete(pdf)
-    world.run()  # an ordinary run reports the upload still there, not the deleted one
-    problems = _problems(world)
-    assert len(problems) == 1 and "presentationml" in problems[0], problems
+    world.run()  # nothing changed: nothing to say
+    assert _problems(world) == []
+    weekly = world.run(full=True)  # the weekly pull does not list them again either
+    assert _problems(world) == [] and world.checks(weekly)["pull_complete"] is True
+    fake.modify(logo, name="Logo (old).png")  # a new version is listed again
+    world.run()
+    assert [p.split(":")[0] for p in _problems(world)] == [logo]
+    assert not fake.calls(f"/files/{logo}") or all(
+        c.arg("alt") != "media" for c in fake.calls(f"/files/{logo}"))  # never downloaded
 
 
 def test_moves_between_my_drive_and_a_shared_drive(world: World) -> None:

@@ -6,7 +6,8 @@ the task's `date_updated` (ClickUp does not say it does); the filters enforced
 (date_updated_gt, include_closed, subtasks, archived, include_timl); `GET /task/{id}` with
 404 `ITEM_013` "Task not found, deleted" for a deleted task and 401 `OAUTH_027` for an id the
 token cannot see; 429 with X-RateLimit-* after `rate_limit` requests a window (or once, by
-`throttle_next`, with or without those headers); no tombstones in any listing."""
+`throttle_next`, with or without those headers); no tombstones in any listing. Attachments
+(clickup_attachments): on `GET /task/{id}` only, each file served at its `url`."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
+from tests.fakes.clickup_attachments import ClickUpAttachmentsMixin
 from tests.fakes.clickup_comments import ClickUpCommentsMixin
 from tests.fakes.clickup_docs import ClickUpDocsMixin
 from tests.fakes.http_fake import FakeServer, json_response
@@ -34,7 +36,7 @@ def _flag(request: Request, name: str) -> bool:
     return request.args.get(name, "false").lower() == "true"
 
 
-class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, FakeServer):
+class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixin, FakeServer):
     def __init__(
         self,
         *,
@@ -59,6 +61,7 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, FakeServer):
         self.frozen = False
         self._init_docs()
         self._init_comments()
+        self._init_attachments()
         self.rate_limit: int | None = None
         self.rate_window_seconds = 60
         self._window_reset: int | None = None
@@ -201,6 +204,7 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, FakeServer):
             (r"/api/v2/task/([^/]+)", self._task),
             *self._comments_routes(),
             *self._docs_routes(),
+            *self._attachments_routes(),
         ]
         for pattern, handler in routes:
             if match := re.fullmatch(pattern, request.path):
@@ -266,9 +270,12 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, FakeServer):
         return None
 
     def _task(self, request: Request, task_id: str) -> Response:
-        """GET /task/{id}: the task wherever it lives now, archived ones too."""
-        return self._missing_task(task_id) or json_response(
-            self._served(request, self.tasks[task_id]))
+        """GET /task/{id}: the task wherever it lives now, archived ones too, with its
+        `attachments` array."""
+        if (missing := self._missing_task(task_id)) is not None:
+            return missing
+        task = self._served(request, self.tasks[task_id])
+        return json_response({**task, "attachments": self.task_attachments(task_id)})
 
 
 def _int(value: Any) -> int:

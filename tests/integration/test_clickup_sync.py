@@ -46,8 +46,12 @@ class Index:
         return self.docs[source_id].text
 
 
+#: Reading a task's attachments is a `GET /task/{id}` too: off where a test counts lookups.
+NO_ATTACHMENTS = {"attachments": False}
+
+
 def test_an_ordinary_run_sweeps_every_list_and_returns_only_changes(fake: ClickUpFake) -> None:
-    index = Index(connector(fake))
+    index = Index(connector(fake, **NO_ATTACHMENTS))
     index.pull()
     fake.clear_log()
     fake.advance(30 * DAY)  # what came before is no longer recently active
@@ -74,8 +78,8 @@ def test_deleted_archived_and_moved_tasks_are_confirmed_in_one_ordinary_run(
     fake: ClickUpFake,
 ) -> None:
     fake.add_hierarchy("9001", "s-acme", None, "L-acme")
-    internal = Index(connector(fake, list_ids=["L1", "L2"], doc_ids=[]))
-    acme = Index(connector(fake, list_ids=["L-acme"], doc_ids=[]))
+    internal = Index(connector(fake, list_ids=["L1", "L2"], doc_ids=[], **NO_ATTACHMENTS))
+    acme = Index(connector(fake, list_ids=["L-acme"], doc_ids=[], **NO_ATTACHMENTS))
     internal.pull()
     acme.pull()
     fake.delete_task("plain")
@@ -94,7 +98,7 @@ def test_deleted_archived_and_moved_tasks_are_confirmed_in_one_ordinary_run(
 
 
 def test_lookups_are_bounded_and_the_rest_is_missing_not_deleted(fake: ClickUpFake) -> None:
-    index = Index(connector(fake, max_verifications=1, doc_ids=[]))
+    index = Index(connector(fake, max_verifications=1, doc_ids=[], **NO_ATTACHMENTS))
     index.pull()
     fake.delete_task("dec")
     fake.delete_task("closed")

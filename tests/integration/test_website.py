@@ -139,11 +139,12 @@ def test_include_exclude_and_max_pages(site: WebsiteFake) -> None:
     assert [s.source_id for s in result.skipped] == [site.url("/blog/first")]
 
 
-def test_non_html_is_skipped(site: WebsiteFake) -> None:
-    site.add_raw("/brochure.pdf", "%PDF-1.4", content_type="application/pdf")
+def test_a_type_that_is_not_read_is_listed_as_unsupported(site: WebsiteFake) -> None:
+    site.add_raw("/logo.png", b"\x89PNG\r\n", content_type="image/png")
     result = connector(site).pull(None)
-    reasons = {s.source_id: s.reason for s in result.skipped}
-    assert reasons[site.url("/brochure.pdf")] == "not an HTML page (application/pdf)"
+    (logo,) = [s for s in result.skipped if s.source_id == site.url("/logo.png")]
+    assert logo.unsupported
+    assert logo.reason == "not an HTML page, nor a file type `files` reads (image/png)"
 
 
 def test_rate_limited_page_is_retried_after_the_wait(site: WebsiteFake) -> None:

@@ -98,6 +98,20 @@ def test_a_gone_sub_resource_removes_its_documents():
     assert merged.problems[0].action == "removed"
 
 
+def test_an_unsupported_sub_resource_is_listed_never_retried_and_no_failure():
+    form = Skipped(source_id="form-1", reason="application/vnd.google-apps.form: no text "
+                   "export", unsupported=True)
+    dropped = Skipped(source_id="b", reason="application/pdf: not in files.types",
+                      unsupported=True)
+    merged = merge_pull([d("a"), d("b")], PullResult(documents=[], full=False,
+                                                     skipped=[form, dropped]))
+    assert ids(merged.documents) == ["a"] and merged.confirmed == ["b"]
+    assert merged.retry == [] and merged.stats.stale == 0
+    assert [p.action for p in merged.problems] == ["unsupported", "unsupported"]
+    assert merged.problems[0].line() == (
+        "form-1: application/vnd.google-apps.form: no text export -> not indexed (type not read)")
+
+
 def test_a_refetched_stale_document_is_fresh_again():
     old = merge_pull([d("a")], PullResult(documents=[], full=False,
                                           skipped=[Skipped(source_id="a", reason="403")]))

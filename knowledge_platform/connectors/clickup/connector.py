@@ -1,4 +1,5 @@
-"""ClickUp: one document per task (v2 API) and one per Docs page (v3 API).
+"""ClickUp: one document per task (v2 API), one per Docs page (v3 API) and one per task
+attachment of a type the converter reads (attachments.py).
 
 Every run, full or ordinary, resolves the scope's containers, sweeps every list (tasks.py)
 and every doc (docs.py). A full pull returns every document (`full=True`); an ordinary run
@@ -62,7 +63,8 @@ class ClickUpConnector(HttpConnector):
         containers = resolve(api)
         run = Run(api, self.scope, containers, known, full, Budget(self.cfg.max_verifications))
         run_no = int(cursor.get("run") or 0) + 1
-        tasks = TaskSync(run, dict(cursor.get("threads_read") or {}), run_no)
+        tasks = TaskSync(run, dict(cursor.get("threads_read") or {}), run_no,
+                         dict(cursor.get("attachments") or {}))
         found = tasks.pull()
         docs = DocSync(run).pull()
         return PullResult(
@@ -72,6 +74,7 @@ class ClickUpConnector(HttpConnector):
             missing=sorted({*found.missing, *docs.missing}),
             skipped=[*found.skipped, *docs.skipped],
             cursor={"run": run_no, "lists": list(containers.lists),
-                    "threads_read": tasks.threads_read},
+                    "threads_read": tasks.threads_read,
+                    "attachments": tasks.attachments.verdicts},
             requests=api.requests,
         )

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from knowledge_platform.connectors.http import HttpSettings
+from knowledge_platform.convert.settings import FileSettings
 from knowledge_platform.secrets.fields import EnvName, VaultRef
 
 
@@ -35,6 +36,15 @@ class ClickUpSettings(HttpSettings):
     #: Tasks and docs gone from a listing looked up one by one per run (404, archived, moved
     #: out of the scope -> confirmed); the rest wait, counted against the deletion guard.
     max_verifications: int = Field(default=25, ge=0)
+    #: Task attachments of the `files` types become documents of their own (one
+    #: `GET /task/{id}` per task read: the task listing does not carry attachments).
+    attachments: bool = True
+    #: Which types, the size cap (default 25 MB, checked against the attachment's `size`
+    #: before any download), time and memory per file.
+    files: FileSettings = Field(default_factory=FileSettings)
+    #: Hosts (and their subdomains) attachments are downloaded from, with the ClickUp token;
+    #: the API's own host always is. A file linked from elsewhere (Google Drive...) is not.
+    attachment_hosts: list[str] = Field(default_factory=lambda: ["clickup-attachments.com"])
     #: No longer used (every run lists whole lists, so there is no high-water mark to
     #: overlap); still accepted so older registries load.
     overlap_seconds: int | None = Field(default=None, ge=0, deprecated=True)

@@ -13,7 +13,9 @@ comment threads worth reading again.
   threads of tasks active within `comment_window_days` of the newest activity the workspace
   shows are read again every run (at most `max_thread_rereads`, least recently read first).
 - A list whose listing fails keeps its tasks (stale); a task whose comments fail keeps its
-  last good version (stale); comments answering 404 mean the task is gone."""
+  last good version (stale); comments answering 404 mean the task is gone.
+- Attachments (attachments.py) are read with their task and follow it: deleted, missing or
+  kept when it is."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from typing import Any
 
 from knowledge_platform.connectors.base import Skipped
 from knowledge_platform.connectors.clickup.api import TaskGone
+from knowledge_platform.connectors.clickup.attachments import PREFIX, AttachmentSync
 from knowledge_platform.connectors.clickup.render import MalformedTask, check_task, task_document
 from knowledge_platform.connectors.clickup.run import Outcome, Run
 from knowledge_platform.errors import SourceError
@@ -29,14 +32,18 @@ DAY_MS = 86_400_000
 
 
 class TaskSync:
-    def __init__(self, run: Run, threads_read: dict[str, int], run_no: int) -> None:
+    def __init__(self, run: Run, threads_read: dict[str, int], run_no: int,
+                 verdicts: dict[str, dict[str, Any]]) -> None:  # fmt: skip
         self.api, self.cfg, self.scope = run.api, run.api.cfg, run.scope
         self.containers, self.known, self.full = run.containers, run.known, run.full
         self.budget = run.budget
-        known = run.known
-        self.known_tasks = {k: d for k, d in known.documents.items() if not k.startswith("doc:")}
+        self.known_tasks = {k: d for k, d in run.known.documents.items()
+                            if not k.startswith(("doc:", PREFIX))}  # fmt: skip
         self.threads_read, self.run_no = threads_read, run_no
         self.out = Outcome()
+        self.attachments = AttachmentSync(run, verdicts, self.out)
+        #: tasks whose attachments this run reads
+        self._attachments_of: set[str] = set()
 
     def pull(self) -> Outcome:
         listed, covered = self._sweep()
@@ -45,10 +52,13 @@ class TaskSync:
         activity = {t: self._activity(t, raw) for t, raw in listed.items()}
         since = max(activity.values(), default=0) - self.cfg.comment_window_days * DAY_MS
         recent = [t for t in listed if activity[t] >= since]
-        for tid in self._to_read(listed, confirmed_alive, recent, activity):
-            self._read(tid, listed[tid])
+        chosen = self._to_read(listed, confirmed_alive, recent, activity)
+        for tid in chosen:
+            self._read(tid, listed[tid], tid in self._attachments_of)
         # Only recently active tasks take turns at re-reads: forget the others.
         self.threads_read = {t: self.threads_read[t] for t in recent if t in self.threads_read}
+        if self.cfg.attachments:
+            self.attachments.settle()
         return self.out
 
     # -- the sweep ---------------------------------------------------------------------------
@@ -110,22 +120,27 @@ class TaskSync:
     def _to_read(self, listed: dict[str, dict[str, Any]], alive: set[str], recent: list[str],
                  activity: dict[str, int]) -> list[str]:  # fmt: skip
         """Every task on a full pull (or when no comments are read: rendering is free); else
-        the new, changed, retried and looked-up ones, then recently active ones in turn."""
-        if self.full or not self.cfg.max_comments:
-            return list(listed)
+        the new, changed, retried and looked-up ones, then recently active ones in turn. The
+        attachments of those (not of every task rendered for free) are read too."""
         must = [t for t, raw in listed.items()
-                if t in alive or t in self.known.retry or t not in self.known_tasks
-                or self.known_tasks[t].version != str(raw.get("date_updated"))]  # fmt: skip
+                if self.full or t in alive or t in self.known.retry or t not in self.known_tasks
+                or self.known_tasks[t].version != str(raw.get("date_updated"))
+                or (self.cfg.attachments and self.attachments.must_read(t))]  # fmt: skip
+        if self.full or not self.cfg.max_comments:
+            self._attachments_of = set(must)
+            return list(listed)
         chosen = set(must)
         turns = [t for t in recent if t not in chosen]
         turns.sort(key=lambda t: (self.threads_read.get(t, -1), -activity[t]))
-        return [*must, *turns[: self.cfg.max_thread_rereads]]
+        picked = [*must, *turns[: self.cfg.max_thread_rereads]]
+        self._attachments_of = set(picked)
+        return picked
 
     def _activity(self, tid: str, raw: dict[str, Any]) -> int:
         comment_ms = self.known_tasks[tid].extra.get("comment_ms") if tid in self.known_tasks else 0
         return max(_ms(raw.get("date_updated")), _ms(comment_ms))
 
-    def _read(self, tid: str, raw: dict[str, Any]) -> None:
+    def _read(self, tid: str, raw: dict[str, Any], attachments: bool) -> None:
         thread: list[dict[str, Any]] = []
         if self.cfg.max_comments:
             try:
@@ -145,6 +160,8 @@ class TaskSync:
             return
         if self.full or self.known_tasks.get(tid) != doc:
             self.out.documents.append(doc)
+        if self.cfg.attachments and attachments:
+            self.attachments.read(raw)
 
 
 def _ms(value: Any) -> int:

@@ -113,7 +113,8 @@ class GoogleApi:
             "google_drive", settings, slow_down=rate_limited, sleep=sleep, clock=clock,
             transport=transport,
         )
-        self.http = AuthorizedHttp(credentials, http=HttplibBridge(self.client))
+        self.bridge = HttplibBridge(self.client)
+        self.http = AuthorizedHttp(credentials, http=self.bridge)
         self.settings = settings
 
     @property
@@ -142,6 +143,16 @@ class GoogleApi:
     @property
     def presentations(self) -> Any:
         return _resource("slides", "v1", self.settings.slides_endpoint, "presentations")
+
+    def download(self, file_id: str, max_bytes: int) -> bytes:
+        """An uploaded file's bytes (`files.get` with `alt=media`, shared drives too); past
+        `max_bytes` FileTooLargeError, having read at most that much."""
+        self.bridge.max_bytes = max_bytes
+        try:
+            data = self.call(self.files.get_media(fileId=file_id, supportsAllDrives=True))
+        finally:
+            self.bridge.max_bytes = None
+        return data if isinstance(data, bytes) else bytes(data)
 
     def call(self, request: HttpRequest) -> Any:
         """Execute once (HttpClient has already retried 429s, Drive's 403 rate limits, 5xx and

@@ -1,6 +1,6 @@
-"""Google Drive: Docs, Sheets and Slides under configured folders or shared drives; every
-other file under them (uploads: PDF, DOCX, images...) is listed and reported as skipped with
-its type.
+"""Google Drive: Docs, Sheets and Slides under configured folders or shared drives, and the
+uploads among them of the types the converter reads (PDF, DOCX, PPTX, XLSX: uploads.py);
+every other file (an image, a Google Form...) is listed once as not indexed, with its type.
 
 Full pull: find each root's corpus (My Drive or a shared drive), remember each change log's
 start token, then walk the folders (batched `'<id>' in parents` queries in the root's corpus)
@@ -14,7 +14,7 @@ under the roots are kept in the cursor so a change elsewhere costs no lookups tw
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -41,10 +41,11 @@ from knowledge_platform.connectors.google_drive.tree import (
     ChangePlan,
     FolderTree,
     file_version,
-    not_read,
+    has_content,
     plan_changes,
     record,
 )
+from knowledge_platform.connectors.google_drive.uploads import Uploads
 from knowledge_platform.connectors.http import HttpConnector
 from knowledge_platform.errors import SourceError
 from knowledge_platform.models import Document
@@ -103,15 +104,15 @@ class GoogleDriveConnector(HttpConnector):
         if any(change.get("fileId") in self._roots for change in changes):
             return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
         tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api))
-        records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in cursor["files"].items()}
+        before: dict[str, dict[str, Any]] = cursor["files"]
+        records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in before.items()}
         plan = plan_changes(changes, tree, records)
         listing = Lister(api, tree, self.settings.page_size).walk(plan.entered)
         for file_id, meta in listing.files.items():
-            old = records.get(file_id, {})
-            if meta.get("mimeType") not in KINDS or old.get("version") != file_version(meta):
+            if records.get(file_id, {}).get("version") != file_version(meta):
                 _plan_file(plan, meta)
         failed = self._plan_retries(api, tree, plan, records, known.retry)
-        documents, skipped = self._read(api, plan, records, known.documents.keys())
+        documents, skipped = self._read(api, plan, records, known, before)
         skipped += failed + _incomplete(listing, tree, records, records)
         return PullResult(
             documents=documents, full=False, deleted=sorted(plan.gone), skipped=skipped,
@@ -128,7 +129,8 @@ class GoogleDriveConnector(HttpConnector):
         for meta in listing.files.values():
             _plan_file(plan, meta)
         records: dict[str, dict[str, Any]] = {}
-        documents, skipped = self._read(api, plan, records, known.documents.keys())
+        before = previous.get("files", {}) if previous.get("v") == _CURSOR_VERSION else {}
+        documents, skipped = self._read(api, plan, records, known, before)
         if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
             old_tree = FolderTree(self._roots, previous.get("folders", {}), lambda _: [])
             skipped += _incomplete(listing, old_tree, previous.get("files", {}), records)
@@ -173,14 +175,14 @@ class GoogleDriveConnector(HttpConnector):
 
     def _plan_retries(self, api: GoogleApi, tree: FolderTree, plan: ChangePlan,
                       records: dict[str, dict[str, Any]], retry: Collection[str]) -> list[Skipped]:
-        """The files the last pull could not read, read again: an upload from its record,
-        anything else from its current metadata (404: gone)."""
+        """The files the last pull could not read, read again from their current metadata
+        (404: gone); an upload unchanged since its verdict (encrypted, corrupt...) says it
+        again without a request."""
         failed: list[Skipped] = []
-        for file_id in sorted(set(retry) - plan.fetch.keys() - plan.skip.keys() - plan.gone):
+        for file_id in sorted(set(retry) - plan.fetch.keys() - plan.gone):
             rec = records.get(file_id)
-            if rec and rec.get("mime") and not_read(rec["mime"]):
-                plan.skip[file_id] = {"id": file_id, "name": rec.get("name", ""),
-                                      "mimeType": rec["mime"], "parents": rec["parents"]}
+            if rec and rec.get("verdict"):
+                failed.append(Skipped(source_id=file_id, reason=rec["verdict"]))
                 continue
             try:
                 meta = api.call(api.files.get(fileId=file_id, fields=FILE_FIELDS,
@@ -206,18 +208,29 @@ class GoogleDriveConnector(HttpConnector):
         return failed
 
     def _read(self, api: GoogleApi, plan: ChangePlan, records: dict[str, dict[str, Any]],
-              indexed: Collection[str]) -> tuple[list[Document], list[Skipped]]:
+              known: Known, before: Mapping[str, dict[str, Any]],
+              ) -> tuple[list[Document], list[Skipped]]:
         """Read the planned files; a refusal or a failure after the retries skips the file
-        (kept at its last good version), a 404 means it is gone."""
-        skipped = [Skipped(source_id=file_id,
-                           reason=f"{not_read(meta.get('mimeType', ''))} ({meta.get('name')!r})")
-                   for file_id, meta in plan.skip.items()]
-        records.update({file_id: record(meta, read=False) for file_id, meta in plan.skip.items()})
+        (kept at its last good version), a 404 means it is gone. A type that is not read is
+        listed as not indexed when it is new or has a new version (`before`: the records of
+        the last pull)."""
+        uploads = Uploads(api, self.settings, self.scope, known.documents)
+        indexed = known.documents.keys()
         documents: list[Document] = []
+        skipped: list[Skipped] = []
         for meta in _ordered(plan.fetch.values()):
             file_id = meta["id"]
+            old = before.get(file_id)
+            why_not = uploads.unsupported(meta)
+            if why_not is not None:
+                records[file_id] = record(meta)
+                if not old or old.get("version") != file_version(meta):
+                    skipped.append(Skipped(source_id=file_id, unsupported=True,
+                                           reason=f"{why_not}{_named(meta)}"))
+                continue
             try:
-                documents.append(fetch_document(api, meta, self.settings, self.scope))
+                made = (fetch_document(api, meta, self.settings, self.scope)
+                        if meta["mimeType"] in KINDS else uploads.read(meta, old))
             except GoogleApiError as exc:
                 if exc.status == 401:
                     raise
@@ -233,7 +246,13 @@ class GoogleDriveConnector(HttpConnector):
                 skipped.append(Skipped(source_id=file_id, reason=_transient(exc, meta)))
                 records[file_id] = record(meta, read=False)
             else:
-                records[file_id] = record(meta)
+                if isinstance(made, Skipped):
+                    skipped.append(made)
+                    verdict = uploads.verdicts.get(file_id)
+                    records[file_id] = record(meta, read=verdict is not None, verdict=verdict)
+                else:
+                    documents.append(made)
+                    records[file_id] = record(meta)
         return documents, skipped
 
     def _drive_answers(self, api: GoogleApi) -> None:
@@ -243,10 +262,8 @@ class GoogleDriveConnector(HttpConnector):
 
 
 def _plan_file(plan: ChangePlan, meta: dict[str, Any]) -> None:
-    if meta.get("mimeType") in KINDS:
+    if has_content(meta):
         plan.fetch[meta["id"]] = meta
-    elif not_read(meta.get("mimeType", "")):
-        plan.skip[meta["id"]] = meta
 
 
 def _ordered(metas: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

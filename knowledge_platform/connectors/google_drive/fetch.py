@@ -1,4 +1,5 @@
-"""Fetching one Drive file's content: the Docs export, the Sheets and Slides APIs."""
+"""Fetching one Drive file's content: the Docs export, the Sheets and Slides APIs (uploads are
+uploads.py's)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from knowledge_platform.connectors.google_drive.render import (
     slides_markdown,
 )
 from knowledge_platform.connectors.google_drive.tree import KINDS, file_version
-from knowledge_platform.models import Document
+from knowledge_platform.models import Document, Kind
 
 if TYPE_CHECKING:
     from knowledge_platform.connectors.google_drive.api import GoogleApi
@@ -37,12 +38,7 @@ def fetch_document(
     """The file's content as a Document: Docs exported to markdown, Sheets and Slides read
     through their own APIs. Raises GoogleApiError if Google refuses (e.g. export too large)."""
     file_id, kind = meta["id"], KINDS[meta["mimeType"]]
-    extra: dict[str, Any] = {
-        "mime_type": meta["mimeType"],
-        "modified_time": meta.get("modifiedTime"),
-    }
-    if meta.get("driveId"):
-        extra["drive_id"] = meta["driveId"]
+    extra = drive_extra(meta)
     if kind == "doc":
         raw = api.call(api.files.export(fileId=file_id, mimeType="text/markdown"))
         text = doc_markdown(raw.decode("utf-8", "replace"))
@@ -52,11 +48,26 @@ def fetch_document(
         deck = api.call(api.presentations.get(presentationId=file_id, fields=_SLIDE_FIELDS))
         text = slides_markdown(deck)
         extra["slide_count"] = len(deck.get("slides", []))
+    return drive_document(meta, config, scope, kind=kind, text=text, extra=extra)
+
+
+def drive_extra(meta: dict[str, Any]) -> dict[str, Any]:
+    """Provenance every Drive document carries: its MIME type, modified time, shared drive."""
+    extra: dict[str, Any] = {"mime_type": meta["mimeType"],
+                             "modified_time": meta.get("modifiedTime")}
+    if meta.get("driveId"):
+        extra["drive_id"] = meta["driveId"]
+    return extra
+
+
+def drive_document(meta: dict[str, Any], config: GoogleDriveSettings, scope: str, *,
+                   kind: Kind, text: str, extra: dict[str, Any]) -> Document:
+    """A Drive file's document: its name, link, modified date and Drive `version`."""
     return Document(
         source="google_drive",
-        source_id=file_id,
+        source_id=meta["id"],
         scope=scope,
-        title=meta.get("name") or file_id,
+        title=meta.get("name") or meta["id"],
         text=text,
         kind=kind,
         url=meta.get("webViewLink"),

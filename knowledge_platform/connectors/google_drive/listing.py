@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from knowledge_platform.connectors.google_drive.api import GoogleApi
     from knowledge_platform.connectors.google_drive.tree import FolderTree
 
-FILE_FIELDS = "id,name,mimeType,modifiedTime,trashed,parents,webViewLink,driveId,version"
+FILE_FIELDS = ("id,name,mimeType,modifiedTime,trashed,parents,webViewLink,driveId,version,"
+               "size,md5Checksum")
 _LIST_FIELDS = f"nextPageToken,incompleteSearch,files({FILE_FIELDS})"
 _CHANGE_FIELDS = ("nextPageToken,newStartPageToken,"
                   f"changes(changeType,removed,fileId,driveId,time,file({FILE_FIELDS}))")

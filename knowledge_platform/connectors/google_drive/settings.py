@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from knowledge_platform.connectors.http import HttpSettings
+from knowledge_platform.convert.settings import FileSettings
 from knowledge_platform.models import Trust
 from knowledge_platform.secrets.fields import EnvName, VaultRef
 
@@ -44,6 +45,9 @@ class GoogleDriveSettings(HttpSettings):
     backoff_seconds: float = Field(1.0, ge=0, le=60)
     timeout_seconds: float = Field(60.0, gt=0)
     trust: Trust = "internal"
+    #: Uploads (PDF, DOCX, PPTX, XLSX) converted and indexed: which types, the size cap
+    #: (default 25 MB, checked against the listed size before any download), time, memory.
+    files: FileSettings = Field(default_factory=FileSettings)
 
     @model_validator(mode="after")
     def _has_roots(self) -> GoogleDriveSettings:

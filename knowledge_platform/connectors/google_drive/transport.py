@@ -51,6 +51,8 @@ class HttplibBridge:
         self.client = client
         self.connections: dict[str, Any] = {}
         self.timeout = None
+        #: While set, a 2xx body past this many bytes raises FileTooLargeError (a download).
+        self.max_bytes: int | None = None
 
     def request(
         self,
@@ -64,7 +66,8 @@ class HttplibBridge:
     ) -> tuple[httplib2.Response, bytes]:
         content = body.encode() if isinstance(body, str) else body
         response = self.client.request(
-            method, uri, headers=headers, content=content, allow=_PASS_THROUGH
+            method, uri, headers=headers, content=content, allow=_PASS_THROUGH,
+            max_bytes=self.max_bytes,
         )
         info = {k.lower(): v for k, v in response.headers.items() if k.lower() not in _DROPPED}
         info["status"] = str(response.status_code)

@@ -28,21 +28,24 @@ def file_version(meta: dict[str, Any]) -> str:
     return str(meta.get("version") or meta.get("modifiedTime") or "")
 
 
-def not_read(mime: str) -> str | None:
-    """Why a file of this type is listed but not read (reported as skipped), or None for
-    the types that are read (Docs, Sheets, Slides) or are no content (folders, shortcuts)."""
-    if mime in KINDS or mime in (FOLDER, SHORTCUT):
-        return None
-    if mime.startswith("application/vnd.google-apps."):
-        return f"{mime}: no text export"
-    return f"{mime} upload: not converted yet"
+def has_content(meta: dict[str, Any]) -> bool:
+    """A file to look at: anything but a folder or a shortcut (never followed)."""
+    return meta.get("mimeType") not in (FOLDER, SHORTCUT)
 
 
-def record(meta: dict[str, Any], *, read: bool = True) -> dict[str, Any]:
-    """What the cursor keeps of a file under the roots; `read=False` (it failed, or is not
-    read) leaves the version out so that any later change reads it again."""
-    return {"parents": list(meta.get("parents", [])), "mime": meta.get("mimeType", ""),
+def record(meta: dict[str, Any], *, read: bool = True, verdict: str | None = None,
+           ) -> dict[str, Any]:
+    """What the cursor keeps of a file under the roots; `read=False` (it failed) leaves the
+    version out so that any later change reads it again. `verdict`: why this version of an
+    upload cannot be converted (encrypted, corrupt...), said again without a download until
+    the file changes."""
+    kept = {"parents": list(meta.get("parents", [])), "mime": meta.get("mimeType", ""),
             "name": meta.get("name", ""), "version": file_version(meta) if read else None}
+    if meta.get("md5Checksum"):
+        kept["md5"] = meta["md5Checksum"]
+    if verdict:
+        kept["verdict"] = verdict
+    return kept
 
 
 class FolderTree:
@@ -83,23 +86,19 @@ class FolderTree:
 
 @dataclass
 class ChangePlan:
-    fetch: dict[str, dict[str, Any]] = field(default_factory=dict)  # file id -> metadata
-    #: files under the roots that are listed but not read (uploads): reported as skipped
-    skip: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: file id -> metadata: files new or changed under the roots, to read (or to report as
+    #: a type that is not read)
+    fetch: dict[str, dict[str, Any]] = field(default_factory=dict)
     gone: set[str] = field(default_factory=set)
     #: folders newly under a root -> their shared drive id ("" for My Drive): list them
     entered: dict[str, str] = field(default_factory=dict)
-
-    def drop(self, file_id: str) -> None:
-        self.fetch.pop(file_id, None)
-        self.skip.pop(file_id, None)
 
 
 def plan_changes(
     changes: list[dict[str, Any]], tree: FolderTree, known: dict[str, dict[str, Any]]
 ) -> ChangePlan:
     """Decide from changes.list entries (of every log, a file's removals before its
-    current state) what to re-fetch, what to report as not read, and what is gone.
+    current state) what to re-fetch and what is gone.
 
     `known` (file id -> `record`) are the files under the roots so far; it is updated for
     moves that need no re-fetch and for files that are gone.
@@ -121,23 +120,20 @@ def plan_changes(
             continue
         if (removed or meta is None or meta.get("mimeType") == SHORTCUT
                 or not tree.holds(meta.get("parents", []))):
-            plan.drop(file_id)
+            plan.fetch.pop(file_id, None)
             if file_id in known:
                 plan.gone.add(file_id)
             continue
         plan.gone.discard(file_id)
         old = known.get(file_id)
-        if meta.get("mimeType") not in KINDS:
-            plan.skip[file_id] = meta
-        elif old is None or old.get("version") != file_version(meta):
+        if old is None or old.get("version") != file_version(meta):
             plan.fetch[file_id] = meta
         else:
             old["parents"] = meta.get("parents", [])
     if left:  # a folder moved out (or was trashed): everything below it is gone too
         plan.gone.update(f for f, rec in known.items() if not tree.holds(rec.get("parents", [])))
         plan.fetch = {f: m for f, m in plan.fetch.items() if tree.holds(m.get("parents", []))}
-        plan.skip = {f: m for f, m in plan.skip.items() if tree.holds(m.get("parents", []))}
-    plan.gone -= plan.fetch.keys() | plan.skip.keys()
+    plan.gone -= plan.fetch.keys()
     plan.entered = {f: d for f, d in plan.entered.items() if tree.contains(f)}
     for file_id in plan.gone:
         known.pop(file_id, None)

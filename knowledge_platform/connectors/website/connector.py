@@ -1,6 +1,8 @@
 """The public website: pages listed by the sitemap(s), allowed by robots.txt, one document per
 canonical page, main text extracted to markdown by trafilatura once the site's chrome is
-dropped. See docs/sync-contract.md (website) for how each change is detected.
+dropped; PDF, DOCX, PPTX and XLSX files the sitemaps list are converted (crawl.py), one
+section per page, slide or sheet. See docs/sync-contract.md (website) for how each change is
+detected.
 
 Every fetch that has a validator is a conditional GET (robots.txt, sitemaps, pages, PDFs); a
 304 page is unchanged. Requests are spaced by robots.txt's `Crawl-delay` (capped). A page the
@@ -29,6 +31,7 @@ from knowledge_platform.connectors.website.page import (
 from knowledge_platform.connectors.website.robots import Robots, read_robots
 from knowledge_platform.connectors.website.settings import WebsiteSettings
 from knowledge_platform.connectors.website.sitemap import Listing, read_sitemaps
+from knowledge_platform.convert.api import Converted
 from knowledge_platform.frontmatter import parse_date
 from knowledge_platform.models import Document, content_hash
 
@@ -94,14 +97,20 @@ class WebsiteConnector(HttpConnector):
         base = self.cfg.base_url.rstrip("/")
         return [f"{base}/sitemap.xml", f"{base}/sitemap_index.xml"], True
 
-    def document(self, outcome: Outcome, page: Page, doc_id: str, aliases: list[str],
-                 lastmod: str | None) -> Document | Skipped:
-        title, text = main_text(page, outcome.final)
-        if not text:
-            return Skipped(source_id=outcome.url, reason="no main text could be extracted")
+    def document(self, outcome: Outcome, page: Page | Converted, doc_id: str,
+                 aliases: list[str], lastmod: str | None) -> Document | Skipped:
+        """A page's document (its main text), or a converted file's (its file name, MIME type
+        and page, slide or sheet count in provenance)."""
         extra: dict[str, Any] = {"lastmod": lastmod} if lastmod else {}
         if aliases:
             extra["aliases"] = aliases
+        if isinstance(page, Converted):
+            title, text = page.name, page.markdown
+            extra.update(file_name=page.name, mime_type=page.mime_type, units=page.units)
+        else:
+            title, text = main_text(page, outcome.final)
+            if not text:
+                return Skipped(source_id=outcome.url, reason="no main text could be extracted")
         state = outcome.state or {}
         validator = state.get("etag") or state.get("last_modified")
         return Document(
@@ -110,7 +119,7 @@ class WebsiteConnector(HttpConnector):
             scope=self.scope,
             title=title or urlsplit(doc_id).path or doc_id,
             text=text,
-            kind="page",
+            kind=page.kind if isinstance(page, Converted) else "page",
             url=doc_id,
             date=parse_date(lastmod) or _http_date(outcome.modified),
             version=validator or content_hash(text)[:16],
@@ -147,7 +156,8 @@ class _Assembly:
             self._keep(failed.url, f"sitemap {failed.reason}", ids - groups.keys())
         for o in listed:
             if o.kind == "failed" or (o.kind == "unindexable" and not o.silent):
-                self._keep(o.url, o.reason, {self.crawl.document_of(o.url)} - groups.keys())
+                self._keep(o.url, o.reason, {self.crawl.document_of(o.url)} - groups.keys(),
+                           unsupported=o.unsupported)
         confirmed, missing = self._gone(set(groups))
         documents = self._documents(groups)
         return PullResult(documents=documents, full=self.crawl.full, deleted=sorted(confirmed),
@@ -186,9 +196,9 @@ class _Assembly:
             wanted.append(url)
         return wanted
 
-    def _keep(self, what: str, reason: str, ids: set[str]) -> None:
+    def _keep(self, what: str, reason: str, ids: set[str], *, unsupported: bool = False) -> None:
         self.kept |= ids | {what}
-        self.skipped.append(Skipped(source_id=what, reason=reason,
+        self.skipped.append(Skipped(source_id=what, reason=reason, unsupported=unsupported,
                                     covers=sorted(ids - {what})))
 
     def _previous(self) -> set[str]:
@@ -242,10 +252,11 @@ class _Assembly:
                     documents.append(doc.model_copy(update={
                         "extra": {**extra, **({"aliases": aliases} if aliases else {})}}))
                 continue
-            page = parse_page(rep.html or "", rep.final)
+            page = rep.converted or parse_page(rep.html or "", rep.final)
             if page is None:  # it parsed when it was read
                 continue
-            strip_chrome(page, self.chrome)
+            if isinstance(page, Page):
+                strip_chrome(page, self.chrome)
             lastmod = next((self.listing.pages.get(o.url) for o in group
                             if self.listing.pages.get(o.url)), None)
             made = self.connector.document(rep, page, doc_id, aliases, lastmod)

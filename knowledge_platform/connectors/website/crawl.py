@@ -1,15 +1,19 @@
 """Fetching one page of a crawl and saying what became of it: read (`page`), unchanged since
 the validators we sent (`same`, a 304), gone (404/410), redirected out of the crawl's scope
-(`away`), failed (5xx after the retries, 401/403, a redirect loop), or not indexable (not
-HTML). A redirect is followed while it stays in scope; the page's document is its canonical
-URL: `<link rel="canonical">` (or an HTTP `Link` header) when it names a URL in scope, else
-the URL that answered. The redirect sources are its aliases."""
+(`away`), failed (5xx after the retries, 401/403, a redirect loop), or not indexable (a file
+that cannot be converted, or a type that is not read: `unsupported`). A PDF, DOCX, PPTX or
+XLSX file (`files.types`, by Content-Type or extension) is converted when it is read, at most
+`files.max_bytes` of it. A redirect is followed while it stays in scope; the page's document
+is its canonical URL: `<link rel="canonical">` (or an HTTP `Link` header, the only one a file
+has) when it names a URL in scope, else the URL that answered. The redirect sources are its
+aliases."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
@@ -18,7 +22,8 @@ from knowledge_platform.connectors.website.fetch import Crawler, absolute, valid
 from knowledge_platform.connectors.website.page import parse_page
 from knowledge_platform.connectors.website.robots import Robots
 from knowledge_platform.connectors.website.settings import WebsiteSettings
-from knowledge_platform.errors import SourceError
+from knowledge_platform.convert.api import Converted, convert
+from knowledge_platform.errors import ConversionError, ConversionLimitError, SourceError
 
 _GONE = (404, 410)
 ROBOTS_REFUSAL = "disallowed by robots.txt"
@@ -45,6 +50,10 @@ class Outcome:
     state: dict[str, Any] | None = None
     #: an unindexable page already reported when it last changed (it answered 304)
     silent: bool = False
+    #: a type that is not read (listed once, no failure)
+    unsupported: bool = False
+    #: a read file (PDF, DOCX...), converted
+    converted: Converted | None = None
 
     @property
     def live(self) -> bool:
@@ -120,9 +129,12 @@ class SiteCrawl:
     def _fetch(self, url: str, whole: bool) -> Outcome:
         validators = (lambda _: None) if whole else self.validators
         try:
-            fetched = self.crawler.follow(url, validators, _GONE, self.refusal)
+            fetched = self.crawler.follow(url, validators, _GONE, self.refusal,
+                                          max_bytes=self.cfg.files.max_bytes)
         except SourceError as exc:
             return Outcome(url, "failed", reason=str(exc).removeprefix("website: "))
+        except ConversionError as exc:  # over the size cap: asked again next time
+            return Outcome(url, "unindexable", reason=f"{url}: {exc}")
         final, chain, response = fetched.url, fetched.chain, fetched.response
         if fetched.refused is not None or response is None:
             return Outcome(url, "away", final, chain=chain,
@@ -133,7 +145,7 @@ class SiteCrawl:
             state = {**entry, **validators_of(response, entry)}
             if entry.get("skip"):
                 return Outcome(url, "unindexable", final, reason=entry["skip"], chain=chain,
-                               state=state, silent=True)
+                               state=state, silent=True, unsupported=bool(entry.get("type")))
             return Outcome(url, "same", final, entry.get("canonical", final), chain=chain,
                            state=state)
         if status in _GONE:
@@ -141,17 +153,40 @@ class SiteCrawl:
         if status != 200:
             return Outcome(url, "failed", final, reason=f"HTTP {status}", chain=chain)
         validators = validators_of(response)
-        ctype = response.headers.get("Content-Type", "")
-        page = parse_page(response.text, final) if "html" in ctype.lower() else None
+        if "html" not in response.headers.get("Content-Type", "").lower():
+            return self._file(url, final, chain, response, validators)
+        page = parse_page(response.text, final)
         if page is None:
-            reason = (f"not an HTML page ({ctype or 'no content type'})"
-                      if "html" not in ctype.lower() else "not parseable HTML")
+            reason = "not parseable HTML"
             return Outcome(url, "unindexable", final, reason=reason, chain=chain,
                            state={**validators, "skip": reason})
         canonical = self._canonical(page.canonical or _link_canonical(response, final), final)
         state = {**validators, "canonical": canonical, "blocks": page.blocks}
         return Outcome(url, "page", final, canonical, chain=chain, html=response.text,
                        modified=response.headers.get("Last-Modified"), state=state)
+
+    def _file(self, url: str, final: str, chain: list[str], response: httpx.Response,
+              validators: dict[str, Any]) -> Outcome:
+        """Not HTML: converted when `files` reads its type, else listed once as a type that
+        is not read. A file that cannot be converted says so once per version (its 304s are
+        silent); one past the time limit is read whole again next run."""
+        ctype = response.headers.get("Content-Type", "")
+        name = unquote(PurePosixPath(urlsplit(final).path).name) or final
+        if self.cfg.files.format_of(ctype, name) is None:
+            reason = f"not an HTML page, nor a file type `files` reads ({ctype or 'no type'})"
+            return Outcome(url, "unindexable", final, reason=reason, chain=chain,
+                           state={**validators, "skip": reason, "type": ctype},
+                           unsupported=True)
+        try:
+            converted = convert(response.content, ctype, name, limits=self.cfg.files.limits())
+        except ConversionError as exc:
+            state = None if isinstance(exc, ConversionLimitError) else {
+                **validators, "skip": str(exc)}
+            return Outcome(url, "unindexable", final, reason=str(exc), chain=chain, state=state)
+        canonical = self._canonical(_link_canonical(response, final), final)
+        return Outcome(url, "page", final, canonical, chain=chain, converted=converted,
+                       modified=response.headers.get("Last-Modified"),
+                       state={**validators, "canonical": canonical, "blocks": []})
 
     def _canonical(self, named: str | None, final: str) -> str:
         """A canonical URL outside the crawl (another site, excluded) is not followed: the

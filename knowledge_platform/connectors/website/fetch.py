@@ -70,15 +70,16 @@ class Crawler:
         self._last: float | None = None
 
     def get(self, url: str, validators: dict[str, Any] | None = None,
-            allow: Collection[int] = ()) -> httpx.Response:
-        """One paced GET; redirects, 304 and `allow` come back, other failures raise."""
+            allow: Collection[int] = (), max_bytes: int | None = None) -> httpx.Response:
+        """One paced GET; redirects, 304 and `allow` come back, other failures raise; a body
+        past `max_bytes` raises FileTooLargeError."""
         if self._last is not None and self.delay > 0:
             wait = self._last + self.delay - self._clock()
             if wait > 0:
                 self._sleep(wait)
         try:
             return self.http.get(url, headers=conditional_headers(validators),
-                                 allow=(304, *REDIRECTS, *allow))
+                                 allow=(304, *REDIRECTS, *allow), max_bytes=max_bytes)
         finally:
             self._last = self._clock()
 
@@ -94,13 +95,14 @@ class Crawler:
         return response
 
     def follow(self, url: str, validators: Validators, allow: Collection[int] = (),
-               refuse: Callable[[str], str | None] = lambda _: None) -> Fetched:
+               refuse: Callable[[str], str | None] = lambda _: None,
+               max_bytes: int | None = None) -> Fetched:
         """GET `url`, following up to MAX_REDIRECTS redirects; a target `refuse` names a
         reason for is not requested."""
         chain: list[str] = []
         current = url
         for _ in range(MAX_REDIRECTS + 1):
-            response = self.get(current, validators(current), allow)
+            response = self.get(current, validators(current), allow, max_bytes)
             if response.status_code not in REDIRECTS:
                 return Fetched(current, response, chain)
             location = response.headers.get("Location")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from knowledge_platform.connectors.http import HttpSettings
+from knowledge_platform.convert.settings import FileSettings
 from knowledge_platform.models import Confidentiality
 
 
@@ -32,3 +33,7 @@ class WebsiteSettings(HttpSettings):
     #: After this many page fetches in a row fail, the rest of the run's pages are not
     #: requested (kept at their last good version): the site is having an outage.
     max_consecutive_failures: int = Field(default=10, ge=1)
+    #: Files the sitemaps list (PDF, DOCX, PPTX, XLSX, told by Content-Type or extension) are
+    #: converted: which types, the size cap (default 25 MB; it bounds every page fetch),
+    #: time and memory per file.
+    files: FileSettings = Field(default_factory=FileSettings)
