@@ -57,7 +57,7 @@ def pin_tool_schemas(server: FastMCP) -> None:
 def http_app(settings: Settings) -> Starlette:
     """The HTTP app `kp mcp` serves: bearer tokens required, its own Runtime, closed when the
     app shuts down (which removes the process's reader copies of the published shards)."""
-    runtime = Runtime(settings, embed_threads=EMBED_THREADS)
+    runtime = Runtime(settings, embed_threads=EMBED_THREADS, follow=True)
     server = build_server(runtime, default_principal=None, auth=True)
     pin_tool_schemas(server)
     app = server.http_app(**http_options(settings))
@@ -117,7 +117,7 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
         else:
             uvicorn.run(http_app(settings), **options)
     elif transport == "stdio":
-        runtime = Runtime(settings, embed_threads=EMBED_THREADS)
+        runtime = Runtime(settings, embed_threads=EMBED_THREADS, follow=True)
         try:
             server = build_server(runtime, default_principal=stdio_principal, auth=False)
             server.run(transport="stdio", show_banner=False)
