@@ -84,15 +84,20 @@ def worker_app() -> Starlette:
 
 def one_line_logs() -> None:
     """FastMCP logs through rich, which wraps each record at 80 columns when the output is a
-    file (`kp up`'s mcp.log); one plain line per record, with its time, keeps it greppable."""
+    file (`kp up`'s mcp.log); one plain line per record, with its time, keeps it greppable.
+    The core's records (a registry reloaded or refused) go to the same file the same way."""
     if sys.stderr.isatty():
         return
-    logger = logging.getLogger("fastmcp")
-    for handler in logger.handlers[:]:
-        logger.removeHandler(handler)
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger.addHandler(handler)
+    for name in ("fastmcp", "knowledge_platform"):
+        logger = logging.getLogger(name)
+        for old in logger.handlers[:]:
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+    core = logging.getLogger("knowledge_platform")
+    core.setLevel(logging.INFO)
+    core.propagate = False  # `python -m mcp_service` also configures the root logger
 
 
 def run(settings: Settings, transport: Transport = "http", host: str | None = None,

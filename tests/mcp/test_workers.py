@@ -104,5 +104,7 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
         os.killpg(proc.pid, signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err.decode()[-2000:]
+    reloads = [ln for ln in err.decode().splitlines() if "principals +ops" in ln]
+    assert len(reloads) == 2, err.decode()[-2000:]  # one line from each worker's own reload
     assert not [pid for pid in workers if running(pid)]
     assert not [p for p in readers.iterdir() if p.is_dir()]  # each worker closed its reader
