@@ -6,8 +6,10 @@ an edit that does not validate keeps the last good registry, says why once in th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +52,7 @@ def kp_mcp(settings: Settings) -> Iterator[str]:
     thread.start()
     while not listening(port):
         assert thread.is_alive(), "the MCP app did not start"
+        time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -84,14 +87,14 @@ async def test_registry_edits_take_effect_without_a_restart(
     index_documents(indexer, "internal", "memory_files",
                     [note("internal", "Ops", "The weekly reindex runs on Sunday.")])
 
-    with kp_mcp(settings) as url:
+    with contextlib.closing(indexer), kp_mcp(settings) as url:
         with pytest.raises(ToolError, match="not available"):
             await call(url, admin, "knowledge_search", query="ficus", scope="plant_therapy")
 
         added = CliRunner().invoke(kp, ["clients", "add", "plant_therapy", "--director", "maya",
                                         "--source", "memory_files:path=clients/plant_therapy"])
         assert added.exit_code == 0, added.output
-        index_documents(Runtime(settings), "plant_therapy", "memory_files",
+        index_documents(indexer, "plant_therapy", "memory_files",
                         [note("plant_therapy", "Ficus care", "Water the ficus every Tuesday.")])
         found = await call(url, MAYA, "knowledge_search", query="ficus", scope="plant_therapy")
         assert [h["title"] for h in found["hits"]] == ["Ficus care"]
@@ -118,4 +121,3 @@ async def test_registry_edits_take_effect_without_a_restart(
     assert len(why) == 1 and "not reloaded" in why[0] and "not valid YAML" in why[0], why
     assert any(w.startswith("registry edit not applied") and "not valid YAML" in w
                for w in status["warnings"]), status["warnings"]
-    indexer.close()
