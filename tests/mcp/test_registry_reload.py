@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 import yaml
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
@@ -31,7 +27,7 @@ from kp.app import app as kp
 from mcp_service.app import http_app
 from tests.mcp.fixtures import index_documents
 from tests.mcp.test_http import HEADERS, INITIALIZE
-from tests.procs import free_port, listening
+from tests.procs import free_port, served_in_thread
 
 pytestmark = pytest.mark.anyio
 MAYA = "maya-secret-token-1"
@@ -42,22 +38,9 @@ def note(scope: str, title: str, text: str) -> Document:
                     kind="memory", uri=f"file:///ws/{scope}.md", text=f"# {title}\n\n{text}\n")
 
 
-@contextmanager
-def kp_mcp(settings: Settings) -> Iterator[str]:
+def kp_mcp(settings: Settings) -> AbstractContextManager[str]:
     """`kp mcp`'s HTTP app (its own Runtime, following the registry) in a thread."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(http_app(settings), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not listening(port):
-        assert thread.is_alive(), "the MCP app did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    return served_in_thread(http_app(settings))
 
 
 async def call(url: str, token: str, tool: str, **args: object) -> dict:
