@@ -151,10 +151,10 @@ def _failure(result: Any) -> str:
 
 
 def platform_runtime(settings: Settings) -> Any:
-    """The Runtime the Dagster resources use in this process (one model load, one store)."""
-    from resources.platform import platform_resources
+    """The core's Runtime over an indexed home: store, embedder and retriever for queries."""
+    from knowledge_platform.runtime import Runtime
 
-    return platform_resources(settings)["store"].runtime
+    return Runtime(settings)
 
 
 def write_results(name: str, title: str, body: str) -> Path:
