@@ -58,11 +58,20 @@ def choice(meta: Mapping[str, Any], key: str, allowed: Sequence[T], default: D) 
     value = meta.get(key)
     if value is None or value == "":
         return default
-    text = str(value).strip().lower()
-    for option in allowed:
-        if option == text:
-            return option
+    found = _one_of(value, allowed)
+    if found is not None:
+        return found
     raise FrontMatterError(f"front matter {key} {value!r} is not one of {', '.join(allowed)}")
+
+
+def _one_of(value: Any, allowed: Sequence[T]) -> T | None:
+    text = str(value).strip().lower()
+    return next((option for option in allowed if option == text), None)
+
+
+def as_lifecycle(value: Any) -> Lifecycle | None:
+    """`value` as a lifecycle, or None when it names none."""
+    return _one_of(value, LIFECYCLES)
 
 
 def lifecycle(meta: Mapping[str, Any], default: Lifecycle = "stable") -> Lifecycle:

@@ -8,7 +8,7 @@ resource only says where the files are: KP_HOME, the registry file and the model
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
@@ -118,16 +118,12 @@ class QueryLogResource(_Located):
         return QueryLog(self.settings().query_log)
 
 
-def platform_resources(settings: Settings) -> dict[str, Any]:
-    located = {
-        "home": str(settings.home_dir),
-        "config": str(settings.config.resolve()),
-        "model_cache": str(settings.models_dir),
-    }
+def platform_resources(settings: Settings) -> dict[str, _Located]:
+    home, config = str(settings.home_dir), str(settings.config.resolve())
+    models = str(settings.models_dir)
     return {
-        "registry": RegistryResource(**located),
-        "snapshots": SnapshotResource(**located),
-        "store": StoreResource(**located),
-        "embedder": EmbedderResource(**located),
-        "query_log": QueryLogResource(**located),
+        name: kind(home=home, config=config, model_cache=models)
+        for name, kind in (("registry", RegistryResource), ("snapshots", SnapshotResource),
+                           ("store", StoreResource), ("embedder", EmbedderResource),
+                           ("query_log", QueryLogResource))
     }

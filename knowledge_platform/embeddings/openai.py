@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import tiktoken
-from openai import NOT_GIVEN, OpenAIError
+from openai import OpenAIError, omit
 
 from knowledge_platform import openai_api
 from knowledge_platform.embeddings.base import Embedder
@@ -68,7 +68,7 @@ class OpenAIEmbedder(Embedder):
         self.model_id = model if self.dim == native else f"{model}@{self.dim}"
         self.batch_size = batch_size
         self.max_retries = max_retries
-        self._dimensions = NOT_GIVEN if self.dim == native else self.dim
+        self._dimensions = omit if self.dim == native else self.dim
         self._client = openai_api.client(api_key, base_url=base_url, timeout_s=timeout_s,
                                          max_retries=max_retries)
 

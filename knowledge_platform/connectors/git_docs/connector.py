@@ -245,7 +245,7 @@ class GitDocsConnector(Connector):
             return skip(f"not valid UTF-8 (byte {exc.start})")
         try:
             meta, body = split_front_matter(text)
-            kind = choice(meta, "kind", _FILE_KINDS, self._kind(path))
+            kind: Kind = choice(meta, "kind", _FILE_KINDS, self._kind(path))
             lines = body.split("\n")
             status = (choice(meta, "status", DECISION_STATUS, None) or _madr_status(lines)
                       if kind == "decision" else None)

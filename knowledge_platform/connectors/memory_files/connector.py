@@ -13,12 +13,13 @@ from knowledge_platform.connectors.memory_files.settings import MemoryFilesSetti
 from knowledge_platform.errors import SourceError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
+    as_lifecycle,
     confidentiality,
     lifecycle,
     parse_date,
     split_front_matter,
 )
-from knowledge_platform.models import LIFECYCLES, Document, content_hash
+from knowledge_platform.models import Document, content_hash
 from knowledge_platform.supersession import LINKS, names
 
 
@@ -74,8 +75,7 @@ class MemoryFilesConnector(Connector):
             meta, body = split_front_matter(text)
             # A note's `status: draft` is its lifecycle; other statuses (`done`, `open`) are
             # not lifecycles and leave the default.
-            status = str(meta.get("status", "")).strip().lower()
-            stage = lifecycle(meta, next((v for v in LIFECYCLES if v == status), "stable"))
+            stage = lifecycle(meta, as_lifecycle(meta.get("status")) or "stable")
             level = confidentiality(meta, self.settings.confidentiality)
         except FrontMatterError as exc:
             raise _Skip(str(exc)) from None
