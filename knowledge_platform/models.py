@@ -5,13 +5,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import uuid
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runbook", "decision",
                "attachment"]
 Lifecycle = Literal["stable", "draft", "deprecated"]
+LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
 Trust = Literal["internal", "client", "public"]
 #: Who may read a document, least to most guarded (see access.VISIBLE).
 Confidentiality = Literal["public", "internal", "restricted"]

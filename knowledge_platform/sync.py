@@ -18,15 +18,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from knowledge_platform.connectors.base import Connector, Known, PullResult
+from knowledge_platform.connectors.base import STALE, Connector, Known, PullResult
 from knowledge_platform.models import Document
 from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.supersession import link_successors
 
 #: Below this many deletions the share rule does not apply (editing a 3-file demo is normal).
 GUARD_MIN_DELETIONS = 5
-#: Provenance key of a document kept at its last good version: why it could not be refreshed.
-STALE = "stale"
 
 
 def guard_excess(existing: int, stale: int, remaining: int, guard: float, *,

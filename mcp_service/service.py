@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import get_args
 
 from knowledge_platform.access import Grant, shown
 from knowledge_platform.answers.ask import answer_question
 from knowledge_platform.answers.contract import Answer
 from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
-from knowledge_platform.models import Chunk, Hit, Lifecycle
+from knowledge_platform.models import LIFECYCLES, Chunk, Hit
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.references import hidden_note, named_documents, successor_note, title_of
 from knowledge_platform.registry import Registry
@@ -101,8 +100,7 @@ class KnowledgeService:
                flt: SearchFilter) -> tuple[list[Hit], list[str]]:
         """Hits of documents `flt` hides by lifecycle (and otherwise matches) that `text`
         names, and why each is shown (naming its successor)."""
-        every = get_args(Lifecycle)
-        hidden = [x for x in every if x not in (flt.lifecycles or every)]
+        hidden = [x for x in LIFECYCLES if x not in (flt.lifecycles or LIFECYCLES)]
         if not hidden:
             return [], []
         found = named_documents(self.runtime.retriever, self.runtime.store, scope, text,

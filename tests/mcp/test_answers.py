@@ -135,7 +135,9 @@ def test_llm_failures_fall_back_to_extractive(fake: FakeOpenAI) -> None:
     assert len(fake.requests("/v1/chat/completions", "POST")) == 3
     wrong_key = _llm(fake, "When does the weekly reindex run?", api_key="sk-wrong")
     assert wrong_key.mode == "extractive"
-    assert "HTTP 401 (check the API key)" in wrong_key.warnings[0]
+    assert wrong_key.warnings[0].startswith("chat model failed: HTTP 401 after 1 attempt: "
+                                            "Incorrect API key")
+    assert "(check the API key); showing the extractive answer" in wrong_key.warnings[0]
     assert len(fake.requests("/v1/chat/completions", "POST")) == 4  # a 401 is not retried
 
 

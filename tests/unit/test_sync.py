@@ -3,9 +3,9 @@ refused), failed sub-resources kept at their last good version and retried."""
 
 import pytest
 
-from knowledge_platform.connectors.base import PullResult, Skipped
+from knowledge_platform.connectors.base import STALE, PullResult, Skipped
 from knowledge_platform.models import Document
-from knowledge_platform.sync import STALE, guard_excess, merge_pull
+from knowledge_platform.sync import guard_excess, merge_pull
 
 
 def d(sid: str, text: str = "t") -> Document:

@@ -19,13 +19,12 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
-from knowledge_platform.connectors.base import Skipped
+from knowledge_platform.connectors.base import STALE, Skipped
 from knowledge_platform.connectors.clickup.render import ms_to_date
 from knowledge_platform.connectors.clickup.run import Outcome, Run
 from knowledge_platform.convert.api import check_size, convert, supported
 from knowledge_platform.errors import ConversionError, ConversionLimitError, SourceError
 from knowledge_platform.models import Document
-from knowledge_platform.sync import STALE
 
 PREFIX = "attachment:"
 

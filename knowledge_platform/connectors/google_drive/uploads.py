@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from knowledge_platform.connectors.base import Skipped
+from knowledge_platform.connectors.base import STALE, Skipped
 from knowledge_platform.connectors.google_drive.fetch import drive_document, drive_extra
 from knowledge_platform.connectors.google_drive.tree import KINDS
 from knowledge_platform.convert.api import check_size, convert, supported
 from knowledge_platform.errors import ConversionError, ConversionLimitError
 from knowledge_platform.models import Document
-from knowledge_platform.sync import STALE
 
 if TYPE_CHECKING:
     from knowledge_platform.connectors.google_drive.api import GoogleApi
