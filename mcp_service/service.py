@@ -29,7 +29,6 @@ from mcp_service.schemas import (
     DocumentResult,
     MemoryEntry,
     MemoryList,
-    Provenance,
     ReindexResult,
     RunbookEntry,
     RunbookList,
@@ -145,9 +144,8 @@ class KnowledgeService:
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(
             query=query, scope=scope,
-            hits=[SearchHit(**Provenance.of(h.chunk).model_dump(), text=h.chunk.text,
-                            score=h.score, headers=h.chunk.headers, ordinal=h.chunk.ordinal)
-                  for h in hits],
+            hits=[SearchHit.of(h.chunk, text=h.chunk.text, score=h.score,
+                               headers=h.chunk.headers, ordinal=h.chunk.ordinal) for h in hits],
             warnings=notes if hits else self._no_index(scope),
         )
 
@@ -182,9 +180,9 @@ class KnowledgeService:
         blocks = []
         for sel in selections:
             text, sections = assemble(list(sel.chosen.values()))
-            blocks.append(ContextBlock(**Provenance.of(sel.best.chunk).model_dump(), text=text,
-                                       sections=sections, ordinals=sorted(sel.chosen),
-                                       tokens=sel.tokens, score=sel.best.score))
+            blocks.append(ContextBlock.of(sel.best.chunk, text=text, sections=sections,
+                                          ordinals=sorted(sel.chosen), tokens=sel.tokens,
+                                          score=sel.best.score))
         warnings = notes if hits else self._no_index(scope)
         if truncated:
             warnings.append(f"context trimmed to the {max_tokens}-token budget")
@@ -212,9 +210,8 @@ class KnowledgeService:
         for chunks in docs.values():
             first = min(chunks, key=lambda c: c.ordinal)
             text, _ = assemble(chunks)
-            entries.append(MemoryEntry(**Provenance.of(first).model_dump(),
-                                       text=text[:MEMORY_CHARS],
-                                       truncated=len(text) > MEMORY_CHARS))
+            entries.append(MemoryEntry.of(first, whole=True, text=text[:MEMORY_CHARS],
+                                          truncated=len(text) > MEMORY_CHARS))
         entries.sort(key=lambda e: (e.date or dt.date.min, e.title), reverse=True)
         return MemoryList(scope=scope, date_from=start, date_to=today,
                           entries=entries[:MEMORY_ENTRIES])
@@ -227,8 +224,8 @@ class KnowledgeService:
                                     f"{grant.principal} may read")
         text, sections = assemble(chunks)
         first = min(chunks, key=lambda c: c.ordinal)
-        return DocumentResult(**Provenance.of(first).model_dump(), text=text,
-                              chunks=len(chunks), sections=sections)
+        return DocumentResult.of(first, whole=True, text=text, chunks=len(chunks),
+                                 sections=sections)
 
     def runbooks(self, grant: Grant, prefix: str | None, tag: str | None, scope: str,
                  include_drafts: bool, include_deprecated: bool) -> RunbookList:

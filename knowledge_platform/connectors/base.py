@@ -12,9 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from knowledge_platform.models import Confidentiality, Document
 from knowledge_platform.secrets.fields import SecretFields
 
-#: Provenance key of a document kept at its last good version: why it could not be refreshed.
-STALE = "stale"
-
 
 class Skipped(BaseModel):
     """A sub-resource the pull could not read — a task, a file, a page, a table, a whole
