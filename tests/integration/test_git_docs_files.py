@@ -85,7 +85,9 @@ def test_an_unchanged_file_is_never_converted_again(indexed) -> None:
     assert "sow.pdf" not in raw["problems"] and "review.pptx" not in raw["problems"]
     assert raw["documents"] == 3 and raw["kept_stale"] == 0
     assert any("gannet budget" in c.text.lower() for c in search(settings, "gannet budget"))
-    # An edited file is converted again (and here, past the limit, skipped and kept stale).
-    commit(repo, {"contracts/sow.pdf": office_files.pdf([*PAGES, "A fourth page."])}, day=3)
+    # An edited file is converted again: here its new version is encrypted, so it is skipped
+    # and its last good version kept stale (a deterministic failure, unlike the time limit).
+    commit(repo, {"contracts/sow.pdf": office_files.pdf([*PAGES, "A fourth page."],
+                                                        password="pw")}, day=3)
     again = Materializer.metadata(Materializer(settings)("git_docs"), "raw")
     assert "contracts/sow.pdf: " in again["problems"] and again["kept_stale"] == 1
