@@ -1,0 +1,66 @@
+"""`hooks_sensor`: drains the webhook queue (knowledge_platform.hooks) every few seconds into
+runs of exactly the source x scope the events concern — every event drained in one tick is
+one run per source x scope, keyed by the queue ids it covers, so a restarted daemon asks for
+the same run again rather than a second one. The ids the events named ride along as the
+`kp/hint` tag (a ClickUp task edited or deleted is read by id, without a listing). The
+schedules keep polling: a lost webhook is caught by the next ordinary run."""
+
+from __future__ import annotations
+
+import time
+
+from dagster import (
+    DefaultSensorStatus,
+    RunRequest,
+    SensorDefinition,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
+
+from assets.factory import HINT_TAG, asset_keys
+from assets.jobs import reindex_job
+from assets.partitions import SCOPES
+from knowledge_platform.hooks.coalesce import plan_runs
+from knowledge_platform.hooks.config import HOOK_PATHS
+from knowledge_platform.hooks.events import encode_hint
+from knowledge_platform.hooks.queue import open_queue
+from knowledge_platform.registry import Registry
+from resources.platform import RegistryResource
+
+#: Sources with a webhook endpoint.
+PUSH_SOURCES = tuple(HOOK_PATHS)
+
+
+def build_hooks_sensor(registry: Registry) -> SensorDefinition:
+    interval = registry.service.hooks.sensor_seconds
+
+    @sensor(name="hooks_sensor", job=reindex_job, minimum_interval_seconds=interval,
+            default_status=DefaultSensorStatus.RUNNING,
+            description="Turns queued webhook events into one run per source x scope they "
+                        "concern (coalesced; the ids they named as a hint).")
+    def hooks_sensor(context: SensorEvaluationContext, registry: RegistryResource):
+        reg = registry.load_fresh()
+        queue = open_queue(registry.runtime.settings.home_dir)
+        after = int(context.cursor or 0)
+        rows = queue.pending(after)
+        if not rows:
+            queue.prune(after, time.time() - reg.service.hooks.keep_days * 86400)
+            return SkipReason("no webhook events queued")
+        partitions = set(context.instance.get_dynamic_partitions(SCOPES))
+        requests: list[RunRequest] = []
+        for plan in plan_runs(rows):
+            configured = plan.scope in reg.scopes and plan.source in reg.sources_for(plan.scope)
+            if not configured or plan.scope not in partitions:
+                context.log.info(f"{plan.events} events for {plan.source}:{plan.scope}: not "
+                                 "a configured, indexed source x scope; dropped")
+                continue
+            tags = {"kp/trigger": "hooks_sensor", "kp/hook_events": str(plan.events)}
+            if (hint := encode_hint(plan.hint)) is not None:
+                tags[HINT_TAG] = hint
+            requests.append(RunRequest(run_key=plan.run_key, partition_key=plan.scope,
+                                       asset_selection=asset_keys(plan.source), tags=tags))
+        return SensorResult(run_requests=requests, cursor=str(rows[-1].id))
+
+    return hooks_sensor
