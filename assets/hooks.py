@@ -22,10 +22,12 @@ from dagster import (
 from assets.factory import HINT_TAG, asset_keys
 from assets.jobs import reindex_job
 from assets.partitions import SCOPES
+from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks.coalesce import plan_runs
 from knowledge_platform.hooks.config import HOOK_PATHS
 from knowledge_platform.hooks.events import encode_hint
 from knowledge_platform.hooks.queue import open_queue
+from knowledge_platform.hooks.register import register
 from knowledge_platform.registry import Registry
 from resources.platform import RegistryResource
 
@@ -64,3 +66,28 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
         return SensorResult(run_requests=requests, cursor=str(rows[-1].id))
 
     return hooks_sensor
+
+
+def build_renewal_sensor() -> SensorDefinition:
+    """`hooks_renewal_sensor`: hourly, renews the Drive channels `kp hooks register` made that
+    have less than a day left (a channel lives at most a week)."""
+
+    @sensor(name="hooks_renewal_sensor", minimum_interval_seconds=3600,
+            default_status=DefaultSensorStatus.RUNNING,
+            description="Renews Google Drive push channels a day before they expire.")
+    def hooks_renewal_sensor(context: SensorEvaluationContext, registry: RegistryResource):
+        reg = registry.load_fresh()
+        if reg.service.public_url is None:
+            return SkipReason("service.public_url is not set: no webhooks")
+        try:
+            outcomes = register(reg, registry.runtime.settings.home_dir, source="google_drive",
+                                renew_only=True)
+        except KnowledgePlatformError as exc:
+            context.log.warning(f"renewing Drive channels failed, will retry: {exc}")
+            return SkipReason(str(exc))
+        for outcome in outcomes:
+            context.log.info(outcome.message)
+        renewed = sum(o.action == "renewed" for o in outcomes)
+        return SkipReason(f"{renewed} Drive channels renewed")
+
+    return hooks_renewal_sensor
