@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from kp.app import app
 from knowledge_platform.hooks import registrations as store
 from knowledge_platform.hooks.register import register
 from knowledge_platform.registry import load_registry
+from kp.app import app
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.google_server import FakeGoogle
 from tests.integration.clickup_workspace import workspace
