@@ -18,8 +18,8 @@ import pytest
 from tests.integration.hooks_service import HookService, base_registry, hook_service
 
 pytestmark = pytest.mark.integration
-SECRETS = {"KP_TEST_CLICKUP_HOOK": "clickup-secret-4a1f9e", "KP_TEST_DRIVE_HOOK": "drive-token-77c2",
-           "KP_TEST_GIT_HOOK": "git-secret-0d3b"}
+SECRETS = {"KP_TEST_CLICKUP_HOOK": "clickup-secret-4a1f9e",
+           "KP_TEST_DRIVE_HOOK": "drive-token-77c2", "KP_TEST_GIT_HOOK": "git-secret-0d3b"}
 CHANNEL = "kp-internal-" + "ab" * 16
 
 
