@@ -36,6 +36,16 @@ class HookService:
         return httpx.post(self.url + path, content=body, headers=headers or {}, timeout=10)
 
 
+def clickup_registry(fake: Any) -> dict[str, Any]:
+    """The shared ClickUp workspace's list L1 as the internal scope, webhooks on."""
+    data = base_registry()
+    data["internal"]["sources"]["clickup"] = {
+        "base_url": fake.url("/api/v2"), "docs_base_url": fake.url("/api/v3"),
+        "team_id": "9001", "list_ids": ["L1"], "attachments": False,
+        "webhook_secret_env": "KP_TEST_CLICKUP_HOOK"}
+    return data
+
+
 def base_registry() -> dict[str, Any]:
     return {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
             "service": {"hooks": {"rate_limit": "1000/minute"}},

@@ -24,7 +24,12 @@ from kp.app import app
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.google_server import FakeGoogle
 from tests.integration.clickup_workspace import workspace
-from tests.integration.hooks_service import HookService, base_registry, hook_service
+from tests.integration.hooks_service import (
+    HookService,
+    base_registry,
+    clickup_registry,
+    hook_service,
+)
 
 pytestmark = pytest.mark.integration
 GIT_SECRET = "git-push-secret-2f6d0c1e9a"
@@ -41,15 +46,6 @@ def cli(*args: str) -> str:
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
     return result.output
-
-
-def clickup_registry(fake: ClickUpFake) -> dict[str, Any]:
-    data = base_registry()
-    data["internal"]["sources"]["clickup"] = {
-        "base_url": fake.url("/api/v2"), "docs_base_url": fake.url("/api/v3"),
-        "team_id": "9001", "list_ids": ["L1"], "attachments": False,
-        "webhook_secret_env": "KP_TEST_CLICKUP_HOOK"}
-    return data
 
 
 def queued(svc: HookService) -> list[tuple[str, str, Any]]:
