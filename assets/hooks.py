@@ -7,11 +7,14 @@ schedules keep polling: a lost webhook is caught by the next ordinary run."""
 
 from __future__ import annotations
 
+import json
 import time
 
 from dagster import (
+    DagsterRunStatus,
     DefaultSensorStatus,
     RunRequest,
+    RunsFilter,
     SensorDefinition,
     SensorEvaluationContext,
     SensorResult,
@@ -33,6 +36,18 @@ from resources.platform import RegistryResource
 
 #: Sources with a webhook endpoint.
 PUSH_SOURCES = tuple(HOOK_PATHS)
+TRIGGER_TAG = "kp/trigger"
+#: `<source>:<scope>` of a run the hooks sensor requested.
+GROUP_TAG = "kp/hook_group"
+WAITING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
+
+
+def _in_flight(context: SensorEvaluationContext, group: str) -> bool:
+    """A run this sensor requested for the group has not started yet: new events wait for it
+    to start and then share one run, instead of one queued run per tick."""
+    runs = context.instance.get_runs(filters=RunsFilter(
+        tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}, statuses=WAITING), limit=1)
+    return bool(runs)
 
 
 def build_hooks_sensor(registry: Registry) -> SensorDefinition:
@@ -43,27 +58,42 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
             description="Turns queued webhook events into one run per source x scope they "
                         "concern (coalesced; the ids they named as a hint).")
     def hooks_sensor(context: SensorEvaluationContext, registry: RegistryResource):
+        """Cursor: `low` (every row at or below it is drained) and `done` (per source x
+        scope, the last id a run was requested for). A group whose last run has not started
+        is held; the others are drained."""
         reg = registry.load_fresh()
         queue = open_queue(registry.runtime.settings.home_dir)
-        after = int(context.cursor or 0)
-        rows = queue.pending(after)
+        cursor = json.loads(context.cursor) if context.cursor else {}
+        low, done = int(cursor.get("low", 0)), dict(cursor.get("done", {}))
+        rows = queue.pending(low)
         if not rows:
-            queue.prune(after, time.time() - reg.service.hooks.keep_days * 86400)
+            queue.prune(low, time.time() - reg.service.hooks.keep_days * 86400)
             return SkipReason("no webhook events queued")
         partitions = set(context.instance.get_dynamic_partitions(SCOPES))
+        fresh = [r for r in rows if r.id > done.get(f"{r.source}:{r.scope}", low)]
         requests: list[RunRequest] = []
-        for plan in plan_runs(rows):
+        held: list[int] = []
+        for plan in plan_runs(fresh):
+            group = f"{plan.source}:{plan.scope}"
             configured = plan.scope in reg.scopes and plan.source in reg.sources_for(plan.scope)
-            if not configured or plan.scope not in partitions:
-                context.log.info(f"{plan.events} events for {plan.source}:{plan.scope}: not "
-                                 "a configured, indexed source x scope; dropped")
+            if configured and plan.scope in partitions and _in_flight(context, group):
+                held.append(plan.first_id)
                 continue
-            tags = {"kp/trigger": "hooks_sensor", "kp/hook_events": str(plan.events)}
+            done[group] = plan.last_id
+            if not configured or plan.scope not in partitions:
+                context.log.info(f"{plan.events} events for {group}: not a configured, "
+                                 "indexed source x scope; dropped")
+                continue
+            tags = {TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group,
+                    "kp/hook_events": str(plan.events)}
             if (hint := encode_hint(plan.hint)) is not None:
                 tags[HINT_TAG] = hint
             requests.append(RunRequest(run_key=plan.run_key, partition_key=plan.scope,
                                        asset_selection=asset_keys(plan.source), tags=tags))
-        return SensorResult(run_requests=requests, cursor=str(rows[-1].id))
+        low = min(held) - 1 if held else rows[-1].id
+        done = {g: last for g, last in done.items() if last > low}
+        return SensorResult(run_requests=requests,
+                            cursor=json.dumps({"low": low, "done": done}, sort_keys=True))
 
     return hooks_sensor
 

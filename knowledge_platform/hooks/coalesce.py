@@ -25,6 +25,8 @@ class PlannedRun:
 
     @property
     def run_key(self) -> str:
+        """The queue ids the run covers: the same events give the same key (a restarted
+        sensor asks for the same run, which Dagster launches once)."""
         return f"hooks:{self.source}:{self.scope}:{self.first_id}-{self.last_id}"
 
 

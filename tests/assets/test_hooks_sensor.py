@@ -8,7 +8,13 @@ from __future__ import annotations
 import json
 import time
 
-from dagster import DefaultSensorStatus, build_sensor_context, instance_for_test
+from dagster import (
+    DagsterRunStatus,
+    DefaultSensorStatus,
+    build_sensor_context,
+    instance_for_test,
+)
+from dagster._core.test_utils import create_run_for_test
 
 from assets.definitions import build_definitions
 from assets.factory import HINT_TAG, asset_keys
@@ -53,12 +59,19 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
         assert run.partition_key == "internal" and run.asset_selection == asset_keys("clickup")
         assert json.loads(run.tags[HINT_TAG]) == {"ids": ["t1", "t9"], "deleted": ["t9"]}
         assert run.tags["kp/hook_events"] == "1001"
-        assert first.cursor == "1002"
         restarted = tick(None)  # the daemon died before it stored the cursor
         assert [r.run_key for r in restarted.run_requests] == [run.run_key]
         assert tick(first.cursor).run_requests == []
 
-        queue.put([HookEvent("clickup:taskCreated:t3:x@internal", "clickup", "internal"),
-                   ], received_at=time.time() - 5)  # names nothing usable: a listing
-        (plain,) = tick(first.cursor).run_requests
-        assert HINT_TAG not in plain.tags and plain.run_key == "hooks:clickup:internal:1003-1003"
+        # While that run waits to start, new events for its scope wait too, then share a run.
+        waiting = create_run_for_test(instance, job_name="reindex_job", tags=run.tags,
+                                      status=DagsterRunStatus.NOT_STARTED)
+        for i, task in enumerate(["t3", "t4"]):
+            queue.put([HookEvent(f"clickup:taskCreated:{task}:{i}@internal", "clickup",
+                                 "internal")], received_at=time.time() - 5)
+            held = tick(first.cursor)
+            assert held.run_requests == [] and held.cursor == first.cursor
+        instance.delete_run(waiting.run_id)  # started (and gone from the queue)
+        (both,) = tick(first.cursor).run_requests
+        assert both.run_key == "hooks:clickup:internal:1003-1004"
+        assert HINT_TAG not in both.tags  # a creation names nothing usable: a listing
