@@ -125,7 +125,8 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
     return list(latencies.values())
 
 
-def run_mode(mode: str, edits: int, spacing: float) -> list[float]:
+def run_mode(mode: str, edits: int, spacing: float) -> tuple[list[float], list[float]]:
+    """(each edit's freshness, each webhook delivery's answer time) in seconds."""
     tmp = Path(tempfile.mkdtemp(prefix=f"kp-fresh-{mode}-"))
     fake = ClickUpFake(personal_token=TOKEN).start()
     tasks = populate(fake)
@@ -157,7 +158,9 @@ def run_mode(mode: str, edits: int, spacing: float) -> list[float]:
         first = asyncio.run(wait_until_found(url, token, "baseline0marker", 900))
         print(f"{mode}: first index searchable {first:.0f} s after start; editing", flush=True)
         timeout = 120 if mode == "webhook" else POLL_MINUTES * 60 + 300
-        return asyncio.run(measure(url, token, fake, tasks, edits, spacing, timeout, mode))
+        values = asyncio.run(measure(url, token, fake, tasks, edits, spacing, timeout, mode))
+        fake.wait_deliveries()
+        return values, [a.elapsed for a in fake.deliverer.attempts if a.status == 200]
     finally:
         stop_group(proc, timeout=60)
         fake.stop()
@@ -175,12 +178,15 @@ def main() -> None:
     rows, figures = [], {}
     for mode in modes:
         spacing = args.spacing or (10.0 if mode == "webhook" else 15.0)
-        values = run_mode(mode, args.edits, spacing)
+        values, answers = run_mode(mode, args.edits, spacing)
         p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
         figures[mode] = p95
+        answered = (f"{1000 * np.percentile(answers, 50):.0f} / "
+                    f"{1000 * np.percentile(answers, 95):.0f}") if answers else "-"
         rows.append([mode, str(len(values)), f"{spacing:g}", f"{p50:.1f}", f"{p95:.1f}",
-                     f"{max(values):.1f}"])
-    table = markdown_table(["mode", "edits", "spacing s", "p50 s", "p95 s", "max s"], rows)
+                     f"{max(values):.1f}", answered])
+    table = markdown_table(["mode", "edits", "spacing s", "p50 s", "p95 s", "max s",
+                            "/hooks/clickup answer p50 / p95 ms"], rows)
     body = (f"{table}\n\n`.venv/bin/python bench/freshness.py --edits {args.edits} --mode "
             f"{args.mode}`; `kp up` (dagster dev + MCP), local model, ClickUp fake; hooks_sensor "
             f"every 5 s, polling every {POLL_MINUTES} min; {load_average()}.\n")

@@ -104,12 +104,8 @@ def _ms(value: Any) -> int:
 
 
 def _rfc1123(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return email.utils.parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return None
+    parsed = email.utils.parsedate_tz(value) if value else None
+    return float(email.utils.mktime_tz(parsed)) if parsed else None
 
 
 PARSERS: dict[str, Parser] = {"clickup": clickup, "google_drive": google_drive, "git_docs": git}

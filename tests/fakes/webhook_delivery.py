@@ -19,6 +19,8 @@ class Attempt:
     body: str
     headers: dict[str, str]
     error: str | None = None
+    #: seconds until the answer (or the failure)
+    elapsed: float = 0.0
 
 
 @dataclass
@@ -63,13 +65,16 @@ class Deliverer:
     def _deliver(self, client: httpx.Client, item: Delivery) -> int | None:
         status: int | None = None
         for attempt in range(item.attempts):
+            started = time.monotonic()
             try:
                 response = client.post(item.url, content=item.body, headers=item.headers)
                 status = response.status_code
-                self.attempts.append(Attempt(item.url, status, response.text, item.headers))
+                self.attempts.append(Attempt(item.url, status, response.text, item.headers,
+                                             elapsed=time.monotonic() - started))
             except httpx.HTTPError as exc:
                 status = None
-                self.attempts.append(Attempt(item.url, None, "", item.headers, str(exc)))
+                self.attempts.append(Attempt(item.url, None, "", item.headers, str(exc),
+                                             time.monotonic() - started))
             if status is not None and (200 <= status < 300 or status == 410):
                 return status
             if attempt + 1 < item.attempts:
