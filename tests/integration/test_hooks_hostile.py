@@ -82,6 +82,9 @@ def test_unsigned_and_wrongly_signed_deliveries_get_401(svc: HookService) -> Non
             "does not match")
     refused(svc.post("/hooks/clickup", body, {"X-Signature": sign(body + b" ")}), 401,
             "does not match")
+    refused(httpx.post(svc.url + "/hooks/clickup", content=body, timeout=10,
+                       headers={"X-Signature": "\u00e9\u00ff".encode("latin-1")}), 401,
+            "does not match")
     refused(svc.post("/hooks/google-drive", b"", {"X-Goog-Channel-ID": CHANNEL}), 401,
             "unsigned")
     refused(svc.post("/hooks/google-drive", b"", drive_headers(2, token="guess")), 401,
@@ -94,7 +97,7 @@ def test_unsigned_and_wrongly_signed_deliveries_get_401(svc: HookService) -> Non
                                           "X-Gitlab-Token": "guess"}), 401, "does not match")
     assert svc.queue.count() == 0
     counted = {(r["source"], r["code"]): r["count"] for r in svc.queue.rejects()}
-    assert counted == {("clickup", "unsigned"): 1, ("clickup", "signature"): 2,
+    assert counted == {("clickup", "unsigned"): 1, ("clickup", "signature"): 3,
                        ("google_drive", "unsigned"): 1, ("google_drive", "signature"): 1,
                        ("google_drive", "channel"): 1, ("git_docs", "unsigned"): 1,
                        ("git_docs", "signature"): 2}
