@@ -39,7 +39,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from knowledge_platform.hooks.events import HookEvent, Rejected
 
@@ -132,6 +132,9 @@ class HookQueue:
         except IntegrityError:
             raise Rejected(409, f"replayed: event {events[0].event_id.rsplit('@', 1)[0]} "
                                 "was already received", code="replay") from None
+        except SQLAlchemyError as exc:  # the source retries a 5xx delivery
+            raise Rejected(503, f"the event queue is unavailable ({type(exc).__name__}); "
+                                "retry later", code="queue") from None
 
     def record_reject(self, source: str, rejected: Rejected, at: float | None = None) -> None:
         now = time.time() if at is None else at

@@ -34,7 +34,7 @@ Parser = Callable[[Context, Mapping[str, str], bytes], Accepted]
 def parse_json(body: bytes) -> dict[str, Any]:
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise Rejected(400, "malformed: the body is not JSON", code="malformed") from None
     if not isinstance(data, dict):
         raise Rejected(400, "malformed: the body is not a JSON object", code="malformed")

@@ -140,6 +140,8 @@ def test_malformed_deliveries_get_400(svc: HookService) -> None:
     not_json = b"event=taskUpdated"
     refused(svc.post("/hooks/clickup", not_json, {"X-Signature": sign(not_json)}), 400,
             "not JSON")
+    deep = b"[" * 200_000  # signed, under 1 MB, too deep for the JSON parser
+    refused(svc.post("/hooks/clickup", deep, {"X-Signature": sign(deep)}), 400, "not JSON")
     nameless = b'{"task_id": "t1"}'
     refused(svc.post("/hooks/clickup", nameless, {"X-Signature": sign(nameless)}), 400,
             "no 'event'")
