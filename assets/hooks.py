@@ -65,9 +65,9 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
         queue = open_queue(registry.runtime.settings.home_dir)
         cursor = json.loads(context.cursor) if context.cursor else {}
         low, done = int(cursor.get("low", 0)), dict(cursor.get("done", {}))
+        queue.prune(low, time.time() - reg.service.hooks.keep_days * 86400)
         rows = queue.pending(low)
         if not rows:
-            queue.prune(low, time.time() - reg.service.hooks.keep_days * 86400)
             return SkipReason("no webhook events queued")
         partitions = set(context.instance.get_dynamic_partitions(SCOPES))
         fresh = [r for r in rows if r.id > done.get(f"{r.source}:{r.scope}", low)]
