@@ -4,6 +4,7 @@ events into runs, and how git repository addresses are compared."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,9 @@ import pytest
 
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.hooks.coalesce import plan_runs
-from knowledge_platform.hooks.events import MAX_HINT_IDS, decode_hint
+from knowledge_platform.hooks.events import MAX_HINT_IDS, HookEvent, Rejected, decode_hint
 from knowledge_platform.hooks.git import normal_repo
-from knowledge_platform.hooks.queue import QueuedEvent
+from knowledge_platform.hooks.queue import HookQueue, QueuedEvent, queue_url
 from knowledge_platform.registry import parse_registry
 
 
@@ -64,3 +65,22 @@ def test_one_repository_in_its_https_ssh_and_scp_forms() -> None:
              "ssh://git@github.com/acme/handbook", "https://github.com/acme/handbook/"]
     assert {normal_repo(f) for f in forms} == {"github.com/acme/handbook"}
     assert normal_repo("ssh://git@host:2222/acme/h.git") != normal_repo("git@host:acme/h.git")
+
+
+def test_the_sqlite_queue_refuses_a_replay_whole_and_forgets_only_drained_old_rows(
+        tmp_path: Path) -> None:
+    queue = HookQueue(queue_url(tmp_path, {}))
+    old, now = time.time() - 9 * 86400, time.time()
+    queue.put([HookEvent("a@internal", "git_docs", "internal")], received_at=old)
+    queue.put([HookEvent("b@internal", "git_docs", "internal")], received_at=old)
+    with pytest.raises(Rejected, match="replayed"):  # one of the two was seen: neither queued
+        queue.put([HookEvent("c@internal", "git_docs", "internal"),
+                   HookEvent("b@internal", "git_docs", "internal")], received_at=now)
+    assert [r.event_id for r in queue.pending(0)] == ["a@internal", "b@internal"]
+    assert queue.prune(1, now - 7 * 86400) == 1  # b is old but not drained yet
+    assert queue.prune(2, now - 7 * 86400) == 1  # drained now: the queue is empty
+    queue.put([HookEvent("d@internal", "git_docs", "internal")], received_at=now - 5)
+    (d,) = queue.pending(2)
+    assert d.id == 3  # an id is never handed out twice, even after the table emptied
+    assert (tmp_path / "hooks" / "queue.sqlite3").exists()
+    queue.close()
