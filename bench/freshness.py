@@ -26,7 +26,6 @@ import asyncio
 import logging
 import os
 import random
-import string
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,15 @@ from tests.fakes.clickup_server import ClickUpFake
 from tests.procs import free_port, listening, stop_group
 
 TOKEN = "pk_42_BENCH"
+#: One word per edit, each a whole word to the model's tokenizer and the BM25 stemmer, so a
+#: query for it ranks its task first once indexed (made-up letter strings split into word
+#: pieces other tasks share, and ranked the edited task below others).
+WORDS = ("volcano", "saxophone", "glacier", "pineapple", "lighthouse", "cathedral", "penguin",
+         "tornado", "violin", "cactus", "harbor", "meteor", "orchard", "canyon", "falcon",
+         "lantern", "submarine", "tulip", "walrus", "compass", "dolphin", "pyramid",
+         "blizzard", "cinnamon", "kangaroo", "galaxy", "trumpet", "waterfall", "avalanche",
+         "mosquito", "bamboo", "hurricane", "octopus", "telescope", "vineyard", "giraffe",
+         "parachute", "lobster", "marathon", "peacock")
 SECRET_ENV = "KP_BENCH_CLICKUP_HOOK"
 TASKS = 40
 POLL_MINUTES = 5
@@ -95,13 +103,13 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
                   spacing: float, timeout: float, tag: str) -> list[float]:
     from fastmcp import Client
 
-    rng = random.Random(f"{tag}{os.getpid()}")  # one made-up word per edit: BM25 finds it
+    words = random.Random(tag).sample(WORDS, edits)
     pending: dict[str, float] = {}
     latencies: dict[str, float] = {}
 
     async def editor() -> None:
         for i in range(edits):
-            word = "".join(rng.choice(string.ascii_lowercase) for _ in range(12))
+            word = words[i]
             fake.update_task(tasks[i % len(tasks)],
                              description=f"Notes for item {i}: now mentions {word}.")
             pending[word] = time.monotonic()
@@ -169,7 +177,8 @@ def run_mode(mode: str, edits: int, spacing: float) -> tuple[list[float], list[f
 def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the fake's request lines
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--edits", type=int, default=20, choices=range(1, len(WORDS) + 1),
+                        metavar="N")
     parser.add_argument("--mode", choices=["both", "webhook", "polling"], default="both")
     parser.add_argument("--spacing", type=float, default=None,
                         help="seconds between edits (default: 10 webhook, 15 polling)")
