@@ -7,6 +7,7 @@ from dagster import Definitions, definitions, in_process_executor
 from assets.analytics import analytics_job, analytics_weekly_schedule, query_report
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
+from assets.hooks import PUSH_SOURCES, build_hooks_sensor, build_renewal_sensor
 from assets.jobs import reindex_job
 from assets.schedules import build_poll_schedule, build_weekly_reindex_schedule
 from assets.sensors import build_automation_sensor, build_changes_sensor, build_registry_sensor
@@ -22,6 +23,10 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
     sources = registry.sources
     sensors = [build_registry_sensor(sources), build_automation_sensor()]
     sensors += [build_changes_sensor(s) for s in sources if spec(s).probe_seconds]
+    if any(s in PUSH_SOURCES for s in sources):
+        sensors.append(build_hooks_sensor(registry))
+    if "google_drive" in sources:
+        sensors.append(build_renewal_sensor())
     schedules = [build_weekly_reindex_schedule(sources), analytics_weekly_schedule]
     schedules += [build_poll_schedule(s, minutes) for s in sources
                   if (minutes := registry.poll_minutes_for(s))]

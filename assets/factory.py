@@ -17,6 +17,7 @@ from dagster import (
 from assets.partitions import scopes_partitions
 from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.hooks.events import decode_hint
 from knowledge_platform.models import content_hash
 from knowledge_platform.pipeline import embed_chunks, rechunk, reconcile
 from knowledge_platform.sparse import SparseEncoder
@@ -27,6 +28,8 @@ FULL_PULL_TAG = "kp/full_pull"
 FULL_RECONCILE_TAG = "kp/full_reconcile"
 #: git_docs only: rebuild the partition from exactly this commit.
 AT_SHA_TAG = "kp/at_sha"
+#: Ids webhooks named (hooks_sensor): a connector that can read by id reads only those.
+HINT_TAG = "kp/hint"
 STEPS = ("raw", "chunks", "embeddings", "collection")
 
 
@@ -77,7 +80,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             connector = connector_class(source)(settings, scope)
             result, merged = pull_into_snapshot(
                 connector, snaps, full=_tag(context, FULL_PULL_TAG), guard=reg.deletion_guard,
-                full_reconcile=_tag(context, FULL_RECONCILE_TAG))
+                full_reconcile=_tag(context, FULL_RECONCILE_TAG),
+                hint=decode_hint(context.run.tags.get(HINT_TAG)))
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
         for problem in merged.problems:

@@ -16,6 +16,7 @@ from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.connectors.spec import poll_cron
 from knowledge_platform.errors import ConfigError, StoreError
+from knowledge_platform.hooks.config import ServiceConfig
 from knowledge_platform.secrets.fields import EnvName, SecretFields, VaultRef
 from knowledge_platform.secrets.refs import describe_literal, pasted_message
 from knowledge_platform.store.base import collection_name
@@ -116,6 +117,8 @@ class Registry(_Strict):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
+    #: The MCP service as sources see it: public_url for webhooks, the hooks' limits.
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
     deletion_guard: float = Field(default=0.3, gt=0, le=1)
     #: Minutes between ordinary runs per source, overriding the source's own default
     #: (SourceSpec.poll_minutes); 0 turns its incremental schedule off.

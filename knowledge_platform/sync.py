@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from knowledge_platform.connectors.base import Connector, Known, PullResult
+from knowledge_platform.connectors.base import Connector, Hint, Known, PullResult
 from knowledge_platform.models import LAST_REFRESHED, STALE, Document
 from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.supersession import link_successors
@@ -160,10 +160,13 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
 
 
 def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool, guard: float,
-                       full_reconcile: bool) -> tuple[PullResult, Merged]:
+                       full_reconcile: bool, hint: Hint | None = None,
+                       ) -> tuple[PullResult, Merged]:
     """One raw step: pull with what the index knows, merge, and persist the snapshot, the
     connector's cursor and the sync state (retries, held and confirmed deletions, problems).
-    Raises the connector's SourceError on an outage of the whole source, changing nothing."""
+    With a `hint` (webhooks named these ids) an ordinary pull reads only those where the
+    connector can. Raises the connector's SourceError on an outage of the whole source,
+    changing nothing."""
     source, scope = connector.name, connector.scope
     cursor = snaps.read_cursor(source, scope)
     previous = snaps.read_documents(source, scope)
@@ -172,7 +175,11 @@ def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool
     retry = {*state.get("retry", []), *(i for i, d in by_id.items() if STALE in d.extra)}
     known = Known(documents=by_id, retry=frozenset(retry))
     pulled_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    result = connector.pull(cursor, full=full or cursor is None, known=known)
+    result = None
+    if hint is not None and cursor is not None and not full:
+        result = connector.pull_hinted(cursor, hint, known)
+    if result is None:
+        result = connector.pull(cursor, full=full or cursor is None, known=known)
     merged = merge_pull(previous, result, guard=guard, full_reconcile=full_reconcile,
                         refreshed=state.get("pulled_at"))
     snaps.write_documents(source, scope, merged.documents)

@@ -15,6 +15,7 @@ from rich.table import Table
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import Reference
 from knowledge_platform.settings import Settings
+from kp.hooks import hooks_app
 
 app = typer.Typer(
     add_completion=False,
@@ -210,6 +211,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
 
 clients_app = typer.Typer(help="Onboard clients.", no_args_is_help=True)
 app.add_typer(clients_app, name="clients")
+app.add_typer(hooks_app, name="hooks")
 
 
 @clients_app.command("add")

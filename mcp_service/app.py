@@ -21,6 +21,7 @@ from knowledge_platform.access import ADMIN_PRINCIPAL, admin_token_path, ensure_
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from mcp_service.auth import ExplainUnauthorized
+from mcp_service.hooks import hook_routes
 from mcp_service.server import build_server
 
 log = logging.getLogger("mcp_service")
@@ -61,6 +62,8 @@ def http_app(settings: Settings) -> Starlette:
     server = build_server(runtime, default_principal=None, auth=True)
     pin_tool_schemas(server)
     app = server.http_app(**http_options(settings))
+    # Webhooks beside /mcp, signed by each source instead of a bearer token.
+    app.router.routes.extend(hook_routes(settings.home_dir, lambda: runtime.registry))
     serve = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

@@ -73,6 +73,16 @@ class Known:
 NOTHING_KNOWN = Known()
 
 
+@dataclass(frozen=True)
+class Hint:
+    """What push events (webhooks) named since the last run: source ids to read again now,
+    and those the source said it deleted. A connector that can act on ids alone does so
+    without a listing (`Connector.pull_hinted`); polling stays the reconciliation path."""
+
+    ids: frozenset[str] = frozenset()
+    deleted: frozenset[str] = frozenset()
+
+
 class SourceSettings(SecretFields):
     """Base of every connector's registry settings; unknown keys are an error. A secret is
     a `<name>_env` / `<name>_ref` pair (knowledge_platform.secrets.fields)."""
@@ -102,6 +112,13 @@ class Connector(ABC):
         `known` is what the index holds: an incremental pull must fetch `known.retry` again.
         Raises SourceError on an outage of the whole source; a failing sub-resource is a
         `Skipped` entry instead. Never returns a partial listing as `full`."""
+
+    def pull_hinted(self, cursor: dict[str, Any], hint: Hint,
+                    known: Known = NOTHING_KNOWN) -> PullResult | None:
+        """An ordinary pull of only what `hint` names (incremental: `full=False`); None when
+        this source cannot read by id, and an ordinary `pull` runs instead."""
+        del cursor, hint, known
+        return None
 
     def probe(self, cursor: dict[str, Any] | None) -> str | None:
         """A cheap token of the source's current state (a commit sha, a change-feed token)

@@ -7,7 +7,9 @@ the task's `date_updated` (ClickUp does not say it does); the filters enforced
 404 `ITEM_013` "Task not found, deleted" for a deleted task and 401 `OAUTH_027` for an id the
 token cannot see; 429 with X-RateLimit-* after `rate_limit` requests a window (or once, by
 `throttle_next`, with or without those headers); no tombstones in any listing. Attachments
-(clickup_attachments): on `GET /task/{id}` only, each file served at its `url`."""
+(clickup_attachments): on `GET /task/{id}` only, each file served at its `url`. Webhooks
+(clickup_webhooks): created, listed, updated and deleted through the API; every task change
+below is delivered, signed, to the matching ones."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from werkzeug.wrappers import Request, Response
 from tests.fakes.clickup_attachments import ClickUpAttachmentsMixin
 from tests.fakes.clickup_comments import ClickUpCommentsMixin
 from tests.fakes.clickup_docs import ClickUpDocsMixin
+from tests.fakes.clickup_webhooks import ClickUpWebhooksMixin
 from tests.fakes.http_fake import FakeServer, json_response
 
 TASKS_PER_PAGE = 100
@@ -36,7 +39,8 @@ def _flag(request: Request, name: str) -> bool:
     return request.args.get(name, "false").lower() == "true"
 
 
-class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixin, FakeServer):
+class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixin,
+                  ClickUpWebhooksMixin, FakeServer):
     def __init__(
         self,
         *,
@@ -62,6 +66,7 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
         self._init_docs()
         self._init_comments()
         self._init_attachments()
+        self._init_webhooks()
         self.rate_limit: int | None = None
         self.rate_window_seconds = 60
         self._window_reset: int | None = None
@@ -120,6 +125,8 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
             "custom_fields": list(custom_fields),
         }  # fmt: skip
         self.extra_lists[tid] = set(also_in)
+        self.emit("taskCreated", self.tasks[tid],
+                  [self.history_item(self.tasks[tid], "task_creation")])
         return tid
 
     def add_raw_task(self, list_id: str, raw: dict[str, Any]) -> None:
@@ -133,21 +140,26 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
             task.update(description=text, markdown_description=text, text_content=text)
         if "status" in changes:
             task["status"] = {**task["status"], "status": changes.pop("status")}
+        fields = [*changes] or ["content"]
         task.update(changes)
         task["date_updated"] = self.tick()
+        self.emit("taskUpdated", task, [self.history_item(task, fields[0])])
 
     def archive_task(self, task_id: str) -> None:
         self.update_task(task_id, archived=True)
 
     def delete_task(self, task_id: str) -> None:
-        del self.tasks[task_id]
+        task = self.tasks.pop(task_id)
         self.deleted_tasks.add(task_id)
+        self.emit("taskDeleted", task, None)
 
     def move_task(self, task_id: str, list_id: str) -> None:
         """Move a task to another list (its home list; a move is a task update)."""
         lst = self.lists[list_id]
         self.update_task(task_id, list={"id": list_id, "name": lst["name"]},
                          folder={"id": lst["folder"]}, space={"id": lst["space"]})  # fmt: skip
+        self.emit("taskMoved", self.tasks[task_id],
+                  [self.history_item(self.tasks[task_id], "section_moved")])
 
     def throttle_next(self, *, reset_in: float | None = 0.5) -> None:
         """The next request answers 429: with X-RateLimit-* (the window reopens `reset_in`
@@ -205,6 +217,7 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
             *self._comments_routes(),
             *self._docs_routes(),
             *self._attachments_routes(),
+            *self._webhooks_routes(),
         ]
         for pattern, handler in routes:
             if match := re.fullmatch(pattern, request.path):

@@ -32,7 +32,12 @@ class DriveState:
         now = EPOCH + dt.timedelta(minutes=self._seq, seconds=len(self.changes))
         if moved and old_drive != file.drive_id:  # left a corpus: `removed` in its old log
             self.changes.append(ChangeEntry(file.id, old_drive, now))
+            self.notify_change(old_drive)
         self.changes.append(ChangeEntry(file.id, file.drive_id, now))
+        self.notify_change(file.drive_id)
+
+    def notify_change(self, log: str | None) -> None:
+        """Push notifications to the channels watching this change log (google_drive_watch)."""
 
     def _drive_of(self, parents: list[str]) -> str | None:
         return next((self.files[p].drive_id for p in parents if p in self.files), None)

@@ -24,6 +24,7 @@ from werkzeug.wrappers import Request, Response
 from tests.fakes.google_content import ContentApi, FakeFile, GoogleApiError, json_response
 from tests.fakes.google_drive_api import ChangeEntry, DriveApi
 from tests.fakes.google_drive_state import DriveState
+from tests.fakes.google_drive_watch import DriveWatchMixin
 
 
 @dataclass
@@ -42,7 +43,7 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-class FakeGoogle(DriveState, DriveApi, ContentApi):
+class FakeGoogle(DriveWatchMixin, DriveState, DriveApi, ContentApi):
     def __init__(
         self,
         client_id: str = "fake-client",
@@ -64,6 +65,8 @@ class FakeGoogle(DriveState, DriveApi, ContentApi):
                 Rule("/drive/v3/files/<file_id>/export", endpoint="files_export"),
                 Rule("/drive/v3/changes/startPageToken", endpoint="start_token"),
                 Rule("/drive/v3/changes", endpoint="changes_list"),
+                Rule("/drive/v3/changes/watch", endpoint="changes_watch", methods=["POST"]),
+                Rule("/drive/v3/channels/stop", endpoint="channels_stop", methods=["POST"]),
                 Rule("/v4/spreadsheets/<file_id>", endpoint="sheet_get"),
                 Rule("/v4/spreadsheets/<file_id>/values:batchGet", endpoint="values_batch"),
                 Rule("/v4/spreadsheets/<file_id>/values/<path:a1>", endpoint="values_get"),
@@ -95,6 +98,7 @@ class FakeGoogle(DriveState, DriveApi, ContentApi):
         self.max_parents_per_query: int | None = None
         self.incomplete_folders: set[str] = set()
         self.export_limit = 10 * 1024 * 1024  # Drive's documented 10 MB export cap
+        self._init_watch()
 
     # lifecycle ---------------------------------------------------------------------------
     def start(self) -> FakeGoogle:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult
+from knowledge_platform.connectors.base import NOTHING_KNOWN, Hint, Known, PullResult
 from knowledge_platform.connectors.clickup.api import ClickUpApi
-from knowledge_platform.connectors.clickup.containers import resolve
+from knowledge_platform.connectors.clickup.attachments import PREFIX
+from knowledge_platform.connectors.clickup.containers import Containers, resolve
 from knowledge_platform.connectors.clickup.docs import DocSync
 from knowledge_platform.connectors.clickup.run import Budget, Run
 from knowledge_platform.connectors.clickup.settings import ClickUpSettings
@@ -39,12 +40,11 @@ class ClickUpConnector(HttpConnector):
     def cfg(self) -> ClickUpSettings:
         return self.settings
 
-    def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+    def client(self) -> HttpClient:
+        """The HTTP client every ClickUp call goes through, authorised with the token."""
         cfg = self.cfg
         token = cfg.resolve_secret("token", owner="clickup", what="ClickUp API token")
-        client = HttpClient.from_settings(
+        return HttpClient.from_settings(
             "clickup",
             cfg,
             headers={"Authorization": auth_header(token, cfg.token_kind)},
@@ -55,8 +55,38 @@ class ClickUpConnector(HttpConnector):
             clock=self._clock,
             transport=self._transport,
         )
-        with client as http:
-            return self._pull(ClickUpApi(http, cfg), cursor or {}, full or not cursor, known)
+
+    def pull(
+        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult:
+        with self.client() as http:
+            return self._pull(ClickUpApi(http, self.cfg), cursor or {}, full or not cursor,
+                              known)
+
+    def pull_hinted(self, cursor: dict[str, Any], hint: Hint,
+                    known: Known = NOTHING_KNOWN) -> PullResult | None:
+        """The tasks webhooks named, each looked up by id (no listing, no docs): edits and
+        new tasks read, deletions and moves out of the scope confirmed. The lists the last
+        run resolved say what is in the scope; a task in any other list resolves them again."""
+        ids = {i for i in hint.ids | hint.deleted if not i.startswith(("doc:", PREFIX))}
+        if not ids or not isinstance(cursor.get("lists"), list):
+            return None
+        with self.client() as http:
+            api = ClickUpApi(http, self.cfg)
+            known_lists = Containers((), (), (), tuple(str(x) for x in cursor["lists"]))
+            run = Run(api, self.scope, known_lists, known, False, Budget(0))
+            run_no = int(cursor.get("run") or 0) + 1
+            tasks = TaskSync(run, dict(cursor.get("threads_read") or {}), run_no,
+                             dict(cursor.get("attachments") or {}))
+            found = tasks.pull_ids(ids, hint.deleted, lambda: resolve(api))
+            return PullResult(
+                documents=found.documents, full=False, deleted=sorted(set(found.deleted)),
+                skipped=found.skipped,
+                cursor={**cursor, "run": run_no, "lists": list(tasks.containers.lists),
+                        "threads_read": tasks.threads_read,
+                        "attachments": tasks.attachments.verdicts},
+                requests=api.requests,
+            )
 
     def _pull(self, api: ClickUpApi, cursor: dict[str, Any], full: bool,
               known: Known) -> PullResult:  # fmt: skip

@@ -17,6 +17,10 @@ class ClickUpSettings(HttpSettings):
     app_url: str = "https://app.clickup.com"
     token_env: EnvName | None = "CLICKUP_TOKEN"
     token_ref: VaultRef | None = None
+    #: The webhook secret (`kp hooks register`; README "Webhooks"): ClickUp's signing
+    #: secret, the Drive channel token, the git host's push-hook secret. None: no webhooks.
+    webhook_secret_env: EnvName | None = None
+    webhook_secret_ref: VaultRef | None = None
     #: personal tokens (pk_...) are sent raw, OAuth tokens as `Bearer`; auto decides by prefix.
     token_kind: Literal["auto", "personal", "oauth"] = "auto"
     #: The workspace id: needed for Docs, and for "every space" when nothing else is selected.

@@ -19,11 +19,13 @@ comment threads worth reading again.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from typing import Any
 
 from knowledge_platform.connectors.base import Skipped
 from knowledge_platform.connectors.clickup.api import TaskGone
 from knowledge_platform.connectors.clickup.attachments import PREFIX, AttachmentSync
+from knowledge_platform.connectors.clickup.containers import Containers
 from knowledge_platform.connectors.clickup.render import MalformedTask, check_task, task_document
 from knowledge_platform.connectors.clickup.run import Outcome, Run
 from knowledge_platform.errors import SourceError
@@ -44,6 +46,7 @@ class TaskSync:
         self.attachments = AttachmentSync(run, verdicts, self.out)
         #: tasks whose attachments this run reads
         self._attachments_of: set[str] = set()
+        self._widened = False
 
     def pull(self) -> Outcome:
         listed, covered = self._sweep()
@@ -60,6 +63,46 @@ class TaskSync:
         if self.cfg.attachments:
             self.attachments.settle()
         return self.out
+
+    def pull_ids(self, ids: Collection[str], said_deleted: Collection[str],
+                 wider: Callable[[], Containers]) -> Outcome:
+        """Only these tasks, each read with `GET /task/{id}` (webhooks named them): 404 or
+        archived -> deleted (confirmed); in a list outside the scope -> removed from it
+        (`wider()` resolves the scope's containers again first, for a list new since the last
+        run); else read with its thread and attachments. A task the source said it deleted
+        (taskDeleted) that cannot be looked up now is deleted on that word; any other failed
+        lookup keeps the task (stale) for the next run."""
+        for tid in sorted(ids):
+            try:
+                status, task = self.api.task(tid)
+            except SourceError as exc:
+                self._unread(tid, str(exc), said_deleted)
+                continue
+            if status == 404 or (task is not None and task.get("archived")):
+                self.out.deleted.append(tid)
+            elif task is None:
+                self._unread(tid, f"GET /task/{tid} answered {status}", said_deleted)
+            elif self.containers.holds_task(task) or self._widen(task, wider):
+                self._read(tid, task, self.cfg.attachments)
+            elif tid in self.known_tasks:
+                self.out.deleted.append(tid)  # moved out of the scope
+        if self.cfg.attachments:
+            self.attachments.settle()
+        return self.out
+
+    def _unread(self, tid: str, reason: str, said_deleted: Collection[str]) -> None:
+        if tid in said_deleted:
+            self.out.deleted.append(tid)
+        elif tid in self.known_tasks:
+            self.out.skipped.append(Skipped(source_id=tid, reason=reason))
+
+    def _widen(self, task: dict[str, Any], wider: Callable[[], Containers]) -> bool:
+        """Whether the task is in the scope by its containers resolved afresh (once a run);
+        raises SourceError when the hierarchy cannot be read (the run fails, nothing lost)."""
+        if not self._widened:
+            self.containers = wider()
+            self._widened = True
+        return self.containers.holds_task(task)
 
     # -- the sweep ---------------------------------------------------------------------------
     def _sweep(self) -> tuple[dict[str, dict[str, Any]], set[str]]:

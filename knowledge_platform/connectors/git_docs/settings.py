@@ -9,6 +9,7 @@ from pydantic import Field
 from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.convert.settings import FileSettings
 from knowledge_platform.models import Kind, Trust
+from knowledge_platform.secrets.fields import EnvName, VaultRef
 
 SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")  # SHA-1 or SHA-256, maybe abbreviated
 
@@ -17,6 +18,10 @@ class GitDocsSettings(SourceSettings):
     #: A local path (read in place) or a clone URL (bare clone under cache_dir).
     repo: str
     branch: str = Field("HEAD", pattern=r"^[^-\s][^\s]*$")
+    #: The webhook secret (`kp hooks register`; README "Webhooks"): ClickUp's signing
+    #: secret, the Drive channel token, the git host's push-hook secret. None: no webhooks.
+    webhook_secret_env: EnvName | None = None
+    webhook_secret_ref: VaultRef | None = None
     globs: list[str] = Field(default_factory=lambda: ["**/*.md"])
     exclude_globs: list[str] = Field(default_factory=list)
     #: Build from exactly this commit (`kp index --at <sha>`) instead of the branch tip.

@@ -133,6 +133,10 @@ class GoogleApi:
         return _resource("drive", "v3", self.settings.drive_endpoint, "changes")
 
     @property
+    def channels(self) -> Any:
+        return _resource("drive", "v3", self.settings.drive_endpoint, "channels")
+
+    @property
     def spreadsheets(self) -> Any:
         return _resource("sheets", "v4", self.settings.sheets_endpoint, "spreadsheets")
 

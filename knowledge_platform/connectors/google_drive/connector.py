@@ -59,6 +59,14 @@ class GoogleDriveConnector(HttpConnector):
     settings_model = GoogleDriveSettings
     settings: GoogleDriveSettings
 
+    def change_logs(self, api: GoogleApi) -> list[str]:
+        """The change logs holding the roots: USER ("") for My Drive, else shared drive ids
+        (what `changes.watch` channels watch)."""
+        return sorted(set(self._corpora(api).values()))
+
+    def api(self) -> GoogleApi:
+        return self._api()
+
     def _api(self) -> GoogleApi:
         return GoogleApi(self.settings, credentials_from(self.settings), sleep=self._sleep,
                          clock=self._clock, transport=self._transport)

@@ -37,6 +37,10 @@ class GoogleDriveSettings(HttpSettings):
     #: 1Password reference holds it).
     service_account_key_env: EnvName | None = "GOOGLE_SERVICE_ACCOUNT_KEY_FILE"
     service_account_key_ref: VaultRef | None = None
+    #: The webhook secret (`kp hooks register`; README "Webhooks"): ClickUp's signing
+    #: secret, the Drive channel token, the git host's push-hook secret. None: no webhooks.
+    webhook_secret_env: EnvName | None = None
+    webhook_secret_ref: VaultRef | None = None
     #: Service accounts only: the Workspace user to impersonate (domain-wide delegation).
     delegated_user: str | None = None
     max_sheet_rows: int = Field(100, ge=1, le=10_000)

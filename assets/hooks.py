@@ -1,0 +1,123 @@
+"""`hooks_sensor`: drains the webhook queue (knowledge_platform.hooks) every few seconds into
+runs of exactly the source x scope the events concern — every event drained in one tick is
+one run per source x scope, keyed by the queue ids it covers, so a restarted daemon asks for
+the same run again rather than a second one. The ids the events named ride along as the
+`kp/hint` tag (a ClickUp task edited or deleted is read by id, without a listing). The
+schedules keep polling: a lost webhook is caught by the next ordinary run."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from dagster import (
+    DagsterRunStatus,
+    DefaultSensorStatus,
+    RunRequest,
+    RunsFilter,
+    SensorDefinition,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
+
+from assets.factory import HINT_TAG, asset_keys
+from assets.jobs import reindex_job
+from assets.partitions import SCOPES
+from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.hooks.coalesce import plan_runs
+from knowledge_platform.hooks.config import HOOK_PATHS
+from knowledge_platform.hooks.events import encode_hint
+from knowledge_platform.hooks.queue import open_queue
+from knowledge_platform.hooks.register import register
+from knowledge_platform.registry import Registry
+from resources.platform import RegistryResource
+
+#: Sources with a webhook endpoint.
+PUSH_SOURCES = tuple(HOOK_PATHS)
+TRIGGER_TAG = "kp/trigger"
+#: `<source>:<scope>` of a run the hooks sensor requested.
+GROUP_TAG = "kp/hook_group"
+WAITING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
+
+
+def _in_flight(context: SensorEvaluationContext, group: str) -> bool:
+    """A run this sensor requested for the group has not started yet: new events wait for it
+    to start and then share one run, instead of one queued run per tick."""
+    runs = context.instance.get_runs(filters=RunsFilter(
+        tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}, statuses=WAITING), limit=1)
+    return bool(runs)
+
+
+def build_hooks_sensor(registry: Registry) -> SensorDefinition:
+    interval = registry.service.hooks.sensor_seconds
+
+    @sensor(name="hooks_sensor", job=reindex_job, minimum_interval_seconds=interval,
+            default_status=DefaultSensorStatus.RUNNING,
+            description="Turns queued webhook events into one run per source x scope they "
+                        "concern (coalesced; the ids they named as a hint).")
+    def hooks_sensor(context: SensorEvaluationContext, registry: RegistryResource):
+        """Cursor: `low` (every row at or below it is drained) and `done` (per source x
+        scope, the last id a run was requested for). A group whose last run has not started
+        is held; the others are drained."""
+        reg = registry.load_fresh()
+        queue = open_queue(registry.runtime.settings.home_dir)
+        cursor = json.loads(context.cursor) if context.cursor else {}
+        low, done = int(cursor.get("low", 0)), dict(cursor.get("done", {}))
+        queue.prune(low, time.time() - reg.service.hooks.keep_days * 86400)
+        rows = queue.pending(low)
+        if not rows:
+            return SkipReason("no webhook events queued")
+        partitions = set(context.instance.get_dynamic_partitions(SCOPES))
+        fresh = [r for r in rows if r.id > done.get(f"{r.source}:{r.scope}", low)]
+        requests: list[RunRequest] = []
+        held: list[int] = []
+        for plan in plan_runs(fresh):
+            group = f"{plan.source}:{plan.scope}"
+            configured = plan.scope in reg.scopes and plan.source in reg.sources_for(plan.scope)
+            if configured and plan.scope in partitions and _in_flight(context, group):
+                held.append(plan.first_id)
+                continue
+            done[group] = plan.last_id
+            if not configured or plan.scope not in partitions:
+                context.log.info(f"{plan.events} events for {group}: not a configured, "
+                                 "indexed source x scope; dropped")
+                continue
+            tags = {TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group,
+                    "kp/hook_events": str(plan.events)}
+            if (hint := encode_hint(plan.hint)) is not None:
+                tags[HINT_TAG] = hint
+            requests.append(RunRequest(run_key=plan.run_key, partition_key=plan.scope,
+                                       asset_selection=asset_keys(plan.source), tags=tags))
+        low = min(held) - 1 if held else rows[-1].id
+        done = {g: last for g, last in done.items() if last > low}
+        return SensorResult(run_requests=requests,
+                            cursor=json.dumps({"low": low, "done": done}, sort_keys=True))
+
+    return hooks_sensor
+
+
+def build_renewal_sensor() -> SensorDefinition:
+    """`hooks_renewal_sensor`: hourly, renews the Drive channels `kp hooks register` made that
+    have less than a day left (a channel lives at most a week)."""
+
+    @sensor(name="hooks_renewal_sensor", minimum_interval_seconds=3600,
+            default_status=DefaultSensorStatus.RUNNING,
+            description="Renews Google Drive push channels a day before they expire.")
+    def hooks_renewal_sensor(context: SensorEvaluationContext, registry: RegistryResource):
+        reg = registry.load_fresh()
+        if reg.service.public_url is None:
+            return SkipReason("service.public_url is not set: no webhooks")
+        try:
+            outcomes = register(reg, registry.runtime.settings.home_dir, source="google_drive",
+                                renew_only=True)
+        except KnowledgePlatformError as exc:
+            context.log.warning(f"renewing Drive channels failed, will retry: {exc}")
+            return SkipReason(str(exc))
+        for outcome in outcomes:
+            context.log.info(outcome.message)
+        renewed = sum(o.action == "renewed" for o in outcomes)
+        return SkipReason(f"{renewed} Drive channels renewed")
+
+    return hooks_renewal_sensor

@@ -1,0 +1,80 @@
+"""The registry's `service:` section: the public base URL sources deliver webhooks to, and
+how the webhook endpoints defend themselves (rate limit, stale events, how long event ids are
+remembered for replay detection)."""
+
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlsplit
+
+from limits import parse as parse_limit
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Bodies above this are refused (413) before they are read whole.
+MAX_BODY_BYTES = 1024 * 1024
+#: The endpoints under the MCP service's HTTP app, by source.
+HOOK_PATHS = {"clickup": "/hooks/clickup", "google_drive": "/hooks/google-drive",
+              "git_docs": "/hooks/git"}
+
+
+class HooksConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    #: Deliveries accepted per source and MCP process (the `limits` syntax: "600/minute",
+    #: "20/second"); past it: 429 with Retry-After.
+    rate_limit: str = "600/minute"
+    #: A ClickUp event whose history items are all older than this is refused as stale.
+    max_age_seconds: int = Field(default=3600, ge=60, le=7 * 86400)
+    #: Event ids are remembered this long (a replay within it answers 409).
+    keep_days: int = Field(default=7, ge=1, le=90)
+    #: Google Drive channels are asked to live this long, and renewed a day before they end.
+    drive_channel_hours: int = Field(default=24 * 6, ge=2, le=24 * 7)
+    #: Seconds between the hooks sensor's evaluations (the bulk of push freshness).
+    sensor_seconds: int = Field(default=5, ge=1, le=600)
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate(cls, value: str) -> str:
+        try:
+            parse_limit(value)
+        except ValueError:
+            raise ValueError(f"rate_limit {value!r}: expected e.g. '600/minute' or "
+                             "'20/second'") from None
+        return value
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ServiceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    #: Where sources reach the MCP service's HTTP app from outside (a TLS reverse proxy in
+    #: production): https://kb.example.com, or a path prefix under it. http only on loopback.
+    public_url: str | None = None
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ValueError(f"public_url {value!r}: give an absolute https:// URL")
+        if parts.scheme == "http" and not _loopback(parts.hostname):
+            raise ValueError(f"public_url {value!r}: sources deliver webhooks over https only "
+                             "(http is accepted for loopback tests)")
+        if parts.query or parts.fragment or parts.username or parts.password:
+            raise ValueError(f"public_url {value!r}: no query, fragment or credentials")
+        return value.strip().rstrip("/")
+
+    def hook_url(self, source: str) -> str | None:
+        """The endpoint a source delivers to, or None without a public_url."""
+        return f"{self.public_url}{HOOK_PATHS[source]}" if self.public_url else None
