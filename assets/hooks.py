@@ -26,8 +26,8 @@ from assets.factory import HINT_TAG, asset_keys
 from assets.jobs import reindex_job
 from assets.partitions import SCOPES
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.hook_settings import HOOK_PATHS
 from knowledge_platform.hooks.coalesce import plan_runs
-from knowledge_platform.hooks.config import HOOK_PATHS
 from knowledge_platform.hooks.events import encode_hint
 from knowledge_platform.hooks.queue import open_queue
 from knowledge_platform.hooks.register import register

@@ -176,7 +176,7 @@ def run_mode(mode: str, edits: int, spacing: float) -> tuple[list[float], list[f
 
 def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the fake's request lines
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=20, choices=range(1, len(WORDS) + 1),
                         metavar="N")
     parser.add_argument("--mode", choices=["both", "webhook", "polling"], default="both")

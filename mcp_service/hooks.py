@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from knowledge_platform.hooks.config import HOOK_PATHS, MAX_BODY_BYTES
+from knowledge_platform.hook_settings import HOOK_PATHS, MAX_BODY_BYTES
 from knowledge_platform.hooks.events import Rejected
 from knowledge_platform.hooks.limit import SourceLimits
 from knowledge_platform.hooks.queue import HookQueue, open_queue

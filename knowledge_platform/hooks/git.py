@@ -13,7 +13,7 @@ from typing import Any
 
 from knowledge_platform.connectors.git_docs.settings import GitDocsSettings
 from knowledge_platform.hooks.events import Accepted, HookEvent, Rejected
-from knowledge_platform.hooks.receive import Context, no_secret, parse_json
+from knowledge_platform.hooks.parsing import Context, no_secret, parse_json
 from knowledge_platform.hooks.verify import signature_matches, token_matches
 
 #: provider -> (event header, delivery id header)

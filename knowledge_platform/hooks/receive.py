@@ -7,42 +7,17 @@ event id: 409). Nothing here pulls from a source: a delivery is answered in mill
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
 
 from knowledge_platform.errors import SecretError
-from knowledge_platform.hooks.events import Accepted, Rejected
+from knowledge_platform.hooks.events import Accepted
 from knowledge_platform.hooks.queue import HookQueue
+from knowledge_platform.hooks.sources import PARSERS
 from knowledge_platform.registry import Registry
 
 log = logging.getLogger("knowledge_platform.hooks")
-
-
-class Context(Protocol):
-    def registry(self) -> Registry: ...
-    def secrets(self, source: str) -> list[tuple[str, str]]: ...
-    def now(self) -> float: ...
-
-
-Parser = Callable[[Context, Mapping[str, str], bytes], Accepted]
-
-
-def parse_json(body: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise Rejected(400, "malformed: the body is not JSON", code="malformed") from None
-    if not isinstance(data, dict):
-        raise Rejected(400, "malformed: the body is not a JSON object", code="malformed")
-    return data
-
-
-def iso(ts: float) -> str:
-    return dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
 
 
 class Receiver:
@@ -85,15 +60,7 @@ class Receiver:
 
     def accept(self, source: str, headers: Mapping[str, str], body: bytes) -> Accepted:
         """Verify, parse and queue one delivery; raises Rejected (nothing queued)."""
-        from knowledge_platform.hooks.sources import PARSERS
-
         lowered = {k.lower(): v for k, v in headers.items()}
         accepted = PARSERS[source](self, lowered, body)
         self.queue().put(accepted.events, self.now())
         return accepted
-
-
-def no_secret(source: str) -> Rejected:
-    return Rejected(401, f"no {source} webhook secret is configured for any scope "
-                         f"(sources.{source}.webhook_secret_env or _ref in the registry)",
-                    code="no_secret")

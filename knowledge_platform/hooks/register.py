@@ -28,8 +28,8 @@ from knowledge_platform.connectors.google_drive.api import GoogleApiError
 from knowledge_platform.connectors.google_drive.connector import GoogleDriveConnector
 from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
 from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.hook_settings import HOOK_PATHS
 from knowledge_platform.hooks import registrations as store
-from knowledge_platform.hooks.config import HOOK_PATHS
 from knowledge_platform.hooks.registrations import Registration
 from knowledge_platform.hooks.sources import CHANNEL_PREFIX
 from knowledge_platform.registry import Registry

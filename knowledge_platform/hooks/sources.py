@@ -10,7 +10,7 @@ from typing import Any
 
 from knowledge_platform.hooks.events import Accepted, HookEvent, Rejected
 from knowledge_platform.hooks.git import git
-from knowledge_platform.hooks.receive import Context, Parser, iso, no_secret, parse_json
+from knowledge_platform.hooks.parsing import Context, Parser, iso, no_secret, parse_json
 from knowledge_platform.hooks.verify import signature_matches, token_matches
 
 #: Drive channel ids the platform creates: `kp-<scope>-<32 hex>`.
