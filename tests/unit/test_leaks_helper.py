@@ -1,12 +1,16 @@
 """The leak scanner finds a canary wherever the leak test needs it to: plain files, file
-names, zstd-compressed Parquet, sqlite, gzip, captured texts; and a partial print of it."""
+names, zstd-compressed Parquet, sqlite, gzip, captured texts; a partial print of it; and its
+base64, URL-encoded and JSON-escaped forms."""
 
 from __future__ import annotations
 
+import base64
 import gzip
+import json
 import random
 import sqlite3
 from pathlib import Path
+from urllib.parse import urlencode
 
 import polars as pl
 
@@ -36,3 +40,18 @@ def test_every_planted_canary_is_found(tmp_path: Path) -> None:
                              "mcp": f"token {values['cut'][:24]}…"})  # a partial print
     assert {h.rsplit(": ", 1)[1] for h in hits} == set(values)
     assert find_leaks({"other": canary()}, roots=[home], files=[log]) == []
+
+
+def test_encoded_canaries_are_found_at_any_offset() -> None:
+    values = {f"b64-{n}": canary("1//") for n in range(3)}
+    # no CANARY marker in these two: only their encoded forms can find them
+    values |= {"urlsafe": canary("GOCSPX-"), "form": "1//0gAbC+dEf=gh ij",
+               "json": "-----BEGIN KEY-----\nMIIEv\"Q/x"}
+    texts = {f"b64-{n}": "Authorization: Basic " + base64.b64encode(
+        ("u" * n + ":" + values[f"b64-{n}"] + "!").encode()).decode() for n in range(3)}
+    texts["urlsafe"] = base64.urlsafe_b64encode(f'{{"k": "{values["urlsafe"]}"}}'.encode()).decode()
+    texts["form"] = urlencode({"refresh_token": values["form"], "grant_type": "x"})
+    texts["json"] = json.dumps({"secret": values["json"]})
+    hits = find_leaks(values, texts=texts)
+    assert sorted(hits) == sorted(f"{name}: {name}" for name in values)
+    assert values["form"] not in texts["form"] and values["json"] not in texts["json"]
