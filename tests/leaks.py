@@ -14,6 +14,7 @@ would hide a value) as well as their bytes; gzip files decompressed."""
 from __future__ import annotations
 
 import base64
+import errno
 import gzip
 import json
 import os
@@ -68,6 +69,27 @@ def _decoded(path: Path, data: bytes) -> bytes:
     return data
 
 
+def data_of(path: Path) -> bytes:
+    """A file's bytes, holes left out: Qdrant's shard files are sparse (a few KB of data in
+    32 MB), and a hole reads as zeros, which hold no secret. The data extents are joined by a
+    zero byte, so no needle is found across a hole."""
+    with path.open("rb") as fh:
+        fd, size, parts, pos = fh.fileno(), os.fstat(fh.fileno()).st_size, [], 0
+        while pos < size:
+            try:
+                start = os.lseek(fd, pos, os.SEEK_DATA)
+                end = os.lseek(fd, start, os.SEEK_HOLE)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # no data past `pos`
+                    break
+                fh.seek(0)  # no SEEK_DATA on this file system: all of it
+                return fh.read()
+            fh.seek(start)
+            parts.append(fh.read(end - start))
+            pos = end
+    return b"\0".join(parts)
+
+
 def files_under(root: Path) -> Iterator[Path]:
     for dirpath, _, names in os.walk(root):
         for name in names:
@@ -92,7 +114,7 @@ def find_leaks(canaries: Mapping[str, str], *, roots: Iterable[Path] = (),
     for path in paths:
         scan(f"{path} (name)", str(path).encode())
         try:
-            data = path.read_bytes()
+            data = data_of(path)
         except OSError as exc:
             hits.append(f"{path}: unreadable ({exc.strerror})")
             continue

@@ -21,6 +21,7 @@ import tiktoken
 
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import ConfigError, EmbeddingError
+from knowledge_platform.secrets.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +83,11 @@ def header_wait(headers: httpx.Headers) -> float | None:
 
 
 def _error_message(response: httpx.Response) -> str:
+    """The API's error message, secrets masked (it goes to a log line as well as errors)."""
     try:
-        return str(response.json()["error"]["message"])
+        return redact(str(response.json()["error"]["message"]))
     except (ValueError, KeyError, TypeError):
-        return response.text[:200].replace("\n", " ") or response.reason_phrase
+        return redact(response.text).replace("\n", " ")[:200] or response.reason_phrase
 
 
 class OpenAIEmbedder(Embedder):

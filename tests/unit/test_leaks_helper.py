@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import polars as pl
 
-from tests.leaks import canary, find_leaks
+from tests.leaks import canary, data_of, find_leaks
 
 
 def test_every_planted_canary_is_found(tmp_path: Path) -> None:
@@ -55,3 +55,15 @@ def test_encoded_canaries_are_found_at_any_offset() -> None:
     hits = find_leaks(values, texts=texts)
     assert sorted(hits) == sorted(f"{name}: {name}" for name in values)
     assert values["form"] not in texts["form"] and values["json"] not in texts["json"]
+
+
+def test_a_canary_in_a_sparse_file_is_found_past_its_holes(tmp_path: Path) -> None:
+    """Shard files are sparse (32 MB, a few KB written): only the data is read, all of it."""
+    value = canary("pk_1_")
+    path = tmp_path / "page_0.dat"
+    with path.open("wb") as fh:
+        fh.truncate(32 * 1024 * 1024)
+        fh.seek(20 * 1024 * 1024 + 5)
+        fh.write(f"payload {value} payload".encode())
+    assert find_leaks({"sparse": value}, files=[path]) == [f"{path}: sparse"]
+    assert len(data_of(path)) < 1024 * 1024  # the holes were not read
