@@ -86,7 +86,7 @@ def test_an_http_error_never_repeats_the_credentials_the_request_carried() -> No
         http.get(echo.url("/x"), headers={"Authorization": f"Bearer {bearer}"})
     text = str(info.value)
     assert text == ('demo: GET /x failed with HTTP 401: {"message": "refused '
-                    "{'Authorization': '***', 'apikey': '***'}\"}")
+                    "{'Authorization': 'Bearer ***', 'apikey': '***'}\"}")
 
 
 # -- Google Drive ---------------------------------------------------------------------------
@@ -149,3 +149,13 @@ def test_a_token_endpoint_repeating_its_form_does_not_carry_the_secrets(
     text = str(info.value)
     assert "google_drive: Google refused the credentials" in text and "CANARY" not in text
     assert "client_secret=***&refresh_token=***" in text
+
+
+def test_a_token_with_a_line_break_is_not_shown_by_the_header_error(clickup: ClickUpFake,
+                                                                    fake_op: FakeOp) -> None:
+    """httpx refuses a header holding a line break and quotes it, escaped, in its error."""
+    fake_op.set(CLICKUP_REF, f"{TOKEN}\nsecond line of the field")
+    with pytest.raises(SourceError) as info:
+        clickup_connector(clickup, token_ref=CLICKUP_REF).pull(None)
+    assert str(info.value) == "clickup: GET /api/v2/team failed: Illegal header value b'***'"
+    assert clickup.log == []
