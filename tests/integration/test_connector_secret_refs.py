@@ -5,9 +5,11 @@ the refused token, a token endpoint echoing its form) does not carry it into the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from knowledge_platform.connectors.clickup.connector import ClickUpConnector, ClickUpSettings
 from knowledge_platform.connectors.google_drive.connector import (
@@ -16,6 +18,10 @@ from knowledge_platform.connectors.google_drive.connector import (
 )
 from knowledge_platform.connectors.http import HttpClient
 from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.secrets import vault as vault_module
+from knowledge_platform.secrets.vault import TOKEN_ENV, Vault
+from kp.app import app
+from tests.conftest import write_registry
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.fake_op import FakeOp
 from tests.fakes.google_server import FakeGoogle
@@ -159,3 +165,66 @@ def test_a_token_with_a_line_break_is_not_shown_by_the_header_error(clickup: Cli
         clickup_connector(clickup, token_ref=CLICKUP_REF).pull(None)
     assert str(info.value) == "clickup: GET /api/v2/team failed: Illegal header value b'***'"
     assert clickup.log == []
+
+
+# -- kp index: each way reading the vault fails is one line -------------------------------
+
+@pytest.fixture
+def kp_home(tmp_path: Path, clickup: ClickUpFake, monkeypatch: pytest.MonkeyPatch) -> Path:
+    registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
+                "internal": {"sources": {"clickup": {
+                    "base_url": clickup.url("/api/v2"), "docs_base_url": clickup.url("/api/v3"),
+                    "space_ids": ["s-1"], "token_ref": CLICKUP_REF, "max_retries": 0}}}}
+    monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))
+    monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    return tmp_path / "home"
+
+
+OP_SAYS = "[ERROR] 2026/11/30 10:00:00 You are not currently signed in. Please run `op signin`"
+STEP = "clickup__raw: clickup: ClickUp API token: "
+
+
+#: How each failure reads, after "clickup/internal failed: " and STEP.
+SAYS = {
+    "missing op": f"cannot read '{CLICKUP_REF}': set {TOKEN_ENV} (a 1Password service account, "
+                  "read through the onepassword-sdk) or put the 1Password CLI `op` on PATH, "
+                  "signed in",
+    "failing op": f"op read '{CLICKUP_REF}' failed (exit 1): You are not currently signed in. "
+                  "Please run `op signin`",
+    "hanging op": f"op read '{CLICKUP_REF}' did not answer within 0.5s; check that op is "
+                  f"signed in (op whoami) or set {TOKEN_ENV}",
+    "wrong reference": f"op read '{CLICKUP_REF}' failed (exit 1): could not read secret "
+                       f"'{CLICKUP_REF}': could not find item ClickUp - automations in vault "
+                       "Compass",
+}
+
+
+def test_kp_index_says_in_one_line_why_a_reference_could_not_be_read(
+        kp_home: Path, fake_op: FakeOp, monkeypatch: pytest.MonkeyPatch) -> None:
+    def index() -> list[str]:
+        # kp runs in-process: its vault, with a fresh cache for each run and a short timeout
+        monkeypatch.setattr(vault_module, "_default", Vault(timeout=0.5))
+        result = CliRunner().invoke(app, ["index"])
+        assert result.exit_code == (0 if case == "working" else 1), result.output
+        return [ln for ln in result.output.splitlines() if ln.startswith("clickup/internal")]
+
+    case = "working"
+    fake_op.set(CLICKUP_REF, TOKEN)
+    assert index() == []
+    with monkeypatch.context() as patch:
+        case = "missing op"
+        patch.setenv("PATH", str(kp_home.parent))
+        said = {case: index()}
+    case = "failing op"
+    fake_op.fail(OP_SAYS)
+    said[case] = index()
+    case = "hanging op"
+    fake_op.reset()
+    fake_op.hang(30)
+    said[case] = index()
+    case = "wrong reference"
+    fake_op.reset()
+    fake_op.forget(CLICKUP_REF)
+    said[case] = index()
+    assert said == {c: [f"clickup/internal failed: {STEP}{line}"] for c, line in SAYS.items()}
