@@ -172,6 +172,7 @@ def break_each_source(sources: LeakSources) -> dict[str, str]:
         outputs[f"kp index ({name})"] = said = kp("index", "--source", source,
                                                   "--scope", "internal")
         assert "-> 1" in said and f"{source}/internal failed" in said, said
+        assert "***" in said, said  # the server did repeat a secret: it was masked
     return outputs
 
 
