@@ -9,7 +9,7 @@ from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.jobs import reindex_job
 from assets.schedules import build_poll_schedule, build_weekly_reindex_schedule
-from assets.sensors import build_changes_sensor, build_registry_sensor
+from assets.sensors import build_automation_sensor, build_changes_sensor, build_registry_sensor
 from knowledge_platform.connectors.catalog import spec
 from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import Settings
@@ -20,7 +20,7 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
     settings = settings or Settings()
     registry = load_registry(settings.config)
     sources = registry.sources
-    sensors = [build_registry_sensor(sources)]
+    sensors = [build_registry_sensor(sources), build_automation_sensor()]
     sensors += [build_changes_sensor(s) for s in sources if spec(s).probe_seconds]
     schedules = [build_weekly_reindex_schedule(sources), analytics_weekly_schedule]
     schedules += [build_poll_schedule(s, minutes) for s in sources

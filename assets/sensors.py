@@ -1,10 +1,13 @@
-"""Sensors: the registry (scopes become partitions; a new source x scope gets a backfill) and
-one change sensor per source whose spec declares a cheap probe."""
+"""Sensors: the registry (scopes become partitions; a new source x scope gets a backfill),
+one change sensor per source whose spec declares a cheap probe, and the automation condition
+sensor that carries a materialized `<source>/raw` through to its collection."""
 
 import json
 from collections.abc import Iterable
 
 from dagster import (
+    AssetSelection,
+    AutomationConditionSensorDefinition,
     DefaultSensorStatus,
     RunRequest,
     SensorDefinition,
@@ -108,3 +111,14 @@ def build_changes_sensor(source: str) -> SensorDefinition:
         return SensorResult(run_requests=requests, cursor=json.dumps(current))
 
     return changes_sensor
+
+
+def build_automation_sensor() -> AutomationConditionSensorDefinition:
+    """Dagster's `default_automation_condition_sensor` (the name it gives the sensor it adds on
+    its own), declared here so that it runs by default: it evaluates the downstream assets'
+    `AutomationCondition.eager()`, so materializing `<source>/raw` alone updates the rest."""
+    return AutomationConditionSensorDefinition(
+        "default_automation_condition_sensor", target=AssetSelection.all(),
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Evaluates every asset's automation condition: a new `<source>/raw` "
+                    "materialization brings its chunks, embeddings and collection up to date.")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -94,7 +95,8 @@ class Authenticator:
     """Maps bearer tokens to grants. Built once per process from the registry."""
 
     def __init__(self, registry: Registry, *, admin_token: str | None = None,
-                 env: Mapping[str, str] | None = None, vault: Vault | None = None) -> None:
+                 env: Mapping[str, str] | None = None, vault: Vault | None = None,
+                 previous: Authenticator | None = None) -> None:
         self.registry = registry
         self._grants: dict[str, Grant] = {
             ADMIN_PRINCIPAL: grant_for(registry, ADMIN_PRINCIPAL, admin=True)
@@ -108,7 +110,8 @@ class Authenticator:
         if admin_token:
             self._hashes.append((hash_token(admin_token), ADMIN_PRINCIPAL))
         #: Tokens from the environment or 1Password, re-read when the vault's TTL passes.
-        self.tokens = PrincipalTokens(registry.principals, env=env, vault=vault)
+        self.tokens = PrincipalTokens(registry.principals, env=env, vault=vault,
+                                      previous=previous.tokens if previous else None)
 
     @property
     def principals(self) -> list[str]:
@@ -169,5 +172,39 @@ def ensure_admin_token(settings: Settings) -> tuple[str, Path, bool]:
     return token, path, True
 
 
-def authenticator_for(settings: Settings, registry: Registry) -> Authenticator:
-    return Authenticator(registry, admin_token=read_admin_token(settings))
+class LiveAuthenticator:
+    """The Authenticator of whatever registry `registry()` returns: rebuilt when it returns
+    another one (a watched registry file changed), so a removed principal's token is refused
+    from the next request on and a new one works. Principals whose token source did not change
+    keep their digests (no vault read for them)."""
+
+    def __init__(self, registry: Callable[[], Registry], *, admin_token: str | None = None,
+                 env: Mapping[str, str] | None = None, vault: Vault | None = None) -> None:
+        self._registry = registry
+        self._options = {"admin_token": admin_token, "env": env, "vault": vault}
+        self._lock = threading.Lock()
+        first = registry()
+        self._current = (first, Authenticator(first, admin_token=admin_token, env=env,
+                                              vault=vault))
+
+    def current(self) -> Authenticator:
+        registry = self._registry()
+        built_for, authn = self._current
+        if registry is not built_for:
+            with self._lock:
+                built_for, authn = self._current
+                if registry is not built_for:
+                    authn = Authenticator(registry, previous=authn, **self._options)
+                    self._current = (registry, authn)
+        return authn
+
+    def authenticate(self, token: str) -> Grant | None:
+        return self.current().authenticate(token)
+
+    def grant(self, principal: str) -> Grant:
+        return self.current().grant(principal)
+
+
+def authenticator_for(settings: Settings, registry: Callable[[], Registry]) -> LiveAuthenticator:
+    """Tokens of the registry `registry()` returns now, and the admin token under KP_HOME."""
+    return LiveAuthenticator(registry, admin_token=read_admin_token(settings))

@@ -24,7 +24,10 @@ log = logging.getLogger(__name__)
 class PrincipalTokens:
     def __init__(self, principals: Sequence[Principal], *, env: Mapping[str, str] | None = None,
                  vault: Vault | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 previous: PrincipalTokens | None = None) -> None:
+        """`previous`: the tokens of the registry this one replaces; a principal whose token
+        source is unchanged keeps its digest (a reload reads only new or moved tokens)."""
         self._env = os.environ if env is None else env
         self._vault = vault or default_vault()
         self._clock = clock
@@ -32,11 +35,14 @@ class PrincipalTokens:
             p.name: p.secret("token") for p in principals
             if not p.token_sha256 and (p.token_env or p.token_ref)
         }
-        self._digests: dict[str, str] = {}
+        kept = {} if previous is None else {
+            name: digest for name, digest in previous._digests.items()
+            if previous._sources.get(name) == self._sources.get(name)}
+        self._digests: dict[str, str] = kept
         self._lock = threading.Lock()
         self._refreshing: threading.Thread | None = None
-        self._read_at = clock()
-        self.refresh()
+        self._read_at = clock() if previous is None else previous._read_at
+        self.refresh([name for name in self._sources if name not in kept])
 
     @property
     def from_vault(self) -> bool:
@@ -60,10 +66,13 @@ class PrincipalTokens:
         if thread is not None:
             thread.join(timeout)
 
-    def refresh(self) -> None:
-        """Read every token now; a failure keeps the principal's previous digest."""
+    def refresh(self, names: Sequence[str] | None = None) -> None:
+        """Read every token (or those of `names`) now; a failure keeps the principal's
+        previous digest."""
         digests = dict(self._digests)
         for name, source in self._sources.items():
+            if names is not None and name not in names:
+                continue
             try:
                 token = resolve_optional(source, owner=f"principal {name}",
                                          what="bearer token", env=self._env, vault=self._vault)

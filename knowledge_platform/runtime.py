@@ -10,6 +10,7 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.registry import Registry, load_registry
+from knowledge_platform.registry_watch import RegistryWatch
 from knowledge_platform.retrieval import Retriever
 from knowledge_platform.settings import Settings
 from knowledge_platform.snapshots import SnapshotStore
@@ -21,16 +22,35 @@ from knowledge_platform.tokens import counter_for
 
 class Runtime:
     def __init__(self, settings: Settings, registry: Registry | None = None, *,
-                 embed_threads: int | None = None) -> None:
+                 embed_threads: int | None = None, follow: bool = False) -> None:
         """`embed_threads`: CPU threads each local embedding call may use (None: all, which
-        suits ingest batches); a service running many short calls at once wants 1."""
+        suits ingest batches); a service running many short calls at once wants 1.
+        `follow`: re-read the registry file whenever it changes (a long-running service);
+        the embedder, store and chunker keep the settings the process started with."""
         self.settings = settings
-        self.registry = registry or load_registry(settings.config)
+        self.watch = RegistryWatch(settings.config) if follow and registry is None else None
+        self._registry = registry or (self.watch.current() if self.watch
+                                      else load_registry(settings.config))
         self.embed_threads = embed_threads
+
+    @property
+    def registry(self) -> Registry:
+        """The registry; when following the file, the version of its last check."""
+        return self.watch.registry if self.watch else self._registry
+
+    def check_registry(self) -> Registry:
+        """The registry, re-read first if it follows the file and the file changed."""
+        return self.watch.current() if self.watch else self.registry
+
+    @registry.setter
+    def registry(self, registry: Registry) -> None:
+        """A fixed registry from now on (tests, one-off variants)."""
+        self.watch = None
+        self._registry = registry
 
     @functools.cached_property
     def embedder(self) -> Embedder:
-        cfg = self.registry.embedding
+        cfg = self._registry.embedding
         return make_embedder(
             cfg.provider,
             model=cfg.model,
@@ -46,7 +66,7 @@ class Runtime:
 
     @functools.cached_property
     def store(self) -> VectorStore:
-        cfg = self.registry.store
+        cfg = self._registry.store
         if cfg.engine == "qdrant":
             url = cfg.resolve_secret("url", owner="store engine 'qdrant'", what="server URL")
             api_key = cfg.resolve_optional_secret("api_key", owner="store", what="Qdrant API key")
@@ -63,7 +83,7 @@ class Runtime:
 
     @functools.cached_property
     def chunker(self) -> Chunker:
-        provider = self.registry.embedding.provider
+        provider = self._registry.embedding.provider
         return Chunker(counter_for(provider), self.embedder.window_tokens)
 
     @functools.cached_property

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEMO_CONFIG = REPO_ROOT / "demo" / "registry.yaml"
+#: Where `kp up` records the URLs it serves (Dagster UI, MCP), under KP_HOME.
+URLS_FILE = "urls.json"
 
 
 class Settings(BaseSettings):
@@ -25,6 +28,13 @@ class Settings(BaseSettings):
     mcp_workers: int = Field(default=1, ge=1, le=16, validation_alias="KP_MCP_WORKERS")
     #: A deployment's Dagster instance directory (compose sets it); default under KP_HOME.
     dagster_home_env: Path | None = Field(default=None, validation_alias="DAGSTER_HOME")
+
+    @model_validator(mode="after")
+    def _recorded_dagster_url(self) -> Settings:
+        """Without KP_DAGSTER_URL, the Dagster that `kp up` started for this KP_HOME."""
+        if "dagster_url" not in self.model_fields_set:
+            self.dagster_url = recorded_urls(self.home_dir).get("dagster", self.dagster_url)
+        return self
 
     @property
     def home_dir(self) -> Path:
@@ -53,6 +63,15 @@ class Settings(BaseSettings):
     @property
     def query_log(self) -> Path:
         return self.home_dir / "logs" / "queries.jsonl"
+
+
+def recorded_urls(home: Path) -> dict[str, str]:
+    """The URLs `kp up` last recorded under `home` ({} if none, or unreadable)."""
+    try:
+        data = json.loads((home / URLS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
 
 
 def load_settings() -> Settings:

@@ -4,8 +4,10 @@ process groups; Ctrl-C or TERM stops every one of them."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,7 +15,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from knowledge_platform.settings import REPO_ROOT, Settings
+from knowledge_platform.errors import ConfigError
+from knowledge_platform.settings import REPO_ROOT, URLS_FILE, Settings
 from kp.indexing import ensure_dagster_home
 
 console = Console(stderr=True)
@@ -60,10 +63,51 @@ def _stop(procs: list[subprocess.Popen[bytes]], grace: float = 20.0) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+def check_ports(host: str, ports: dict[str, tuple[str, int]]) -> None:
+    """ConfigError naming the first port that cannot be bound on `host` and the option that
+    moves it ({what: (option, port)}). Bound as the servers bind (SO_REUSEADDR), so a port
+    left in TIME_WAIT by a stopped server is not taken for busy."""
+    (first, (option, port)), *rest = ports.items()
+    for what, (other, same) in rest:
+        if same == port:
+            raise ConfigError(f"{first} and {what} both asked for port {port}; give {option} "
+                              f"and {other} different ports")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    for what, (option, port) in ports.items():
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((host, port))
+            except OSError as exc:
+                raise ConfigError(f"port {port} on {host} ({what}) is not free: {exc.strerror};"
+                                  f" stop what uses it or pass {option} <another port>; "
+                                  "nothing was started") from None
+
+
+def record_urls(settings: Settings, urls: dict[str, str]) -> Path:
+    """Write where this platform serves under KP_HOME: `kp status` and the others read it."""
+    path = settings.home_dir / URLS_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(urls, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def client_host(host: str) -> str:
+    """The address a client on this machine uses for a server bound to `host`."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
 def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: int) -> int:
     from knowledge_platform.access import ensure_admin_token
     from knowledge_platform.runtime import Runtime
 
+    check_ports(host, {"Dagster UI": ("--dagster-port", dagster_port),
+                       "MCP service": ("--mcp-port", mcp_port)})
     settings.home_dir.mkdir(parents=True, exist_ok=True)
     ensure_dagster_home(settings)
     _, token_path, created = ensure_admin_token(settings)
@@ -72,8 +116,12 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     runtime = Runtime(settings)
     _ = runtime.embedder  # builds the ONNX files once; children load them
     env = child_env(settings)
-    # The MCP service reads index status from this Dagster, whatever port it was given.
-    env["KP_DAGSTER_URL"] = f"http://{host}:{dagster_port}"
+    where = client_host(host)
+    urls = {"dagster": f"http://{where}:{dagster_port}", "mcp": f"http://{where}:{mcp_port}/mcp"}
+    # The MCP service reads index status from this Dagster, whatever port it was given, and
+    # so does every `kp` command run later against this KP_HOME.
+    env["KP_DAGSTER_URL"] = urls["dagster"]
+    record_urls(settings, urls)
     logs = settings.home_dir / "logs"
     dagster_bin = str(Path(sys.executable).with_name("dagster"))
     dagster = [dagster_bin, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-h", host,
@@ -94,8 +142,8 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
 
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
-    console.print(f"Dagster UI   http://{host}:{dagster_port}   (log {logs / 'dagster.log'})")
-    console.print(f"MCP service  http://{host}:{mcp_port}/mcp   (log {logs / 'mcp.log'})")
+    console.print(f"Dagster UI   {urls['dagster']}   (log {logs / 'dagster.log'})")
+    console.print(f"MCP service  {urls['mcp']}   (log {logs / 'mcp.log'})")
     console.print(
         "the registry sensor indexes every configured source on first start; "
         "Ctrl-C stops everything"

@@ -57,7 +57,7 @@ def pin_tool_schemas(server: FastMCP) -> None:
 def http_app(settings: Settings) -> Starlette:
     """The HTTP app `kp mcp` serves: bearer tokens required, its own Runtime, closed when the
     app shuts down (which removes the process's reader copies of the published shards)."""
-    runtime = Runtime(settings, embed_threads=EMBED_THREADS)
+    runtime = Runtime(settings, embed_threads=EMBED_THREADS, follow=True)
     server = build_server(runtime, default_principal=None, auth=True)
     pin_tool_schemas(server)
     app = server.http_app(**http_options(settings))
@@ -84,15 +84,20 @@ def worker_app() -> Starlette:
 
 def one_line_logs() -> None:
     """FastMCP logs through rich, which wraps each record at 80 columns when the output is a
-    file (`kp up`'s mcp.log); one plain line per record, with its time, keeps it greppable."""
+    file (`kp up`'s mcp.log); one plain line per record, with its time, keeps it greppable.
+    The core's records (a registry reloaded or refused) go to the same file the same way."""
     if sys.stderr.isatty():
         return
-    logger = logging.getLogger("fastmcp")
-    for handler in logger.handlers[:]:
-        logger.removeHandler(handler)
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger.addHandler(handler)
+    for name in ("fastmcp", "knowledge_platform"):
+        logger = logging.getLogger(name)
+        for old in logger.handlers[:]:
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+    core = logging.getLogger("knowledge_platform")
+    core.setLevel(logging.INFO)
+    core.propagate = False  # `python -m mcp_service` also configures the root logger
 
 
 def run(settings: Settings, transport: Transport = "http", host: str | None = None,
@@ -117,7 +122,7 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
         else:
             uvicorn.run(http_app(settings), **options)
     elif transport == "stdio":
-        runtime = Runtime(settings, embed_threads=EMBED_THREADS)
+        runtime = Runtime(settings, embed_threads=EMBED_THREADS, follow=True)
         try:
             server = build_server(runtime, default_principal=stdio_principal, auth=False)
             server.run(transport="stdio", show_banner=False)

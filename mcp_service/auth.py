@@ -16,7 +16,7 @@ from fastmcp.server.auth import AccessToken, TokenVerifier
 from fastmcp.server.dependencies import get_access_token
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from knowledge_platform.access import Authenticator, Grant
+from knowledge_platform.access import Authenticator, Grant, LiveAuthenticator
 from knowledge_platform.errors import AccessDeniedError
 
 PRINCIPAL_CLAIM = "kp_principal"
@@ -25,7 +25,7 @@ PRINCIPAL_CLAIM = "kp_principal"
 class RegistryTokenVerifier(TokenVerifier):
     """Opaque bearer tokens checked against the registry's principals and the admin token."""
 
-    def __init__(self, authenticator: Authenticator) -> None:
+    def __init__(self, authenticator: Authenticator | LiveAuthenticator) -> None:
         super().__init__()
         self.authenticator = authenticator
 
@@ -38,7 +38,8 @@ class RegistryTokenVerifier(TokenVerifier):
 
 
 class Caller:
-    def __init__(self, authenticator: Authenticator, default_principal: str | None) -> None:
+    def __init__(self, authenticator: Authenticator | LiveAuthenticator,
+                 default_principal: str | None) -> None:
         self.authenticator = authenticator
         self.default_principal = default_principal
         if default_principal is not None:

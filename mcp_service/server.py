@@ -21,7 +21,7 @@ from mcp_types import CallToolRequestParams, ToolAnnotations
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
-from knowledge_platform.access import Authenticator, Grant, authenticator_for
+from knowledge_platform.access import Authenticator, Grant, LiveAuthenticator, authenticator_for
 from knowledge_platform.answers.contract import Answer
 from knowledge_platform.errors import KnowledgePlatformError, QueryError
 from knowledge_platform.models import Kind
@@ -113,10 +113,10 @@ class LogToolErrors(Middleware):
 
 
 def build_server(runtime: Runtime, *, default_principal: str | None = None, auth: bool = True,
-                 authenticator: Authenticator | None = None,
+                 authenticator: Authenticator | LiveAuthenticator | None = None,
                  dagster: DagsterClient | None = None) -> FastMCP:
     settings = runtime.settings
-    authn = authenticator or authenticator_for(settings, runtime.registry)
+    authn = authenticator or authenticator_for(settings, runtime.check_registry)
     caller = Caller(authn, default_principal)
     service = KnowledgeService(runtime, dagster or DagsterClient(settings.dagster_url),
                                QueryLog(settings.query_log))

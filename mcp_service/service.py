@@ -16,6 +16,7 @@ from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import Chunk, Hit, Lifecycle
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.references import hidden_note, named_documents, successor_note, title_of
+from knowledge_platform.registry import Registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.supersession import names
@@ -47,9 +48,14 @@ MEMORY_ENTRIES = 50
 class KnowledgeService:
     def __init__(self, runtime: Runtime, dagster: DagsterClient, log: QueryLog) -> None:
         self.runtime = runtime
-        self.registry = runtime.registry
         self.dagster = dagster
         self.log = log
+
+    @property
+    def registry(self) -> Registry:
+        """The runtime's registry: when it follows the file, as of this call's check (the
+        caller's grant was resolved from the same check)."""
+        return self.runtime.registry
 
     # -- helpers ------------------------------------------------------------------------------
     def _filter(self, grant: Grant, *, lifecycles: list[str] | None,
@@ -277,7 +283,10 @@ class KnowledgeService:
                 points[(source, scope)] = self.runtime.store.count(scope, source)
             except Exception:  # a status report must not fail on one unreadable collection
                 points[(source, scope)] = None
-        return self.dagster.index_status(pairs, points)
+        status = self.dagster.index_status(pairs, points)
+        if self.runtime.watch is not None:
+            status.warnings.extend(self.runtime.watch.warnings())
+        return status
 
 
 def _first(named: list[Hit], hits: list[Hit]) -> list[Hit]:

@@ -6,9 +6,13 @@ import datetime as dt
 import json
 import os
 import time
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from dagster import build_schedule_context, build_sensor_context, instance_for_test
+from dagster import AssetKey, build_schedule_context, build_sensor_context, instance_for_test
+from dagster._core.definitions.sensor_definition import SensorType
+from dagster._core.test_utils import in_process_test_workspace
+from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._utils.schedules import cron_string_iterator
 
 from assets.definitions import build_definitions
@@ -18,6 +22,8 @@ from knowledge_platform.settings import Settings
 from tests.conftest import write_registry
 
 NY = ZoneInfo(TIMEZONE)
+REPO = Path(__file__).resolve().parents[2]
+AUTOMATION_SENSORS = (SensorType.AUTOMATION, SensorType.AUTO_MATERIALIZE)
 
 
 def _tick(definition, ctx, instance):
@@ -157,3 +163,22 @@ def test_memory_changes_sensor_requests_only_changed_scopes(
         changed = tick(first.cursor)
         assert [r.partition_key for r in changed.run_requests] == ["acme"]
         assert json.loads(changed.cursor)["internal"] == json.loads(first.cursor)["internal"]
+
+
+def test_the_automation_sensor_runs_by_default_for_every_automated_asset(kp_env):
+    """The code location loaded as the webserver and daemon load it: the one automation
+    condition sensor is `default_automation_condition_sensor`, RUNNING on a fresh instance with
+    no stored state, and targets each source's downstream assets (eager conditions)."""
+    origin = LoadableTargetOrigin(module_name="assets.definitions", attribute="defs",
+                                  working_directory=str(REPO))
+    with instance_for_test() as instance, in_process_test_workspace(instance, origin) as ws:
+        (entry,) = ws.get_code_location_entries().values()
+        repo = entry.code_location.get_repositories()["__repository__"]
+        automation = [s for s in repo.get_sensors() if s.sensor_type in AUTOMATION_SENSORS]
+        assert [s.name for s in automation] == ["default_automation_condition_sensor"]
+        sensor = automation[0]
+        stored = instance.get_instigator_state(sensor.get_remote_origin_id(), sensor.selector_id)
+        assert stored is None  # nobody toggled it
+        assert sensor.get_current_instigator_state(stored).is_running
+        targeted = sensor.asset_selection.resolve(repo.asset_graph)
+    assert AssetKey(["memory_files", "collection"]) in targeted

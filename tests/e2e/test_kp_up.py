@@ -4,9 +4,12 @@ registry; an MCP client over HTTP searches the demo once Dagster's sensor has in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,7 +17,7 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from tests.procs import kp_up, listening
+from tests.procs import free_port, kp_up, listening, stop_group
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
@@ -84,6 +87,27 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         assert all(r["sha"] and r["uri"].startswith("doc://git_docs/")
                    for r in runbooks["runbooks"])
 
+        # kp up recorded its URLs under KP_HOME; `kp status` asks that Dagster (not :3000).
+        urls = json.loads((platform.home / "urls.json").read_text())
+        assert urls == {"dagster": platform.dagster_url, "mcp": platform.mcp_url}
+        env = {**os.environ, "KP_HOME": str(platform.home)}
+        env.pop("KP_DAGSTER_URL", None)
+        env.pop("KP_CONFIG", None)
+        done = subprocess.run([sys.executable, "-m", "kp", "status", "--json"], cwd=REPO,
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        cli = json.loads(done.stdout)
+        assert cli["dagster_url"] == platform.dagster_url and cli["status"] != "unavailable"
+        rows = {(e["source"], e["scope"]): e for e in cli["sources"]}
+        assert rows[("memory_files", "internal")]["run_id"] == memory["run_id"]
+
+        # The automation sensor runs without anyone switching it on.
+        sensors = platform.graphql(
+            "{ repositoriesOrError { ... on RepositoryConnection { nodes { sensors {"
+            " name sensorState { status } } } } } }")["repositoriesOrError"]["nodes"][0]["sensors"]
+        status = {s["name"]: s["sensorState"]["status"] for s in sensors}
+        assert status["default_automation_condition_sensor"] == "RUNNING"
+
         # TERM stops every child process group.
         os.killpg(platform.proc.pid, signal.SIGTERM)
         assert platform.proc.wait(timeout=60) == 0
@@ -92,3 +116,25 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         while time.monotonic() < deadline and any(listening(p) for p in ports):
             time.sleep(0.5)
         assert not any(listening(p) for p in ports)
+
+
+@pytest.mark.parametrize("busy", ["--dagster-port", "--mcp-port"])
+def test_kp_up_on_a_busy_port_says_which_and_starts_nothing(tmp_path, busy):
+    ports = {"--dagster-port": free_port(), "--mcp-port": free_port()}
+    home = tmp_path / "home"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", ports[busy]))
+        taken.listen()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kp", "up", *(str(x) for kv in ports.items() for x in kv)],
+            cwd=REPO, env={**os.environ, "KP_HOME": str(home)}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            _, err = proc.communicate(timeout=120)
+        finally:
+            stop_group(proc, timeout=60)  # had it started anything, TERM stops all of it
+    assert proc.returncode == 2, err
+    (line,) = err.strip().splitlines()
+    assert f"port {ports[busy]} on 127.0.0.1" in line and f"pass {busy} <another port>" in line
+    assert "nothing was started" in line
+    assert not (home / "logs").exists() and not (home / "urls.json").exists()

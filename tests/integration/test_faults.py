@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastmcp import Client
 from werkzeug.wrappers import Request, Response
 
@@ -39,7 +38,7 @@ from tests.conftest import write_registry
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.supabase_server import SupabaseFake
 from tests.mcp.fixtures import build_corpus, corpus, make_runtime, make_settings, registry_data
-from tests.procs import free_port, listening
+from tests.procs import free_port, listening, served_in_thread
 
 pytestmark = pytest.mark.integration
 
@@ -459,23 +458,6 @@ def mcp_process(root: Path, port: int, dagster_port: int) -> Iterator[subprocess
             proc.wait(timeout=30)
 
 
-@contextlib.contextmanager
-def served(server: Any, port: int) -> Iterator[None]:
-    app = uvicorn.Server(uvicorn.Config(server.http_app(), host="127.0.0.1", port=port,
-                                        log_level="error"))
-    thread = threading.Thread(target=app.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not app.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the MCP app did not start"
-        time.sleep(0.05)
-    try:
-        yield
-    finally:
-        app.should_exit = True
-        thread.join(timeout=10)
-
-
 async def search_and_status(url: str, token: str) -> tuple[list[str], dict[str, Any]]:
     async with Client(url, auth=token) as client:
         found = await client.call_tool("knowledge_search",
@@ -537,7 +519,7 @@ def test_mcp_restart_with_dagster_down_keeps_search_and_reports_status_unavailab
     # whose reader opens the version CURRENT names now.
     runtime = Runtime(settings)
     try:
-        with served(build_server(runtime), port):
+        with served_in_thread(build_server(runtime).http_app(), port):
             titles_after, status_after = asyncio.run(search_and_status(url, token))
     finally:
         runtime.close()

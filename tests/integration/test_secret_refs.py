@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.access import Authenticator
+from knowledge_platform.access import Authenticator, LiveAuthenticator
 from knowledge_platform.answers.ask import answer_question
 from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
 from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
@@ -103,6 +103,28 @@ def test_an_unreadable_principal_token_is_one_logged_line(
     assert fresh.authenticate(MAYA_TOKEN) is None  # never read: maya cannot sign in
     assert fresh.authenticate("jonas-token") is not None  # the others still can
     assert MAYA_TOKEN not in caplog.text
+
+
+def test_a_registry_reload_reads_only_new_principal_tokens(fake_op: FakeOp,
+                                                           tmp_path: Path) -> None:
+    """The service rebuilds its authenticator when the registry changes; tokens whose source
+    did not change are kept, not read from the vault again (an edit costs no `op` call per
+    principal), and a removed principal's token is refused."""
+    jonas_ref = "op://Compass/KP jonas/token"
+    fake_op.set(MAYA_REF, MAYA_TOKEN)
+    fake_op.set(jonas_ref, "jonas-token")
+    maya = {"name": "maya", "token_ref": MAYA_REF}
+    current = [registry(tmp_path, principals=[maya])]
+    authn = LiveAuthenticator(lambda: current[0], env={}, vault=Vault(ttl=0.2))
+    read = len(fake_op.calls)
+    time.sleep(0.25)  # maya's value is past the vault's TTL: a rebuild reading it would call op
+    current[0] = registry(tmp_path, principals=[maya, {"name": "jonas", "token_ref": jonas_ref}])
+    authn.current()
+    assert [call[-1] for call in fake_op.calls[read:]] == [jonas_ref]
+    assert authn.authenticate("jonas-token").principal == "jonas"  # type: ignore[union-attr]
+    assert authn.authenticate(MAYA_TOKEN).principal == "maya"  # type: ignore[union-attr]
+    current[0] = registry(tmp_path, principals=[maya])
+    assert authn.authenticate("jonas-token") is None
 
 
 # -- OpenAI: embeddings and answers ----------------------------------------------------------

@@ -9,14 +9,9 @@ hostile scopes for an admin; here the same strings come from a director, over HT
 from __future__ import annotations
 
 import contextlib
-import socket
-import threading
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
@@ -24,6 +19,7 @@ from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS
+from tests.procs import served_in_thread
 
 pytestmark = pytest.mark.anyio
 
@@ -183,24 +179,8 @@ async def test_a_far_future_date_filter_is_answered(runtime: Runtime) -> None:
     assert (result.structured_content or {})["hits"]
 
 
-@contextlib.contextmanager
-def served(runtime: Runtime) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = build_server(runtime).http_app()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline, "the MCP app did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+def served(runtime: Runtime) -> contextlib.AbstractContextManager[str]:
+    return served_in_thread(build_server(runtime).http_app())
 
 
 async def test_hostile_arguments_over_http(runtime: Runtime) -> None:

@@ -1,6 +1,7 @@
 """`kp mcp --workers 2` (here `python -m mcp_service`, the same `run`): two processes share
 the port, each reads the same published edition through its own reader copy, and a TERM
-stops both and removes their copies. About 10 s: two processes start and import FastMCP."""
+stops both and removes their copies; each follows the registry file on its own. About 10 s:
+two processes start and import FastMCP."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import httpx
 import yaml
 
 from knowledge_platform.models import Document
+from knowledge_platform.registry import hash_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from tests.mcp.fixtures import index_documents
@@ -54,8 +56,9 @@ def running(pid: int) -> bool:
 def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     config = tmp_path / "registry.yaml"
-    config.write_text(yaml.safe_dump({"embedding": {"provider": "hash"},
-                                      "internal": {"sources": {"memory_files": {"path": "ws"}}}}))
+    registry = {"embedding": {"provider": "hash"},
+                "internal": {"sources": {"memory_files": {"path": "ws"}}}}
+    config.write_text(yaml.safe_dump(registry))
     env = {**os.environ, "KP_HOME": str(tmp_path / "home"), "KP_CONFIG": str(config),
            "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}"}
     runtime = Runtime(Settings.model_validate(env))
@@ -89,9 +92,19 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
         workers = {int(name.split("-")[1]) for name in readers_seen}
         assert workers <= children(proc.pid)
         assert len(readers_seen) == 2 and all(n.startswith(f"{version}-") for n in readers_seen)
+        # Each worker follows the registry on its own: a principal added now signs in at
+        # whichever worker a new connection reaches.
+        config.write_text(yaml.safe_dump({**registry, "principals": [
+            {"name": "ops", "admin": True, "token_sha256": hash_token("ops-token")}]}))
+        ops = {**headers, "Authorization": "Bearer ops-token"}
+        codes = {httpx.post(f"http://127.0.0.1:{port}/mcp", json=CALL, headers=ops,
+                            timeout=60).status_code for _ in range(20)}
+        assert codes == {200}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err.decode()[-2000:]
+    reloads = [ln for ln in err.decode().splitlines() if "principals +ops" in ln]
+    assert len(reloads) == 2, err.decode()[-2000:]  # one line from each worker's own reload
     assert not [pid for pid in workers if running(pid)]
     assert not [p for p in readers.iterdir() if p.is_dir()]  # each worker closed its reader

@@ -1,9 +1,11 @@
+import logging
 from pathlib import Path
 
 import pytest
 
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.registry import load_registry, parse_registry
+from knowledge_platform.registry_watch import RegistryWatch
 from knowledge_platform.settings import DEMO_CONFIG
 
 
@@ -48,3 +50,22 @@ def test_unknown_scope_lists_known_ones(tmp_path):
     reg = parse_registry({}, tmp_path)
     with pytest.raises(ConfigError, match="known: internal"):
         reg.scope("nobody")
+
+
+def test_a_watched_registry_keeps_the_last_good_version(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="knowledge_platform.registry_watch")
+    path = tmp_path / "r.yaml"
+    path.write_text("clients: {acme: {director: maya}}\n")
+    watch = RegistryWatch(path)
+    first = watch.current()
+    assert watch.current() is first  # unchanged file: the same object, no re-read
+    path.unlink()  # an editor's save that replaces the file, seen half-way
+    assert watch.current() is first and "cannot read registry" in (watch.refused or "")
+    path.write_text("clients: {acme: {director: maya}, hot: {director: jonas}}\n"
+                    "embedding: {provider: hash}\n")
+    assert watch.current().scopes == ["internal", "acme", "hot"] and watch.refused is None
+    assert watch.warnings() == ["registry embedding settings changed; the MCP service "
+                                "applies them on restart"]
+    assert [r.getMessage().split(": ", 1)[1] for r in caplog.records] == [
+        f"cannot read registry {path}: No such file or directory",
+        "scopes +hot; principals unchanged; embedding settings apply on restart"]
