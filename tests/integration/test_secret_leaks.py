@@ -36,13 +36,13 @@ from knowledge_platform.access import ensure_admin_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from kp.app import app
+from mcp_service.server import build_server
 from tests.conftest import write_registry
 from tests.fakes.fake_op import FakeOp
 from tests.integration.leak_sources import PROJECT, REFS, LeakSources
 from tests.leaks import data_of, files_under, find_leaks
-from tests.mcp.test_hostile_arguments import served
 from tests.mcp.test_http import HEADERS, INITIALIZE
-from tests.procs import free_port
+from tests.procs import free_port, served_in_thread
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -143,7 +143,7 @@ def serve_and_sweep(settings: Settings, secrets: dict[str, str],
     admin_token, _, _ = ensure_admin_token(settings)
     runtime = Runtime(settings)
     try:
-        with served(runtime) as url:
+        with served_in_thread(build_server(runtime).http_app()) as url:
             said = asyncio.run(sweep_all(url, secrets, admin_token))
             sources.break_openai()  # a query's embedding fails; the error goes to the caller
             said["mcp search, OpenAI failing"] = asyncio.run(failing_search(url, admin_token))
