@@ -16,7 +16,7 @@ from dagster import (
 )
 
 from knowledge_platform.sparse import SparseEncoder
-from resources.platform import SnapshotResource
+from resources.platform import QueryLogResource
 
 #: Fused (RRF) scores rank but do not measure relevance, so a gap is a query that found
 #: nothing at all in its scope (after lifecycle and confidentiality filters).
@@ -72,9 +72,8 @@ def report_markdown(summary: dict[str, dict]) -> str:
 @asset(key=["analytics", "query_report"], group_name="analytics", kinds={"python"},
        description="Last 7 days of MCP searches and asks: most asked topics and coverage gaps "
                    "per scope, from the service's query log.")
-def query_report(context: AssetExecutionContext, snapshots: SnapshotResource) -> MaterializeResult:
-    settings = snapshots.runtime.settings
-    rows = read_log(settings.query_log, dt.datetime.now(dt.UTC) - WINDOW)
+def query_report(context: AssetExecutionContext, query_log: QueryLogResource) -> MaterializeResult:
+    rows = read_log(query_log.get().path, dt.datetime.now(dt.UTC) - WINDOW)
     summary = summarize(rows)
     context.log.info(f"{len(rows)} queries over {len(summary)} scopes")
     return MaterializeResult(metadata={

@@ -16,6 +16,8 @@ from dagster import (
 
 from assets.partitions import scopes_partitions
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.retrieval import Retriever
+from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.sync import sync_problems
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 
@@ -151,14 +153,18 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
         "its expected document in the top 5.",
     )
     def golden_questions(
-        context: AssetCheckExecutionContext, registry: RegistryResource, store: StoreResource
+        context: AssetCheckExecutionContext,
+        registry: RegistryResource,
+        store: StoreResource,
+        embedder: EmbedderResource,
     ) -> AssetCheckResult:
         scope = context.partition_key
         questions = [q for q in registry.get().scope(scope).golden_questions if q.source == source]
+        retriever = Retriever(store.get(), embedder.get(), SparseEncoder())
         rows, failed = [], 0
         for q in questions:
             try:
-                hits = store.runtime.retriever.search(scope, q.question, limit=5)
+                hits = retriever.search(scope, q.question, limit=5)
             except KnowledgePlatformError as exc:
                 hits, failed = [], failed + 1
                 rows.append(f"- {q.question}: error {exc}")

@@ -19,6 +19,7 @@ from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import content_hash
 from knowledge_platform.pipeline import embed_chunks, rechunk, reconcile
+from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.sync import pull_into_snapshot
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 
@@ -113,15 +114,12 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         description="Sections sized to the embedding model's window, with provenance.",
     )
     def chunks(
-        context: AssetExecutionContext,
-        registry: RegistryResource,
-        embedder: EmbedderResource,
-        snapshots: SnapshotResource,
+        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource
     ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
         docs = snaps.read_documents(source, scope) or []
-        chunked = rechunk(docs, embedder.runtime.chunker, snaps.read_chunks_by_key(source, scope))
+        chunked = rechunk(docs, embedder.chunker(), snaps.read_chunks_by_key(source, scope))
         produced = chunked.chunks
         snaps.write_chunks(source, scope, produced, chunked.keys)
         sample = produced[0] if produced else None
@@ -155,21 +153,22 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
-        rt = embedder.runtime
+        model = embedder.get()
         produced = snaps.read_chunks(source, scope) or []
         try:
-            hashes, dense, sparse, stats = embed_chunks(produced, rt.embedder, rt.cache, rt.sparse)
+            hashes, dense, sparse, stats = embed_chunks(produced, model, embedder.cache(),
+                                                        SparseEncoder())
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
-        snaps.write_embeddings(source, scope, hashes, dense, sparse, rt.embedder.model_id)
+        snaps.write_embeddings(source, scope, hashes, dense, sparse, model.model_id)
         return MaterializeResult(
             metadata={
                 "chunks": stats.chunks,
                 "embedded": stats.embedded,
                 "cached": stats.cached,
                 "tokens": stats.tokens,
-                "model": rt.embedder.model_id,
-                "dim": rt.embedder.dim,
+                "model": model.model_id,
+                "dim": model.dim,
             }
         )
 
@@ -187,6 +186,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     def collection(
         context: AssetExecutionContext,
         store: StoreResource,
+        embedder: EmbedderResource,
         snapshots: SnapshotResource,
     ) -> MaterializeResult:
         scope = context.partition_key
@@ -195,8 +195,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         cursor = snaps.read_cursor(source, scope)
         loaded = snaps.read_embeddings(source, scope)
         model_id, vectors = loaded if loaded else ("", {})
-        dim = next(iter(vectors.values()))[0].shape[0] if vectors else store.runtime.embedder.dim
-        model_id = model_id or store.runtime.embedder.model_id
+        dim = next(iter(vectors.values()))[0].shape[0] if vectors else embedder.get().dim
+        model_id = model_id or embedder.get().model_id
         vector_store = store.get()
         try:
             stats = reconcile(

@@ -109,13 +109,13 @@ def index(settings: Settings, instance: Any = None) -> IndexRun:
 
     from assets.checks import build_collection_checks
     from assets.factory import build_source_assets
-    from assets.partitions import scopes_partitions
+    from assets.partitions import SCOPES
     from kp.indexing import QUIET
     from resources.platform import platform_resources
 
     instance = instance or DagsterInstance.ephemeral()
-    if SCOPE not in instance.get_dynamic_partitions(scopes_partitions.name):
-        instance.add_dynamic_partitions(scopes_partitions.name, [SCOPE])
+    if SCOPE not in instance.get_dynamic_partitions(SCOPES):
+        instance.add_dynamic_partitions(SCOPES, [SCOPE])
     started = time.perf_counter()
     result = materialize(
         [*build_source_assets(SOURCE), *build_collection_checks(SOURCE)],
@@ -151,10 +151,10 @@ def _failure(result: Any) -> str:
 
 
 def platform_runtime(settings: Settings) -> Any:
-    """The Runtime the Dagster resources use in this process (one model load, one store)."""
-    from resources.platform import platform_resources
+    """The core's Runtime over an indexed home: store, embedder and retriever for queries."""
+    from knowledge_platform.runtime import Runtime
 
-    return platform_resources(settings)["store"].runtime
+    return Runtime(settings)
 
 
 def write_results(name: str, title: str, body: str) -> Path:

@@ -81,7 +81,7 @@ def paired(data: bytes, fmt: str, name: str, seconds: float) -> tuple[float, flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per file type")
     args = parser.parse_args()
     files = corpus()

@@ -56,13 +56,13 @@ def _pdfminer(data: bytes) -> list[str]:
 
 
 def _pypdf(data: bytes) -> list[str]:
-    import pypdf
+    import pypdf  # pyright: ignore[reportMissingImports] (optional candidate)
 
     return [page.extract_text() for page in pypdf.PdfReader(io.BytesIO(data)).pages]
 
 
 def _pdfium(data: bytes) -> list[str]:
-    import pypdfium2
+    import pypdfium2  # pyright: ignore[reportMissingImports] (optional candidate)
 
     document = pypdfium2.PdfDocument(data)
     try:
@@ -72,14 +72,14 @@ def _pdfium(data: bytes) -> list[str]:
 
 
 def _pdfplumber(data: bytes) -> list[str]:
-    import pdfplumber
+    import pdfplumber  # pyright: ignore[reportMissingImports] (optional candidate)
 
     with pdfplumber.open(io.BytesIO(data)) as pdf:
         return [page.extract_text() or "" for page in pdf.pages]
 
 
 def _markitdown(data: bytes, ext: str = ".pdf") -> str:
-    from markitdown import MarkItDown, StreamInfo
+    from markitdown import MarkItDown, StreamInfo  # pyright: ignore[reportMissingImports] (optional candidate)
 
     info = StreamInfo(mimetype=MIME[ext[1:]], extension=ext)
     return MarkItDown().convert_stream(io.BytesIO(data), stream_info=info).markdown

@@ -93,7 +93,7 @@ def delete_to_gone() -> tuple[float, bool]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--docs", type=int, default=300)
     parser.add_argument("--folders", type=int, default=10)
     args = parser.parse_args()

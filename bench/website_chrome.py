@@ -58,7 +58,7 @@ def measure(site: WebsiteFake, kinds: dict[str, str], **overrides: object) -> di
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--short", type=int, default=10)
     parser.add_argument("--long", type=int, default=20)
     args = parser.parse_args()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_platform.convert.result import locate
-from knowledge_platform.models import Chunk, Document, chunk_id, content_hash
+from knowledge_platform.models import MIME_TYPE, Chunk, Document, chunk_id, content_hash
 from knowledge_platform.tokens import TokenCounter
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -196,7 +196,7 @@ class Chunker:
 
 def _located(extra: dict[str, Any], headers: tuple[str, ...]) -> dict[str, Any]:
     """A converted file's chunk carries its page, slide or sheet number in provenance."""
-    if "mime_type" not in extra:
+    if MIME_TYPE not in extra:
         return extra
     found = locate(headers)
     return {**extra, found[0]: found[1]} if found else extra

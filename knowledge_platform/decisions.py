@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from knowledge_platform.models import Chunk, Lifecycle
+from knowledge_platform.models import Chunk, Reference
 from knowledge_platform.supersession import names
 
 DECISION_KINDS = ["memory", "decision"]
@@ -28,17 +28,8 @@ _SUPERSEDED_STATUSES = {"superseded", "deprecated", "replaced", "obsolete", "rej
 MAX_SUMMARY = 600
 
 
-class DecisionCitation(BaseModel):
-    title: str
-    source: str
-    doc_id: str
-    scope: str
-    url: str | None = None
-    uri: str | None = None
-    version: str = ""
-    sha: str | None = None
-    lifecycle: Lifecycle = "stable"
-    headers: list[str] = []
+class DecisionCitation(Reference):
+    headers: list[str] = Field(default_factory=list)
 
 
 class Decision(BaseModel):
@@ -53,10 +44,7 @@ class Decision(BaseModel):
 
 
 def _cite(chunk: Chunk) -> DecisionCitation:
-    return DecisionCitation(title=chunk.title, source=chunk.source, doc_id=chunk.doc_id,
-                            scope=chunk.scope, url=chunk.url, uri=chunk.uri,
-                            version=chunk.version, sha=chunk.sha, lifecycle=chunk.lifecycle,
-                            headers=list(chunk.headers))
+    return DecisionCitation.of(chunk, headers=list(chunk.headers))
 
 
 def _clip(text: str) -> str:

@@ -1,19 +1,35 @@
-"""YAML front matter: split it from a markdown body, tolerating broken blocks."""
+"""YAML front matter: split it from a markdown body, and the one rule for its values.
+
+A block that is not a YAML mapping, or a field outside its allowed values (`lifecycle`,
+`confidentiality`, ...), raises FrontMatterError; every connector skips such a file with the
+error as its reason, like any other hostile input."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 import yaml
+
+from knowledge_platform.models import (
+    CONFIDENTIALITY_LEVELS,
+    LIFECYCLES,
+    Confidentiality,
+    Lifecycle,
+)
 
 _FENCE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 _ISO_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
+T = TypeVar("T", bound=str)
+D = TypeVar("D")
+
+
 class FrontMatterError(ValueError):
-    """The front matter block exists but is not a YAML mapping."""
+    """The front matter is not a YAML mapping, or one of its values is not allowed."""
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
@@ -33,6 +49,37 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if not isinstance(meta, dict):
         raise FrontMatterError("front matter is not a mapping of keys to values")
     return {str(k): v for k, v in meta.items()}, text[match.end() :]
+
+
+def choice(meta: Mapping[str, Any], key: str, allowed: Sequence[T], default: D) -> T | D:
+    """`meta[key]` as one of `allowed` (compared as trimmed lower-case text); `default` when
+    the key is absent or empty; FrontMatterError naming the key and the allowed values when
+    it is anything else (a file is never indexed under a value it did not ask for)."""
+    value = meta.get(key)
+    if value is None or value == "":
+        return default
+    found = _one_of(value, allowed)
+    if found is not None:
+        return found
+    raise FrontMatterError(f"front matter {key} {value!r} is not one of {', '.join(allowed)}")
+
+
+def _one_of(value: Any, allowed: Sequence[T]) -> T | None:
+    text = str(value).strip().lower()
+    return next((option for option in allowed if option == text), None)
+
+
+def as_lifecycle(value: Any) -> Lifecycle | None:
+    """`value` as a lifecycle, or None when it names none."""
+    return _one_of(value, LIFECYCLES)
+
+
+def lifecycle(meta: Mapping[str, Any], default: Lifecycle = "stable") -> Lifecycle:
+    return choice(meta, "lifecycle", LIFECYCLES, default)
+
+
+def confidentiality(meta: Mapping[str, Any], default: Confidentiality) -> Confidentiality:
+    return choice(meta, "confidentiality", CONFIDENTIALITY_LEVELS, default)
 
 
 def strip_front_matter(text: str) -> str:

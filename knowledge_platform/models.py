@@ -5,17 +5,25 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import uuid
-from typing import Any, Literal
+from typing import Any, Literal, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runbook", "decision",
                "attachment"]
 Lifecycle = Literal["stable", "draft", "deprecated"]
+LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
 Trust = Literal["internal", "client", "public"]
 #: Who may read a document, least to most guarded (see access.VISIBLE).
 Confidentiality = Literal["public", "internal", "restricted"]
 CONFIDENTIALITY_LEVELS: tuple[Confidentiality, ...] = ("public", "internal", "restricted")
+
+#: Keys of `extra` a Reference shows: a converted file's name and MIME type, the page, slide or
+#: sheet a chunk is on (chunking._located), why a document was kept at its last good version
+#: and when that version was last read (sync.merge_pull).
+FILE_NAME, MIME_TYPE = "file_name", "mime_type"
+UNITS = ("page", "slide", "sheet")
+STALE, LAST_REFRESHED = "stale", "last_refreshed"
 
 CHUNK_NAMESPACE = uuid.UUID("5f1c2b9e-8d0a-4c31-9a57-3e6f0b7d2c41")
 
@@ -33,25 +41,38 @@ def doc_id(source: str, source_id: str) -> str:
     return f"{source}:{source_id}"
 
 
-class Document(BaseModel):
-    """One source document, as pulled; the unit of incremental work."""
-
-    model_config = ConfigDict(frozen=True)
+class Provenance(BaseModel):
+    """Where a text comes from. Documents and chunks store these fields, and every hit,
+    citation and decision the platform returns carries them (see `Reference`): a field added
+    here reaches all of them."""
 
     source: str
     source_id: str
     scope: str
     title: str
-    text: str
     kind: Kind
     url: str | None = None
     uri: str | None = None
     date: dt.date | None = None
     version: str = ""
     lifecycle: Lifecycle = "stable"
-    trust: Trust = "internal"
     confidentiality: str = "internal"
+
+
+class Record(Provenance):
+    """What the pipeline keeps of a text: its provenance, the text, the trust tier and the
+    source's own fields (`extra`: a converted file's name, MIME type and page, slide or sheet
+    number; why a document is stale...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    trust: Trust = "internal"
     extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Document(Record):
+    """One source document, as pulled; the unit of incremental work."""
 
     @property
     def doc_id(self) -> str:
@@ -62,35 +83,19 @@ class Document(BaseModel):
         return content_hash(self.title + "\n" + self.text)
 
 
-class Chunk(BaseModel):
+class Chunk(Record):
     """A piece of a document sized to the embedding model's window, with full provenance."""
-
-    model_config = ConfigDict(frozen=True)
 
     id: str
     doc_id: str
-    source: str
-    source_id: str
-    scope: str
-    title: str
-    text: str
     headers: list[str]
     ordinal: int
-    kind: Kind
-    url: str | None = None
-    uri: str | None = None
-    date: dt.date | None = None
-    version: str = ""
-    lifecycle: Lifecycle = "stable"
-    trust: Trust = "internal"
-    confidentiality: str = "internal"
     tokens: int = 0
     #: sha256 of embedding_text(): the embedding cache key.
     content_hash: str = ""
     #: sha256 of the text and every provenance field: a point whose fingerprint matches is
     #: unchanged; a differing one is rewritten (with its cached vector if only metadata moved).
     fingerprint: str = ""
-    extra: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def successor(self) -> str | None:
@@ -119,6 +124,48 @@ class Chunk(BaseModel):
         data = dict(payload)
         data["id"] = data.pop("chunk_id")
         return cls.model_validate(data)
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+def _shown(description: str) -> Any:
+    """An optional field left out of the JSON when absent: answers stay small."""
+    return Field(default=None, exclude_if=_absent, description=description)
+
+
+class Reference(Provenance):
+    """A document as a hit, a citation or a decision names it: its provenance and doc id, the
+    git commit and the successor, and, only where known, the converted file's name and MIME
+    type, the page, slide or sheet the text is on, and why the document is stale."""
+
+    doc_id: str
+    sha: str | None = Field(default=None, description="git commit the text was read at")
+    superseded_by: str | None = Field(
+        default=None, description="Set when another document supersedes this one: its doc_id "
+                                  "(get_document it for the current version)")
+    file_name: str | None = _shown("the file the text was converted from (PDF, DOCX, PPTX, "
+                                   "XLSX)")
+    mime_type: str | None = _shown("the source's MIME type of the file")
+    page: int | None = _shown("PDF page the text is on (1-based)")
+    slide: int | None = _shown("slide the text is on (1-based)")
+    sheet: int | None = _shown("spreadsheet sheet the text is on (1-based)")
+    stale: str | None = _shown("why the source could not be read again: this is the last "
+                               "good version")
+    last_refreshed: dt.datetime | None = _shown("when that version was last read as current")
+
+    @classmethod
+    def of(cls, chunk: Chunk, *, whole: bool = False, **fields: Any) -> Self:
+        """`chunk`'s reference with the subclass's `fields`; `whole`: of its whole document
+        (no page, slide or sheet)."""
+        extra = chunk.extra
+        found = {} if whole else {u: extra[u] for u in UNITS if u in extra}
+        return cls(**{f: getattr(chunk, f) for f in Provenance.model_fields},
+                   doc_id=chunk.doc_id, sha=chunk.sha, superseded_by=chunk.successor,
+                   file_name=extra.get(FILE_NAME), mime_type=extra.get(MIME_TYPE),
+                   stale=extra.get(STALE), last_refreshed=extra.get(LAST_REFRESHED),
+                   **found, **fields)
 
 
 class SparseVector(BaseModel):

@@ -40,8 +40,8 @@ class EmbeddingConfig(_Strict, SecretFields):
     api_key_env: EnvName | None = "OPENAI_API_KEY"
     api_key_ref: VaultRef | None = None
     base_url: str | None = None
-    #: openai: per-request timeout, retries (429/5xx/timeouts, honouring Retry-After and the
-    #: rate-limit reset headers) and texts per request.
+    #: openai: per-request timeout, retries (the openai SDK's: 429/5xx/timeouts, honouring
+    #: Retry-After) and texts per request.
     timeout_seconds: float = Field(default=60.0, gt=0, le=600)
     max_retries: int = Field(default=5, ge=0, le=20)
     batch_size: int = Field(default=100, ge=1, le=2048)

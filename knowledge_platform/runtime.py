@@ -20,6 +20,37 @@ from knowledge_platform.store.factory import make_store
 from knowledge_platform.tokens import counter_for
 
 
+def build_embedder(settings: Settings, registry: Registry, *,
+                   threads: int | None = None) -> Embedder:
+    cfg = registry.embedding
+    return make_embedder(
+        cfg.provider,
+        model=cfg.model,
+        cache_dir=settings.models_dir,
+        api_key=cfg.resolve_secret("api_key", owner="embedding", what="OpenAI API key")
+        if cfg.provider == "openai" else None,
+        base_url=cfg.base_url,
+        timeout_s=cfg.timeout_seconds,
+        max_retries=cfg.max_retries,
+        batch_size=cfg.batch_size,
+        threads=threads,
+    )
+
+
+def build_store(settings: Settings, registry: Registry) -> VectorStore:
+    cfg = registry.store
+    if cfg.engine == "qdrant":
+        url = cfg.resolve_secret("url", owner="store engine 'qdrant'", what="server URL")
+        api_key = cfg.resolve_optional_secret("api_key", owner="store", what="Qdrant API key")
+        return make_store("qdrant", path=None, url=url, api_key=api_key)
+    return make_store("edge", path=settings.shards_dir, url=None, api_key=None)
+
+
+def build_chunker(registry: Registry, embedder: Embedder) -> Chunker:
+    """Chunks sized to `embedder`'s window, counted in its provider's tokens."""
+    return Chunker(counter_for(registry.embedding.provider), embedder.window_tokens)
+
+
 class Runtime:
     def __init__(self, settings: Settings, registry: Registry | None = None, *,
                  embed_threads: int | None = None, follow: bool = False) -> None:
@@ -50,28 +81,11 @@ class Runtime:
 
     @functools.cached_property
     def embedder(self) -> Embedder:
-        cfg = self._registry.embedding
-        return make_embedder(
-            cfg.provider,
-            model=cfg.model,
-            cache_dir=self.settings.models_dir,
-            api_key=cfg.resolve_secret("api_key", owner="embedding", what="OpenAI API key")
-            if cfg.provider == "openai" else None,
-            base_url=cfg.base_url,
-            timeout_s=cfg.timeout_seconds,
-            max_retries=cfg.max_retries,
-            batch_size=cfg.batch_size,
-            threads=self.embed_threads,
-        )
+        return build_embedder(self.settings, self._registry, threads=self.embed_threads)
 
     @functools.cached_property
     def store(self) -> VectorStore:
-        cfg = self._registry.store
-        if cfg.engine == "qdrant":
-            url = cfg.resolve_secret("url", owner="store engine 'qdrant'", what="server URL")
-            api_key = cfg.resolve_optional_secret("api_key", owner="store", what="Qdrant API key")
-            return make_store("qdrant", path=None, url=url, api_key=api_key)
-        return make_store("edge", path=self.settings.shards_dir, url=None, api_key=None)
+        return build_store(self.settings, self._registry)
 
     @functools.cached_property
     def cache(self) -> EmbeddingCache:
@@ -83,8 +97,7 @@ class Runtime:
 
     @functools.cached_property
     def chunker(self) -> Chunker:
-        provider = self._registry.embedding.provider
-        return Chunker(counter_for(provider), self.embedder.window_tokens)
+        return build_chunker(self._registry, self.embedder)
 
     @functools.cached_property
     def snapshots(self) -> SnapshotStore:
@@ -95,5 +108,6 @@ class Runtime:
         return Retriever(self.store, self.embedder, self.sparse)
 
     def close(self) -> None:
-        if "store" in self.__dict__:
-            self.store.close()
+        for part in ("store", "embedder", "cache"):
+            if part in self.__dict__:
+                self.__dict__[part].close()

@@ -7,26 +7,26 @@ snapshot of a source x scope.
   with every other change, and the hold is reported until a full reconcile or the next
   listing that shows them again.
 - A sub-resource that failed keeps its documents at their last good version, marked stale in
-  provenance, and is fetched again by the next pull.
+  provenance (why, and when that version was last read as current: the pull before the
+  failure), and is fetched again by the next pull.
 - A sub-resource of a type the platform does not index is listed, never retried, and is no
   failure (the `<source>_pull_complete` check counts only "kept" and "not indexed").
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from knowledge_platform.connectors.base import Connector, Known, PullResult
-from knowledge_platform.models import Document
+from knowledge_platform.models import LAST_REFRESHED, STALE, Document
 from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.supersession import link_successors
 
 #: Below this many deletions the share rule does not apply (editing a 3-file demo is normal).
 GUARD_MIN_DELETIONS = 5
-#: Provenance key of a document kept at its last good version: why it could not be refreshed.
-STALE = "stale"
 
 
 def guard_excess(existing: int, stale: int, remaining: int, guard: float, *,
@@ -91,16 +91,20 @@ class Merged:
     retry: list[str] = field(default_factory=list)
 
 
-def _stale(doc: Document, reason: str) -> Document:
-    if doc.extra.get(STALE) == reason:
-        return doc
-    return doc.model_copy(update={"extra": {**doc.extra, STALE: reason}})
+def _stale(doc: Document, reason: str, refreshed: str | None) -> Document:
+    """`doc` kept: why (`extra[STALE]`), and when it was last read as current — the pull
+    before its first failure, if known (a document stale already keeps what it says)."""
+    since = {} if STALE in doc.extra or not refreshed else {LAST_REFRESHED: refreshed}
+    extra = {**doc.extra, STALE: reason, **since}
+    return doc if extra == doc.extra else doc.model_copy(update={"extra": extra})
 
 
 def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
-               guard: float = 0.3, full_reconcile: bool = False) -> Merged:
+               guard: float = 0.3, full_reconcile: bool = False,
+               refreshed: str | None = None) -> Merged:
     """The new snapshot. Supersession links are resolved over the whole of it (a new record
-    can supersede an unchanged one, which then counts as changed)."""
+    can supersede an unchanged one, which then counts as changed). `refreshed`: when
+    `previous` was pulled (ISO 8601), if known."""
     before = {d.source_id: d for d in previous or []}
     fetched = {d.source_id: d for d in result.documents}
     problems: list[Problem] = []
@@ -125,7 +129,7 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
     stale = 0
     for sid, reason in failed.items():
         if sid in before and sid not in fetched and sid not in confirmed:
-            after[sid] = _stale(before[sid], reason)
+            after[sid] = _stale(before[sid], reason, refreshed)
             stale += 1
     inferred = ({*result.missing} | (before.keys() - after.keys())) & before.keys()
     inferred -= confirmed | fetched.keys()
@@ -167,8 +171,10 @@ def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool
     by_id = {d.source_id: d for d in previous or []}
     retry = {*state.get("retry", []), *(i for i, d in by_id.items() if STALE in d.extra)}
     known = Known(documents=by_id, retry=frozenset(retry))
+    pulled_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     result = connector.pull(cursor, full=full or cursor is None, known=known)
-    merged = merge_pull(previous, result, guard=guard, full_reconcile=full_reconcile)
+    merged = merge_pull(previous, result, guard=guard, full_reconcile=full_reconcile,
+                        refreshed=state.get("pulled_at"))
     snaps.write_documents(source, scope, merged.documents)
     snaps.write_cursor(source, scope, result.cursor)
     snaps.write_sync(source, scope, {
@@ -177,6 +183,7 @@ def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool
         "confirmed": merged.confirmed,
         "emptied_by_source": not merged.documents and bool(merged.confirmed),
         "problems": [asdict(p) for p in merged.problems],
+        "pulled_at": pulled_at,
     })
     return result, merged
 

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.models import Reference
 from knowledge_platform.settings import Settings
 
 app = typer.Typer(
@@ -139,11 +140,24 @@ def search(
     if not hits:
         out.print("no hits")
     for rank, hit in enumerate(hits, 1):
-        c = hit.chunk
+        c, ref = hit.chunk, Reference.of(hit.chunk)
         out.print(f"[bold]{rank}. {escape(c.title)}[/bold]{_trail(c.title, c.headers)}  "
                   f"score={hit.score:.3f}")
-        out.print(f"   {c.source} · {c.date or 'undated'} · {c.url or c.uri or c.source_id}")
+        out.print(f"   {c.source} · {c.date or 'undated'}{_place(ref)} · "
+                  f"{c.url or c.uri or c.source_id}")
+        if ref.stale:
+            since = f" (last read {ref.last_refreshed:%Y-%m-%d %H:%M} UTC)" \
+                if ref.last_refreshed else ""
+            out.print(f"   [yellow]stale[/yellow]: {escape(ref.stale)}{since}")
         out.print(f"   {c.text[:240].replace(chr(10), ' ')}")
+
+
+def _place(ref: Reference) -> str:
+    """' · sow.pdf p. 3' for a hit of a converted file: its name and page, slide or sheet."""
+    n = ref.page or ref.slide or ref.sheet
+    unit = "p." if ref.page else "slide" if ref.slide else "sheet"
+    text = " ".join(p for p in (ref.file_name, f"{unit} {n}" if n else "") if p)
+    return f" · {escape(text)}" if text else ""
 
 
 def _trail(title: str, headers: list[str]) -> str:

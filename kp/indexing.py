@@ -68,15 +68,15 @@ def run_index(
 
     from assets.checks import build_collection_checks
     from assets.factory import AT_SHA_TAG, FULL_PULL_TAG, FULL_RECONCILE_TAG, build_source_assets
-    from assets.partitions import scopes_partitions
+    from assets.partitions import SCOPES
     from resources.platform import platform_resources
 
     ensure_dagster_home(settings)
     instance = DagsterInstance.from_config(str(settings.dagster_home))
-    known = set(instance.get_dynamic_partitions(scopes_partitions.name))
+    known = set(instance.get_dynamic_partitions(SCOPES))
     missing = sorted({sc for _, sc in pairs} - known)
     if missing:
-        instance.add_dynamic_partitions(scopes_partitions.name, missing)
+        instance.add_dynamic_partitions(SCOPES, missing)
     resources = platform_resources(settings)
     tags = {"kp/trigger": "kp index"}
     if full or at:

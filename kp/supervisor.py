@@ -130,10 +130,10 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
            "--port", str(mcp_port)]
     # Dagster runs from its own home so it never mistakes the repo's dagster.yaml template
     # for the instance config; the MCP service from the repository.
-    procs = [
-        _spawn(dagster, env, logs / "dagster.log", settings.dagster_home),
-        _spawn(mcp, env, logs / "mcp.log", REPO_ROOT),
-    ]
+    procs = {
+        "dagster": _spawn(dagster, env, logs / "dagster.log", settings.dagster_home),
+        "mcp": _spawn(mcp, env, logs / "mcp.log", REPO_ROOT),
+    }
     stopping = False
 
     def _on_signal(signum: int, _frame: object) -> None:
@@ -150,11 +150,11 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     )
     code = 0
     while not stopping:
-        dead = [p for p in procs if p.poll() is not None]
+        dead = [name for name, p in procs.items() if p.poll() is not None]
         if dead:
-            console.print(f"[red]a child process exited ({dead[0].args[1]}); stopping[/red]")
+            console.print(f"[red]a child process exited ({dead[0]}); stopping[/red]")
             code = 1
             break
         time.sleep(0.5)
-    _stop(procs)
+    _stop(list(procs.values()))
     return code

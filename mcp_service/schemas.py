@@ -7,38 +7,11 @@ import datetime as dt
 from pydantic import BaseModel, Field
 
 from knowledge_platform.decisions import Decision
-from knowledge_platform.models import Chunk, Kind, Lifecycle
+from knowledge_platform.models import Kind, Lifecycle, Reference
 from mcp_service.dagster_models import LaunchedRun
 
 
-class Provenance(BaseModel):
-    title: str
-    source: str
-    source_id: str
-    doc_id: str
-    url: str | None = None
-    uri: str | None = None
-    date: dt.date | None = None
-    version: str = ""
-    sha: str | None = Field(default=None, description="git commit the text was read at")
-    scope: str
-    kind: Kind
-    lifecycle: Lifecycle
-    confidentiality: str = "internal"
-    superseded_by: str | None = Field(
-        default=None, description="Set when another document supersedes this one: its doc_id "
-                                  "(get_document it for the current version)")
-
-    @classmethod
-    def of(cls, chunk: Chunk) -> Provenance:
-        return cls(title=chunk.title, source=chunk.source, source_id=chunk.source_id,
-                   doc_id=chunk.doc_id, url=chunk.url, uri=chunk.uri, date=chunk.date,
-                   version=chunk.version, sha=chunk.sha, scope=chunk.scope, kind=chunk.kind,
-                   lifecycle=chunk.lifecycle, confidentiality=chunk.confidentiality,
-                   superseded_by=chunk.successor)
-
-
-class SearchHit(Provenance):
+class SearchHit(Reference):
     text: str
     score: float
     headers: list[str] = Field(default_factory=list)
@@ -52,7 +25,9 @@ class SearchResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-class ContextBlock(Provenance):
+class ContextBlock(Reference):
+    """One document's sections around its best hit (whose page, slide or sheet it names)."""
+
     text: str = Field(description="Whole sections around the best hits, in document order")
     sections: list[list[str]] = Field(default_factory=list)
     ordinals: list[int] = Field(default_factory=list)
@@ -71,7 +46,7 @@ class ContextResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-class MemoryEntry(Provenance):
+class MemoryEntry(Reference):
     text: str
     truncated: bool = False
 
@@ -83,7 +58,7 @@ class MemoryList(BaseModel):
     entries: list[MemoryEntry]
 
 
-class DocumentResult(Provenance):
+class DocumentResult(Reference):
     text: str
     chunks: int
     sections: list[list[str]] = Field(default_factory=list)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import get_args
 
 from knowledge_platform.access import Grant, shown
 from knowledge_platform.answers.ask import answer_question
 from knowledge_platform.answers.contract import Answer
 from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
-from knowledge_platform.models import Chunk, Hit, Lifecycle
+from knowledge_platform.models import LIFECYCLES, Chunk, Hit
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.references import hidden_note, named_documents, successor_note, title_of
 from knowledge_platform.registry import Registry
@@ -30,7 +29,6 @@ from mcp_service.schemas import (
     DocumentResult,
     MemoryEntry,
     MemoryList,
-    Provenance,
     ReindexResult,
     RunbookEntry,
     RunbookList,
@@ -101,8 +99,7 @@ class KnowledgeService:
                flt: SearchFilter) -> tuple[list[Hit], list[str]]:
         """Hits of documents `flt` hides by lifecycle (and otherwise matches) that `text`
         names, and why each is shown (naming its successor)."""
-        every = get_args(Lifecycle)
-        hidden = [x for x in every if x not in (flt.lifecycles or every)]
+        hidden = [x for x in LIFECYCLES if x not in (flt.lifecycles or LIFECYCLES)]
         if not hidden:
             return [], []
         found = named_documents(self.runtime.retriever, self.runtime.store, scope, text,
@@ -147,9 +144,8 @@ class KnowledgeService:
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(
             query=query, scope=scope,
-            hits=[SearchHit(**Provenance.of(h.chunk).model_dump(), text=h.chunk.text,
-                            score=h.score, headers=h.chunk.headers, ordinal=h.chunk.ordinal)
-                  for h in hits],
+            hits=[SearchHit.of(h.chunk, text=h.chunk.text, score=h.score,
+                               headers=h.chunk.headers, ordinal=h.chunk.ordinal) for h in hits],
             warnings=notes if hits else self._no_index(scope),
         )
 
@@ -184,9 +180,9 @@ class KnowledgeService:
         blocks = []
         for sel in selections:
             text, sections = assemble(list(sel.chosen.values()))
-            blocks.append(ContextBlock(**Provenance.of(sel.best.chunk).model_dump(), text=text,
-                                       sections=sections, ordinals=sorted(sel.chosen),
-                                       tokens=sel.tokens, score=sel.best.score))
+            blocks.append(ContextBlock.of(sel.best.chunk, text=text, sections=sections,
+                                          ordinals=sorted(sel.chosen), tokens=sel.tokens,
+                                          score=sel.best.score))
         warnings = notes if hits else self._no_index(scope)
         if truncated:
             warnings.append(f"context trimmed to the {max_tokens}-token budget")
@@ -214,9 +210,8 @@ class KnowledgeService:
         for chunks in docs.values():
             first = min(chunks, key=lambda c: c.ordinal)
             text, _ = assemble(chunks)
-            entries.append(MemoryEntry(**Provenance.of(first).model_dump(),
-                                       text=text[:MEMORY_CHARS],
-                                       truncated=len(text) > MEMORY_CHARS))
+            entries.append(MemoryEntry.of(first, whole=True, text=text[:MEMORY_CHARS],
+                                          truncated=len(text) > MEMORY_CHARS))
         entries.sort(key=lambda e: (e.date or dt.date.min, e.title), reverse=True)
         return MemoryList(scope=scope, date_from=start, date_to=today,
                           entries=entries[:MEMORY_ENTRIES])
@@ -229,8 +224,8 @@ class KnowledgeService:
                                     f"{grant.principal} may read")
         text, sections = assemble(chunks)
         first = min(chunks, key=lambda c: c.ordinal)
-        return DocumentResult(**Provenance.of(first).model_dump(), text=text,
-                              chunks=len(chunks), sections=sections)
+        return DocumentResult.of(first, whole=True, text=text, chunks=len(chunks),
+                                 sections=sections)
 
     def runbooks(self, grant: Grant, prefix: str | None, tag: str | None, scope: str,
                  include_drafts: bool, include_deprecated: bool) -> RunbookList:

@@ -57,10 +57,9 @@ def _needles(value: str) -> list[bytes]:
 def _decoded(path: Path, data: bytes) -> bytes:
     """What to search in a file: its bytes, plus the decoded content of Parquet and gzip."""
     if data[:4] == b"PAR1":
-        import pyarrow.parquet as pq
+        import polars as pl
 
-        table = pq.read_table(path)
-        return data + repr(table.to_pylist()).encode("utf-8", "replace")
+        return data + repr(pl.read_parquet(path).to_dicts()).encode("utf-8", "replace")
     if data[:2] == b"\x1f\x8b":
         try:
             return data + gzip.decompress(data)

@@ -14,27 +14,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from knowledge_platform.models import Lifecycle
+from knowledge_platform.models import Reference
 
 EXTRACTIVE_LABEL = "Extractive answer (quoted from the sources, no language model):"
 NOT_FOUND = "Not found in the knowledge base."
 Mode = Literal["extractive", "llm", "not_found"]
 
 
-class Citation(BaseModel):
+class Citation(Reference):
     number: int
-    title: str
-    url: str | None = None
-    uri: str | None = None
-    source: str
-    doc_id: str
-    scope: str
-    date: dt.date | None = None
-    version: str = ""
-    sha: str | None = Field(default=None, description="git commit the text was read at")
-    lifecycle: Lifecycle = "stable"
-    superseded_by: str | None = Field(default=None,
-                                      description="doc_id of the document that supersedes it")
 
 
 class Claim(BaseModel):

@@ -24,7 +24,7 @@ from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_senten
 from knowledge_platform.answers.sentences import about, candidates, entity_terms, terms
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.embeddings.base import Embedder
-from knowledge_platform.models import Hit
+from knowledge_platform.models import Chunk, Hit
 
 MAX_SENTENCES = 3
 MAX_ANSWER_CHARS = 900
@@ -106,7 +106,10 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
     shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
     body = " ".join(f"{quoted(s)} [{s.sentence.ref}]" for s in shown)
     body += "".join(" " + found.describe() for found in conflicts)
-    text, cited, renumber = sources.in_order_of_use(f"{EXTRACTIVE_LABEL} {body}")
+    quoted_from: dict[int, Chunk] = {}
+    for s in shown:
+        quoted_from.setdefault(s.sentence.ref, s.sentence.chunk)
+    text, cited, renumber = sources.in_order_of_use(f"{EXTRACTIVE_LABEL} {body}", quoted_from)
     notes = [*warnings, *(f.warning(renumber) for f in conflicts)]
     return Answer(answer=text, citations=cited, confidence=picked[0].score, warnings=notes,
                   mode="extractive", conflicts=[f.conflict(renumber, cited) for f in conflicts],

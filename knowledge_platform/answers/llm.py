@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from openai import APIConnectionError, APIStatusError, APITimeoutError, OpenAI
+from openai import OpenAIError
 from openai.types.chat import ChatCompletionMessageParam
 
+from knowledge_platform import openai_api
 from knowledge_platform.answers.contract import Answer, Conflict, now_utc
 from knowledge_platform.answers.disagreements import claims, find_conflicts
 from knowledge_platform.answers.extractive import (
@@ -60,23 +61,14 @@ def build_messages(question: str, sources: Sources) -> list[ChatCompletionMessag
 
 
 def chat(messages: list[ChatCompletionMessageParam], config: AnswerConfig, api_key: str) -> str:
-    attempts = config.max_retries + 1
     try:
-        with OpenAI(api_key=api_key, base_url=config.base_url, timeout=config.timeout_seconds,
-                    max_retries=config.max_retries) as client:
+        with openai_api.client(api_key, base_url=config.base_url,
+                               timeout_s=config.timeout_seconds,
+                               max_retries=config.max_retries) as client:
             response = client.chat.completions.create(
                 model=config.model, messages=messages, temperature=0)
-    except APIStatusError as exc:
-        hint = " (check the API key)" if exc.status_code in (401, 403) else ""
-        retried = f" after {attempts} attempts" if exc.status_code in (408, 409, 429) or \
-            exc.status_code >= 500 else ""
-        raise ChatError(f"chat model answered HTTP {exc.status_code}{hint}{retried}") from None
-    except APITimeoutError:
-        raise ChatError(f"chat model timed out after {config.timeout_seconds:g} s, "
-                        f"{attempts} attempts") from None
-    except APIConnectionError as exc:
-        raise ChatError(f"chat model unreachable at {config.base_url or 'the OpenAI API'}: "
-                        f"{exc}") from None
+    except OpenAIError as exc:
+        raise ChatError(f"chat model failed: {openai_api.failure(exc)}") from None
     content = response.choices[0].message.content if response.choices else None
     if content is None:
         raise ChatError("chat model answered without choices[0].message.content")

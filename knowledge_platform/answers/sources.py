@@ -1,14 +1,15 @@
 """Retrieved hits grouped by document. Each document gets a reference number in retrieval
 order (what a chat model is shown); an answer renumbers the ones it uses in order of first
-use, so its citations read [1], [2], [3] from left to right."""
+use, so its citations read [1], [2], [3] from left to right. A citation names the page, slide
+or sheet of the passage the answer quotes, else of the document's best hit."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from knowledge_platform.answers.contract import Citation
-from knowledge_platform.models import Hit
+from knowledge_platform.models import Chunk, Hit
 
 _MARKER = re.compile(r"\[(\d+)\]")
 
@@ -24,20 +25,21 @@ class Sources:
                 continue
             n = len(self.number) + 1
             self.number[c.doc_id] = n
-            self.citations[n] = Citation(number=n, title=c.title, url=c.url, uri=c.uri,
-                                         source=c.source, doc_id=c.doc_id, scope=c.scope,
-                                         date=c.date, version=c.version, sha=c.sha,
-                                         lifecycle=c.lifecycle, superseded_by=c.successor)
+            self.citations[n] = Citation.of(c, number=n)
 
     def texts(self, n: int) -> list[str]:
         return [h.chunk.text for h in self.hits if self.number[h.chunk.doc_id] == n]
 
-    def in_order_of_use(self, text: str) -> tuple[str, list[Citation], dict[int, int]]:
+    def in_order_of_use(self, text: str, quoted: Mapping[int, Chunk] | None = None,
+                        ) -> tuple[str, list[Citation], dict[int, int]]:
         """`text` with its [n] markers renumbered by first use, the citations it uses under
-        their new numbers, and the map from reference number to citation number."""
+        their new numbers, and the map from reference number to citation number. `quoted`:
+        the chunk the text quotes for a reference number, where it quotes one."""
         order = [int(n) for n in _MARKER.findall(text) if int(n) in self.citations]
         renumber = {old: new for new, old in enumerate(dict.fromkeys(order), 1)}
-        cited = [self.citations[old].model_copy(update={"number": new})
+        quoted = quoted or {}
+        cited = [Citation.of(quoted[old], number=new) if old in quoted
+                 else self.citations[old].model_copy(update={"number": new})
                  for old, new in renumber.items()]
 
         def swap(m: re.Match[str]) -> str:

@@ -40,3 +40,6 @@ class Embedder(ABC):
     @abstractmethod
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` in the model's own tokenizer (offline)."""
+
+    def close(self) -> None:  # noqa: B027 - a local model holds nothing to release
+        """Release connections (a remote provider's HTTP client)."""

@@ -38,12 +38,7 @@ def make_embedder(
             )
         return LocalOnnxEmbedder(cache_dir, quantized=variants[name], threads=threads)
     if provider == "openai":
-        from knowledge_platform.embeddings.openai import (
-            DEFAULT_BASE_URL,
-            DEFAULT_MODEL,
-            KNOWN_DIMS,
-            OpenAIEmbedder,
-        )
+        from knowledge_platform.embeddings.openai import DEFAULT_MODEL, KNOWN_DIMS, OpenAIEmbedder
 
         if not api_key:
             raise ConfigError("embedding provider 'openai' needs an API key; set OPENAI_API_KEY")
@@ -52,7 +47,7 @@ def make_embedder(
             raise ConfigError(
                 f"unknown OpenAI embedding model {name!r}; choose one of {sorted(KNOWN_DIMS)}"
             )
-        return OpenAIEmbedder(api_key, model=name, base_url=base_url or DEFAULT_BASE_URL,
+        return OpenAIEmbedder(api_key, model=name, base_url=base_url,
                               timeout_s=timeout_s, max_retries=max_retries,
                               batch_size=batch_size)
     if provider == "hash":

@@ -28,6 +28,13 @@ from knowledge_platform.errors import (
 from knowledge_platform.secrets.refs import parse_reference, shown_reference
 
 TOKEN_ENV = "OP_SERVICE_ACCOUNT_TOKEN"
+
+
+def service_token() -> str:
+    """The 1Password service account token from the environment ("" when there is none)."""
+    return os.environ.get(TOKEN_ENV, "").strip()
+
+
 #: Seconds a value read from the vault is reused by this process.
 DEFAULT_TTL = 60.0
 #: Seconds one read may take (the SDK signs in first; `op` may wait for its daemon).
@@ -108,7 +115,7 @@ class Vault:
 
     def way(self) -> str | None:
         """"sdk", "cli" or None: how the next read would go."""
-        if os.environ.get(TOKEN_ENV, "").strip() and (self._sdk or sdk_installed()):
+        if service_token() and (self._sdk or sdk_installed()):
             return "sdk"
         return "cli" if shutil.which("op") else None
 
@@ -130,7 +137,7 @@ class Vault:
         return value
 
     def _read_sdk(self, ref: str) -> str:
-        token = os.environ.get(TOKEN_ENV, "").strip()
+        token = service_token()
         read = self._sdk or sdk_read
         box: dict[str, Any] = {}
 
@@ -178,7 +185,7 @@ class Vault:
         value = value.removesuffix("\n").removesuffix("\r")
         if proc.returncode != 0:
             said = summarise(err.decode("utf-8", "replace"),
-                             hide=[value, os.environ.get(TOKEN_ENV, "")])
+                             hide=[value, service_token()])
             hint = "; " + _ID_HINT if any(s in said for s in _SYNTAX) else ""
             raise VaultReadError(f"op read {shown_reference(ref)} failed (exit "
                                  f"{proc.returncode}): {said}{hint}")

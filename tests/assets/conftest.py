@@ -8,7 +8,7 @@ from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
-from assets.partitions import scopes_partitions
+from assets.partitions import SCOPES
 from knowledge_platform.settings import Settings
 from resources.platform import platform_resources
 
@@ -38,8 +38,8 @@ class Materializer:
         )
 
     def _ensure_partition(self, scope: str) -> None:
-        if scope not in self.instance.get_dynamic_partitions(scopes_partitions.name):
-            self.instance.add_dynamic_partitions(scopes_partitions.name, [scope])
+        if scope not in self.instance.get_dynamic_partitions(SCOPES):
+            self.instance.add_dynamic_partitions(SCOPES, [scope])
 
     def run_and_check(self, source: str, scope: str = "internal") -> dict[str, bool]:
         result = self(source, scope, raise_on_error=False)

@@ -16,7 +16,7 @@ from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._utils.schedules import cron_string_iterator
 
 from assets.definitions import build_definitions
-from assets.partitions import scopes_partitions
+from assets.partitions import SCOPES
 from assets.schedules import TIMEZONE, WEEKLY_CRON
 from knowledge_platform.settings import Settings
 from tests.conftest import write_registry
@@ -54,7 +54,7 @@ def test_weekly_schedule_requests_every_configured_source_and_scope(
     schedule = defs.resolve_schedule_def("weekly_reindex_schedule")
     when = dt.datetime(2026, 12, 6, 2, 0, tzinfo=NY)
     with instance_for_test() as instance:
-        instance.add_dynamic_partitions(scopes_partitions.name, ["internal", "acme"])
+        instance.add_dynamic_partitions(SCOPES, ["internal", "acme"])
         ctx = build_schedule_context(
             instance=instance,
             scheduled_execution_time=when,
@@ -86,7 +86,7 @@ def test_registry_sensor_adds_partitions_and_backfills_new_clients(kp_env, regis
         assert [(r.partition_key, r.asset_selection[0].path[0]) for r in first.run_requests] == [
             ("internal", "memory_files")
         ]
-        instance.add_dynamic_partitions(scopes_partitions.name, list(added))
+        instance.add_dynamic_partitions(SCOPES, list(added))
 
         # Nothing changed: no new partitions, no runs, the cursor is stable.
         again = _tick(
@@ -137,7 +137,7 @@ def test_memory_changes_sensor_requests_only_changed_scopes(
     sensor = defs.resolve_sensor_def("memory_files_changes_sensor")
     assert sensor.minimum_interval_seconds == 30
     with instance_for_test() as instance:
-        instance.add_dynamic_partitions(scopes_partitions.name, ["internal", "acme"])
+        instance.add_dynamic_partitions(SCOPES, ["internal", "acme"])
 
         def tick(cursor):
             return _tick(

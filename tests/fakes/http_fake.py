@@ -20,6 +20,8 @@ class LoggedRequest:
     args: dict[str, list[str]]
     headers: dict[str, str]
     status: int
+    #: time.monotonic() when the request arrived (retry waits are the gaps between requests).
+    at: float = 0.0
 
     def arg(self, name: str) -> str | None:
         values = self.args.get(name)
@@ -157,6 +159,7 @@ class FakeServer:
 
     def _wsgi(self, environ: dict[str, Any], start_response: Any) -> Any:
         request = Request(environ)
+        arrived = time.monotonic()
         try:
             response = self._respond(request)
         except Exception as exc:  # a bug in a fake must show up, not hang a test
@@ -167,6 +170,7 @@ class FakeServer:
             args={k: request.args.getlist(k) for k in request.args},
             headers=dict(request.headers.items()),
             status=response.status_code,
+            at=arrived,
         )
         with self._lock:
             self.log.append(entry)

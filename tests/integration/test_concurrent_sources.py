@@ -15,7 +15,7 @@ from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
-from assets.partitions import scopes_partitions
+from assets.partitions import SCOPES
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from knowledge_platform.store.edge import EdgeStore
@@ -46,7 +46,7 @@ def registry_data(registry_data: dict[str, Any], tmp_path: Path) -> dict[str, An
 def publish(settings: Settings, source: str) -> Any:
     """The collection step and its checks, on an instance of its own, as a separate run."""
     instance = DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions(scopes_partitions.name, ["internal"])
+    instance.add_dynamic_partitions(SCOPES, ["internal"])
     key = AssetKey([source, "collection"])
     return materialize(
         [*build_source_assets(source), *build_collection_checks(source)],
@@ -62,7 +62,7 @@ def test_two_sources_publish_to_one_collection_at_once(
     kp_env: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prepare = Materializer(kp_env)
-    prepare.instance.add_dynamic_partitions(scopes_partitions.name, ["internal"])
+    prepare.instance.add_dynamic_partitions(SCOPES, ["internal"])
     for source in SOURCES:
         prepare.partial(source, ["raw", "chunks", "embeddings"])
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import signal
 import socket
@@ -26,7 +27,6 @@ from fastmcp import Client
 from werkzeug.wrappers import Request, Response
 
 from knowledge_platform.access import read_admin_token
-from knowledge_platform.embeddings import openai as openai_embeddings
 from knowledge_platform.models import Document
 from knowledge_platform.pipeline import chunk_documents, embed_chunks, reconcile
 from knowledge_platform.runtime import Runtime
@@ -35,6 +35,7 @@ from knowledge_platform.store import shard_dirs
 from mcp_service.server import build_server
 from tests.assets.conftest import Materializer
 from tests.conftest import write_registry
+from tests.fakes.http_fake import LoggedRequest
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.supabase_server import SupabaseFake
 from tests.mcp.fixtures import build_corpus, corpus, make_runtime, make_settings, registry_data
@@ -354,34 +355,24 @@ def test_killed_while_writing_the_collection_readers_keep_answering_and_next_run
 # -- the embedding provider failing -----------------------------------------------------------
 
 
-def settled_count(fake: FakeOpenAI, expected: int) -> int:
+def settled(fake: FakeOpenAI, expected: int) -> list[LoggedRequest]:
     """Embedding requests logged (a timed-out one is logged when the fake finishes it)."""
     deadline = time.monotonic() + 5
     while len(fake.requests("/v1/embeddings", "POST")) < expected and time.monotonic() < deadline:
         time.sleep(0.05)
-    return len(fake.requests("/v1/embeddings", "POST"))
-
-
-class RecordedSleeps(list[float]):
-    def __call__(self, seconds: float) -> None:
-        self.append(seconds)  # recorded, not slept: the waits asked for are what we check
+    return fake.requests("/v1/embeddings", "POST")
 
 
 def test_embedding_provider_failures_retry_as_told_then_fail_without_deleting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    sleeps = RecordedSleeps()
-    real = openai_embeddings.OpenAIEmbedder
-
-    class QuickEmbedder(real):  # production retries; a short timeout and recorded sleeps
-        def __init__(self, api_key: str, **kwargs: Any) -> None:
-            super().__init__(api_key, **{**kwargs, "timeout_s": 0.5, "sleep": sleeps})
-
-    monkeypatch.setattr(openai_embeddings, "OpenAIEmbedder", QuickEmbedder)
+    """The openai SDK's retries, as configured in the registry (2 retries, 0.5 s timeout),
+    seen from the fake: how many requests, and how long apart."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-fake")
     with FakeOpenAI("sk-test-fake") as fake:
         settings = env_for(tmp_path, monkeypatch, {
-            "embedding": {"provider": "openai", "base_url": fake.base_url},
+            "embedding": {"provider": "openai", "base_url": fake.base_url, "max_retries": 2,
+                          "timeout_seconds": 0.5},
             "store": {"engine": "edge"},
             "internal": {"sources": {"memory_files": {"path": str(workspace)}}}})
         run = Materializer(settings)
@@ -391,40 +382,37 @@ def test_embedding_provider_failures_retry_as_told_then_fail_without_deleting(
         rules = workspace / "rules.md"
         rules.write_text(rules.read_text().replace("fourteen days", "twenty-one days"))
         (workspace / "memory" / "2026-11-20.md").unlink()  # a good run would delete points
-        cases: list[tuple[str, Any, str, list[float] | None]] = [
+        # (name, injection, message, requests, shortest gap between them: the wait asked for,
+        # or the SDK's exponential backoff of 0.5 s, 1 s less up to 25% jitter)
+        cases: list[tuple[str, Any, str, int, float]] = [
             ("429 with rate-limit headers",
              lambda: fake.rate_limit(100, {"retry-after-ms": "250",
                                            "x-ratelimit-remaining-requests": "0",
                                            "x-ratelimit-reset-requests": "250ms"}),
-             "OpenAI embeddings failed after 6 attempts; last error: HTTP 429: Rate limit",
-             [0.25] * 5),
+             "OpenAI embeddings failed: HTTP 429 after 3 attempts: Rate limit reached", 3, 0.25),
             ("429 asking for an hour",
              lambda: fake.rate_limit(100, {"retry-after": "3600"}),
-             "OpenAI embeddings rate limited: server asks to wait 3600s, over the 600s limit",
-             []),
+             "OpenAI embeddings failed: HTTP 429 after 1 attempt: Rate limit reached for "
+             "requests. Please try again later. (the server asks to wait 3600 s)", 1, 0),
             ("500", lambda: fake.server_error(100, 500),
-             "OpenAI embeddings failed after 6 attempts; last error: HTTP 500: The server had",
-             None),
+             "OpenAI embeddings failed: HTTP 500 after 3 attempts: The server had", 3, 0.375),
             ("timeout", lambda: fake.inject("/v1/embeddings", None, delay=1.5, times=100),
-             "OpenAI embeddings failed after 6 attempts; last error: timeout (ReadTimeout)",
-             None),
+             "OpenAI embeddings failed: timed out after 3 attempts", 3, 0.5 + 0.375),
         ]
-        for name, inject, message, waits in cases:
+        for name, inject, message, requests, gap in cases:
             fake.clear_injections()
             fake.clear_log()
-            sleeps.clear()
             inject()
             result = run("memory_files", raise_on_error=False)
             assert not result.success, name
             failed = [e.step_key for e in result.all_events if e.is_step_failure]
             assert failed == ["memory_files__embeddings"], name
             assert failure_text(result).startswith(message), (name, failure_text(result))
-            attempts = settled_count(fake, len(sleeps) + 1)
-            if waits is not None:
-                assert sleeps == pytest.approx(waits), name
-            else:  # exponential backoff with jitter, bounded
-                assert len(sleeps) == 5 and all(0 < s <= 8 for s in sleeps), (name, sleeps)
-            assert attempts == len(sleeps) + 1, name
+            logged = settled(fake, requests)
+            assert len(logged) == requests, name
+            assert [r.headers.get("X-Stainless-Retry-Count") for r in logged] == \
+                [str(n) for n in range(requests)], name
+            assert all(b.at - a.at >= gap for a, b in itertools.pairwise(logged)), name
             now = state(settings, "memory_files", "internal")
             assert (now.points, now.count, now.version) == (before.points, before.count,
                                                             before.version), name

@@ -157,8 +157,9 @@ def test_full_pull_carries_provenance_and_reports_skips(repo: tuple[Path, str]) 
     assert readme.date == dt.date(2026, 3, 1)  # no front matter date: the commit's
     skipped = {s.source_id: s.reason for s in result.skipped}
     assert set(skipped) == {"docs/broken.md", "docs/retired.md", "docs/binary.md", "docs/latin1.md"}
-    assert "broken front matter" in skipped["docs/broken.md"]
-    assert "'retired'" in skipped["docs/retired.md"]
+    assert skipped["docs/broken.md"] == "front matter is not valid YAML at line 2"
+    assert skipped["docs/retired.md"] == ("front matter lifecycle 'retired' is not one of "
+                                          "stable, draft, deprecated")
     assert "binary" in skipped["docs/binary.md"]
     assert "UTF-8" in skipped["docs/latin1.md"]
     assert result.cursor["sha"] == sha

@@ -65,6 +65,8 @@ HOSTILE: dict[str, bytes] = {
     "blank.md": b"  \n\n\t\n",
     "bad-yaml.md": b"---\ntitle: [unclosed\n---\n# Body\n\nRecoverable text.\n",
     "list-yaml.md": b"---\n- a\n- b\n---\n# Body\n\nFront matter that is a list.\n",
+    "bad-lifecycle.md": b"---\nlifecycle: archived\n---\n# Archived\n\nThe ibis text.\n",
+    "status-done.md": b"---\nstatus: done\n---\n# Done\n\nThe tapir text.\n",
     "unterminated.md": b"---\ntitle: never closed\n# Heading\n\nThe wombat section.\n",
     "bom.md": "\ufeff---\ntitle: Narwhal memo\nlifecycle: draft\n---\n# Heading\n\nThe narwhal.\n"
     .encode(),
@@ -81,6 +83,8 @@ SKIPPED = {
     "latin1.md": "not valid UTF-8",
     "bad-yaml.md": "front matter is not valid YAML",
     "list-yaml.md": "front matter is not a mapping",
+    "bad-lifecycle.md": "front matter lifecycle 'archived' is not one of stable, draft, "
+                        "deprecated",
 }
 
 
@@ -133,6 +137,7 @@ def test_hostile_workspace_is_indexed_or_skipped_with_reasons(
     assert "innermost item" in nested and "innermost quote" in nested and "level 4999" in nested
     bom = by_doc["bom.md"][0]
     assert (bom.title, bom.lifecycle) == ("Narwhal memo", "draft"), "a BOM hid the front matter"
+    assert by_doc["status-done.md"][0].lifecycle == "stable"  # a status that is no lifecycle
 
     runtime = Runtime(kp_env)
     try:

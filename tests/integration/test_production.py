@@ -296,7 +296,10 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
     bindir = Path(sys.executable).parent
     code_log, web_log = tmp_path / "code.log", tmp_path / "webserver.log"
     pair = ("memory_files", "internal")
-    with spawn([str(bindir / code[0]), *code[1:]], REPO, code_log) as code_proc:
+    # Dagster's CLI loads `.env` from its working directory (the one docs/production.md has
+    # users create in the checkout): the code server runs from the instance directory, so a
+    # user's .env never changes this test (its DAGSTER_PG_HOSTNAME=postgres once did).
+    with spawn([str(bindir / code[0]), *code[1:]], dagster_home, code_log) as code_proc:
         result = CliRunner().invoke(app, ["index", "--scope", "internal"])
         assert result.exit_code == 0, result.output
         ((runs,),) = postgres.query("SELECT count(*) FROM runs WHERE status = 'SUCCESS'")

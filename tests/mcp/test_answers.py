@@ -84,6 +84,24 @@ def test_extractive_answer_without_hits_says_so() -> None:
     assert answer.confidence == 0.0 and "nothing in scope 'hot'" in answer.warnings[0]
 
 
+def test_an_extractive_citation_names_the_page_of_the_sentence_it_quotes() -> None:
+    def page(n: int, text: str, score: float) -> Hit:
+        chunk = Chunk(id=f"p{n}", doc_id="git_docs:sow.pdf", source="git_docs",
+                      source_id="sow.pdf", scope="internal", title="sow", text=text,
+                      headers=[f"p. {n}"], ordinal=n, kind="doc", version="abc123",
+                      extra={"file_name": "sow.pdf", "mime_type": "application/pdf", "page": n})
+        return Hit(chunk=chunk, score=score)
+
+    # Retrieval ranks page 1 first; the sentence that answers is on page 3.
+    hits = [page(1, "The engagement covers the checkout and the cart pages.", 0.9),
+            page(3, "The monthly retainer is forty hours of analysis.", 0.8)]
+    answer = answer_question("What is the monthly retainer?", hits, scope="internal",
+                             config=NO_KEY, embedder=EMBEDDER, env={})
+    assert answer.mode == "extractive" and "forty hours" in answer.answer
+    (cited,) = answer.citations
+    assert (cited.file_name, cited.page, cited.version) == ("sow.pdf", 3, "abc123")
+
+
 def test_llm_answer_with_valid_citations(fake: FakeOpenAI) -> None:
     fake.chat_answer = ("The reindex runs Sundays at 02:00 New York time [1]; tests last 14 "
                         "days [2].")
@@ -135,7 +153,9 @@ def test_llm_failures_fall_back_to_extractive(fake: FakeOpenAI) -> None:
     assert len(fake.requests("/v1/chat/completions", "POST")) == 3
     wrong_key = _llm(fake, "When does the weekly reindex run?", api_key="sk-wrong")
     assert wrong_key.mode == "extractive"
-    assert "HTTP 401 (check the API key)" in wrong_key.warnings[0]
+    assert wrong_key.warnings[0].startswith("chat model failed: HTTP 401 after 1 attempt: "
+                                            "Incorrect API key")
+    assert "(check the API key); showing the extractive answer" in wrong_key.warnings[0]
     assert len(fake.requests("/v1/chat/completions", "POST")) == 4  # a 401 is not retried
 
 

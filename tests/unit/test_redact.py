@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
+import httpx
+import openai
+
+from knowledge_platform import openai_api
 from knowledge_platform.errors import ConfigError, EmbeddingError, SourceError
 from knowledge_platform.secrets.redact import redact, remember, remember_headers
 from knowledge_platform.secrets.resolve import SecretSource, resolve_secret
@@ -52,3 +56,14 @@ def test_resolved_secrets_are_remembered(fake_op: FakeOp) -> None:
     resolve_secret(SecretSource(env="KP_T"), owner="x", what="token", env={"KP_T": from_env})
     message = str(ConfigError(f"refused {from_vault} and {from_env}"))
     assert message == "refused *** and ***"
+
+
+def test_an_openai_error_message_is_masked_before_it_is_cut() -> None:
+    """A secret straddling the 200-character cut would otherwise show in part."""
+    value = remember(canary("sk-proj-"))
+    response = httpx.Response(500, json={"error": {"message": "x" * 190 + " " + value}},
+                              request=httpx.Request("POST", "http://127.0.0.1/v1/embeddings"))
+    exc = openai.InternalServerError("boom", response=response, body=response.json())
+    said = openai_api.failure(exc)
+    assert said.startswith("HTTP 500 after 1 attempt: xxx") and said.endswith(" ***")
+    assert "CANARY" not in said

@@ -4,8 +4,8 @@ refused), failed sub-resources kept at their last good version and retried."""
 import pytest
 
 from knowledge_platform.connectors.base import PullResult, Skipped
-from knowledge_platform.models import Document
-from knowledge_platform.sync import STALE, guard_excess, merge_pull
+from knowledge_platform.models import LAST_REFRESHED, STALE, Document
+from knowledge_platform.sync import guard_excess, merge_pull
 
 
 def d(sid: str, text: str = "t") -> Document:
@@ -118,6 +118,20 @@ def test_a_refetched_stale_document_is_fresh_again():
     assert STALE in old.documents[0].extra
     again = merge_pull(old.documents, PullResult(documents=[d("a", "new")], full=False))
     assert STALE not in again.documents[0].extra and again.retry == []
+
+
+def test_a_stale_document_says_when_it_was_last_read_as_current():
+    fail = PullResult(documents=[], full=False, skipped=[Skipped(source_id="a", reason="403")])
+    first = merge_pull([d("a")], fail, refreshed="2026-03-01T02:00:00+00:00")
+    assert first.documents[0].extra[LAST_REFRESHED] == "2026-03-01T02:00:00+00:00"
+    # Still failing a week later, for another reason: the last good read is still March 1st.
+    second = merge_pull(first.documents, PullResult(
+        documents=[], full=False, skipped=[Skipped(source_id="a", reason="500")]),
+        refreshed="2026-03-08T02:00:00+00:00")
+    assert second.documents[0].extra == {STALE: "500",
+                                         LAST_REFRESHED: "2026-03-01T02:00:00+00:00"}
+    unknown = merge_pull([d("a")], fail)  # no earlier pull on record: no time is made up
+    assert LAST_REFRESHED not in unknown.documents[0].extra
 
 
 @pytest.mark.parametrize(

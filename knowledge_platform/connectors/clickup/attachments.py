@@ -24,8 +24,7 @@ from knowledge_platform.connectors.clickup.render import ms_to_date
 from knowledge_platform.connectors.clickup.run import Outcome, Run
 from knowledge_platform.convert.api import check_size, convert, supported
 from knowledge_platform.errors import ConversionError, ConversionLimitError, SourceError
-from knowledge_platform.models import Document
-from knowledge_platform.sync import STALE
+from knowledge_platform.models import LAST_REFRESHED, STALE, Document
 
 PREFIX = "attachment:"
 
@@ -188,7 +187,7 @@ class AttachmentSync:
 
     def _restamp(self, doc: Document, task: dict[str, Any]) -> Document:
         """A known attachment's document with its task's current name and URL."""
-        extra = {k: v for k, v in doc.extra.items() if k != STALE}
+        extra = {k: v for k, v in doc.extra.items() if k not in (STALE, LAST_REFRESHED)}
         extra["task_name"] = str(task.get("name") or "")
         return doc.model_copy(update={"url": self._task_url(task), "extra": extra})
 

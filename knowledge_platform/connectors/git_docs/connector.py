@@ -30,11 +30,17 @@ from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob
 from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
 from knowledge_platform.convert.result import Format
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
-from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, Kind, Lifecycle
+from knowledge_platform.frontmatter import (
+    FrontMatterError,
+    choice,
+    confidentiality,
+    lifecycle,
+    parse_date,
+    split_front_matter,
+)
+from knowledge_platform.models import Document, Kind, Lifecycle
 from knowledge_platform.supersession import names
 
-LIFECYCLES = ("stable", "draft", "deprecated")
 DECISION_STATUS = ("proposed", "accepted", "superseded", "deprecated", "rejected")
 _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
     "proposed": "draft",
@@ -42,7 +48,7 @@ _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
     "deprecated": "deprecated",
     "rejected": "deprecated",
 }
-_FILE_KINDS = ("doc", "runbook", "decision")
+_FILE_KINDS: tuple[Kind, ...] = ("doc", "runbook", "decision")
 LINK_KEYS = ("supersedes", "superseded_by", "applies_to", "references", "tags")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
@@ -68,6 +74,13 @@ def _section(lines: list[str], name: re.Pattern[str]) -> list[str] | None:
             end = next((j for j, r in enumerate(rest) if _HEADING.match(r)), len(rest))
             return rest[:end]
     return None
+
+
+def _madr_status(lines: list[str]) -> str | None:
+    """MADR style: a "Status" section whose first word says it."""
+    words = _paragraph(_section(lines, re.compile(r"status", re.I)) or []).split()
+    first = words[0].strip(".,:;*_").lower() if words else ""
+    return first if first in DECISION_STATUS else None
 
 
 class GitDocsConnector(Connector):
@@ -232,38 +245,14 @@ class GitDocsConnector(Connector):
             return skip(f"not valid UTF-8 (byte {exc.start})")
         try:
             meta, body = split_front_matter(text)
+            kind: Kind = choice(meta, "kind", _FILE_KINDS, self._kind(path))
+            lines = body.split("\n")
+            status = (choice(meta, "status", DECISION_STATUS, None) or _madr_status(lines)
+                      if kind == "decision" else None)
+            stage = lifecycle(meta, _STATUS_LIFECYCLE.get(status or "", "stable"))
+            level = confidentiality(meta, self.config.confidentiality)
         except FrontMatterError as exc:
-            return skip(f"broken front matter: {exc}")
-        kind: Kind = self._kind(path)
-        if "kind" in meta:
-            if meta["kind"] not in _FILE_KINDS:
-                return skip(
-                    f"front matter kind {meta['kind']!r} is not one of {', '.join(_FILE_KINDS)}"
-                )
-            kind = meta["kind"]
-        lines = body.split("\n")
-        status: str | None = None
-        if kind == "decision" and meta.get("status") is not None:
-            status = str(meta["status"]).strip().lower()
-            if status not in DECISION_STATUS:
-                return skip(
-                    f"front matter status {status!r} is not one of {', '.join(DECISION_STATUS)}"
-                )
-        elif kind == "decision":  # MADR style: a "Status" section whose first word says it
-            words = _paragraph(_section(lines, re.compile(r"status", re.I)) or []).split()
-            first = words[0].strip(".,:;*_").lower() if words else ""
-            status = first if first in DECISION_STATUS else None
-        lifecycle = meta.get("lifecycle", _STATUS_LIFECYCLE.get(status or "", "stable"))
-        if lifecycle not in LIFECYCLES:
-            return skip(
-                f"front matter lifecycle {lifecycle!r} is not one of {', '.join(LIFECYCLES)}"
-            )
-        confidentiality = meta.get("confidentiality", self.config.confidentiality)
-        if confidentiality not in CONFIDENTIALITY_LEVELS:
-            return skip(
-                f"front matter confidentiality {confidentiality!r} is not one of "
-                f"{', '.join(CONFIDENTIALITY_LEVELS)}"
-            )
+            return skip(str(exc))
         heading = next(
             (m.group(2) for line in lines if (m := _HEADING.match(line)) and len(m.group(1)) == 1),
             None,
@@ -288,9 +277,9 @@ class GitDocsConnector(Connector):
             uri=f"doc://git_docs/{path}@{commit}",
             date=parse_date(meta.get("date")) or committed,
             version=commit,
-            lifecycle=lifecycle,
+            lifecycle=stage,
             trust=self.config.trust,
-            confidentiality=confidentiality,
+            confidentiality=level,
             extra=extra,
         )
 

@@ -22,8 +22,7 @@ from knowledge_platform.connectors.google_drive.fetch import drive_document, dri
 from knowledge_platform.connectors.google_drive.tree import KINDS
 from knowledge_platform.convert.api import check_size, convert, supported
 from knowledge_platform.errors import ConversionError, ConversionLimitError
-from knowledge_platform.models import Document
-from knowledge_platform.sync import STALE
+from knowledge_platform.models import LAST_REFRESHED, STALE, Document
 
 if TYPE_CHECKING:
     from knowledge_platform.connectors.google_drive.api import GoogleApi
@@ -89,7 +88,7 @@ class Uploads:
         md5 = meta.get("md5Checksum")
         if doc is None or not md5 or doc.extra.get(MD5) != md5:
             return None
-        extra = {k: v for k, v in doc.extra.items() if k not in (STALE, "drive_id")}
+        extra = {k: v for k, v in doc.extra.items() if k not in (STALE, LAST_REFRESHED, "drive_id")}
         fresh = drive_document(meta, self.config, self.scope, kind=doc.kind, text=doc.text,
                                extra={**extra, **drive_extra(meta),
                                       "file_name": meta.get("name") or meta["id"]})

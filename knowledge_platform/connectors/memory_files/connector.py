@@ -11,11 +11,16 @@ from typing import Any
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Connector, Known, PullResult, Skipped
 from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
 from knowledge_platform.errors import SourceError
-from knowledge_platform.frontmatter import FrontMatterError, parse_date, split_front_matter
-from knowledge_platform.models import CONFIDENTIALITY_LEVELS, Document, content_hash
+from knowledge_platform.frontmatter import (
+    FrontMatterError,
+    as_lifecycle,
+    confidentiality,
+    lifecycle,
+    parse_date,
+    split_front_matter,
+)
+from knowledge_platform.models import Document, content_hash
 from knowledge_platform.supersession import LINKS, names
-
-_LIFECYCLES = {"stable", "draft", "deprecated"}
 
 
 class MemoryFilesConnector(Connector):
@@ -68,17 +73,12 @@ class MemoryFilesConnector(Connector):
             raise _Skip(f"not valid UTF-8 (byte {exc.start})") from None
         try:
             meta, body = split_front_matter(text)
+            # A note's `status: draft` is its lifecycle; other statuses (`done`, `open`) are
+            # not lifecycles and leave the default.
+            stage = lifecycle(meta, as_lifecycle(meta.get("status")) or "stable")
+            level = confidentiality(meta, self.settings.confidentiality)
         except FrontMatterError as exc:
             raise _Skip(str(exc)) from None
-        lifecycle = str(meta.get("lifecycle", meta.get("status", "stable"))).lower()
-        if lifecycle not in _LIFECYCLES:
-            lifecycle = "stable"
-        confidentiality = str(meta.get("confidentiality", self.settings.confidentiality))
-        if confidentiality not in CONFIDENTIALITY_LEVELS:
-            raise _Skip(
-                f"front matter confidentiality {confidentiality!r} is not one of "
-                f"{', '.join(CONFIDENTIALITY_LEVELS)}"
-            )
         # Undated files (no front-matter date, dated name or dated first heading) carry no
         # date: a checkout's mtime says nothing about when a note was written.
         when = (parse_date(meta.get("date")) or parse_date(path.name)
@@ -93,8 +93,8 @@ class MemoryFilesConnector(Connector):
             uri=f"file://{path.resolve()}",
             date=when,
             version=content_hash(text)[:16],
-            lifecycle=lifecycle,  # type: ignore[arg-type]
-            confidentiality=confidentiality,
+            lifecycle=stage,
+            confidentiality=level,
             extra={
                 "path": rel,
                 "tags": _tags(meta.get("tags")),
