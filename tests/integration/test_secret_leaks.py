@@ -15,7 +15,9 @@ search), through `kp index`, `kp search` and MCP. Searched for every canary and 
 URL-encoded and JSON-escaped forms: every file under KP_HOME as bytes (Dagster's sqlite
 storage and compute logs, Parquet snapshots decoded too, shards, caches, the query log), the
 runs' config and tags and every event record through the Dagster instance API, every log
-record, stdout/stderr, every `kp` output and every MCP response. 0 hits."""
+record, stdout/stderr, every `kp` output and every MCP response. 0 hits.
+
+About 20 s on an idle machine (nine in-process Dagster runs, an MCP HTTP server)."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ from tests.leaks import data_of, files_under, find_leaks
 from tests.mcp.test_http import HEADERS, INITIALIZE
 from tests.procs import free_port, served_in_thread
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.integration
 
 SOURCES = {("memory_files", "internal"), ("clickup", "internal"), ("supabase", "internal"),
            ("google_drive", "internal"), ("google_drive", "shade_store")}
