@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from openai import APIConnectionError, APIStatusError, APITimeoutError, OpenAI, OpenAIError
 
+from knowledge_platform.secrets.redact import redact
+
 
 def client(api_key: str, *, base_url: str | None, timeout_s: float, max_retries: int) -> OpenAI:
     return OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries)
@@ -44,5 +46,6 @@ def _message(exc: APIStatusError) -> str:
     if isinstance(body, dict):
         error = body.get("error", body)
         if isinstance(error, dict) and error.get("message"):
-            return " ".join(str(error["message"]).split())[:200]
+            # masked before the cut: a secret the API repeats must not show even in part
+            return " ".join(redact(str(error["message"])).split())[:200]
     return exc.response.reason_phrase or "no message"

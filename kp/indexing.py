@@ -3,6 +3,7 @@ the UI shows, with the figures each step recorded."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from typing import Any
@@ -15,6 +16,8 @@ from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import REPO_ROOT, Settings
 from kp.progress import STEP_FIELDS, RunFollower, describe, elapsed
 
+#: `knowledge_platform.errors.SourceError: ` before a message (Dagster's error info).
+_TYPE_PREFIX = re.compile(r"^knowledge_platform\.[\w.]+: ")
 #: Keep the terminal for the progress bar and the summary; the run's full log is in Dagster.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
@@ -149,5 +152,8 @@ def _failure(result: Any) -> str:
             err = event.step_failure_data.error
             if err is not None:
                 user = err.cause or err
-                return f"{event.step_key}: {user.message.strip().splitlines()[-1]}"
+                line = user.message.strip().splitlines()[-1]
+                if user.cls_name and user.cls_name.endswith("Error"):  # the core's own errors
+                    line = _TYPE_PREFIX.sub("", line, count=1)  # say what, not which class
+                return f"{event.step_key}: {line}"
     return "run failed (see the Dagster UI for the run's logs)"

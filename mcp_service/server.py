@@ -28,6 +28,7 @@ from knowledge_platform.models import Kind
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.retrieval import require_text
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.secrets.redact import redact
 from mcp_service.auth import Caller, RegistryTokenVerifier
 from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
 from mcp_service.dagster_models import IndexStatus
@@ -106,7 +107,8 @@ class LogToolErrors(Middleware):
         except ToolError as exc:
             cause = exc.__cause__
             reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            log.warning("tool %r failed: %s", context.message.name, reason.splitlines()[0])
+            log.warning("tool %r failed: %s", context.message.name,
+                        redact(reason).splitlines()[0])  # any exception: may quote a secret
             raise
 
 

@@ -5,18 +5,24 @@ output, MCP responses, exception messages).
 
 A canary is `<shape>CANARY<16 hex>`: the shape lets it pass for the credential it stands in
 for (`pk_1_` for ClickUp, `sk-` for OpenAI), and the marker finds it even when a message
-printed only part of it (from `CANARY` and 8 hex digits on). Parquet files are searched in
-their decoded columns (polars writes them zstd-compressed, so their bytes would hide a
-value); gzip files decompressed."""
+printed only part of it (from `CANARY` and 8 hex digits on). A value is also looked for in
+its simple encodings: URL-encoded (a query string, a form body), JSON-escaped, and base64
+(standard and URL-safe, at any offset: inside a Basic auth header or a JWT). Parquet files
+are searched in their decoded columns (polars writes them zstd-compressed, so their bytes
+would hide a value) as well as their bytes; gzip files decompressed."""
 
 from __future__ import annotations
 
+import base64
+import errno
 import gzip
+import json
 import os
 import re
 import secrets
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from urllib.parse import quote, quote_plus
 
 _MARKER = re.compile(r"CANARY[0-9a-f]{16}")
 
@@ -26,10 +32,26 @@ def canary(shape: str = "") -> str:
     return f"{shape}CANARY{secrets.token_hex(8)}"
 
 
+def _base64_forms(data: bytes) -> set[str]:
+    """What base64 of any text holding `data` holds, whatever `data`'s offset in it: for each
+    of the three alignments, the characters that depend on `data` alone."""
+    forms: set[str] = set()
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + data).decode()
+        start = 4 if shift else 0  # the first quantum mixes in the bytes before `data`
+        stable = encoded[start:-4]  # the last may mix in the bytes after it (or padding)
+        if len(stable) >= 8:
+            forms |= {stable, stable.replace("+", "-").replace("/", "_")}
+    return forms
+
+
 def _needles(value: str) -> list[bytes]:
-    """The value, and its marker cut to `CANARY` + 8 hex: a print of part of it is found."""
+    """The value, its marker cut to `CANARY` + 8 hex (a print of part of it), and its
+    URL-encoded, JSON-escaped and base64 forms."""
     marker = _MARKER.search(value)
-    return [n.encode() for n in {value, marker.group(0)[:14] if marker else value}]
+    texts = {value, marker.group(0)[:14] if marker else value, quote(value, safe=""),
+             quote_plus(value), json.dumps(value)[1:-1], *_base64_forms(value.encode())}
+    return [n.encode() for n in texts]
 
 
 def _decoded(path: Path, data: bytes) -> bytes:
@@ -44,6 +66,27 @@ def _decoded(path: Path, data: bytes) -> bytes:
         except (OSError, EOFError):
             return data
     return data
+
+
+def data_of(path: Path) -> bytes:
+    """A file's bytes, holes left out: Qdrant's shard files are sparse (a few KB of data in
+    32 MB), and a hole reads as zeros, which hold no secret. The data extents are joined by a
+    zero byte, so no needle is found across a hole."""
+    with path.open("rb") as fh:
+        fd, size, parts, pos = fh.fileno(), os.fstat(fh.fileno()).st_size, [], 0
+        while pos < size:
+            try:
+                start = os.lseek(fd, pos, os.SEEK_DATA)
+                end = os.lseek(fd, start, os.SEEK_HOLE)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # no data past `pos`
+                    break
+                fh.seek(0)  # no SEEK_DATA on this file system: all of it
+                return fh.read()
+            fh.seek(start)
+            parts.append(fh.read(end - start))
+            pos = end
+    return b"\0".join(parts)
 
 
 def files_under(root: Path) -> Iterator[Path]:
@@ -70,7 +113,7 @@ def find_leaks(canaries: Mapping[str, str], *, roots: Iterable[Path] = (),
     for path in paths:
         scan(f"{path} (name)", str(path).encode())
         try:
-            data = path.read_bytes()
+            data = data_of(path)
         except OSError as exc:
             hits.append(f"{path}: unreadable ({exc.strerror})")
             continue

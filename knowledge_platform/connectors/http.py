@@ -21,6 +21,7 @@ from pydantic import Field
 
 from knowledge_platform.connectors.base import Connector, SourceSettings
 from knowledge_platform.errors import ConfigError, FileTooLargeError, SourceError
+from knowledge_platform.secrets.redact import redact, remember_headers
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,8 @@ def _header_number(response: httpx.Response, name: str) -> float | None:
 
 def describe_body(response: httpx.Response, limit: int = 200) -> str:
     """A short, single-line account of an error body; knows the PostgREST, ClickUp and
-    Google (`{"error": {"message", "errors": [{"reason"}]}}`) shapes."""
+    Google (`{"error": {"message", "errors": [{"reason"}]}}`) shapes. A credential the
+    request carried (or any secret the process holds) is masked: some servers repeat it."""
     try:
         data = response.json()
     except ValueError:
@@ -140,7 +142,7 @@ def describe_body(response: httpx.Response, limit: int = 200) -> str:
             text = json.dumps(data)
     else:
         text = response.text
-    text = " ".join(text.split())
+    text = " ".join(redact(text).split())  # before cutting: a cut secret would not be found
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -179,6 +181,7 @@ class HttpClient:
         self.requests = 0
         #: Monotonic-free pacing: no request is sent before this clock() time.
         self._not_before = 0.0
+        remember_headers(headers)  # no message will show them, whatever a server repeats
         self._client = httpx.Client(
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout),
@@ -222,6 +225,7 @@ class HttpClient:
         (after the retries a 5xx/429 or a `slow_down` answer earns) raises SourceError.
         `max_bytes`: the body is streamed and a 2xx whose `Content-Length` or body passes it
         raises FileTooLargeError, having read at most that much (a file download)."""
+        remember_headers(headers)
         try:
             where = f"{method} {httpx.URL(url).path}"
         except httpx.InvalidURL as exc:

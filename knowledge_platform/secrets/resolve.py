@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from knowledge_platform.errors import SecretError
+from knowledge_platform.secrets.redact import remember
 from knowledge_platform.secrets.refs import is_reference
 from knowledge_platform.secrets.vault import Vault, default_vault
 
@@ -37,17 +38,18 @@ def resolve_optional(source: SecretSource, *, owner: str, what: str,
                      env: Mapping[str, str] | None = None,
                      vault: Vault | None = None) -> str | None:
     """The secret, or None when it is named by an environment variable that is not set.
-    A reference that cannot be read raises (SecretError subclasses), prefixed by `owner`."""
+    A reference that cannot be read raises (SecretError subclasses), prefixed by `owner`.
+    The value is remembered as a secret: no core error message will show it."""
     if source.ref:
-        return _from_vault(source.ref, owner, what, vault)
+        return remember(_from_vault(source.ref, owner, what, vault))
     if not source.env:
         return None
     value = (os.environ if env is None else env).get(source.env, "").strip()
     if not value:
         return None
     if is_reference(value):
-        return _from_vault(value, owner, f"{what} (reference in ${source.env})", vault)
-    return value
+        return remember(_from_vault(value, owner, f"{what} (reference in ${source.env})", vault))
+    return remember(value)
 
 
 def resolve_secret(source: SecretSource, *, owner: str, what: str,

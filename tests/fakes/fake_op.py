@@ -76,6 +76,11 @@ class FakeOp:
         self._state["values"][ref] = value
         self._save()
 
+    def forget(self, ref: str) -> None:
+        """The item is gone: reading `ref` fails as for an unknown item."""
+        self._state["values"].pop(ref, None)
+        self._save()
+
     def fail(self, stderr: str, *, code: int = 1, stdout: str = "") -> None:
         """Every call prints `stdout`/`stderr` and exits `code` (until `reset`)."""
         self._state["fail"] = {"stderr": stderr, "code": code, "stdout": stdout}

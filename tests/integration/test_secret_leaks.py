@@ -1,15 +1,23 @@
-"""No secret value leaks (phase 1: the core, before the connectors read references).
+"""No secret value leaks: the demo and the connectors run with canary credentials, each
+resolved from an `op://` reference through the fake `op` (tests/integration/leak_sources.py):
+ClickUp's token, the Supabase management token (the service key it fetches from the fake
+Management API each run is a canary too), Google's OAuth client secret and refresh token and a
+service account's key, the OpenAI key (embeddings and answers), three principals' tokens (a
+reference, a variable holding a reference, a plain variable), and unrelated canaries in the
+environment.
 
-The demo's memory files are indexed with every secret the core reads given as a canary: the
-OpenAI key from a 1Password reference (fake `op`; the fake OpenAI server accepts only that
-key, for embeddings and answers), a principal's token from a reference, another's from an
-environment variable that holds a reference (`op run` style), another's from a plain
-variable, and unrelated canaries in the environment. Then `kp index`, `kp search`,
-`kp status` and a sweep of every MCP tool over HTTP (as that principal and as the admin) run,
-and every file under KP_HOME (Dagster's sqlite event log, compute logs, Parquet snapshots,
-shards, caches, query log), every log record and every output are searched: 0 hits.
+`kp index` runs every source x scope through real Dagster materializations recorded in the
+instance under KP_HOME; `kp search` and `kp status`; a sweep of every MCP tool over HTTP as a
+principal and as the admin, with bad arguments and refused bearer tokens. Then every source
+fails as an echoing server would, its error bodies repeating the secret it was sent (ClickUp
+401, Supabase Management API 401 and REST 500, Google's token endpoint 401, OpenAI 500 under a
+search), through `kp index`, `kp search` and MCP. Searched for every canary and its base64,
+URL-encoded and JSON-escaped forms: every file under KP_HOME as bytes (Dagster's sqlite
+storage and compute logs, Parquet snapshots decoded too, shards, caches, the query log), the
+runs' config and tags and every event record through the Dagster instance API, every log
+record, stdout/stderr, every `kp` output and every MCP response. 0 hits.
 
-About 20 s: a real in-process Dagster materialization and an MCP HTTP server."""
+About 20 s on an idle machine (nine in-process Dagster runs, an MCP HTTP server)."""
 
 from __future__ import annotations
 
@@ -20,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
@@ -29,31 +38,24 @@ from knowledge_platform.access import ensure_admin_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from kp.app import app
-from tests.conftest import REPO, write_registry
+from mcp_service.server import build_server
+from tests.conftest import write_registry
 from tests.fakes.fake_op import FakeOp
-from tests.fakes.openai_server import FakeOpenAI
-from tests.leaks import canary, find_leaks
-from tests.mcp.test_hostile_arguments import served
-from tests.procs import free_port
+from tests.integration.leak_sources import PROJECT, REFS, LeakSources
+from tests.leaks import data_of, files_under, find_leaks
+from tests.mcp.test_http import HEADERS, INITIALIZE
+from tests.procs import free_port, served_in_thread
 
 pytestmark = pytest.mark.integration
 
-OPENAI_REF = "op://Compass/OpenAI platform/api key"
-MAYA_REF = "op://Compass/KP maya/token"
-JONAS_REF = "op://Compass/KP jonas/token"
+SOURCES = {("memory_files", "internal"), ("clickup", "internal"), ("supabase", "internal"),
+           ("google_drive", "internal"), ("google_drive", "shade_store")}
 
 
 @pytest.fixture
-def canaries() -> dict[str, str]:
-    return {"openai_key": canary("sk-proj-"), "maya_token": canary("kp-"),
-            "jonas_token": canary("kp-"), "rita_token": canary("kp-"),
-            "clickup_env": canary("pk_81234567_"), "service_account": canary("ops_")}
-
-
-@pytest.fixture
-def openai(canaries: dict[str, str]) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(api_key=canaries["openai_key"]) as server:
-        yield server
+def sources(fake_op: FakeOp) -> Iterator[LeakSources]:
+    with LeakSources(fake_op) as world:
+        yield world
 
 
 @pytest.fixture
@@ -73,32 +75,13 @@ def logs() -> Iterator[list[str]]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, canaries: dict[str, str], openai: FakeOpenAI, fake_op: FakeOp,
-         monkeypatch: pytest.MonkeyPatch) -> Path:
-    fake_op.set(OPENAI_REF, canaries["openai_key"])
-    fake_op.set(MAYA_REF, canaries["maya_token"])
-    fake_op.set(JONAS_REF, canaries["jonas_token"])
-    registry = {
-        "embedding": {"provider": "openai", "base_url": openai.base_url,
-                      "api_key_ref": OPENAI_REF, "max_retries": 0},
-        "answer": {"api_key_env": "KP_LEAK_ANSWER_KEY", "base_url": openai.base_url},
-        "store": {"engine": "edge"},
-        "internal": {"name": "Surefoot",
-                     "sources": {"memory_files": {"path": str(REPO / "demo" / "workspace")}}},
-        "clients": {"shade_store": {"name": "The Shade Store", "director": "maya",
-                                    "sources": {}}},
-        "principals": [{"name": "maya", "token_ref": MAYA_REF},
-                       {"name": "jonas", "token_env": "KP_LEAK_JONAS"},
-                       {"name": "rita", "token_env": "KP_LEAK_RITA", "role": "restricted"}],
-    }
-    config = write_registry(tmp_path / "config" / "registry.yaml", registry)
+def home(tmp_path: Path, sources: LeakSources, monkeypatch: pytest.MonkeyPatch) -> Path:
+    config = write_registry(tmp_path / "config" / "registry.yaml", sources.registry())
     home = tmp_path / "home"
     for name, value in {
         "KP_HOME": str(home), "KP_CONFIG": str(config),
         "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",  # no Dagster: errors are swept too
-        "KP_LEAK_ANSWER_KEY": OPENAI_REF, "KP_LEAK_JONAS": JONAS_REF,
-        "KP_LEAK_RITA": canaries["rita_token"], "CLICKUP_TOKEN": canaries["clickup_env"],
-        "KP_LEAK_UNUSED_OP_TOKEN": canaries["service_account"],
+        **sources.env(),
     }.items():
         monkeypatch.setenv(name, value)
     return home
@@ -109,8 +92,9 @@ def kp(*args: str) -> str:
     return f"$ kp {' '.join(args)} -> {result.exit_code}\n{result.output}\n{result.exception!r}"
 
 
-async def sweep(url: str, token: str, admin: bool) -> dict[str, str]:
-    """Every tool called once (twice for get_document: a real doc id and a bad one)."""
+async def sweep(url: str, token: str, who: str) -> dict[str, str]:
+    """Every tool called once (get_document with a real id and a missing one), and bad
+    arguments; each answer or error kept."""
     said: dict[str, str] = {}
     async with Client(url, auth=token) as client:
         tools = {t.name for t in await client.list_tools()}
@@ -118,13 +102,17 @@ async def sweep(url: str, token: str, admin: bool) -> dict[str, str]:
         hits = (found.structured_content or {}).get("hits") or [{}]
         calls: list[tuple[str, dict[str, Any]]] = [
             ("knowledge_search", {"query": "what are the standing rules?", "limit": 10}),
+            ("knowledge_search", {"query": "swatch test", "scope": "shade_store"}),
             ("knowledge_ask", {"question": "When does the weekly reindex run?"}),
             ("get_context", {"topic": "reindex schedule"}),
             ("list_decisions", {}), ("list_recent_memory", {"days": 365}),
             ("get_document", {"doc_id": hits[0].get("doc_id", "none")}),
             ("get_document", {"doc_id": "memory_files:nope.md"}),
-            ("list_runbooks", {}), ("trigger_reindex", {"source": "memory_files"}),
+            ("list_runbooks", {}), ("trigger_reindex", {"source": "clickup"}),
             ("get_index_status", {}),
+            ("knowledge_search", {"query": "x", "limit": 10**30}),  # bad arguments
+            ("knowledge_search", {"query": "x", "scope": "hot"}),
+            ("get_document", {"doc_id": "../../etc/passwd"}),
         ]
         assert {name for name, _ in calls} == tools, "sweep every tool the server has"
         for n, (name, args) in enumerate(calls):
@@ -134,46 +122,120 @@ async def sweep(url: str, token: str, admin: bool) -> dict[str, str]:
                     result.content)
             except ToolError as exc:
                 said[f"{name}#{n} (error)"] = str(exc)
-    return {f"mcp as {'admin' if admin else 'maya'}: {k}": v for k, v in said.items()}
+    return {f"mcp as {who}: {k}": v for k, v in said.items()}
 
 
-async def sweep_all(url: str, canaries: dict[str, str], admin_token: str) -> dict[str, str]:
-    said = await sweep(url, canaries["maya_token"], admin=False)
-    said |= await sweep(url, admin_token, admin=True)
-    for name in ("jonas_token", "rita_token"):  # env-held reference, plain variable
-        async with Client(url, auth=canaries[name]) as client:
+async def sweep_all(url: str, secrets: dict[str, str], admin_token: str) -> dict[str, str]:
+    said = await sweep(url, secrets["maya_token"], "maya")
+    said |= await sweep(url, admin_token, "admin")
+    for name in ("jonas_token", "rita_token"):  # a variable holding a reference; a plain one
+        async with Client(url, auth=secrets[name]) as client:
             said[name] = str(await client.call_tool("list_decisions", {}))
+    async with httpx.AsyncClient(timeout=10) as http:  # refused: none, wrong, a reference
+        for label, auth in {"none": None, "wrong": f"Bearer {secrets['clickup_env']}",
+                            "reference": f"Bearer {REFS['maya_token']}"}.items():
+            headers = {**HEADERS, **({"Authorization": auth} if auth else {})}
+            reply = await http.post(url, json=INITIALIZE, headers=headers)
+            said[f"mcp 401 ({label})"] = f"{reply.status_code} {reply.headers} {reply.text}"
     return said
 
 
-def test_no_secret_value_leaks_anywhere(home: Path, canaries: dict[str, str],
-                                        openai: FakeOpenAI, fake_op: FakeOp, logs: list[str],
-                                        capfd: pytest.CaptureFixture[str]) -> None:
-    outputs = {"kp index": kp("index"), "kp search": kp("search", "weekly reindex", "--json"),
-               "kp status": kp("status", "--json")}
-    assert "-> 0" in outputs["kp index"] and "memory_files" in outputs["kp index"]
-    assert "Knowledge platform operations" in outputs["kp search"]
-
-    settings = Settings()
+def serve_and_sweep(settings: Settings, secrets: dict[str, str],
+                    sources: LeakSources) -> dict[str, str]:
     admin_token, _, _ = ensure_admin_token(settings)
     runtime = Runtime(settings)
     try:
-        with served(runtime) as url:
-            said = asyncio.run(sweep_all(url, canaries, admin_token))
+        with served_in_thread(build_server(runtime).http_app()) as url:
+            said = asyncio.run(sweep_all(url, secrets, admin_token))
+            sources.break_openai()  # a query's embedding fails; the error goes to the caller
+            said["mcp search, OpenAI failing"] = asyncio.run(failing_search(url, admin_token))
+            sources.mend_openai()
     finally:
         runtime.close()
-    outputs |= said
+    return said
 
-    # the canaries were really in play: the secrets worked where they were used
-    assert any("LLM" not in v and '"mode": "llm"' in v for v in said.values()), said
-    assert openai.requests("/v1/embeddings", "POST")
-    assert all(r.status == 200 for r in openai.log)
-    assert {c[1] for c in fake_op.calls} == {OPENAI_REF, MAYA_REF, JONAS_REF}
-    assert "admins only" in said["mcp as maya: trigger_reindex#8 (error)"]
+
+async def failing_search(url: str, token: str) -> str:
+    async with Client(url, auth=token) as client:
+        with pytest.raises(ToolError) as info:
+            await client.call_tool("knowledge_search", {"query": "an uncached query"})
+    return str(info.value)
+
+
+def break_each_source(sources: LeakSources) -> dict[str, str]:
+    """Every connector fails against an echoing server; `kp index` says so in one line."""
+    outputs: dict[str, str] = {}
+    for name, source, breaks in (
+            ("clickup 401", "clickup", sources.break_clickup),
+            ("supabase management 401", "supabase", sources.break_supabase_management),
+            ("supabase REST 500", "supabase", sources.break_supabase_rest),
+            ("google token 401", "google_drive", sources.break_google_token)):
+        breaks()
+        outputs[f"kp index ({name})"] = said = kp("index", "--source", source,
+                                                  "--scope", "internal")
+        assert "-> 1" in said and f"{source}/internal failed" in said, said
+        assert "***" in said, said  # the server did repeat a secret: it was masked
+    return outputs
+
+
+def dagster_records(dagster_home: Path) -> dict[str, str]:
+    """Every run's config and tags, and every event record of it, through the instance."""
+    from dagster import DagsterInstance, serialize_value
+
+    texts: dict[str, str] = {}
+    with DagsterInstance.from_config(str(dagster_home)) as instance:
+        runs = instance.get_runs()
+        for run in runs:
+            records = instance.all_logs(run.run_id)
+            texts[f"dagster run {run.run_id}"] = "\n".join(
+                [json.dumps(run.run_config, default=str), json.dumps(run.tags),
+                 *(serialize_value(r) for r in records)])
+    assert len(runs) >= len(SOURCES) + 4
+    return texts
+
+
+def test_no_secret_value_leaks_anywhere(home: Path, sources: LeakSources, fake_op: FakeOp,
+                                        logs: list[str],
+                                        capfd: pytest.CaptureFixture[str]) -> None:
+    secrets = sources.secrets
+    outputs = {"kp index": kp("index"), "kp search": kp("search", "weekly reindex", "--json"),
+               "kp status": kp("status", "--json")}
+    indexed = outputs["kp index"]
+    assert "-> 0" in indexed and all(f"{s}" in indexed for s, _ in SOURCES), indexed
+    settings = Settings()
+    outputs |= serve_and_sweep(settings, secrets, sources)
+    runtime = Runtime(settings)  # every source's documents were read with its credentials
+    try:
+        titles = {h.chunk.title for scope in ("internal", "shade_store")
+                  for h in runtime.retriever.search(scope, "reindex onboarding retainer swatch",
+                                                    limit=50)}
+    finally:
+        runtime.close()
+    assert {"Reindex runbook", "Retainer pricing", "Onboarding playbook",
+            "Shade Store brief"} <= titles, titles
+    assert any('"mode": "llm"' in v for v in outputs.values())
+    assert "admins only" in outputs["mcp as maya: trigger_reindex#9 (error)"]
+    assert all(outputs[f"mcp 401 ({k})"].startswith("401") for k in ("none", "wrong",
+                                                                       "reference"))
+    assert "OpenAI embeddings" in outputs["mcp search, OpenAI failing"]
+    assert len(sources.management.requests(f"/v1/projects/{PROJECT}/api-keys")) == 1  # per run
+    assert set(sources.google.token_grants) == {
+        "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"}
+    assert {c[1] for c in fake_op.calls} == set(REFS.values())
+
+    outputs |= break_each_source(sources)
 
     captured = capfd.readouterr()
-    hits = find_leaks(canaries, roots=[home], texts={
-        **outputs, "log records": "\n".join(logs), "stdout": captured.out,
-        "stderr": captured.err})
+    canaries = {**secrets, **sources.issued_tokens()}
+    texts = {**outputs, **dagster_records(home / "dagster"), "log records": "\n".join(logs),
+             "stdout": captured.out, "stderr": captured.err}
+    files = list(files_under(home))
+    hits = find_leaks(canaries, roots=[home], texts=texts)
+    print(f"leak scan: {len(canaries)} secrets; {len(files)} files under KP_HOME, "
+          f"{sum(len(data_of(f)) for f in files)} bytes of data "
+          f"({sum(f.stat().st_size for f in files)} with the holes of sparse files); "
+          f"{len(texts)} texts, {sum(len(t) for t in texts.values())} characters; "
+          f"{len(logs)} log records")
     assert len(logs) > 10 and (home / "dagster").is_dir() and (home / "data").is_dir()
+    assert any(f.suffix == ".parquet" for f in files) and any(f.suffix == ".db" for f in files)
     assert hits == []

@@ -53,15 +53,20 @@ def credentials_from(settings: GoogleDriveSettings) -> Credentials:
             token_uri=settings.token_uri,
         )
     key = secret("service_account_key", "service account key (file path or JSON)")
+    source = settings.secret("service_account_key")
+    is_json = key.lstrip().startswith("{")
+    if not is_json and source.uses_vault():  # a vault holds the key itself, never a path
+        raise ConfigError(f"cannot load the service account key from {source}: not the JSON "
+                          "key file's content")
     try:
-        if key.lstrip().startswith("{"):
+        if is_json:
             creds = service_account.Credentials.from_service_account_info(
                 json.loads(key), scopes=SCOPES, subject=settings.delegated_user)
         else:
             creds = service_account.Credentials.from_service_account_file(
                 key, scopes=SCOPES, subject=settings.delegated_user)
-    except (OSError, ValueError) as exc:
-        where = "JSON" if key.lstrip().startswith("{") else f"file {key}"
+    except (OSError, ValueError) as exc:  # named by where it came from: the value is secret
+        where = f"JSON in {source}" if is_json else f"file named in {source}"
         detail = exc.strerror if isinstance(exc, OSError) else type(exc).__name__
         raise ConfigError(f"cannot load the service account key {where}: {detail}") from None
     return creds.with_token_uri(settings.token_uri)

@@ -16,6 +16,7 @@ import httpx
 
 from knowledge_platform.connectors.http import HttpClient
 from knowledge_platform.errors import ConfigError, SourceError
+from knowledge_platform.secrets.redact import remember
 
 MANAGEMENT_API = "https://api.supabase.com"
 SERVICE_ROLE = "service_role"
@@ -79,4 +80,4 @@ def _pick(keys: list[dict], key_name: str, project_ref: str) -> str:
     if any(mark in value for mark in _MASKS):
         raise SourceError(f"supabase: key {key_name!r} of project {project_ref} came back "
                           "masked; the management token may not reveal secret keys")
-    return value
+    return remember(value)
