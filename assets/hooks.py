@@ -62,7 +62,7 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
         scope, the last id a run was requested for). A group whose last run has not started
         is held; the others are drained."""
         reg = registry.load_fresh()
-        queue = open_queue(registry.runtime.settings.home_dir)
+        queue = open_queue(registry.settings().home_dir)
         cursor = json.loads(context.cursor) if context.cursor else {}
         low, done = int(cursor.get("low", 0)), dict(cursor.get("done", {}))
         queue.prune(low, time.time() - reg.service.hooks.keep_days * 86400)
@@ -110,7 +110,7 @@ def build_renewal_sensor() -> SensorDefinition:
         if reg.service.public_url is None:
             return SkipReason("service.public_url is not set: no webhooks")
         try:
-            outcomes = register(reg, registry.runtime.settings.home_dir, source="google_drive",
+            outcomes = register(reg, registry.settings().home_dir, source="google_drive",
                                 renew_only=True)
         except KnowledgePlatformError as exc:
             context.log.warning(f"renewing Drive channels failed, will retry: {exc}")

@@ -1,11 +1,11 @@
 """Named exception types of the core. Messages are one line: what was wrong, what to do."""
 
-from knowledge_platform.secrets.redact import redact
+from knowledge_platform.redact import redact
 
 
 class KnowledgePlatformError(Exception):
     """Base of every error the core raises on purpose. Its message has every secret value
-    the process resolved masked (secrets/redact.py): text a server sent back may repeat the
+    the process resolved masked (redact.py): text a server sent back may repeat the
     credential it was sent, and messages reach logs, Dagster's event log, `kp` and MCP."""
 
     def __init__(self, *args: object) -> None:

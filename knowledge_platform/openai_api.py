@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from openai import APIConnectionError, APIStatusError, APITimeoutError, OpenAI, OpenAIError
 
-from knowledge_platform.secrets.redact import redact
+from knowledge_platform.redact import redact
 
 
 def client(api_key: str, *, base_url: str | None, timeout_s: float, max_retries: int) -> OpenAI:

@@ -26,9 +26,9 @@ from knowledge_platform.answers.contract import Answer
 from knowledge_platform.errors import KnowledgePlatformError, QueryError
 from knowledge_platform.models import Kind
 from knowledge_platform.querylog import QueryLog
+from knowledge_platform.redact import redact
 from knowledge_platform.retrieval import require_text
 from knowledge_platform.runtime import Runtime
-from knowledge_platform.secrets.redact import redact
 from mcp_service.auth import Caller, RegistryTokenVerifier
 from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
 from mcp_service.dagster_models import IndexStatus

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from knowledge_platform.connectors.base import Connector, SourceSettings
 from knowledge_platform.errors import ConfigError, FileTooLargeError, SourceError
-from knowledge_platform.secrets.redact import redact, remember_headers
+from knowledge_platform.redact import redact, remember_headers
 
 log = logging.getLogger(__name__)
 

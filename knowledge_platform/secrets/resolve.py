@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from knowledge_platform.errors import SecretError
-from knowledge_platform.secrets.redact import remember
+from knowledge_platform.redact import remember
 from knowledge_platform.secrets.refs import is_reference
 from knowledge_platform.secrets.vault import Vault, default_vault
 

@@ -11,7 +11,7 @@ import openai
 
 from knowledge_platform import openai_api
 from knowledge_platform.errors import ConfigError, EmbeddingError, SourceError
-from knowledge_platform.secrets.redact import redact, remember, remember_headers
+from knowledge_platform.redact import redact, remember, remember_headers
 from knowledge_platform.secrets.resolve import SecretSource, resolve_secret
 from knowledge_platform.secrets.vault import Vault
 from tests.fakes.fake_op import FakeOp

@@ -16,7 +16,7 @@ import httpx
 
 from knowledge_platform.connectors.http import HttpClient
 from knowledge_platform.errors import ConfigError, SourceError
-from knowledge_platform.secrets.redact import remember
+from knowledge_platform.redact import remember
 
 MANAGEMENT_API = "https://api.supabase.com"
 SERVICE_ROLE = "service_role"
