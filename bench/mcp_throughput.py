@@ -38,7 +38,17 @@ from typing import Any
 
 from _common import DEFAULT_DATA, bench_home, index, load_average, markdown_table, write_results
 from _common import platform_runtime as runtime_of
-from speed import LIMIT, MCP_VERSION, cpu_seconds, free_port, rss_mb, start_mcp, stop, write_scale
+from speed import (
+    LIMIT,
+    MCP_VERSION,
+    cpu_seconds,
+    free_port,
+    rss_mb,
+    start_mcp,
+    stop,
+    wait_listening,
+    write_scale,
+)
 
 from knowledge_platform.evaluation import read_qrels, read_queries
 
@@ -190,8 +200,6 @@ BARE = textwrap.dedent('''
 
 
 def start_bare(answer: dict[str, Any], workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    import socket
-
     path = workdir / "answer.json"
     path.write_text(json.dumps(answer), encoding="utf-8")
     port = free_port()
@@ -200,16 +208,7 @@ def start_bare(answer: dict[str, Any], workdir: Path) -> tuple[subprocess.Popen[
     proc = subprocess.Popen([sys.executable, "-c", BARE, str(path), str(port)], cwd=root,
                             env={**os.environ, "PYTHONPATH": str(root)}, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"bare server exited: {(workdir / 'bare.log').read_text()[-2000:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return proc, f"http://127.0.0.1:{port}/mcp"
-        time.sleep(0.1)
-    stop(proc)
-    raise SystemExit("bare server did not listen within 60 s")
+    return proc, wait_listening(proc, port, workdir / "bare.log", "bare server", 60)
 
 
 # -- the collection -------------------------------------------------------------------------------

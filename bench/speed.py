@@ -228,16 +228,22 @@ def start_mcp(bh: Any, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     with log.open("wb") as out:
         proc = subprocess.Popen([*cmd, "mcp", "--port", str(port)], env=bh.env(), stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 180
+    return proc, wait_listening(proc, port, log, "kp mcp", 180)
+
+
+def wait_listening(proc: subprocess.Popen[bytes], port: int, log: Path, what: str,
+                   seconds: float) -> str:
+    """The MCP URL once `proc` listens on `port`; exits with its log's tail if it dies."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"kp mcp exited {proc.returncode}: {log.read_text()[-2000:]}")
+            raise SystemExit(f"{what} exited {proc.returncode}: {log.read_text()[-2000:]}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
-                return proc, f"http://127.0.0.1:{port}/mcp"
-        time.sleep(0.2)
+                return f"http://127.0.0.1:{port}/mcp"
+        time.sleep(0.1)
     stop(proc)
-    raise SystemExit("kp mcp did not listen within 180 s")
+    raise SystemExit(f"{what} did not listen within {seconds:g} s")
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
