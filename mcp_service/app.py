@@ -22,6 +22,7 @@ from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from mcp_service.auth import ExplainUnauthorized
 from mcp_service.hooks import hook_routes
+from mcp_service.workers import serve as serve_workers
 from mcp_service.server import build_server
 
 log = logging.getLogger("mcp_service")
@@ -108,9 +109,10 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
         workers: int | None = None) -> None:
     """Serve until interrupted. HTTP: `http://host:port/mcp`, every request needs a bearer
     token (the admin token is created under KP_HOME on first start), served by `workers`
-    processes (default: KP_MCP_WORKERS) that share the port and each read the published
-    collections. stdio: the process belongs to whoever started it, so calls run as
-    `stdio_principal` (default: compass)."""
+    processes (default: KP_MCP_WORKERS), each with its own socket on the port (see
+    mcp_service/workers.py) and its own reader of the published collections. stdio: the
+    process belongs to whoever started it, so calls run as `stdio_principal` (default:
+    compass)."""
     one_line_logs()
     if transport == "http":
         _, path, created = ensure_admin_token(settings)
@@ -121,7 +123,7 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
         count = workers or settings.mcp_workers
         if count > 1:
             _export(settings)
-            uvicorn.run("mcp_service.app:worker_app", factory=True, workers=count, **options)
+            serve_workers("mcp_service.app:worker_app", count, options)
         else:
             uvicorn.run(http_app(settings), **options)
     elif transport == "stdio":

@@ -166,5 +166,10 @@ class VectorStore(ABC):
     @abstractmethod
     def count(self, scope: str, source: str | None = None) -> int: ...
 
+    @abstractmethod
+    def exists(self, scope: str, flt: SearchFilter) -> bool:
+        """Whether any chunk matches `flt`: one indexed look-up, however many match (an
+        exact count of a common value reads them all)."""
+
     def close(self) -> None:  # noqa: B027 - engines without resources need nothing here
         """Release files and connections."""

@@ -15,7 +15,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,8 @@ from knowledge_platform.store.base import (
 )
 
 _PAGE = 1000
+#: `exists` answers kept per published version (distinct filters, e.g. date ranges).
+_FOUND_KEPT = 256
 
 
 def _err(action: str, exc: Exception) -> StoreError:
@@ -124,6 +126,8 @@ class _Reader:
     shard: qe.EdgeShard
     copy: Path
     owner_fd: int
+    #: `exists` answers by filter: a published version never changes.
+    found: dict[str, bool] = field(default_factory=dict)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -157,6 +161,8 @@ class EdgeStore(VectorStore):
         self.link_immutable = link_immutable
         self.indexing_threshold_kb = indexing_threshold_kb
         self._readers: dict[str, _Reader] = {}
+        #: scope -> collection name, its directory, its pointer file (asked per search)
+        self._places: dict[str, tuple[str, Path, str]] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
@@ -240,11 +246,16 @@ class EdgeStore(VectorStore):
     @contextlib.contextmanager
     def _reading(self, scope: str) -> Iterator[_Reader | None]:
         """The open reader of `scope`'s published version, swapped if CURRENT moved."""
-        name = collection_name(scope)
-        cdir = self.root / name
+        try:
+            name, cdir, pointer = self._places[scope]
+        except KeyError:
+            name = collection_name(scope)
+            cdir = self.root / name
+            name, cdir, pointer = self._places.setdefault(
+                scope, (name, cdir, str(cdir / sd.POINTER)))
         with self._lock_for(name):
             reader = self._readers.get(name)
-            stamp = sd.pointer_stamp(cdir)
+            stamp = sd.pointer_stamp(pointer)
             if stamp is None:
                 yield None
                 return
@@ -303,6 +314,24 @@ class EdgeStore(VectorStore):
                 return 0
             flt = _source_filter(source) if source is not None else None
             return r.shard.count(qe.CountRequest(exact=True, filter=flt))
+
+    def exists(self, scope: str, flt: SearchFilter) -> bool:
+        if matches_nothing(flt):
+            return False
+        key = flt.model_dump_json()
+        with self._reading(scope) as r:
+            if r is None:
+                return False
+            if (found := r.found.get(key)) is None:
+                try:
+                    records, _ = r.shard.scroll(qe.ScrollRequest(
+                        limit=1, filter=edge_filter(flt), with_payload=False, with_vector=False))
+                except Exception as exc:
+                    raise _err("scroll", exc) from exc
+                if len(r.found) >= _FOUND_KEPT:
+                    r.found.clear()
+                found = r.found[key] = bool(records)
+            return found
 
     def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:
         flt = flt or SearchFilter()

@@ -245,6 +245,17 @@ class QdrantServerStore(VectorStore):
         return (Chunk.from_payload(r.payload or {})
                 for r in self._records(name, server_filter(flt), True))
 
+    def exists(self, scope: str, flt: SearchFilter) -> bool:
+        name = collection_name(scope)
+        if matches_nothing(flt) or not self.client.collection_exists(name):
+            return False
+        try:
+            records, _ = self.client.scroll(name, scroll_filter=server_filter(flt), limit=1,
+                                            with_payload=False, with_vectors=False)
+        except Exception as exc:
+            raise _err(f"scrolling {name}", exc) from exc
+        return bool(records)
+
     def search_batch(
         self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
     ) -> list[list[Hit]]:

@@ -71,10 +71,11 @@ def read_pointer(cdir: Path) -> Pointer | None:
         raise StoreError(f"unreadable pointer {cdir / POINTER}: {exc}") from None
 
 
-def pointer_stamp(cdir: Path) -> tuple[int, int, int] | None:
-    """Changes whenever the pointer is replaced (a new inode each time); one stat call."""
+def pointer_stamp(pointer: str) -> tuple[int, int, int] | None:
+    """Changes whenever the pointer file (`cdir / POINTER`, as a string: each search asks)
+    is replaced (a new inode each time); one stat call."""
     try:
-        st = os.stat(cdir / POINTER)
+        st = os.stat(pointer)
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_mtime_ns, st.st_size)

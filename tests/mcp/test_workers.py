@@ -1,10 +1,13 @@
 """`kp mcp --workers 2` (here `python -m mcp_service`, the same `run`): two processes share
-the port, each reads the same published edition through its own reader copy, and a TERM
-stops both and removes their copies; each follows the registry file on its own. About 10 s:
-two processes start and import FastMCP."""
+the port through a listening socket each, connections opened together reach both, each
+reads the same published edition through its own reader copy, and a TERM stops both and
+removes their copies; each follows the registry file on its own. About 10 s: two processes
+start and import FastMCP."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -20,7 +23,7 @@ from knowledge_platform.registry import hash_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from tests.mcp.fixtures import index_documents
-from tests.procs import REPO, free_port, listening
+from tests.procs import REPO, free_port
 
 NOTE = Document(source="memory_files", source_id="ops.md", scope="internal", title="Ops",
                 kind="memory", uri="file:///ws/ops.md",
@@ -43,6 +46,42 @@ def children(pid: int) -> set[int]:
             if int(stat[1]) == pid:
                 found.add(int(entry.name))
     return found
+
+
+def listeners(port: int) -> set[str]:
+    """Inodes of the TCP sockets listening on `port`."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    found.add(fields[9])
+    return found
+
+
+def sockets_of(pid: int) -> set[str]:
+    """Inodes of the sockets `pid` holds open."""
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                found.add(target[8:-1])
+    return found
+
+
+async def burst(url: str, headers: dict[str, str], clients: int) -> list[str]:
+    """`clients` connections opened together, one search each: the first hit's titles."""
+    async def one(http: httpx.AsyncClient) -> str:
+        reply = await http.post(url, json=CALL, headers=headers)
+        return reply.json()["result"]["structuredContent"]["hits"][0]["title"]
+
+    sessions = [httpx.AsyncClient(timeout=60) for _ in range(clients)]
+    try:
+        return list(await asyncio.gather(*(one(http) for http in sessions)))
+    finally:
+        await asyncio.gather(*(http.aclose() for http in sessions))
 
 
 def running(pid: int) -> bool:
@@ -74,23 +113,24 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
     readers = tmp_path / "home" / "qdrant" / "internal" / "readers"
     try:
         deadline = time.monotonic() + 90
-        while not listening(port) and time.monotonic() < deadline:
-            time.sleep(0.2)
+        while len(listeners(port)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)  # both workers (one shared socket would never make two)
         token = (tmp_path / "home" / "admin-token").read_text().strip()
         headers = {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": "2026-07-28",
                    "Mcp-Method": "tools/call", "Mcp-Name": "knowledge_search",
                    "Accept": "application/json, text/event-stream"}
-        readers_seen: set[str] = set()
-        for _ in range(200):  # a new connection each time, until both workers have answered
-            reply = httpx.post(f"http://127.0.0.1:{port}/mcp", json=CALL, headers=headers,
-                               timeout=60)
-            hits = reply.json()["result"]["structuredContent"]["hits"]
-            assert hits[0]["title"] == "Ops"
-            readers_seen = {p.name for p in readers.iterdir() if p.is_dir()}
-            if len(readers_seen) == 2:
-                break
+        # Each worker listens on a socket of its own, so the kernel spreads connections.
+        owners = {pid: sockets_of(pid) & listeners(port) for pid in children(proc.pid)}
+        owners = {pid: found for pid, found in owners.items() if found}
+        assert len(owners) == 2 and all(len(found) == 1 for found in owners.values())
+        assert len(set.union(*owners.values())) == 2
+        # Clients that connect at once reach both workers: each opens its reader on its first
+        # search. (One shared socket gave all of them to the worker that woke first.)
+        titles = asyncio.run(burst(f"http://127.0.0.1:{port}/mcp", headers, 32))
+        assert titles == ["Ops"] * 32
+        readers_seen = {p.name for p in readers.iterdir() if p.is_dir()}
         workers = {int(name.split("-")[1]) for name in readers_seen}
-        assert workers <= children(proc.pid)
+        assert workers == set(owners)
         assert len(readers_seen) == 2 and all(n.startswith(f"{version}-") for n in readers_seen)
         # Each worker follows the registry on its own: a principal added now signs in at
         # whichever worker a new connection reaches.

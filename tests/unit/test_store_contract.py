@@ -224,6 +224,18 @@ def test_scroll_and_count_per_source(store: VectorStore):
     assert len(list(store.scroll("internal", SearchFilter(sources=["memory_files"])))) == 1200
 
 
+def test_exists_answers_per_published_version(store: VectorStore):
+    drafts = SearchFilter(lifecycles=["draft"])
+    assert not store.exists("internal", drafts)  # no collection yet
+    write(store, make_points(1200, source="memory_files"))
+    assert store.exists("internal", SearchFilter())
+    assert not store.exists("internal", drafts)
+    assert not store.exists("internal", SearchFilter(sources=[]))  # matches nothing
+    write(store, make_points(1, source="clickup", start=5000, lifecycle="draft"))
+    assert store.exists("internal", drafts)  # the next version's answer, not a kept one
+    assert not store.exists("internal", drafts.model_copy(update={"sources": ["memory_files"]}))
+
+
 def test_an_exception_inside_the_writer_publishes_nothing(store: VectorStore):
     with pytest.raises(RuntimeError), store.writer("internal", MODEL, DIM) as w:
         w.upsert(make_points(3))

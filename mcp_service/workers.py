@@ -1,0 +1,108 @@
+"""`kp mcp --workers N`: N uvicorn processes, each listening on the same port through a
+socket of its own (SO_REUSEPORT), so the kernel spreads new connections across them.
+
+uvicorn's own `workers=N` shares one listening socket: the worker whose event loop wakes
+first accepts every connection then waiting (asyncio accepts a whole backlog at once), so
+eight clients that connect together all land on one worker. Measured with
+bench/mcp_throughput.py `--workers 2`: the two workers' CPU ran 3:1 and two workers served
+no more than one. This supervisor starts the workers, starts another when one dies, and on
+SIGTERM or SIGINT passes SIGTERM on and waits for each to shut down cleanly (its lifespan
+removes its reader copies)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import signal
+import socket
+import sys
+import threading
+from multiprocessing.process import BaseProcess
+from types import FrameType
+from typing import Any
+
+import uvicorn
+from uvicorn.config import STARTUP_FAILURE
+
+log = logging.getLogger("mcp_service")
+#: How long a worker may take to finish its requests and lifespan after SIGTERM.
+STOP_SECONDS = 30.0
+
+
+def listener(host: str, port: int, *, reuse_port: bool) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _worker(app: str, options: dict[str, Any]) -> None:
+    """One worker process: its own socket on the shared port, then uvicorn until signalled."""
+    config = uvicorn.Config(app, factory=True, **options)
+    try:
+        sock = listener(config.host, config.port, reuse_port=True)
+    except OSError as exc:
+        print(f"cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+        sys.exit(STARTUP_FAILURE)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def serve(app: str, count: int, options: dict[str, Any]) -> None:
+    """Run `count` workers of the app factory `app` ("module:function") until SIGTERM or
+    SIGINT. Exits at once, naming the port, if another program already listens there."""
+    host, port = options["host"], options["port"]
+    try:
+        listener(host, port, reuse_port=False).close()  # a plain bind: is the port free?
+    except OSError as exc:
+        raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
+    spawn = multiprocessing.get_context("spawn")  # no forked copy of this process's state
+    stop = threading.Event()
+
+    def start() -> BaseProcess:
+        process = spawn.Process(target=_worker, args=(app, options), name="kp-mcp-worker")
+        process.start()
+        return process
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    workers = [start() for _ in range(count)]
+    log.info("started %d workers on %s:%d: %s", count, host, port,
+             ", ".join(str(w.pid) for w in workers))
+    failed = False
+    try:
+        while not stop.wait(0.5):
+            for i, worker in enumerate(workers):
+                if worker.is_alive():
+                    continue
+                if worker.exitcode == STARTUP_FAILURE:
+                    log.error("worker %s could not start; stopping", worker.pid)
+                    failed = True
+                    stop.set()
+                    break
+                log.warning("worker %s exited with %s; starting another", worker.pid,
+                            worker.exitcode)
+                workers[i] = start()
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()  # SIGTERM: uvicorn's graceful shutdown, lifespan included
+        for worker in workers:
+            worker.join(STOP_SECONDS)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+        for sig, handler in previous.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(sig, handler)
+    if failed:
+        raise SystemExit(STARTUP_FAILURE)
