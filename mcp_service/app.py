@@ -22,8 +22,8 @@ from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from mcp_service.auth import ExplainUnauthorized
 from mcp_service.hooks import hook_routes
-from mcp_service.workers import serve as serve_workers
 from mcp_service.server import build_server
+from mcp_service.workers import serve as serve_workers
 
 log = logging.getLogger("mcp_service")
 Transport = Literal["http", "stdio"]

@@ -50,7 +50,8 @@ def _worker(app: str, options: dict[str, Any]) -> None:
     try:
         sock = listener(config.host, config.port, reuse_port=True)
     except OSError as exc:
-        print(f"cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+        logging.getLogger("uvicorn.error").error("cannot listen on %s:%d: %s", config.host,
+                                                 config.port, exc)  # configured by Config
         sys.exit(STARTUP_FAILURE)
     uvicorn.Server(config).run(sockets=[sock])
 
