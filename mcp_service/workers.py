@@ -17,7 +17,7 @@ import multiprocessing
 import signal
 import socket
 import sys
-import threading
+import time
 from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import Any
@@ -28,6 +28,10 @@ from uvicorn.config import STARTUP_FAILURE
 log = logging.getLogger("mcp_service")
 #: How long a worker may take to finish its requests and lifespan after SIGTERM.
 STOP_SECONDS = 30.0
+#: A worker that exits with an error this soon after it started failed to start (an app that
+#: cannot be built, a port it cannot take): the service stops instead of starting it again and
+#: again. One killed by a signal is started again.
+STARTING_SECONDS = 60.0
 
 
 def listener(host: str, port: int, *, reuse_port: bool) -> socket.socket:
@@ -65,39 +69,43 @@ def serve(app: str, count: int, options: dict[str, Any]) -> None:
     except OSError as exc:
         raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
     spawn = multiprocessing.get_context("spawn")  # no forked copy of this process's state
-    stop = threading.Event()
+    stopping = False
 
-    def start() -> BaseProcess:
+    def start() -> tuple[BaseProcess, float]:
         process = spawn.Process(target=_worker, args=(app, options), name="kp-mcp-worker")
         process.start()
-        return process
+        return process, time.monotonic()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+        nonlocal stopping  # a flag, not an Event: a handler must not wait for a lock
+        stopping = True
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     workers = [start() for _ in range(count)]
     log.info("started %d workers on %s:%d: %s", count, host, port,
-             ", ".join(str(w.pid) for w in workers))
+             ", ".join(str(w.pid) for w, _ in workers))
     failed = False
     try:
-        while not stop.wait(0.5):
-            for i, worker in enumerate(workers):
-                if worker.is_alive():
-                    continue
-                if worker.exitcode == STARTUP_FAILURE:
-                    log.error("worker %s could not start; stopping", worker.pid)
+        while not (stopping or failed):
+            time.sleep(0.5)
+            for i, (worker, started) in enumerate(workers):
+                if stopping or worker.is_alive():
+                    continue  # a worker that a signal to the process group stopped stays so
+                code = worker.exitcode or 0  # < 0: killed by a signal, restarted
+                if code == STARTUP_FAILURE or (
+                        code > 0 and time.monotonic() - started < STARTING_SECONDS):
+                    log.error("worker %s exited with %s while starting; stopping", worker.pid,
+                              worker.exitcode)
                     failed = True
-                    stop.set()
                     break
                 log.warning("worker %s exited with %s; starting another", worker.pid,
                             worker.exitcode)
                 workers[i] = start()
     finally:
-        for worker in workers:
+        for worker, _ in workers:
             if worker.is_alive():
                 worker.terminate()  # SIGTERM: uvicorn's graceful shutdown, lifespan included
-        for worker in workers:
+        for worker, _ in workers:
             worker.join(STOP_SECONDS)
             if worker.is_alive():
                 worker.kill()
