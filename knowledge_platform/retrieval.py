@@ -15,10 +15,13 @@ Two ways to fuse the dense and the sparse results (the store API is the same for
 
 from __future__ import annotations
 
-import functools
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from cachetools import LRUCache, cached
+from cachetools.keys import hashkey
 
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import QueryError
@@ -70,10 +73,15 @@ class Retriever:
         self.fusion = fusion
         #: Query embeddings by text: the model is most of a search's CPU, and agents repeat
         #: queries (bench/mcp_throughput.py measures both a repeating and a fresh load).
-        self.dense_query = functools.lru_cache(maxsize=QUERY_CACHE)(self._dense_query)
+        self._queries: LRUCache[str, tuple[float, ...]] = LRUCache(maxsize=QUERY_CACHE)
+        self.dense_query = cached(self._queries, lock=threading.Lock())(self._dense_query)
 
     def _dense_query(self, query: str) -> tuple[float, ...]:
         return tuple(self.embedder.embed_query(query).tolist())  # shared: immutable
+
+    def embedded(self, query: str) -> bool:
+        """Whether `query`'s embedding is at hand: its search needs no model call."""
+        return hashkey(require_text(query)) in self._queries
 
     def search(
         self,

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, TypeVar
 
+import anyio.to_thread
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
@@ -124,13 +125,26 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
                   auth=RegistryTokenVerifier(authn) if auth else None, mask_error_details=True,
                   middleware=[LogToolErrors(), OneLineErrors()])
 
-    def run(fn: Callable[[Grant], T]) -> T:
-        grant = caller.grant()
+    def call(fn: Callable[[Grant], T], grant: Grant) -> T:
         with _edge():
             return fn(grant)
 
+    def run(fn: Callable[[Grant], T]) -> T:
+        return call(fn, caller.grant())
+
+    async def run_search(fn: Callable[[Grant], T], scope: str, query: str) -> T:
+        """`run` on the event loop when the search is CPU work alone: it holds the GIL either
+        way, and a worker thread only adds switching between threads (p95 74 -> 55 ms over 8
+        clients, bench/results/mcp_throughput-2026-12-01.md). A search that waits on the
+        model, a network or opening a collection runs in a worker thread, so the loop
+        serves others meanwhile. The store is asked only about a scope the caller may read."""
+        grant = caller.grant()
+        if scope in grant.scopes and service.cpu_only(scope, query):
+            return call(fn, grant)
+        return await anyio.to_thread.run_sync(call, fn, grant)
+
     @mcp.tool(annotations=READ)
-    def knowledge_search(
+    async def knowledge_search(
         query: Query,
         scope: Scope = "internal",
         limit: Annotated[int, Field(ge=1, le=50)] = 5,
@@ -144,8 +158,9 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         """Ranked passages with full provenance. Use to find sources yourself; use
         knowledge_ask for a cited answer, get_context for longer surrounding text."""
         q = _clean(query, "query")
-        return run(lambda g: service.search(g, q, scope, limit, sources, kinds, date_from,
-                                            date_to, include_drafts, include_deprecated))
+        return await run_search(lambda g: service.search(
+            g, q, scope, limit, sources, kinds, date_from, date_to, include_drafts,
+            include_deprecated), scope, q)
 
     @mcp.tool(annotations=READ)
     def knowledge_ask(question: Query, scope: Scope = "internal") -> Answer:

@@ -125,6 +125,13 @@ class KnowledgeService:
                 found.setdefault(chunk.doc_id, []).append(chunk)
         return found
 
+    def cpu_only(self, scope: str, query: str) -> bool:
+        """Whether searching `scope` for `query` is CPU work in this process and nothing
+        else: the scope's collection is open here and the query's embedding is at hand (no
+        shard to open, no model to run, no network to wait on)."""
+        return (self.runtime.store.ready_in_process(scope)
+                and self.runtime.retriever.embedded(query))
+
     # -- tools --------------------------------------------------------------------------------
     def search(self, grant: Grant, query: str, scope: str, limit: int,
                sources: Sequence[str] | None, kinds: Sequence[str] | None,

@@ -109,6 +109,11 @@ class CollectionWriter(ABC):
 
 
 class VectorStore(ABC):
+    def ready_in_process(self, scope: str) -> bool:
+        """Whether a search of `scope` now is CPU work in this process alone: nothing to
+        open first and no network to wait on. A server's store never is."""
+        return False
+
     @abstractmethod
     def info(self, scope: str) -> CollectionInfo | None:
         """The published collection of `scope`, or None if it does not exist yet."""

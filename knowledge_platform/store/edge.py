@@ -274,6 +274,15 @@ class EdgeStore(VectorStore):
                     reader = fresh
             yield reader
 
+    def ready_in_process(self, scope: str) -> bool:
+        """True once `scope`'s published version is open here (qdrant-edge searches holding
+        the GIL); False before its first search or after a publish (one stat call)."""
+        if (place := self._places.get(scope)) is None:
+            return False
+        name, _, pointer = place
+        reader = self._readers.get(name)
+        return reader is not None and reader.stamp == sd.pointer_stamp(pointer)
+
     def _open_reader(self, cdir: Path, stamp: tuple[int, int, int]) -> _Reader:
         readers = cdir / "readers"
         readers.mkdir(exist_ok=True)

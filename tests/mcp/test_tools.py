@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastmcp import Client
@@ -12,6 +14,7 @@ from fastmcp.exceptions import ToolError
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
+from mcp_service.service import KnowledgeService
 from tests.mcp.fixtures import LONG_SECTION, days_ago
 
 pytestmark = pytest.mark.anyio
@@ -55,6 +58,30 @@ async def test_search_returns_hits_with_provenance_and_logs(runtime: Runtime) ->
     assert record["tool"] == "knowledge_search" and record["principal"] == "compass"
     assert record["query"] == "weekly reindex Sunday" and record["hits"] == len(data["hits"])
     assert record["top_score"] == pytest.approx(top["score"], rel=1e-4)
+
+
+async def test_a_repeated_search_runs_on_the_event_loop_with_the_same_answer_and_rules(
+        runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[str] = []
+    search = KnowledgeService.search
+
+    def recorded(self: KnowledgeService, *args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(KnowledgeService, "search", recorded)
+    args = {"query": "Shade Store launch plan", "scope": "hot"}
+    async with Client(build_server(runtime, default_principal="compass")) as client:
+        first = await client.call_tool("knowledge_search", args)  # embeds, opens the shard
+        again = await client.call_tool("knowledge_search", args)
+    assert threads == ["AnyIO worker thread", threading.current_thread().name]
+    assert again.structured_content == first.structured_content
+    assert first.structured_content["hits"]
+    # The loop's path checks access as the thread's does: maya does not direct HOT.
+    async with Client(build_server(runtime, default_principal="maya")) as client:
+        with pytest.raises(ToolError, match="scope 'hot' is not available to maya"):
+            await client.call_tool("knowledge_search", args)
+    assert runtime.store.ready_in_process("hot") and runtime.retriever.embedded(args["query"])
 
 
 async def test_search_lifecycle_and_filters(runtime: Runtime) -> None:

@@ -91,7 +91,9 @@ def test_a_repeated_query_is_embedded_once(retriever: Retriever, monkeypatch):
     embed = retriever.embedder.embed_query
     monkeypatch.setattr(retriever.embedder, "embed_query",
                         lambda text: calls.append(text) or embed(text))
+    assert not retriever.embedded("swatch pricing")
     first = retriever.search("internal", "swatch pricing", limit=3)
+    assert retriever.embedded(" swatch pricing") and not retriever.embedded("hiring plan")
     again = retriever.search("internal", "  swatch pricing ", limit=3)  # the same stripped
     other = retriever.search("internal", "hiring plan", limit=3)
     assert calls == ["swatch pricing", "hiring plan"]

@@ -236,6 +236,18 @@ def test_exists_answers_per_published_version(store: VectorStore):
     assert not store.exists("internal", drafts.model_copy(update={"sources": ["memory_files"]}))
 
 
+def test_ready_in_process_once_the_published_version_is_open(store: VectorStore):
+    assert not store.ready_in_process("internal")
+    write(store, make_points(3))
+    assert not store.ready_in_process("internal")  # nothing opened yet
+    store.count("internal")
+    assert store.ready_in_process("internal") is isinstance(store, EdgeStore)  # a server: never
+    write(store, make_points(1, start=10))
+    assert not store.ready_in_process("internal")  # a new version to open first
+    store.count("internal")
+    assert store.ready_in_process("internal") is isinstance(store, EdgeStore)
+
+
 def test_an_exception_inside_the_writer_publishes_nothing(store: VectorStore):
     with pytest.raises(RuntimeError), store.writer("internal", MODEL, DIM) as w:
         w.upsert(make_points(3))
