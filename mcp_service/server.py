@@ -134,8 +134,8 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
 
     async def run_search(fn: Callable[[Grant], T], scope: str, query: str) -> T:
         """`run` on the event loop when the search is CPU work alone: it holds the GIL either
-        way, and a worker thread only adds switching between threads (p95 74 -> 55 ms over 8
-        clients, bench/results/mcp_throughput-2026-12-01.md). A search that waits on the
+        way, and a worker thread only adds switching (one process, 8 clients: p95 98-107 ->
+        61-66 ms, bench/results/mcp_throughput-2026-12-01.md). A search that waits on the
         model, a network or opening a collection runs in a worker thread, so the loop
         serves others meanwhile. The store is asked only about a scope the caller may read."""
         grant = caller.grant()
