@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -169,3 +170,19 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
     # Each worker closed its reader; the killed one could not (writers collect such copies).
     left = [p.name for p in readers.iterdir() if p.is_dir()]
     assert [int(name.split("-")[1]) for name in left] == [victim]
+
+
+def test_workers_refuse_a_port_that_is_taken(tmp_path: Path) -> None:
+    config = tmp_path / "registry.yaml"
+    config.write_text(yaml.safe_dump({"embedding": {"provider": "hash"}}))
+    env = {**os.environ, "KP_HOME": str(tmp_path / "home"), "KP_CONFIG": str(config)}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "mcp_service", "--port", str(port),
+                               "--workers", "2"], cwd=REPO, env=env, capture_output=True,
+                              timeout=120)
+    assert done.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr.decode()
+    assert "Address already in use" in done.stderr.decode()
