@@ -5,9 +5,9 @@ uvicorn's own `workers=N` shares one listening socket: the worker whose event lo
 first accepts every connection then waiting (asyncio accepts a whole backlog at once), so
 eight clients that connect together mostly land on one worker. Measured with
 bench/mcp_throughput.py `--workers 2`: the two workers' CPU ran 3:1, and two workers served
-1.2x what one did; with a socket each, 1.5-1.9x. This supervisor starts the workers, starts another when one dies, and on
-SIGTERM or SIGINT passes SIGTERM on and waits for each to shut down cleanly (its lifespan
-removes its reader copies)."""
+1.2x what one did; with a socket each, 1.5-1.9x. This supervisor starts the workers, starts
+another when one dies, and on SIGTERM or SIGINT passes SIGTERM on and waits for each to shut
+down cleanly (its lifespan removes its reader copies)."""
 
 from __future__ import annotations
 
