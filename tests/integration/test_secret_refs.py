@@ -123,8 +123,13 @@ def test_a_registry_reload_reads_only_new_principal_tokens(fake_op: FakeOp,
     assert [call[-1] for call in fake_op.calls[read:]] == [jonas_ref]
     assert authn.authenticate("jonas-token").principal == "jonas"  # type: ignore[union-attr]
     assert authn.authenticate(MAYA_TOKEN).principal == "maya"  # type: ignore[union-attr]
+    both = authn.current()
     current[0] = registry(tmp_path, principals=[maya])
     assert authn.authenticate("jonas-token") is None
+    # Past the TTL, those sign-ins started background re-reads: they must not outlive this
+    # test (a late `op read` would land in the next test's fake op).
+    both.tokens.wait(10)
+    authn.current().tokens.wait(10)
 
 
 # -- OpenAI: embeddings and answers ----------------------------------------------------------
