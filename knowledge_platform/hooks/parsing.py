@@ -35,8 +35,6 @@ def iso(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
 
 
-
-
 def no_secret(source: str) -> Rejected:
     return Rejected(401, f"no {source} webhook secret is configured for any scope "
                          f"(sources.{source}.webhook_secret_env or _ref in the registry)",
