@@ -7,7 +7,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -72,16 +71,15 @@ def check_ports(host: str, ports: dict[str, tuple[str, int]]) -> None:
         if same == port:
             raise ConfigError(f"{first} and {what} both asked for port {port}; give {option} "
                               f"and {other} different ports")
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    from mcp_service.workers import listener  # the MCP service's own bind
+
     for what, (option, port) in ports.items():
-        with socket.socket(family, socket.SOCK_STREAM) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                sock.bind((host, port))
-            except OSError as exc:
-                raise ConfigError(f"port {port} on {host} ({what}) is not free: {exc.strerror};"
-                                  f" stop what uses it or pass {option} <another port>; "
-                                  "nothing was started") from None
+        try:
+            listener(host, port, reuse_port=False).close()
+        except OSError as exc:
+            raise ConfigError(f"port {port} on {host} ({what}) is not free: {exc.strerror}; "
+                              f"stop what uses it or pass {option} <another port>; "
+                              "nothing was started") from None
 
 
 def record_urls(settings: Settings, urls: dict[str, str]) -> Path:
