@@ -75,7 +75,7 @@ def check_ports(host: str, ports: dict[str, tuple[str, int]]) -> None:
 
     for what, (option, port) in ports.items():
         try:
-            listener(host, port, reuse_port=False).close()
+            listener(host, port).close()
         except OSError as exc:
             raise ConfigError(f"port {port} on {host} ({what}) is not free: {exc.strerror}; "
                               f"stop what uses it or pass {option} <another port>; "

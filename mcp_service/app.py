@@ -109,10 +109,10 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
         workers: int | None = None) -> None:
     """Serve until interrupted. HTTP: `http://host:port/mcp`, every request needs a bearer
     token (the admin token is created under KP_HOME on first start), served by `workers`
-    processes (default: KP_MCP_WORKERS), each with its own socket on the port (see
-    mcp_service/workers.py) and its own reader of the published collections. stdio: the
-    process belongs to whoever started it, so calls run as `stdio_principal` (default:
-    compass)."""
+    processes (default: KP_MCP_WORKERS), to which one process hands the connections in
+    turn (see mcp_service/workers.py), each with its own reader of the published
+    collections. stdio: the process belongs to whoever started it, so calls run as
+    `stdio_principal` (default: compass)."""
     one_line_logs()
     if transport == "http":
         _, path, created = ensure_admin_token(settings)
