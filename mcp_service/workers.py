@@ -154,9 +154,8 @@ def serve(app: str, count: int, options: dict[str, Any]) -> None:
     checked = time.monotonic()
     try:
         while not (stopping or failed):
-            ready = any(s.state == "ready" for s in slots)
             waiting = [s.channel for s in slots if s.state == "starting"]
-            if listening and ready:
+            if listening and any(s.state == "ready" for s in slots):
                 waiting.append(sock)  # with no worker ready, the kernel keeps connections
             readable = select.select(waiting, [], [], 0.5)[0]  # a signal: its handler, then on
             for slot in slots:

@@ -80,6 +80,14 @@ async def burst(url: str, headers: dict[str, str], clients: int,
         await asyncio.gather(*(http.aclose() for http in sessions))
 
 
+def two_workers(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """`python -m mcp_service --workers 2` on `port`, its log (stderr) written to `log`."""
+    with log.open("wb") as out:
+        return subprocess.Popen([sys.executable, "-m", "mcp_service", "--port", str(port),
+                                 "--workers", "2"], cwd=REPO, env=env, start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=out)
+
+
 def serving(log: Path) -> list[int]:
     """The workers the supervisor has seen start serving, in order."""
     return [int(pid) for pid in re.findall(r"worker (\d+) serving", log.read_text())]
@@ -116,10 +124,7 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
         runtime.close()
     port = free_port()
     log = tmp_path / "mcp.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "mcp_service", "--port", str(port),
-                                 "--workers", "2"], cwd=REPO, env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=out)
+    proc = two_workers(port, env, log)
     readers = tmp_path / "home" / "qdrant" / "internal" / "readers"
     url = f"http://127.0.0.1:{port}/mcp"
     try:
@@ -178,10 +183,7 @@ def test_workers_stop_when_their_supervisor_is_gone(tmp_path: Path) -> None:
     env = {**os.environ, "KP_HOME": str(tmp_path / "home"), "KP_CONFIG": str(config)}
     port = free_port()
     log = tmp_path / "mcp.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "mcp_service", "--port", str(port),
-                                 "--workers", "2"], cwd=REPO, env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=out)
+    proc = two_workers(port, env, log)
     try:
         wait_for(lambda: len(serving(log)) == 2)
         workers = set(serving(log))
