@@ -14,6 +14,9 @@ Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runboo
 Lifecycle = Literal["stable", "draft", "deprecated"]
 LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
 Trust = Literal["internal", "client", "public"]
+#: How long a text stays true: an event as of its date (a log entry), a standing text until
+#: changed (a rule, a roster, a runbook). See dating.py.
+TimeKind = Literal["event", "standing"]
 #: Who may read a document, least to most guarded (see access.VISIBLE).
 Confidentiality = Literal["public", "internal", "restricted"]
 CONFIDENTIALITY_LEVELS: tuple[Confidentiality, ...] = ("public", "internal", "restricted")
@@ -53,7 +56,12 @@ class Provenance(BaseModel):
     kind: Kind
     url: str | None = None
     uri: str | None = None
-    date: dt.date | None = None
+    date: dt.date | None = Field(default=None, description=(
+        "When the text was said: its effective date (a dated heading, front matter, a dated "
+        "file name, the record's or commit's date)"))
+    time_kind: TimeKind = Field(default="standing", description=(
+        "event: true as of its date (a log entry); standing: true until changed (a rule, a "
+        "roster, a runbook)"))
     version: str = ""
     lifecycle: Lifecycle = "stable"
     confidentiality: str = "internal"

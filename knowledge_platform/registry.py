@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -120,6 +121,9 @@ class Registry(_Strict):
     #: The MCP service as sources see it: public_url for webhooks, the hooks' limits.
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     deletion_guard: float = Field(default=0.3, gt=0, le=1)
+    #: Where "today", "last week" and "in March" are decided (questions' time expressions,
+    #: recent memory); an IANA name.
+    timezone: str = "America/New_York"
     #: Minutes between ordinary runs per source, overriding the source's own default
     #: (SourceSpec.poll_minutes); 0 turns its incremental schedule off.
     poll_minutes: dict[str, int] = Field(default_factory=dict)
@@ -138,6 +142,16 @@ class Registry(_Strict):
             minutes = data.pop("clickup_interval_minutes")
             data["poll_minutes"] = {"clickup": minutes, **(data.get("poll_minutes") or {})}
         return data
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown timezone {value!r}; use an IANA name such as "
+                             "America/New_York") from None
+        return value
 
     @field_validator("poll_minutes")
     @classmethod

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from knowledge_platform.decisions import Decision
 from knowledge_platform.models import Kind, Lifecycle, Reference
+from knowledge_platform.serve.question import InterpretedDates
 from mcp_service.dagster_models import LaunchedRun
 
 
@@ -18,9 +19,14 @@ class SearchHit(Reference):
     ordinal: int = 0
 
 
+_DATES = ("the date window applied (from the question's words or date_from/date_to); "
+          "absent when none")
+
+
 class SearchResult(BaseModel):
     query: str
     scope: str
+    interpreted_dates: InterpretedDates | None = Field(default=None, description=_DATES)
     hits: list[SearchHit]
     warnings: list[str] = Field(default_factory=list)
 
@@ -38,6 +44,7 @@ class ContextBlock(Reference):
 class ContextResult(BaseModel):
     topic: str
     scope: str
+    interpreted_dates: InterpretedDates | None = Field(default=None, description=_DATES)
     blocks: list[ContextBlock]
     tokens: int
     max_tokens: int

@@ -59,6 +59,10 @@ INSTRUCTIONS = (
 Scope = Annotated[str, Field(min_length=1, max_length=64,
                              description="'internal' or a client id the caller may read")]
 Query = Annotated[str, Field(min_length=1, max_length=2000)]
+DateFrom = Annotated[dt.date | None, Field(description=(
+    "first day (inclusive) of the texts to use; wins over a time expression in the question "
+    "(which is otherwise read: 'last week', 'in March')"))]
+DateTo = Annotated[dt.date | None, Field(description="last day (inclusive); as date_from")]
 
 
 def _clean(text: str, what: str) -> str:
@@ -150,8 +154,8 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         limit: Annotated[int, Field(ge=1, le=50)] = 5,
         sources: Annotated[list[str] | None, Field(max_length=10)] = None,
         kinds: Annotated[list[Kind] | None, Field(max_length=9)] = None,
-        date_from: dt.date | None = None,
-        date_to: dt.date | None = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
         include_drafts: bool = False,
         include_deprecated: bool = False,
     ) -> SearchResult:
@@ -163,22 +167,25 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
             include_deprecated), scope, q)
 
     @mcp.tool(annotations=READ)
-    def knowledge_ask(question: Query, scope: Scope = "internal") -> Answer:
+    def knowledge_ask(question: Query, scope: Scope = "internal", date_from: DateFrom = None,
+                      date_to: DateTo = None) -> Answer:
         """A short answer with numbered citations (LLM when configured, else extractive —
         see `mode`). Use for a direct question; use knowledge_search to inspect sources."""
         q = _clean(question, "question")
-        return run(lambda g: service.ask(g, q, scope))
+        return run(lambda g: service.ask(g, q, scope, date_from, date_to))
 
     @mcp.tool(annotations=READ)
     def get_context(
         topic: Query,
         scope: Scope = "internal",
         max_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
     ) -> ContextResult:
         """Whole sections around the best matches, one block per document, within a token
         budget. Use to ground your own writing; knowledge_search returns single passages."""
         t = _clean(topic, "topic")
-        return run(lambda g: service.context(g, t, scope, max_tokens))
+        return run(lambda g: service.context(g, t, scope, max_tokens, date_from, date_to))
 
     @mcp.tool(annotations=READ)
     def list_decisions(

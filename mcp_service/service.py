@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from knowledge_platform.access import Grant, shown
 from knowledge_platform.answers.ask import answer_question
@@ -17,6 +18,7 @@ from knowledge_platform.querylog import QueryLog
 from knowledge_platform.references import hidden_note, named_documents, successor_note, title_of
 from knowledge_platform.registry import Registry
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.supersession import names
 from mcp_service.dagster_client import DagsterClient
@@ -88,6 +90,16 @@ class KnowledgeService:
                     f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
         return []
 
+    def _nothing(self, scope: str, read: Read) -> list[str]:
+        """Why nothing was found: no index, or nothing dated inside the question's window."""
+        missing = self._no_index(scope)
+        dates = read.question.dates
+        if missing or dates is None:
+            return missing
+        words = f"'{dates.text}', " if dates.text else ""
+        return [f"nothing dated {words}{dates.date_from or '…'} to {dates.date_to or '…'} "
+                "matched; pass date_from/date_to to widen the window"]
+
     def _check_sources(self, sources: Sequence[str] | None) -> None:
         known = self.registry.sources
         for source in sources or []:
@@ -132,6 +144,22 @@ class KnowledgeService:
         return (self.runtime.store.ready_in_process(scope)
                 and self.runtime.retriever.embedded(query))
 
+    def _read(self, grant: Grant, scope: str, text: str, *, limit: int,
+              lifecycles: list[str], sources: Sequence[str] | None = None,
+              kinds: Sequence[str] | None = None, date_from: dt.date | None = None,
+              date_to: dt.date | None = None) -> Read:
+        """The read pass every reader shares, in order: understand the question (its date
+        window and search text), retrieve (hybrid, filtered by scope, grant and window),
+        named documents first, then mark which statements are current."""
+        question = understand(text, self.runtime.today(), date_from=date_from,
+                              date_to=date_to)
+        flt = self._filter(grant, lifecycles=lifecycles, sources=list(sources or []) or None,
+                           kinds=list(kinds or []) or None, date_from=question.date_from,
+                           date_to=question.date_to)
+        hits = self._search(grant, scope, question.search_text, limit, flt)
+        named, notes = self._named(grant, scope, text, flt)
+        return Read(question, _first(named, hits), {h.chunk.doc_id for h in named}, notes)
+
     # -- tools --------------------------------------------------------------------------------
     def search(self, grant: Grant, query: str, scope: str, limit: int,
                sources: Sequence[str] | None, kinds: Sequence[str] | None,
@@ -140,46 +168,42 @@ class KnowledgeService:
                include_deprecated: bool) -> SearchResult:
         scope = grant.check_scope(scope)
         self._check_sources(sources)
-        if date_from and date_to and date_from > date_to:
-            raise ConfigError(f"date_from {date_from} is after date_to {date_to}")
-        flt = self._filter(grant, lifecycles=_lifecycles(include_drafts, include_deprecated),
-                           sources=list(sources or []) or None,
-                           kinds=list(kinds or []) or None, date_from=date_from, date_to=date_to)
-        hits = self._search(grant, scope, query, limit, flt)
-        named, notes = self._named(grant, scope, query, flt)
-        hits = _first(named, hits)[:limit]
+        read = self._read(grant, scope, query, limit=limit,
+                          lifecycles=_lifecycles(include_drafts, include_deprecated),
+                          sources=sources, kinds=kinds, date_from=date_from, date_to=date_to)
+        hits = read.hits[:limit]
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(
-            query=query, scope=scope,
+            query=query, scope=scope, interpreted_dates=read.question.dates,
             hits=[SearchHit.of(h.chunk, text=h.chunk.text, score=h.score,
                                headers=h.chunk.headers, ordinal=h.chunk.ordinal) for h in hits],
-            warnings=notes if hits else self._no_index(scope),
+            warnings=read.notes if hits else self._nothing(scope, read),
         )
 
-    def ask(self, grant: Grant, question: str, scope: str) -> Answer:
+    def ask(self, grant: Grant, question: str, scope: str, date_from: dt.date | None = None,
+            date_to: dt.date | None = None) -> Answer:
         scope = grant.check_scope(scope)
-        flt = self._filter(grant, lifecycles=["stable"])
-        hits = self._search(grant, scope, question, ASK_HITS, flt)
-        named, notes = self._named(grant, scope, question, flt)
-        hits = _first(named, hits)
-        self._record(grant, scope, "knowledge_ask", question, hits)
-        shown = {h.chunk.doc_id for h in named}
-        answer = answer_question(question, hits, scope=scope, config=self.registry.answer,
-                                 embedder=self.runtime.embedder, named=shown, warnings=notes)
+        read = self._read(grant, scope, question, limit=ASK_HITS, lifecycles=["stable"],
+                          date_from=date_from, date_to=date_to)
+        self._record(grant, scope, "knowledge_ask", question, read.hits)
+        answer = answer_question(read.question, read.hits, scope=scope,
+                                 config=self.registry.answer, embedder=self.runtime.embedder,
+                                 named=read.named, warnings=read.notes)
         answer.warnings += [
             f"[{c.number}] {c.title} is "
             + successor_note(c.superseded_by, self._title(grant, scope, c.superseded_by))
-            for c in answer.citations if c.superseded_by and c.doc_id not in shown]
-        if not hits:
-            answer.warnings.extend(self._no_index(scope))
+            for c in answer.citations if c.superseded_by and c.doc_id not in read.named]
+        if not read.hits:
+            answer.warnings.extend(self._nothing(scope, read))
         return answer
 
-    def context(self, grant: Grant, topic: str, scope: str, max_tokens: int) -> ContextResult:
+    def context(self, grant: Grant, topic: str, scope: str, max_tokens: int,
+                date_from: dt.date | None = None, date_to: dt.date | None = None,
+                ) -> ContextResult:
         scope = grant.check_scope(scope)
-        flt = self._filter(grant, lifecycles=["stable"])
-        hits = self._search(grant, scope, topic, CONTEXT_HITS, flt)
-        named, notes = self._named(grant, scope, topic, flt)
-        hits = _first(named, hits)
+        read = self._read(grant, scope, topic, limit=CONTEXT_HITS, lifecycles=["stable"],
+                          date_from=date_from, date_to=date_to)
+        hits = read.hits
         self._record(grant, scope, "get_context", topic, hits)
         doc_ids = list(dict.fromkeys(h.chunk.doc_id for h in hits))
         chunks = self._chunks(grant, scope, doc_ids, None) if doc_ids else {}
@@ -190,11 +214,12 @@ class KnowledgeService:
             blocks.append(ContextBlock.of(sel.best.chunk, text=text, sections=sections,
                                           ordinals=sorted(sel.chosen), tokens=sel.tokens,
                                           score=sel.best.score))
-        warnings = notes if hits else self._no_index(scope)
+        warnings = read.notes if hits else self._nothing(scope, read)
         if truncated:
             warnings.append(f"context trimmed to the {max_tokens}-token budget")
-        return ContextResult(topic=topic, scope=scope, blocks=blocks, tokens=used,
-                             max_tokens=max_tokens, truncated=truncated, warnings=warnings)
+        return ContextResult(topic=topic, scope=scope, interpreted_dates=read.question.dates,
+                             blocks=blocks, tokens=used, max_tokens=max_tokens,
+                             truncated=truncated, warnings=warnings)
 
     def decisions(self, grant: Grant, client: str | None) -> DecisionList:
         scope = grant.check_scope("internal" if client is None else client)
@@ -289,6 +314,17 @@ class KnowledgeService:
         if self.runtime.watch is not None:
             status.warnings.extend(self.runtime.watch.warnings())
         return status
+
+
+@dataclass(frozen=True)
+class Read:
+    """What the read pass found for one question."""
+
+    question: Question
+    hits: list[Hit]
+    #: doc ids of the documents the question names (their sentences answer it)
+    named: set[str]
+    notes: list[str]
 
 
 def _first(named: list[Hit], hits: list[Hit]) -> list[Hit]:

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from knowledge_platform.models import Reference
+from knowledge_platform.serve.question import InterpretedDates
 
 EXTRACTIVE_LABEL = "Extractive answer (quoted from the sources, no language model):"
 NOT_FOUND = "Not found in the knowledge base."
@@ -51,6 +52,9 @@ class Answer(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     mode: Mode
     conflicts: list[Conflict] = Field(default_factory=list)
+    interpreted_dates: InterpretedDates | None = Field(default=None, description=(
+        "the date window the answer's sources were searched in (from the question's words "
+        "or date_from/date_to); absent when none"))
     retrieval_date: dt.datetime
 
 

@@ -29,13 +29,13 @@ from knowledge_platform.connectors.git_docs.files import BLOB, convert_blob, reu
 from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
 from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
 from knowledge_platform.convert.result import Format
+from knowledge_platform.dating import document_time
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
     choice,
     confidentiality,
     lifecycle,
-    parse_date,
     split_front_matter,
 )
 from knowledge_platform.models import Document, Kind, Lifecycle
@@ -49,6 +49,7 @@ _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
     "rejected": "deprecated",
 }
 _FILE_KINDS: tuple[Kind, ...] = ("doc", "runbook", "decision")
+_STANDING_KINDS: tuple[Kind, ...] = ("runbook", "decision")
 LINK_KEYS = ("supersedes", "superseded_by", "applies_to", "references", "tags")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
@@ -266,6 +267,10 @@ class GitDocsConnector(Connector):
             extra["decision"] = {"status": status, "summary": summary or _paragraph(lines)}
         url = self._url(path, commit, head)
         committed = dt.date.fromisoformat(extra["updated"]) if "updated" in extra else None
+        # Runbooks and decision records stand until changed; a dated note in the repository
+        # (a log kept in git) is an event like a memory file's.
+        said, time_kind = document_time(meta, PurePosixPath(path).name, heading, known=committed,
+                                        standing=kind in _STANDING_KINDS)
         return Document(
             source=self.name,
             source_id=path,
@@ -275,7 +280,8 @@ class GitDocsConnector(Connector):
             kind=kind,
             url=url,
             uri=f"doc://git_docs/{path}@{commit}",
-            date=parse_date(meta.get("date")) or committed,
+            date=said,
+            time_kind=time_kind,
             version=commit,
             lifecycle=stage,
             trust=self.config.trust,
