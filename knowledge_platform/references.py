@@ -29,6 +29,7 @@ _PATH = re.compile(r"[\w.-]+\.(?:md|markdown|txt|rst|adoc)\b"
                    r"|[\w.-]+(?:/[\w.-]+)*/[\w.]*[-\d][\w.-]*")
 _LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
 _KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
+_KINDS_OF_FAMILY = {"decision": "decision", "runbook": "runbook"}
 
 
 def _norm(text: str) -> str:
@@ -72,6 +73,44 @@ def names(question: str, chunk: Chunk) -> bool:
     if re.search(r"[-_\d]", path.stem):
         spelled.add(path.stem)
     return any(f" {_norm(s)} " in q for s in spelled if s)
+
+
+def cue_kinds(question: str) -> list[str] | None:
+    """The kinds of document a numbered cue points at ("ADR 7" -> decision), or None when
+    any kind may answer to it (a path, "doc 3")."""
+    kinds = {_KINDS_OF_FAMILY.get(family) for family, _ in numbered(question)}
+    if not kinds or None in kinds or _PATH.search(question):
+        return None
+    return sorted(k for k in kinds if k)
+
+
+def named_current(retriever: Retriever, store: VectorStore, scope: str, question: str,
+                  flt: SearchFilter, hits: list[Hit]) -> list[Hit]:
+    """Hits of the documents matching `flt` that the question names: those among `hits`
+    (by title, number or path), else, for a question with a number or path, any such
+    document of the kinds its cue points at."""
+    named = list(dict.fromkeys(h.chunk.doc_id for h in hits if names(question, h.chunk)))
+    if named:
+        return [h for h in hits if h.chunk.doc_id in named]
+    if not has_cue(question):
+        return []
+    kinds = cue_kinds(question)
+    scan = flt.model_copy(update={"kinds": kinds}) if kinds else flt
+    return named_documents(retriever, store, scope, question, scan)
+
+
+def successors(retriever: Retriever, scope: str, question: str, flt: SearchFilter,
+               hits: list[Hit]) -> list[Hit]:
+    """The best chunks, for the question, of the documents that supersede those of `hits`
+    (not already among them)."""
+    present = {h.chunk.doc_id for h in hits}
+    wanted = list(dict.fromkeys(h.chunk.successor for h in hits if h.chunk.successor
+                                and h.chunk.successor not in present))
+    found: list[Hit] = []
+    for doc_id in wanted:
+        only = flt.model_copy(update={"doc_ids": [doc_id], "lifecycles": None})
+        found += retriever.search(scope, question, limit=CHUNKS_PER_DOCUMENT, flt=only)
+    return found
 
 
 def named_documents(retriever: Retriever, store: VectorStore, scope: str, question: str,

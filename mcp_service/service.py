@@ -15,7 +15,14 @@ from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import LIFECYCLES, Chunk, Hit
 from knowledge_platform.querylog import QueryLog
-from knowledge_platform.references import hidden_note, named_documents, successor_note, title_of
+from knowledge_platform.references import (
+    hidden_note,
+    named_current,
+    named_documents,
+    successor_note,
+    successors,
+    title_of,
+)
 from knowledge_platform.registry import Registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.question import Question, understand
@@ -107,21 +114,28 @@ class KnowledgeService:
                 raise ConfigError(f"unknown source {shown(source)}; configured sources: "
                                   f"{', '.join(known) or 'none'}")
 
-    def _named(self, grant: Grant, scope: str, text: str,
-               flt: SearchFilter) -> tuple[list[Hit], list[str]]:
-        """Hits of documents `flt` hides by lifecycle (and otherwise matches) that `text`
-        names, and why each is shown (naming its successor)."""
+    def _named(self, grant: Grant, scope: str, text: str, flt: SearchFilter,
+               hits: list[Hit]) -> tuple[list[Hit], list[str]]:
+        """Hits of the documents `text` names — current ones and those `flt` hides by
+        lifecycle (drafts, deprecated: each with a note saying why it is shown) — then the
+        best hits of the documents that supersede them."""
+        retriever, store = self.runtime.retriever, self.runtime.store
+        current = named_current(retriever, store, scope, text, flt, hits)
+        notes: list[str] = []
+        hidden_hits: list[Hit] = []
         hidden = [x for x in LIFECYCLES if x not in (flt.lifecycles or LIFECYCLES)]
-        if not hidden:
-            return [], []
-        found = named_documents(self.runtime.retriever, self.runtime.store, scope, text,
-                                flt.model_copy(update={"lifecycles": hidden}))
-        hits = [h for h in found if h.chunk.scope == scope]
-        firsts: dict[str, Chunk] = {}
-        for hit in hits:
-            firsts.setdefault(hit.chunk.doc_id, hit.chunk)
-        return hits, [hidden_note(c, self._title(grant, scope, c.successor))
-                      for c in firsts.values()]
+        if hidden:
+            found = named_documents(retriever, store, scope, text,
+                                    flt.model_copy(update={"lifecycles": hidden}))
+            hidden_hits = [h for h in found if h.chunk.scope == scope]
+            firsts: dict[str, Chunk] = {}
+            for hit in hidden_hits:
+                firsts.setdefault(hit.chunk.doc_id, hit.chunk)
+            notes = [hidden_note(c, self._title(grant, scope, c.successor))
+                     for c in firsts.values()]
+        named = [h for h in [*current, *hidden_hits] if h.chunk.scope == scope]
+        later = successors(retriever, scope, text, flt, named)
+        return [*named, *(h for h in later if h.chunk.scope == scope)], notes
 
     def _title(self, grant: Grant, scope: str, doc_id: str | None) -> str | None:
         if not doc_id:
@@ -157,8 +171,9 @@ class KnowledgeService:
                            kinds=list(kinds or []) or None, date_from=question.date_from,
                            date_to=question.date_to)
         hits = self._search(grant, scope, question.search_text, limit, flt)
-        named, notes = self._named(grant, scope, text, flt)
-        return Read(question, _first(named, hits), {h.chunk.doc_id for h in named}, notes)
+        named, notes = self._named(grant, scope, text, flt, hits)
+        shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
+        return Read(question, _first(named, hits), shown, notes)
 
     # -- tools --------------------------------------------------------------------------------
     def search(self, grant: Grant, query: str, scope: str, limit: int,
@@ -325,6 +340,10 @@ class Read:
     #: doc ids of the documents the question names (their sentences answer it)
     named: set[str]
     notes: list[str]
+
+
+def _successor_ids(hits: list[Hit]) -> set[str]:
+    return {h.chunk.successor for h in hits if h.chunk.successor}
 
 
 def _first(named: list[Hit], hits: list[Hit]) -> list[Hit]:

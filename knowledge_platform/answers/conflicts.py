@@ -11,6 +11,9 @@ frequencies, percentages, money, numbers, names).
 - Different values: for some kind both give, neither passage's values include the other's
   ("every second Monday" vs "the first Monday of every month" differ in frequency; "ClickUp,
   Google Docs" vs "ClickUp" do not).
+- A statement of change (changes.py: "handed over from Dana to Lee", "Clarity replaces
+  Hotjar") speaks only for its new values; when its old value is what the other passage
+  says, the two disagree and the change statement says which one is old (`superseding`).
 
 Precision/recall on bench/data/conflict_pairs.yaml: `uv run python bench/conflicts.py`.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from knowledge_platform.answers.changes import Change, change_in
 from knowledge_platform.answers.relevance import content_terms
 from knowledge_platform.answers.sentences import terms
 from knowledge_platform.answers.values import Kind, Value, same, values
@@ -46,10 +50,23 @@ class Disagreement:
     kind: Kind
     a: Value
     b: Value
+    #: "a" or "b": the side whose own words say the other side's value is old
+    superseding: str | None = None
 
 
-def _answers(statement: Statement, asked: Sequence[Value]) -> list[Value]:
-    return [v for v in values(statement.text) if not any(same(v, q) for q in asked)]
+def _answers(change: Change, asked: Sequence[Value]) -> list[Value]:
+    return [v for v in change.new if not any(same(v, q) for q in asked)]
+
+
+def _superseded(change: Change, other: Sequence[Value]) -> tuple[Value, Value] | None:
+    """(the changing side's value, the other side's old value) when `change` names as old
+    a value the other side states."""
+    for old in change.old:
+        hit = next((v for v in other if same(old, v)), None)
+        if hit is not None:
+            new = next((v for v in change.new if v.kind == old.kind), None)
+            return new or old, hit
+    return None
 
 
 def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], list[Value]]:
@@ -97,7 +114,15 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
     """The first kind of value (in ORDER) the two give differently, if they speak of the same
     thing; None when they agree, share no kind of value, or speak of different things."""
     asked = values(question)
-    va, vb = _drop_shared_names(_answers(a, asked), _answers(b, asked))
+    ca, cb = change_in(a.text), change_in(b.text)
+    va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))
+    for side, change, other in (("a", ca, cb.new), ("b", cb, ca.new)):
+        found = _superseded(change, other)
+        if found is not None and not _different_things(a, b) and same_subject(
+                question, a, b, [*ca.new, *ca.old], [*cb.new, *cb.old]):
+            mine, theirs = found
+            return Disagreement(mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)),
+                                superseding=side)
     if not va or not vb or not same_subject(question, a, b, va, vb):
         return None
     for kind in ORDER:

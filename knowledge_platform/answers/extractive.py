@@ -83,6 +83,33 @@ def not_found(hits: Sequence[Hit], *, scope: str, best: float,
                   warnings=[*warnings, note], mode="not_found", retrieval_date=when)
 
 
+def newest_first(shown: Sequence[Scored], conflicts: Sequence[Found]) -> list[Scored]:
+    """`shown` with every sentence a conflict says is older after the others."""
+    older = {id(side.scored) for found in conflicts if (side := found.older()) is not None}
+    return sorted(shown, key=lambda s: id(s) in older)
+
+
+def successor_sentences(shown: Sequence[Scored], scored: Sequence[Scored],
+                        ) -> dict[int, Scored]:
+    """For each shown sentence of a superseded document (by id), the best sentence of the
+    document that supersedes it, where one was retrieved."""
+    best: dict[str, Scored] = {}
+    for s in scored:  # best first
+        best.setdefault(s.sentence.chunk.doc_id, s)
+    return {id(s): best[succ] for s in shown
+            if (succ := s.sentence.chunk.successor) and succ in best}
+
+
+def _older_mark(s: Scored, conflicts: Sequence[Found], later: dict[int, Scored]) -> str:
+    if id(s) in later:
+        return f" (superseded by [{later[id(s)].sentence.ref}], which says:)"
+    for found in conflicts:
+        older, newer = found.older(), found.newer()
+        if older is not None and newer is not None and older.scored is s:
+            return f" (older: [{newer.sentence.ref}] is newer)"
+    return ""
+
+
 def _other_sides(conflicts: Sequence[Found]) -> list[Scored]:
     return [side.scored for found in conflicts for side in found.sides]
 
@@ -103,8 +130,13 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
                          warnings=warnings, when=when)
     partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score]
     conflicts = find_conflicts(question, picked, partners)
-    shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
-    body = " ".join(f"{quoted(s)} [{s.sentence.ref}]" for s in shown)
+    shown = newest_first([*picked, *(s for s in _other_sides(conflicts) if s not in picked)],
+                         conflicts)
+    later = successor_sentences(shown, scored)
+    shown = [x for s in shown for x in (s, *([later[id(s)]] if id(s) in later else []))
+             if x is s or x not in shown]
+    body = " ".join(f"{quoted(s)} [{s.sentence.ref}]{_older_mark(s, conflicts, later)}"
+                    for s in shown)
     body += "".join(" " + found.describe() for found in conflicts)
     quoted_from: dict[int, Chunk] = {}
     for s in shown:

@@ -4,6 +4,7 @@ what the sentence is about: "Account director: Jonas." under "## HOT")."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +18,9 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|dr)\.$", re.I)
 MIN_CHARS = 12
+#: A date at the start of a line: a comment's "**user** (2026-03-04):", a log's "2026-03-04:"
+_LEADING_DATE = re.compile(r"^[\W_]{0,4}(?:\*\*[^*\n]{1,40}\*\*\s*)?[(\[]?(\d{4}-\d{2}-\d{2})"
+                           r"[)\]]?\s*(?:[:\u2014\u2013-]|\*\*)")
 terms = SparseEncoder().terms
 
 
@@ -38,6 +42,20 @@ class Sentence:
     rank: int
     position: int
     chunk: Chunk
+
+    @property
+    def date(self) -> dt.date | None:
+        """When the sentence was said: a date leading its line ("**maya** (2026-03-04): ...",
+        "2026-03-04: ...") when not after its chunk's date, else the chunk's date."""
+        found = _LEADING_DATE.match(self.text)
+        if found:
+            try:
+                day = dt.date.fromisoformat(found.group(1))
+            except ValueError:
+                return self.chunk.date
+            if self.chunk.date is None or day <= self.chunk.date:
+                return day
+        return self.chunk.date
 
     @property
     def heading(self) -> str:
