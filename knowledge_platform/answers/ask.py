@@ -34,7 +34,7 @@ def answer_question(question: Question | str, hits: Sequence[Hit], *, scope: str
         api_key, unread = None, [f"LLM synthesis is off: {exc}"]
     min_score = MIN_SCORE if config.min_score is None else config.min_score
     if api_key and hits:
-        answer = llm_answer(question.text, hits, scope=scope, config=config, api_key=api_key,
+        answer = llm_answer(question, hits, scope=scope, config=config, api_key=api_key,
                             embedder=embedder, min_score=min_score, named=named)
     else:
         answer = extractive_answer(question.search_text, hits, scope=scope, embedder=embedder,

@@ -30,8 +30,8 @@ _OLD_SPANS: list[re.Pattern[str]] = [re.compile(p, re.I) for p in (
     r"takes\s+over\s+from|took\s+over\s+from|instead\s+of|in\s+place\s+of|rather\s+than)\s+"
     + _CLAUSE,
     # "no longer X", "not X any more", "stopped using X", "dropped X"
-    r"\b(?:no\s+longer(?:\s+\w+)?|stopp?(?:ed|s)?\s+using|dropp?(?:ed|s)?|retired|"
-    r"discontinued|phased\s+out)\s+" + _CLAUSE,
+    r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+out)"
+    r"\s+" + _CLAUSE,
     # "X is no longer ...": the subject before it is what stopped
     rf"(?P<old>\b{_WORD}(?:\s+{_WORD}){{0,2}})\s+(?:is|are|was|were)\s+no\s+longer\b",
 )]

@@ -39,10 +39,14 @@ class Statement:
     text: str
     #: the heading trail above the passage, e.g. "Clients > HOT"
     context: str = ""
+    #: the document's title, when the trail starts with it: a title names a document, not
+    #: the thing a section is about, so it is never the passage's heading
+    title: str = ""
 
     @property
     def heading(self) -> str:
-        return self.context.split(" > ")[-1].strip() if self.context else ""
+        last = self.context.split(" > ")[-1].strip() if self.context else ""
+        return "" if last == self.title.strip() else last
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,10 @@ def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> 
             for n, value, text in sides if n in by_number]
 
 
+def _statement(sentence: Sentence) -> Statement:
+    return Statement(sentence.text, sentence.trail, sentence.chunk.title)
+
+
 def _where(sentence: Sentence) -> str:
     date = sentence.date
     return f"{sentence.chunk.source}, {date.isoformat() if date else 'undated'}"
@@ -94,8 +98,7 @@ def find_conflicts(question: str, picked: Sequence[Scored],
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs:
                 continue
-            d = disagreement(question, Statement(p.sentence.text, p.sentence.trail),
-                             Statement(e.sentence.text, e.sentence.trail))
+            d = disagreement(question, _statement(p.sentence), _statement(e.sentence))
             if d is not None:
                 pairs.add(docs)
                 found.append(Found(d.kind, (Side(p, d.a.text), Side(e, d.b.text)),
