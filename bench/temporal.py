@@ -23,7 +23,7 @@ collapsing whitespace):
   shown as old: a conflicts claim carrying it whose conflict's `newer` is another citation,
   or every sentence of the answer carrying it cites a citation with `superseded_by` or says
   so ("superseded", "earlier", "was", "until", "previously", "no longer", "instead of",
-  "replaces", "moved/raised/changed from", "handed ... over"; score.OLD_MARKERS).
+  "replaces", "retired", "moved/raised/changed from", "handed ... over"; score.OLD_MARKERS).
 - dated: the answer contains the in-window value, and every out-of-window value of the same
   subject is absent from it or shown as old by the same rule.
 - conflict_flagged: a conflicts entry has a claim carrying each of the two values (in its
@@ -49,6 +49,7 @@ import asyncio
 import os
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -85,6 +86,15 @@ class Outcome:
     @property
     def rr(self) -> float:
         return reciprocal_rank(self.q, self.searched)
+
+
+def code_version() -> str:
+    """The commit measured, "+changes" when the work tree differs from it."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
+                              text=True, check=False).stdout.strip()
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return git("rev-parse", "--short", "HEAD") + ("+changes" if changed else "")
 
 
 def registry(layout: Layout) -> dict[str, Any]:
@@ -230,7 +240,8 @@ def main() -> None:
     f = figures(outcomes)
     table = type_table(outcomes)
     took = sorted(o.seconds * 1000 for o in outcomes)
-    summary = (f"{args.split} half, {len(outcomes)} questions, seed {args.seed}, KP_NOW={KP_NOW}; "
+    summary = (f"{args.split} half, {len(outcomes)} questions, seed {args.seed}, KP_NOW={KP_NOW}, "
+               f"code {code_version()}; "
                f"{indexed}; knowledge_ask p50 {statistics.median(took):.0f} ms, "
                f"p95 {took[int(0.95 * (len(took) - 1))]:.0f} ms; "
                f"{time.perf_counter() - started:.0f} s in all; {load_average()}")

@@ -5,6 +5,7 @@ outside its wide window (clock.py)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections.abc import Callable
 
@@ -55,7 +56,9 @@ CLIENT_FAMILIES: tuple[tuple[str, str, Draw, str, str], ...] = (
      lambda r: f"{r.randint(150, 690) / 100:.2f}%", "What conversion did the fare-page test "
      "readout show {expr}?", "in June"),
 )
-DISTRACTORS = 2
+#: Out-of-window days of each subject, up to AFTER of them after the window.
+DISTRACTORS = 3
+AFTER = 2
 
 
 def build(b: Builder) -> None:
@@ -78,16 +81,17 @@ def _place(b: Builder, instance: str, expr: Expression, client: str, family: str
     first, last = expr.wide
     before = [x for x in days if x < first]
     after = [x for x in days if x > last]
-    others = [b.rng.choice(after)] if after else []
-    while len(others) < DISTRACTORS:
-        day = b.rng.choice(before)
-        if all(abs((day - o).days) > 7 for o in others):
-            others.append(day)
+    others: list[dt.date] = []
+    for pool, wanted in ((after, AFTER), (before, DISTRACTORS)):
+        for _ in range(200):
+            if not pool or len(others) >= wanted:
+                break
+            day = b.rng.choice(pool)
+            if all(abs((day - o).days) > 2 for o in others):
+                others.append(day)
     values = [b.value(draw) for _ in range(DISTRACTORS + 1)]
     for day, v in zip([answer_day, *others], values, strict=True):
         k = b.rng.randint(2, 9) if family == "bug-bash" else b.rng.randint(100, 400)
-        if family == "invoice":
-            k = f"{day:%y%m}-{b.rng.randint(10, 99)}"
         b.note(day, line.format(client=client, v=v, k=k), scope=scope)
     b.ask("dated", f"{family} / {expr.text}", instance,
           (question.format(client=client, expr=expr.text),), scope=scope, expect=(values[0],),

@@ -105,7 +105,7 @@ class Workspace:
 
     def log(self, day: dt.date) -> Page:
         if day not in self.logs:
-            self.logs[day] = Page(f"{day:%A}, {day.day} {day:%B %Y}")
+            self.logs[day] = Page(f"{day.isoformat()} daily log")
         return self.logs[day]
 
     def files(self) -> dict[str, str]:

@@ -54,7 +54,7 @@ RECORDS = (
     Record(6, "timesheets-in-hourglass", "Timesheets in Hourglass", "2026-04-13",
            "Ledgerly could not split hours by client project.",
            "Everyone logs billable hours in Hourglass by Friday evening.",
-           "Ledgerly is read-only from today.", "Hourglass", supersedes=3),
+           "Ledgerly is no longer used from today.", "Hourglass", supersedes=3),
     Record(7, "client-reporting-pack", "Client reporting pack", "2026-03-16",
            "Every account director formatted reports differently.",
            "Every client report opens with a one-slide scorecard of the primary KPI.",

@@ -69,7 +69,7 @@ class Searched(_Tolerant):
 #: Words that show a value as old in the answer's sentence that carries it.
 OLD_MARKERS = re.compile(
     r"\b(superseded|supersedes|earlier|was|were|until|previously|formerly|old|older|outdated|"
-    r"no longer|instead of|replaced|replaces|(moved|raised|changed|switched) from|"
+    r"no longer|instead of|replaced|replaces|retired|(moved|raised|changed|switched) from|"
     r"handed [^.]{0,60}over)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEADING_MARKS = re.compile(r"^((?:\[\d+\]\s*)+)")

@@ -80,7 +80,7 @@ def test_a_dated_value_is_only_on_its_day_and_its_distractors_outside_the_window
         docs = scopes[q.scope]
         assert _holding(docs, q.expect[0]) == list(q.docs), q.id
         assert expr.inside(_day(q.docs[0])), q.id
-        assert len(q.old) == 2
+        assert len(q.old) == 3
         for value in q.old:
             (where,) = _holding(docs, value)
             assert not expr.inside(_day(where), wide=True), (q.id, value, where)
