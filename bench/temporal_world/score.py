@@ -16,14 +16,19 @@ class _Tolerant(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class Citation(_Tolerant):
-    number: int
+class Hit(_Tolerant):
+    """A search hit; a citation is one with a number."""
+
     doc_id: str = ""
     source_id: str = ""
     title: str = ""
     date: str | None = None
     time_kind: str | None = None
     superseded_by: str | None = None
+
+
+class Citation(Hit):
+    number: int
 
 
 class Claim(_Tolerant):
@@ -49,15 +54,6 @@ class Asked(_Tolerant):
     warnings: list[str] = Field(default_factory=list)
     confidence: float = 0.0
     interpreted_dates: dict[str, object] | None = None
-
-
-class Hit(_Tolerant):
-    doc_id: str = ""
-    source_id: str = ""
-    title: str = ""
-    date: str | None = None
-    time_kind: str | None = None
-    superseded_by: str | None = None
 
 
 class Searched(_Tolerant):
