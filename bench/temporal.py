@@ -93,7 +93,7 @@ def code_version() -> str:
     def git(*args: str) -> str:
         return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
                               text=True, check=False).stdout.strip()
-    changed = git("status", "--porcelain", "--untracked-files=no")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results")
     return git("rev-parse", "--short", "HEAD") + ("+changes" if changed else "")
 
 
