@@ -1,6 +1,7 @@
-"""What both SciFact benchmarks share: a throwaway KP_HOME with a registry naming the `beir`
+"""What the SciFact benchmarks share: a throwaway KP_HOME with a registry naming the `beir`
 source, the source's four assets (and their checks) materialized by Dagster exactly as
-`kp index` runs them, and the results file."""
+`kp index` runs them (bench/temporal.py runs its own sources through the same `index`), and
+the results file."""
 
 from __future__ import annotations
 

@@ -146,8 +146,7 @@ def figures(outcomes: list[Outcome]) -> dict[str, float]:
         if refused else 1.0,
         "notfound_recall": share(of["unanswerable"], lambda o: o.asked.mode == "not_found"),
         **{TYPE_SCORE[t]: share(of[t], lambda o: type_score(o.q, o.asked))
-           for t in ("current", "dated", "named")},
-        "conflict_flagged": share(of["conflict"], lambda o: type_score(o.q, o.asked)),
+           for t in ("current", "dated", "conflict", "named")},
         "mrr": statistics.fmean(o.rr for o in answerable) if answerable else 0.0,
     }
 
