@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_platform.convert.result import locate
-from knowledge_platform.dating import section_time
+from knowledge_platform.dating import marks, section_time
 from knowledge_platform.models import MIME_TYPE, Chunk, Document, chunk_id, content_hash
 from knowledge_platform.tokens import TokenCounter
 
@@ -179,6 +179,7 @@ class Chunker:
             uri=doc.uri,
             date=date,
             time_kind=time_kind,
+            marks=marks(text),
             version=doc.version,
             lifecycle=doc.lifecycle,
             trust=doc.trust,

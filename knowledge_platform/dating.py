@@ -31,6 +31,16 @@ _SPELLED = [
     re.compile(rf"\b(?P<month>{_MONTH})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
                rf"(?P<year>\d{{4}})\b", re.I),
 ]
+#: Words of a statement of change: a text that says a value changed ("handed over to",
+#: "moved from X to Y", "replaces", "no longer"). Such chunks are marked CHANGE, so the read
+#: side can look for a newer statement that changed what an older text says.
+CHANGE_CUE = re.compile(
+    r"\b(handed\s+(?:\w+\s+){0,6}?over|hands\s+(?:\w+\s+){0,6}?over|took\s+over|takes\s+over|"
+    r"moved|moves|switched|switches|changed|changes|raised|lowered|increased|decreased|"
+    r"reduced|replaced|replaces|supersedes|superseded|no\s+longer|instead\s+of|"
+    r"from\s+now\s+on|from\s+today|effective\s+(?:today|immediately|from)|going\s+forward|"
+    r"now\s+(?:owns|leads|runs|uses|goes|go))\b", re.I)
+CHANGE = "change"
 #: A heading that dates a review of standing text, not an event ("Clients (updated 3 May
 #: 2026)").
 _REVIEW_WORDS = re.compile(r"\b(updated|reviewed|revised|as\s+of|verified)\b", re.I)
@@ -67,6 +77,11 @@ def document_time(meta: Mapping[str, Any], name: str, first_heading: str | None,
     if said is not None:
         return said, "standing" if standing else "event"
     return known, "standing"
+
+
+def marks(text: str) -> list[str]:
+    """What a text says about time: [CHANGE] when it states that something changed."""
+    return [CHANGE] if CHANGE_CUE.search(text) else []
 
 
 def section_time(headers: list[str] | tuple[str, ...], date: dt.date | None,

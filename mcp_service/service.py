@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from knowledge_platform.access import Grant, shown
 from knowledge_platform.answers.ask import answer_question
 from knowledge_platform.answers.contract import Answer
+from knowledge_platform.answers.currency import current_first
+from knowledge_platform.dating import CHANGE
 from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import LIFECYCLES, Chunk, Hit
@@ -47,6 +49,8 @@ from mcp_service.schemas import (
 
 GIT_DOCS = "git_docs"
 ASK_HITS = 6
+#: Statements of change looked up beside every search (see answers/currency.py).
+CHANGE_HITS = 3
 CONTEXT_HITS = 8
 MEMORY_CHARS = 4000
 MEMORY_ENTRIES = 50
@@ -171,6 +175,11 @@ class KnowledgeService:
                            kinds=list(kinds or []) or None, date_from=question.date_from,
                            date_to=question.date_to)
         hits = self._search(grant, scope, question.search_text, limit, flt)
+        if limit > 1:  # newer statements that changed what the hits say rank above them
+            said = self._search(grant, scope, question.search_text, CHANGE_HITS,
+                                flt.model_copy(update={"marks": [CHANGE]}))
+            hits = current_first([*hits, *(h for h in said if h.chunk.id not in
+                                           {x.chunk.id for x in hits})], question.search_text)
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
         return Read(question, _first(named, hits), shown, notes)

@@ -12,52 +12,78 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge_platform.answers.values import Value, values
+from knowledge_platform.answers.values import Value, same, values
 
-_WORD = r"[\w$€£%.,:'\u2019&/-]+"
-#: An old value that runs to the end of its clause ("the monthly report cadence").
-_CLAUSE = (r"(?P<old>[^.,;:!?()]+?)(?=\s+(?:from|since|as|because|with|for|in|on|at|until|"
-           r"effective|starting|going|and|but|so)\b|[.,;:!?()]|$)")
-#: (pattern, group holding the old value). Each pattern marks a span of the sentence as old.
-_OLD_SPANS: list[re.Pattern[str]] = [re.compile(p, re.I) for p in (
+_WORD = r"[\w$€£%.,:'\u2019&/#@-]+"
+_NAMEISH = r"[\w$€£%#@&'\u2019-]+"
+#: A value that runs to the end of its clause ("the monthly report cadence").
+_END = (r"(?=\s+(?:from|since|as|because|with|for|in|on|at|until|effective|starting|going|and|"
+        r"but|so|instead|rather|who|which|that)\b|[.,;:!?()](?=\s|$)|$)")
+_OLD = r"(?P<old>[^;!?()]+?)" + _END
+_NEW = r"(?P<new>[^;!?()]+?)" + _END
+_BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}{_NAMEISH})\s+"
+#: Each pattern marks a span of the sentence as old (group `old`) and, where it says, the
+#: value that replaced it (group `new`).
+_SPANS: list[re.Pattern[str]] = [re.compile(p, re.I) for p in (
     # "from X to Y", "from X over to Y" (X: up to 6 words)
-    rf"\bfrom\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:over\s+)?(?:to|into|->|→)\s+",
+    rf"\bfrom\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:over\s+)?(?:to|into|->|→)\s+{_NEW}",
     # "replaced X with/by Y", "swapped X for Y"
-    rf"\b(?:replac(?:ed|es|ing|e)|swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+"
-    rf"(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by|for)\s+",
-    # "Y replaces/supersedes X", "Y takes over from X": the old value follows
-    r"\b(?:replaces|replaced|supersedes|superseded|succeeds|succeeded|retires|retired|"
-    r"takes\s+over\s+from|took\s+over\s+from|instead\s+of|in\s+place\s+of|rather\s+than)\s+"
-    + _CLAUSE,
-    # "no longer X", "not X any more", "stopped using X", "dropped X"
+    rf"\b(?:replac(?:ed|ing|e)\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by)|"
+    rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
+    rf"for)\s+{_NEW}",
+    # "Y replaces/supersedes X", "Y instead of X": the old value follows, the new precedes
+    _BEFORE + r"(?:replaces|supersedes|succeeds|takes\s+over\s+from|instead\s+of|in\s+place\s+"
+    r"of|rather\s+than)\s+" + _OLD,
+    r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+from|retires|retired|"
+    r"instead\s+of|in\s+place\s+of)\s+" + _OLD,
+    # "no longer X", "stopped using X", "dropped X"
     r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+out)"
-    r"\s+" + _CLAUSE,
+    r"\s+" + _OLD,
+    # "Dana handed the Acme account over to Lee": the one who hands over is the old value
+    r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
+    r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
     # "X is no longer ...": the subject before it is what stopped
     rf"(?P<old>\b{_WORD}(?:\s+{_WORD}){{0,2}})\s+(?:is|are|was|were)\s+no\s+longer\b",
 )]
-#: A sentence that says something changed (with or without a recognisable old value).
-CHANGE_WORDS = re.compile(
-    r"\b(handed\s+over|hands\s+over|took\s+over|takes\s+over|moved|moves|switched|switches|"
-    r"changed|changes|raised|lowered|increased|decreased|reduced|replaced|replaces|"
-    r"supersedes|superseded|no\s+longer|instead\s+of|from\s+now\s+on|from\s+today|"
-    r"effective\s+(?:today|immediately|from)|going\s+forward|now\s+(?:owns|leads|runs|uses))\b",
-    re.I)
+_ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
+_FILLER = frozenset({"the", "a", "an", "our", "their", "its", "it", "them", "this", "that"})
 
 
 @dataclass(frozen=True)
 class Change:
-    """What a sentence says changed: its old values and the values it states now."""
+    """What a sentence says changed: its old values, the values it states now, and the
+    words of each old value as written ("booked appointments per visitor")."""
 
     old: tuple[Value, ...]
     new: tuple[Value, ...]
+    old_text: tuple[str, ...] = ()
+    #: the words of the value that replaced the old one, where the sentence says
+    new_text: tuple[str, ...] = ()
 
     @property
     def says_change(self) -> bool:
-        return bool(self.old)
+        return bool(self.old or self.old_text)
+
+    def makes_old(self, text: str) -> bool:
+        """Whether `text` states a value this change says is old: one of its typed values,
+        or its words as written (two or more words, or one name, code or number)."""
+        found = values(text)
+        if any(same(o, v) for o in self.old for v in found):
+            return True
+        low = f" {' '.join(text.lower().split())} "
+        return any(f" {phrase.lower()} " in low or f" {phrase.lower()}." in low
+                   or f" {phrase.lower()}," in low for phrase in self.old_text)
 
 
-def _old_spans(text: str) -> list[tuple[int, int]]:
-    return [m.span("old") for pattern in _OLD_SPANS for m in pattern.finditer(text)]
+def _spans(text: str, group: str) -> list[tuple[int, int]]:
+    """Every span the patterns give `group` (`old` also covers the alternative `old2`)."""
+    found: list[tuple[int, int]] = []
+    for pattern in _SPANS:
+        for m in pattern.finditer(text):
+            for name in (group, f"{group}2"):
+                if m.groupdict().get(name) is not None and m.span(name) not in found:
+                    found.append(m.span(name))
+    return found
 
 
 def _inside(value: Value, text: str, spans: list[tuple[int, int]]) -> bool:
@@ -81,17 +107,29 @@ def _with_unit(old: Value, new: list[Value]) -> Value:
 def change_in(text: str) -> Change:
     """The old and new values of `text` (no old ones: it states no change it can name)."""
     found = values(text)
-    spans = _old_spans(text)
+    spans = _spans(text, "old")
     if not spans:
         return Change((), tuple(found))
     new = [v for v in found if not _inside(v, text, spans)]
     old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]
-    return Change(tuple(old), tuple(new))
+    words = [_phrase(text[a:b]) for a, b in spans]
+    later = [_phrase(text[a:b]) for a, b in _spans(text, "new")]
+    return Change(tuple(old), tuple(new),
+                  tuple(dict.fromkeys(w for w in words if _telling(w))),
+                  tuple(dict.fromkeys(w for w in later if w)))
+
+
+def _phrase(text: str) -> str:
+    return _ARTICLE.sub("", " ".join(text.split()).strip(" .,;:'\"")).strip()
+
+
+def _telling(phrase: str) -> bool:
+    """Words specific enough to recognise elsewhere: two or more words beyond articles and
+    pronouns, or one that is a name, code or number."""
+    words = [w for w in phrase.split() if w.lower() not in _FILLER]
+    return len(words) >= 2 or (len(words) == 1 and bool(values(phrase)))
 
 
 def old_phrases(text: str) -> list[str]:
     """The words a sentence says were superseded ("the monthly report cadence")."""
-    out = []
-    for pattern in _OLD_SPANS[2:3]:
-        out += [" ".join(m.group("old").split()).rstrip(".,;:") for m in pattern.finditer(text)]
-    return out
+    return [" ".join(text[a:b].split()).rstrip(".,;:") for a, b in _spans(text, "old")]

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from knowledge_platform.answers.asks import read_ask
 from knowledge_platform.answers.changes import Change, change_in
-from knowledge_platform.answers.relevance import content_terms
-from knowledge_platform.answers.sentences import terms
+from knowledge_platform.answers.sentences import names_a_thing, terms
 from knowledge_platform.answers.values import Kind, Value, same, values
 
 ORDER: tuple[Kind, ...] = ("code", "date", "time", "weekday", "duration", "frequency",
@@ -62,14 +62,20 @@ def _answers(change: Change, asked: Sequence[Value]) -> list[Value]:
     return [v for v in change.new if not any(same(v, q) for q in asked)]
 
 
-def _superseded(change: Change, other: Sequence[Value]) -> tuple[Value, Value] | None:
+def _superseded(change: Change, other: Statement, stated: Sequence[Value],
+                ) -> tuple[Value, Value] | None:
     """(the changing side's value, the other side's old value) when `change` names as old
-    a value the other side states."""
+    a value the other side states: a typed value, or the old value's words as written."""
+    later = [Value("phrase", " ".join(t.lower().split()), t) for t in change.new_text]
     for old in change.old:
-        hit = next((v for v in other if same(old, v)), None)
+        hit = next((v for v in stated if same(old, v)), None)
         if hit is not None:
             new = next((v for v in change.new if v.kind == old.kind), None)
-            return new or old, hit
+            return new or (later[0] if later else old), hit
+    for words in change.old_text:
+        if Change((), (), (words,)).makes_old(other.text):
+            return (later[0] if later else Value("phrase", "", "")), Value(
+                "phrase", " ".join(words.lower().split()), words)
     return None
 
 
@@ -90,6 +96,8 @@ def _different_things(a: Statement, b: Statement) -> bool:
     ha, hb = set(terms(a.heading)), set(terms(b.heading))
     if not ha or not hb or ha == hb:
         return False
+    if not (names_a_thing(a.heading) and names_a_thing(b.heading)):
+        return False
     return not ha <= set(terms(b.text + " " + b.context)) and \
         not hb <= set(terms(a.text + " " + a.context))
 
@@ -101,7 +109,8 @@ def same_subject(question: str, a: Statement, b: Statement, va: Sequence[Value],
     sa, sb = _subject(a, va), _subject(b, vb)
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
         return True
-    asked = content_terms(question)
+    ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
+    asked = set(ask.terms) - {t for n in ask.names for t in terms(n)}
     ca = asked & set(terms(a.text + " " + a.context))
     cb = asked & set(terms(b.text + " " + b.context))
     return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
@@ -120,8 +129,8 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
     asked = values(question)
     ca, cb = change_in(a.text), change_in(b.text)
     va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))
-    for side, change, other in (("a", ca, cb.new), ("b", cb, ca.new)):
-        found = _superseded(change, other)
+    for side, change, other, stated in (("a", ca, b, cb.new), ("b", cb, a, ca.new)):
+        found = _superseded(change, other, stated)
         if found is not None and not _different_things(a, b) and same_subject(
                 question, a, b, [*ca.new, *ca.old], [*cb.new, *cb.old]):
             mine, theirs = found

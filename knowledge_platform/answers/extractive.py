@@ -2,11 +2,13 @@
 citation, or "not found" when no sentence answers the question well enough.
 
 A sentence joins the answer when it scores at least the calibrated threshold (relevance.py)
-and RELATIVE_FLOOR of the best one. When the question names a document ("What did ADR 7
-decide?"), the answer comes from that document's best sentences, threshold or not: the
-question says where the answer is. When the question names something that heads a section
-of the passages ("HOT"), only sentences about it are eligible, so facts about two clients
-are never merged into one answer. A sentence that only makes sense under its heading
+and RELATIVE_FLOOR of the best one, holds the kind of value the question asks for (asks.py)
+and is not a near duplicate of one already picked. When the question names a document
+("What did ADR 7 decide?"), the answer comes from that document's best sentences that hold
+the asked kind of value, threshold or not: the question says where the answer is (a
+decision record's own decision first). When the question names something the passages
+mention ("HOT", "Orchard Bikes"), only sentences about it are eligible, so facts about two
+clients are never merged into one answer. A sentence that only makes sense under its heading
 ("Account director: Jonas.") is quoted with that heading. When the eligible sentences of
 different documents give different values for the same thing, the answer shows both
 (conflicts.py); the other side need only score PARTNER_SHARE of the threshold, since the
@@ -16,13 +18,16 @@ detector itself checks that both speak of the same thing.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Collection, Sequence
 
+from knowledge_platform.answers.asks import mentions, read_ask
 from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.answers.disagreements import Found, find_conflicts
 from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_sentences
-from knowledge_platform.answers.sentences import about, candidates, entity_terms, terms
+from knowledge_platform.answers.sentences import candidates, terms
 from knowledge_platform.answers.sources import Sources
+from knowledge_platform.answers.values import same, values
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 
@@ -35,18 +40,25 @@ RELATIVE_FLOOR = 0.8
 PARTNER_SHARE = 0.7
 #: Sentences this short are quoted with their heading when they do not name it themselves.
 FRAGMENT_CHARS = 60
+#: Two sentences sharing this share of their terms say the same thing: one is quoted.
+REPEAT_JACCARD = 0.7
+_DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
 
 
 def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored]:
     """Candidate sentences about what the question names, best first."""
+    ask = read_ask(question)
     sentences = candidates(sources, MAX_HITS)
-    entities = entity_terms(question, sentences)
-    scored = [s for s in score_sentences(question, sentences, embedder)
-              if about(s.sentence, entities)]
+    subject = [n for n in ask.names if any(mentions(s.context, [n]) for s in sentences)]
+    priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
+    scored = [s for s in score_sentences(ask, sentences, embedder, priors)
+              if mentions(s.sentence.context, subject)]
     return sorted(scored, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
 
 
 def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
+    """The best sentence if it reaches `min_score`, and the next ones that come close, hold
+    the asked kind of value and say something new."""
     if not scored or scored[0].score < min_score:
         return []
     floor = max(min_score, RELATIVE_FLOOR * scored[0].score)
@@ -57,9 +69,36 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
             break
         if total + len(s.sentence.text) > MAX_ANSWER_CHARS:
             break
+        if picked and (not s.fits or any(repeats(s, p) and not _differ(s, p)
+                                         for p in picked)):
+            continue
         picked.append(s)
         total += len(s.sentence.text)
     return picked
+
+
+def repeats(a: Scored, b: Scored) -> bool:
+    """Whether two sentences say nearly the same thing (the same rule in two sources)."""
+    ta, tb = set(terms(a.sentence.text)), set(terms(b.sentence.text))
+    return bool(ta and tb) and len(ta & tb) / len(ta | tb) >= REPEAT_JACCARD
+
+
+def _differ(a: Scored, b: Scored) -> bool:
+    va, vb = values(a.sentence.text), values(b.sentence.text)
+    return any(x.kind == y.kind for x in va for y in vb) and not all(
+        any(same(x, y) for y in vb) for x in va)
+
+
+def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
+    """The answer from the documents the question names: their best sentences holding the
+    asked kind of value, a decision record's decision section first."""
+    fitting = [s for s in focus if s.fits]
+    ranked = sorted(fitting, key=lambda s: (not _in_decision(s), -s.score))
+    return pick(ranked, 0.0)
+
+
+def _in_decision(s: Scored) -> bool:
+    return any(_DECISION.match(h) for h in s.sentence.chunk.headers)
 
 
 def quoted(s: Scored) -> str:
@@ -123,7 +162,7 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
     sources = Sources(hits)
     scored = eligible(question, sources, embedder)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
-    picked = pick(focus, 0.0) if focus else pick(scored, min_score)
+    picked = focus_pick(focus) if focus else pick(scored, min_score)
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(hits, scope=scope, best=best, min_score=min_score,

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.answers.sources import Sources
+from knowledge_platform.answers.values import values
+from knowledge_platform.dating import CHANGE
 from knowledge_platform.models import Chunk
 from knowledge_platform.sparse import SparseEncoder
 
@@ -73,29 +74,26 @@ class Sentence:
         return f"{self.trail}: {self.text}" if self.trail else self.text
 
 
+def names_a_thing(heading: str) -> bool:
+    """A heading that names something (a client, a product: "HOT", "The Shade Store"), not a
+    section label ("Notes", "Leads", "Decisions")."""
+    words = heading.split()
+    return any(w.isupper() and len(w) > 1 for w in words) or any(
+        v.kind in ("name", "code") for v in values(heading)) or (
+        len(words) > 1 and all(w[:1].isupper() for w in words if w.isalpha()))
+
+
 def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
-    """Every distinct sentence of the top `max_hits` hits, best hit first."""
+    """Every distinct sentence of the top `max_hits` hits and of any later statement of
+    change (a newer value may be said where retrieval ranked it low), best hit first."""
     seen: set[str] = set()
     out: list[Sentence] = []
-    for rank, hit in enumerate(sources.hits[:max_hits]):
+    for rank, hit in enumerate(sources.hits):
+        if rank >= max_hits and CHANGE not in hit.chunk.marks:
+            continue
         ref = sources.number[hit.chunk.doc_id]
         for position, text in enumerate(split_sentences(hit.chunk.text)):
             if text.lower() not in seen:
                 seen.add(text.lower())
                 out.append(Sentence(text, ref, rank, position, hit.chunk))
     return out
-
-
-def entity_terms(question: str, sentences: Sequence[Sentence]) -> set[str]:
-    """Terms of the names the question mentions (capitalised words after its first word)
-    that head a section of the passages: 'HOT' in "Who is the account director for HOT?"
-    when the passages have a '## HOT' section."""
-    words = re.findall(r"[^\W_]+(?:'s)?", question)[1:]
-    named = {t for w in words if w[0].isupper() for t in terms(w.removesuffix("'s"))}
-    headed = {t for s in sentences for h in (s.heading, s.chunk.title) for t in terms(h)}
-    return named & headed
-
-
-def about(sentence: Sentence, entities: set[str]) -> bool:
-    """Whether the sentence (with its trail) mentions every entity the question names."""
-    return entities <= set(terms(sentence.context))
