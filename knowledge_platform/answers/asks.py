@@ -17,8 +17,8 @@ from knowledge_platform.sparse import SparseEncoder
 
 terms = SparseEncoder().terms
 
-#: Kinds of value (values.Kind) an answer may hold, plus "person" (a name of two or more
-#: words, not the question's own), "condition" ("when X happens") and "reason".
+#: Kinds of value (values.Kind) an answer may hold, plus "person" (a name, not the
+#: question's own), "condition" ("when X happens") and "reason".
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [(re.compile(p, re.I), k) for p, k in [
@@ -53,8 +53,6 @@ _REASON = re.compile(r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as
 _GENERIC = frozenset(terms("get gets got use uses used do does did make makes go goes take "
                            "takes need needs want say says tell know have has had keep kept "
                            "put find found give gave show shown call called"))
-_PARTICLES = frozenset({"de", "van", "von", "der", "den", "da", "di", "du", "le", "la", "del",
-                        "al", "bin", "ter", "mac", "st"})
 
 
 @dataclass(frozen=True)
@@ -94,10 +92,9 @@ def content_terms(question: str) -> frozenset[str]:
 
 
 def is_person(value: Value) -> bool:
-    """A name of two or more words ("Lena Vogt", "Bram de Wit"): a person more often than a
-    tool or a place, which are mostly one word."""
-    words = [w for w in value.text.split() if w.lower() not in _PARTICLES]
-    return value.kind == "name" and len(words) >= 2 and all(w[0].isupper() for w in words)
+    """A name that may be a person's ("Jonas", "Lena Vogt", "Bram de Wit"); without a
+    language model a tool's name looks the same, so any name counts."""
+    return value.kind == "name"
 
 
 def fits(text: str, ask: Ask) -> bool:
