@@ -67,12 +67,16 @@ class Change:
     def makes_old(self, text: str) -> bool:
         """Whether `text` states a value this change says is old: one of its typed values,
         or its words as written (two or more words, or one name, code or number)."""
+        return bool(self.old_in(text))
+
+    def old_in(self, text: str) -> list[Value]:
+        """The values of `text` this change says are old (words as written: kind phrase)."""
         found = values(text)
-        if any(same(o, v) for o in self.old for v in found):
-            return True
+        typed = [v for v in found if any(same(o, v) for o in self.old)]
         low = f" {' '.join(text.lower().split())} "
-        return any(f" {phrase.lower()} " in low or f" {phrase.lower()}." in low
-                   or f" {phrase.lower()}," in low for phrase in self.old_text)
+        said = [Value("phrase", phrase.lower(), phrase) for phrase in self.old_text
+                if any(f" {phrase.lower()}{end}" in low for end in (" ", ".", ","))]
+        return typed + said
 
 
 def _spans(text: str, group: str) -> list[tuple[int, int]]:

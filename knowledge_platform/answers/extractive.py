@@ -28,6 +28,7 @@ from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_senten
 from knowledge_platform.answers.sentences import candidates, terms
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.answers.values import same, values
+from knowledge_platform.dating import CHANGE
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 
@@ -98,7 +99,8 @@ def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
 
 
 def _in_decision(s: Scored) -> bool:
-    return any(_DECISION.match(h) for h in s.sentence.chunk.headers)
+    chunk = s.sentence.chunk
+    return any(_DECISION.match(h) for h in chunk.headers if h != chunk.title)
 
 
 def quoted(s: Scored) -> str:
@@ -167,7 +169,8 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
         best = scored[0].score if scored else 0.0
         return not_found(hits, scope=scope, best=best, min_score=min_score,
                          warnings=warnings, when=when)
-    partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score]
+    partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score
+                or CHANGE in s.sentence.chunk.marks]  # a newer value may score low
     conflicts = find_conflicts(question, picked, partners)
     shown = newest_first([*picked, *(s for s in _other_sides(conflicts) if s not in picked)],
                          conflicts)
