@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.answers.values import Value, same, values
+from knowledge_platform.answers.values import MONTHS, WEEKDAYS, Value, same, values
 from knowledge_platform.sparse import SparseEncoder
 
 terms = SparseEncoder().terms
@@ -50,6 +50,7 @@ _ASKING = re.compile(r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|freque
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
 _REASON = re.compile(r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
                      r"reason|led\s+to|root)\b", re.I)
+_CALENDAR = frozenset((*MONTHS, *WEEKDAYS, "today", "tomorrow", "yesterday"))
 _GENERIC = frozenset(terms("get gets got use uses used do does did make makes go goes take "
                            "takes need needs want say says tell know have has had keep kept "
                            "put find found give gave show shown call called"))
@@ -93,8 +94,8 @@ def content_terms(question: str) -> frozenset[str]:
 
 def is_person(value: Value) -> bool:
     """A name that may be a person's ("Jonas", "Lena Vogt", "Bram de Wit"); without a
-    language model a tool's name looks the same, so any name counts."""
-    return value.kind == "name"
+    language model a tool's name looks the same, so any name but a month's or a day's."""
+    return value.kind == "name" and value.norm.split()[0] not in _CALENDAR
 
 
 def fits(text: str, ask: Ask) -> bool:

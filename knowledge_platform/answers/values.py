@@ -18,7 +18,7 @@ Kind = Literal["code", "date", "time", "weekday", "duration", "frequency", "perc
 #: "phrase": a value in words no pattern types ("booked appointments per visitor"), as a
 #: statement of change names it (changes.py); never found by `values`.
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+MONTHS = _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
 _MONTH = "|".join([m for m in _MONTHS] + [m[:3] for m in _MONTHS if m != "may"] + ["sept"])
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
