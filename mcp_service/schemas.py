@@ -1,28 +1,65 @@
-"""Typed tool results (the structured content every tool returns)."""
+"""Typed tool results (the structured content every tool returns). Every top-level field is
+described: the published output schemas are built from these descriptions (catalogue.py)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer, model_validator
 
 from knowledge_platform.decisions import Decision
 from knowledge_platform.models import Kind, Lifecycle, Reference
 from mcp_service.dagster_models import LaunchedRun
+from mcp_service.snippets import snippet
+
+_CURSOR = "pass it as `cursor` to get the next page; absent on the last page"
+
+
+def _absent(value: object) -> bool:
+    return value is None
 
 
 class SearchHit(Reference):
-    text: str
+    """A passage as a search shows it: its snippet and handles (doc_id, ordinal); the whole
+    text is one get_document away. Fields that say nothing here are left out."""
+
+    text: str = Field(exclude=True, description="the whole passage (not sent)")
+    snippet: str = ""
     score: float
     headers: list[str] = Field(default_factory=list)
     ordinal: int = 0
+    source_id: str = Field(exclude=True)
+    scope: str = Field(exclude=True)
+    version: str = Field(default="", exclude=True)
+    confidentiality: str = Field(default="internal", exclude=True)
+    lifecycle: Lifecycle = Field(default="stable", exclude_if=lambda v: v == "stable")
+    url: str | None = Field(default=None, exclude_if=_absent)
+    uri: str | None = Field(default=None, exclude_if=_absent)
+    date: dt.date | None = Field(default=None, exclude_if=_absent)
+    sha: str | None = Field(default=None, exclude=True)
+    superseded_by: str | None = Field(default=None, exclude_if=_absent)
+
+    @field_serializer("score")
+    def _score(self, score: float) -> float:
+        return round(score, 3)
 
 
 class SearchResult(BaseModel):
-    query: str
-    scope: str
-    hits: list[SearchHit]
-    warnings: list[str] = Field(default_factory=list)
+    query: str = Field(description="the query as searched")
+    scope: str = Field(description="the scope searched")
+    hits: list[SearchHit] = Field(description=(
+        "ranked passages: title, doc_id (get_document it for the whole text), ordinal, source, "
+        "kind, date, url/uri, score, headers (the section trail), snippet, and superseded_by "
+        "when a newer document replaces it"))
+    warnings: list[str] = Field(default_factory=list,
+                                description="why results may be incomplete or stale")
+
+    @model_validator(mode="after")
+    def _snippets(self) -> SearchResult:
+        for hit in self.hits:
+            if not hit.snippet:
+                hit.snippet = snippet(hit.text, self.query)
+        return self
 
 
 class ContextBlock(Reference):
@@ -36,14 +73,17 @@ class ContextBlock(Reference):
 
 
 class ContextResult(BaseModel):
-    topic: str
-    scope: str
-    blocks: list[ContextBlock]
-    tokens: int
-    max_tokens: int
+    topic: str = Field(description="the topic as searched")
+    scope: str = Field(description="the scope searched")
+    blocks: list[ContextBlock] = Field(description=(
+        "one block per document: its provenance (title, doc_id, url/uri, date...), text (whole "
+        "sections around the best matches), sections, ordinals, tokens and score"))
+    tokens: int = Field(description="tokens of text in all blocks")
+    max_tokens: int = Field(description="the budget asked for")
     truncated: bool = Field(default=False,
                             description="True if relevant text was left out for the budget")
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list,
+                                description="why results may be incomplete or trimmed")
 
 
 class MemoryEntry(Reference):
@@ -52,16 +92,21 @@ class MemoryEntry(Reference):
 
 
 class MemoryList(BaseModel):
-    scope: str
-    date_from: dt.date
-    date_to: dt.date
-    entries: list[MemoryEntry]
+    scope: str = Field(description="the scope listed")
+    date_from: dt.date = Field(description="first day of the window (UTC)")
+    date_to: dt.date = Field(description="last day of the window (UTC)")
+    entries: list[MemoryEntry] = Field(description=(
+        "memory entries, newest first: provenance (title, doc_id, date, url/uri), text (its "
+        "start when truncated is true: get_document has the rest)"))
+    next_cursor: str | None = Field(default=None, description=f"more entries: {_CURSOR}")
 
 
 class DocumentResult(Reference):
-    text: str
-    chunks: int
-    sections: list[list[str]] = Field(default_factory=list)
+    text: str = Field(description="this page of the document's text, section headers restored")
+    chunks: int = Field(description="passages the document is stored as")
+    sections: list[list[str]] = Field(default_factory=list,
+                                      description="header trails of the document's sections")
+    next_cursor: str | None = Field(default=None, description=f"more text: {_CURSOR}")
 
 
 class RunbookEntry(BaseModel):
@@ -80,19 +125,25 @@ class RunbookEntry(BaseModel):
 
 
 class RunbookList(BaseModel):
-    scope: str
-    prefix: str | None = None
-    tag: str | None = None
-    runbooks: list[RunbookEntry]
-    warnings: list[str] = Field(default_factory=list)
+    scope: str = Field(description="the scope listed")
+    prefix: str | None = Field(default=None, description="the path prefix filtered on")
+    tag: str | None = Field(default=None, description="the tag filtered on")
+    runbooks: list[RunbookEntry] = Field(description=(
+        "by path: title, path, doc_id, uri/url, kind, lifecycle, sha and updated (last "
+        "commit), tags, superseded_by"))
+    warnings: list[str] = Field(default_factory=list, description="why the list may be empty")
+    next_cursor: str | None = Field(default=None, description=f"more runbooks: {_CURSOR}")
 
 
 class DecisionList(BaseModel):
-    scope: str
-    decisions: list[Decision]
+    scope: str = Field(description="the scope listed")
+    decisions: list[Decision] = Field(description=(
+        "newest first: date, status, summary, title, citation (its source), superseded, "
+        "superseded_by, supersedes"))
+    next_cursor: str | None = Field(default=None, description=f"more decisions: {_CURSOR}")
 
 
 class ReindexResult(BaseModel):
-    message: str
-    dagster_url: str
-    runs: list[LaunchedRun]
+    message: str = Field(description="how many runs were launched or failed")
+    dagster_url: str = Field(description="the Dagster UI the runs are in")
+    runs: list[LaunchedRun] = Field(description="one per source x scope: run_id or error")

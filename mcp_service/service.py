@@ -39,7 +39,7 @@ from mcp_service.schemas import (
 GIT_DOCS = "git_docs"
 ASK_HITS = 6
 CONTEXT_HITS = 8
-MEMORY_CHARS = 4000
+MEMORY_CHARS = 1000
 MEMORY_ENTRIES = 50
 
 

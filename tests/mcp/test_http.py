@@ -72,7 +72,7 @@ def serving(runtime: Runtime, *middleware: Middleware) -> Iterator[str]:
     for extra in middleware:
         mcp.add_middleware(extra)
     pin_tool_schemas(mcp)
-    app = mcp.http_app(**http_options(runtime.settings))
+    app = mcp.http_app(**http_options(runtime))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
