@@ -46,15 +46,15 @@ class Provenance(BaseModel):
     citation and decision the platform returns carries them (see `Reference`): a field added
     here reaches all of them."""
 
-    source: str = Field(description="the source it was read from, e.g. clickup")
-    source_id: str = Field(description="its id in that source")
-    scope: str = Field(description="internal or the client it belongs to")
-    title: str = Field(description="the document's title")
-    kind: Kind = Field(description="what it is: memory, task, doc, runbook, decision...")
-    url: str | None = Field(default=None, description="link for people, if it has one")
+    source: str = Field(description="e.g. clickup")
+    source_id: str = Field(description="id in the source")
+    scope: str = Field(description="internal or a client id")
+    title: str = Field(description="document title")
+    kind: Kind = Field(description="memory, task, doc, runbook, decision...")
+    url: str | None = Field(default=None, description="link for people")
     uri: str | None = Field(default=None, description="where it is read from")
-    date: dt.date | None = Field(default=None, description="the day it is dated")
-    version: str = Field(default="", description="the source's version of it")
+    date: dt.date | None = Field(default=None, description="its date")
+    version: str = Field(default="", description="source version")
     lifecycle: Lifecycle = Field(default="stable", description="stable, draft or deprecated")
     confidentiality: str = Field(default="internal", description="public, internal or "
                                                                  "restricted")
@@ -141,7 +141,7 @@ class Reference(Provenance):
     git commit and the successor, and, only where known, the converted file's name and MIME
     type, the page, slide or sheet the text is on, and why the document is stale."""
 
-    doc_id: str = Field(description="the document's handle: get_document(doc_id)")
+    doc_id: str = Field(description="handle for get_document")
     sha: str | None = Field(default=None, description="git commit the text was read at")
     superseded_by: str | None = Field(
         default=None, description="Set when another document supersedes this one: its doc_id "

@@ -44,13 +44,12 @@ class SourceStatus(BaseModel):
 
 class IndexStatus(BaseModel):
     status: Literal["ok", "degraded", "unavailable"] = Field(
-        description="ok, degraded (some source failing or stale) or unavailable (no Dagster)")
+        description="ok, degraded or unavailable")
     health: str = Field(description="one line saying how the index is")
     dagster_url: str = Field(description="the Dagster UI the status comes from")
     checked_at: dt.datetime = Field(description="when Dagster was asked (UTC)")
     sources: list[SourceStatus] = Field(default_factory=list, description=(
-        "per source x scope: points, last_materialization, run_id, freshness, failing_checks, "
-        "in_flight_runs"))
+        "per source x scope: points, last_materialization, freshness, failing_checks"))
     in_flight: list[RunInfo] = Field(default_factory=list,
                                      description="runs queued or running now")
     warnings: list[str] = Field(default_factory=list, description="what to look at")

@@ -18,7 +18,6 @@ from starlette.routing import BaseRoute, Route
 
 from knowledge_platform.access import Authenticator, LiveAuthenticator
 from knowledge_platform.edge_settings import OAuthConfig
-from knowledge_platform.hook_settings import ServiceConfig
 from knowledge_platform.registry import Registry
 from mcp_service.auth import PRINCIPAL_CLAIM, RegistryTokenVerifier
 from mcp_service.identity import TITLE

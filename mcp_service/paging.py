@@ -64,8 +64,9 @@ def items(found: Sequence[T], cursor: str | None, size: int,
 
 
 def text(whole: str, cursor: str | None, *key: object,
-         size: int = PAGE_CHARS) -> tuple[str, str | None]:
+         size: int | None = None) -> tuple[str, str | None]:
     """One page of `whole` (ending at a paragraph, line or word break) and the next cursor."""
+    size = size or PAGE_CHARS
     version = _version(whole)
     start = decode(cursor, version, *key)
     if start >= len(whole) and start:
@@ -73,6 +74,6 @@ def text(whole: str, cursor: str | None, *key: object,
     end = len(whole)
     if end - start > size:
         window = whole[start:start + size]
-        cut = max(window.rfind("\n\n"), 0) or max(window.rfind("\n"), 0) or window.rfind(" ")
-        end = start + (cut if cut > size // 2 else size)
+        cuts = (window.rfind(sep) for sep in ("\n\n", "\n", " "))
+        end = start + next((cut for cut in cuts if cut > size // 2), size)
     return whole[start:end].strip(), encode(end, version, *key) if end < len(whole) else None

@@ -12,7 +12,7 @@ from knowledge_platform.models import Kind, Lifecycle, Reference
 from mcp_service.dagster_models import LaunchedRun
 from mcp_service.snippets import snippet
 
-_CURSOR = "pass it as `cursor` to get the next page; absent on the last page"
+_CURSOR = "cursor of the next page; absent on the last"
 
 
 def _absent(value: object) -> bool:
@@ -29,10 +29,8 @@ class SearchHit(Reference):
     headers: list[str] = Field(default_factory=list)
     ordinal: int = 0
     source_id: str = Field(exclude=True)
-    scope: str = Field(exclude=True)
     version: str = Field(default="", exclude=True)
     confidentiality: str = Field(default="internal", exclude=True)
-    lifecycle: Lifecycle = Field(default="stable", exclude_if=lambda v: v == "stable")
     url: str | None = Field(default=None, exclude_if=_absent)
     uri: str | None = Field(default=None, exclude_if=_absent)
     date: dt.date | None = Field(default=None, exclude_if=_absent)
@@ -48,11 +46,9 @@ class SearchResult(BaseModel):
     query: str = Field(description="the query as searched")
     scope: str = Field(description="the scope searched")
     hits: list[SearchHit] = Field(description=(
-        "ranked passages: title, doc_id (get_document it for the whole text), ordinal, source, "
-        "kind, date, url/uri, score, headers (the section trail), snippet, and superseded_by "
-        "when a newer document replaces it"))
-    warnings: list[str] = Field(default_factory=list,
-                                description="why results may be incomplete or stale")
+        "ranked: title, doc_id, ordinal, source, kind, date, url/uri, score, headers, snippet, "
+        "superseded_by"))
+    warnings: list[str] = Field(default_factory=list, description="notes on the results")
 
     @model_validator(mode="after")
     def _snippets(self) -> SearchResult:
@@ -76,14 +72,11 @@ class ContextResult(BaseModel):
     topic: str = Field(description="the topic as searched")
     scope: str = Field(description="the scope searched")
     blocks: list[ContextBlock] = Field(description=(
-        "one block per document: its provenance (title, doc_id, url/uri, date...), text (whole "
-        "sections around the best matches), sections, ordinals, tokens and score"))
+        "per document: title, doc_id, url/uri, date, text (sections around the matches)"))
     tokens: int = Field(description="tokens of text in all blocks")
     max_tokens: int = Field(description="the budget asked for")
-    truncated: bool = Field(default=False,
-                            description="True if relevant text was left out for the budget")
-    warnings: list[str] = Field(default_factory=list,
-                                description="why results may be incomplete or trimmed")
+    truncated: bool = Field(default=False, description="text was left out for the budget")
+    warnings: list[str] = Field(default_factory=list, description="notes on the results")
 
 
 class MemoryEntry(Reference):
@@ -96,16 +89,28 @@ class MemoryList(BaseModel):
     date_from: dt.date = Field(description="first day of the window (UTC)")
     date_to: dt.date = Field(description="last day of the window (UTC)")
     entries: list[MemoryEntry] = Field(description=(
-        "memory entries, newest first: provenance (title, doc_id, date, url/uri), text (its "
-        "start when truncated is true: get_document has the rest)"))
+        "newest first: title, doc_id, date, text, truncated (get_document has the rest)"))
     next_cursor: str | None = Field(default=None, description=f"more entries: {_CURSOR}")
 
 
 class DocumentResult(Reference):
-    text: str = Field(description="this page of the document's text, section headers restored")
-    chunks: int = Field(description="passages the document is stored as")
-    sections: list[list[str]] = Field(default_factory=list,
-                                      description="header trails of the document's sections")
+    page: int | None = Field(default=None, exclude=True)  # a whole document: no page,
+    slide: int | None = Field(default=None, exclude=True)  # slide or sheet of its own
+    sheet: int | None = Field(default=None, exclude=True)
+    # The catalogue shows each field of a document: its shortest true description.
+    sha: str | None = Field(default=None, description="git commit read")
+    superseded_by: str | None = Field(default=None, exclude_if=_absent,
+                                      description="doc_id of its replacement")
+    file_name: str | None = Field(default=None, exclude_if=_absent,
+                                  description="file it was converted from")
+    mime_type: str | None = Field(default=None, exclude_if=_absent, description="its MIME type")
+    stale: str | None = Field(default=None, exclude_if=_absent,
+                              description="why this is the last good version")
+    last_refreshed: dt.datetime | None = Field(default=None, exclude_if=_absent,
+                                               description="when last read as current")
+    text: str = Field(description="this page of the text")
+    chunks: int = Field(description="passages stored")
+    sections: list[list[str]] = Field(default_factory=list, description="section header trails")
     next_cursor: str | None = Field(default=None, description=f"more text: {_CURSOR}")
 
 
@@ -129,17 +134,15 @@ class RunbookList(BaseModel):
     prefix: str | None = Field(default=None, description="the path prefix filtered on")
     tag: str | None = Field(default=None, description="the tag filtered on")
     runbooks: list[RunbookEntry] = Field(description=(
-        "by path: title, path, doc_id, uri/url, kind, lifecycle, sha and updated (last "
-        "commit), tags, superseded_by"))
-    warnings: list[str] = Field(default_factory=list, description="why the list may be empty")
+        "by path: title, path, doc_id, url/uri, lifecycle, sha, updated, tags, superseded_by"))
+    warnings: list[str] = Field(default_factory=list, description="notes on the list")
     next_cursor: str | None = Field(default=None, description=f"more runbooks: {_CURSOR}")
 
 
 class DecisionList(BaseModel):
     scope: str = Field(description="the scope listed")
     decisions: list[Decision] = Field(description=(
-        "newest first: date, status, summary, title, citation (its source), superseded, "
-        "superseded_by, supersedes"))
+        "newest first: date, status, summary, title, citation, superseded_by, supersedes"))
     next_cursor: str | None = Field(default=None, description=f"more decisions: {_CURSOR}")
 
 

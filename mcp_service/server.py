@@ -32,7 +32,7 @@ from knowledge_platform.retrieval import require_text
 from knowledge_platform.runtime import Runtime
 from mcp_service import paging
 from mcp_service.auth import Caller
-from mcp_service.catalogue import output_schema
+from mcp_service.catalogue import compact_inputs, output_schema
 from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
 from mcp_service.dagster_models import IndexStatus
 from mcp_service.identity import ICONS, TITLE, website
@@ -52,8 +52,8 @@ from mcp_service.service import KnowledgeService
 
 T = TypeVar("T")
 log = get_logger("mcp_service")  # under FastMCP's logger: the same handler, the same mcp.log
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                       open_world_hint=False)
+#: Readers: read-only (which makes destructive and idempotent moot) over a closed world.
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 LAUNCH = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                          open_world_hint=False)
 INSTRUCTIONS = (
@@ -63,7 +63,7 @@ INSTRUCTIONS = (
 )
 
 Scope = Annotated[str, Field(min_length=1, max_length=64,
-                             description="'internal' or a client id the caller may read")]
+                             description="'internal' or a client id")]
 Query = Annotated[str, Field(min_length=1, max_length=2000,
                              description="natural-language question or keywords")]
 Cursor = Annotated[str | None, Field(max_length=512, description=(
@@ -252,9 +252,8 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         include_deprecated: Deprecated = False,
         cursor: Cursor = None,
     ) -> RunbookList:
-        """Runbooks, decision records and docs from git repositories: title, path, lifecycle,
-        commit sha, updated date, tags, superseded pointer. Use to find the procedure for a
-        task; then get_document for its text. knowledge_search ranks passages instead."""
+        """Runbooks, decision records and docs from git repositories, by path. Use to find
+        the procedure for a task; then get_document for its text."""
         found = run(lambda g: service.runbooks(g, prefix, tag, scope, include_drafts,
                                                include_deprecated))
         found.runbooks, found.next_cursor = paging.items(
@@ -279,4 +278,5 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         checks and in-flight runs, from Dagster. Use before trusting an empty search."""
         return run(service.index_status)
 
+    compact_inputs(mcp)
     return mcp

@@ -47,13 +47,12 @@ class Conflict(BaseModel):
 class Answer(BaseModel):
     answer: str = Field(description="the answer, citing sources as [n]")
     citations: list[Citation] = Field(default_factory=list, description=(
-        "numbered sources: number, title, doc_id, url/uri, source, date, version, scope"))
+        "number, title, doc_id, url/uri, source, date"))
     confidence: float = Field(ge=0.0, le=1.0, description="0-1: how well the sources answer")
-    warnings: list[str] = Field(default_factory=list,
-                                description="conflicts, superseded or missing sources")
+    warnings: list[str] = Field(default_factory=list, description="notes on the answer")
     mode: Mode = Field(description="extractive (quoted), llm (synthesised) or not_found")
-    conflicts: list[Conflict] = Field(default_factory=list, description=(
-        "where sources give different values: kind, claims (citation, value), newer"))
+    conflicts: list[Conflict] = Field(default_factory=list,
+                                      description="sources that disagree: kind, claims, newer")
     retrieval_date: dt.datetime = Field(description="when the sources were read (UTC)")
 
 

@@ -186,7 +186,7 @@ async def test_superseded_records_point_at_their_successor_everywhere(handbook) 
     new = "git_docs:decisions/0002-biweekly-reports.md"
     q = "when do monthly client reports go out"
     search = await call(runtime, "maya", "knowledge_search", query=q, limit=10)
-    marks = {h["doc_id"]: h["superseded_by"] for h in search["hits"]}
+    marks = {h["doc_id"]: h.get("superseded_by") for h in search["hits"]}
     assert marks[old] == new and marks[new] is None
     ask = await call(runtime, "maya", "knowledge_ask", question=q)
     cited = {c["doc_id"]: c for c in ask["citations"]}
