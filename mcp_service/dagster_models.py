@@ -49,7 +49,7 @@ class IndexStatus(BaseModel):
     dagster_url: str = Field(description="the Dagster UI the status comes from")
     checked_at: dt.datetime = Field(description="when Dagster was asked (UTC)")
     sources: list[SourceStatus] = Field(default_factory=list, description=(
-        "per source x scope: points, last_materialization, freshness, failing_checks"))
+        "per source x scope: points, last materialization, freshness, failing checks"))
     in_flight: list[RunInfo] = Field(default_factory=list,
                                      description="runs queued or running now")
     warnings: list[str] = Field(default_factory=list, description="what to look at")

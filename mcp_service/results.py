@@ -25,7 +25,7 @@ def _label(item: Any) -> str:
         return str(item)
     label = next((str(item[k]) for k in _LABELS if item.get(k)), "")
     handle = next((str(item[k]) for k in _HANDLES if item.get(k)), "")
-    extra = [str(item[k]) for k in ("date", "scope", "status") if item.get(k)]
+    extra = [str(item[k]) for k in ("status",) if item.get(k)]
     details = ", ".join([*([handle] if handle and handle != label else []), *extra])
     return f"{label} ({details})" if details else label
 

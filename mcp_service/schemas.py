@@ -12,7 +12,7 @@ from knowledge_platform.models import Kind, Lifecycle, Reference
 from mcp_service.dagster_models import LaunchedRun
 from mcp_service.snippets import snippet
 
-_CURSOR = "cursor of the next page; absent on the last"
+_CURSOR = "cursor of the next page"
 
 
 def _absent(value: object) -> bool:
@@ -90,7 +90,7 @@ class MemoryList(BaseModel):
     date_to: dt.date = Field(description="last day of the window (UTC)")
     entries: list[MemoryEntry] = Field(description=(
         "newest first: title, doc_id, date, text, truncated (get_document has the rest)"))
-    next_cursor: str | None = Field(default=None, description=f"more entries: {_CURSOR}")
+    next_cursor: str | None = Field(default=None, description=_CURSOR)
 
 
 class DocumentResult(Reference):
@@ -111,7 +111,7 @@ class DocumentResult(Reference):
     text: str = Field(description="this page of the text")
     chunks: int = Field(description="passages stored")
     sections: list[list[str]] = Field(default_factory=list, description="section header trails")
-    next_cursor: str | None = Field(default=None, description=f"more text: {_CURSOR}")
+    next_cursor: str | None = Field(default=None, description=_CURSOR)
 
 
 class RunbookEntry(BaseModel):
@@ -136,14 +136,14 @@ class RunbookList(BaseModel):
     runbooks: list[RunbookEntry] = Field(description=(
         "by path: title, path, doc_id, url/uri, lifecycle, sha, updated, tags, superseded_by"))
     warnings: list[str] = Field(default_factory=list, description="notes on the list")
-    next_cursor: str | None = Field(default=None, description=f"more runbooks: {_CURSOR}")
+    next_cursor: str | None = Field(default=None, description=_CURSOR)
 
 
 class DecisionList(BaseModel):
     scope: str = Field(description="the scope listed")
     decisions: list[Decision] = Field(description=(
         "newest first: date, status, summary, title, citation, superseded_by, supersedes"))
-    next_cursor: str | None = Field(default=None, description=f"more decisions: {_CURSOR}")
+    next_cursor: str | None = Field(default=None, description=_CURSOR)
 
 
 class ReindexResult(BaseModel):

@@ -207,8 +207,8 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
                                             description="client id; omit for internal")] = None,
         cursor: Cursor = None,
     ) -> DecisionList:
-        """Decisions (memory `Decision:` lines, decision records, ClickUp decision tasks),
-        newest first, with status and superseded pointers."""
+        """Decisions (memory `Decision:` lines, decision records, decision tasks), newest
+        first, with status and superseded pointers."""
         found = run(lambda g: service.decisions(g, client))
         found.decisions, found.next_cursor = paging.items(
             found.decisions, cursor, DECISIONS_PAGE, "list_decisions", client)
@@ -268,14 +268,14 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         scope: Annotated[str | None, Field(min_length=1, max_length=64, description=(
             "one scope; omit for every scope"))] = None,
     ) -> ReindexResult:
-        """Admins only: launch Dagster reindex runs (one per source x scope; scope omitted:
-        every scope). Returns run ids; follow them with get_index_status."""
+        """Admins only: launch reindex runs, one per source x scope. Follow them with
+        get_index_status."""
         return run(lambda g: service.reindex(g, source, scope))
 
     @mcp.tool(annotations=READ, output_schema=output_schema(IndexStatus))
     def get_index_status() -> IndexStatus:
-        """Per source x scope you may read: last materialization, points, freshness, failing
-        checks and in-flight runs, from Dagster. Use before trusting an empty search."""
+        """Freshness of the index per source x scope you may read, from Dagster. Use before
+        trusting an empty search."""
         return run(service.index_status)
 
     compact_inputs(mcp)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-SNIPPET_CHARS = 240
+SNIPPET_CHARS = 200
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"[.!?:;]\s+")
 

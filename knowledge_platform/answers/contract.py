@@ -50,7 +50,7 @@ class Answer(BaseModel):
         "number, title, doc_id, url/uri, source, date"))
     confidence: float = Field(ge=0.0, le=1.0, description="0-1: how well the sources answer")
     warnings: list[str] = Field(default_factory=list, description="notes on the answer")
-    mode: Mode = Field(description="extractive (quoted), llm (synthesised) or not_found")
+    mode: Mode = Field(description="how it was made: quoted, synthesised, or not found")
     conflicts: list[Conflict] = Field(default_factory=list,
                                       description="sources that disagree: kind, claims, newer")
     retrieval_date: dt.datetime = Field(description="when the sources were read (UTC)")
