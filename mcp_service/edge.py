@@ -33,7 +33,7 @@ def refusal(service: ServiceConfig, host: str | None, origin: str | None) -> str
     """Why a request with these Host and Origin headers is refused, or None."""
     public = urlsplit(service.public_url) if service.public_url else None
     name = host_name(host or "")
-    known = {*(service.allowed_hosts), *([public.hostname] if public and public.hostname else [])}
+    known = {*service.allowed_hosts, *([public.hostname] if public and public.hostname else [])}
     if not name or not (loopback(name) or name in known):
         return (f"host {shown(name)} is not one this service answers to: set "
                 "service.public_url in the registry to the URL clients use, or add the host "
@@ -44,7 +44,8 @@ def refusal(service: ServiceConfig, host: str | None, origin: str | None) -> str
         wanted = origin_of(origin)
     except ValueError:
         wanted = None
-    allowed = {*(service.allowed_origins), *([origin_of(service.public_url)] if public else [])}
+    allowed = {*service.allowed_origins,
+               *([origin_of(service.public_url)] if service.public_url else [])}
     origin_host = host_name(urlsplit(wanted).netloc) if wanted else ""
     if wanted and (wanted in allowed or (loopback(origin_host) and loopback(name))):
         return None

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from fastmcp.server.auth import AccessToken, AuthProvider, MultiAuth, RemoteAuthProvider
 from fastmcp.server.auth.providers.jwt import JWTVerifier
 from pydantic import AnyHttpUrl
-from starlette.routing import BaseRoute, Route
+from starlette.routing import Route
 
 from knowledge_platform.access import Authenticator, LiveAuthenticator
 from knowledge_platform.edge_settings import OAuthConfig
@@ -62,11 +62,10 @@ class PrincipalJWTVerifier(JWTVerifier):
 class ProtectedResource(RemoteAuthProvider):
     """RFC 9728 metadata at the path-inserted location and at the root well-known path."""
 
-    def get_routes(self, mcp_path: str | None = None) -> list[BaseRoute]:
+    def get_routes(self, mcp_path: str | None = None) -> list[Route]:
         routes = super().get_routes(mcp_path)
-        served = [r for r in routes if isinstance(r, Route)]
-        if served and served[0].path != ROOT_METADATA:
-            routes.append(Route(ROOT_METADATA, served[0].endpoint, methods=["GET", "OPTIONS"]))
+        if routes and routes[0].path != ROOT_METADATA:
+            routes.append(Route(ROOT_METADATA, routes[0].endpoint, methods=["GET", "OPTIONS"]))
         return routes
 
 

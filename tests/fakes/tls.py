@@ -35,7 +35,8 @@ def _name(common: str) -> x509.Name:
 def local_tls(directory: Path) -> LocalTls:
     now = dt.datetime.now(dt.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca = (x509.CertificateBuilder().subject_name(_name("kp test CA")).issuer_name(_name("kp test CA"))
+    authority = _name("kp test CA")
+    ca = (x509.CertificateBuilder().subject_name(authority).issuer_name(authority)
           .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
           .not_valid_before(now - dt.timedelta(minutes=5))
           .not_valid_after(now + dt.timedelta(days=1))

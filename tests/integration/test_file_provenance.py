@@ -146,7 +146,7 @@ async def _hit(indexed: Indexed, phrase: str, client: Client | None = None) -> d
     arguments = {"query": phrase, "limit": 10}
     found = await (_on(client, "knowledge_search", **arguments) if client
                    else _call(indexed, "knowledge_search", **arguments))
-    return next(h for h in found["hits"] if phrase in h["text"].lower())
+    return next(h for h in found["hits"] if phrase in h["snippet"].lower())
 
 
 GIT_FILES = [("heron milestones", "sow.pdf", PDF, "page", 2),
