@@ -25,8 +25,8 @@ def loopback(host: str) -> bool:
         return False
 
 
-def https_url(value: str, what: str) -> str:
-    """`value` as an absolute https URL without a trailing slash (http only on loopback)."""
+def require_https(value: str, what: str) -> None:
+    """ValueError unless `value` is an absolute https URL (http only on loopback)."""
     parts = urlsplit(value.strip())
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise ValueError(f"{what} {value!r}: give an absolute https:// URL")
@@ -34,7 +34,6 @@ def https_url(value: str, what: str) -> str:
         raise ValueError(f"{what} {value!r}: https only (http is accepted on loopback)")
     if parts.query or parts.fragment or parts.username or parts.password:
         raise ValueError(f"{what} {value!r}: no query, fragment or credentials")
-    return value.strip().rstrip("/")
 
 
 class OAuthConfig(BaseModel):
@@ -60,7 +59,7 @@ class OAuthConfig(BaseModel):
     @field_validator("issuer", "jwks_uri")
     @classmethod
     def _url(cls, value: str) -> str:
-        https_url(value, "oauth URL")
+        require_https(value, "oauth URL")
         return value.strip()  # as written: Auth0's issuer ends in a slash, and `iss` with it
 
 

@@ -16,7 +16,7 @@ from fastmcp.server.auth.providers.jwt import JWTVerifier
 from pydantic import AnyHttpUrl
 from starlette.routing import Route
 
-from knowledge_platform.access import Authenticator, LiveAuthenticator
+from knowledge_platform.access import ADMIN_PRINCIPAL, Authenticator, LiveAuthenticator
 from knowledge_platform.edge_settings import OAuthConfig
 from knowledge_platform.registry import Registry
 from mcp_service.auth import PRINCIPAL_CLAIM, RegistryTokenVerifier
@@ -42,9 +42,10 @@ class PrincipalJWTVerifier(JWTVerifier):
         value = claims.get(self.config.principal_claim)
         if not isinstance(value, str) or not value:
             return None
-        if self.config.principals:
-            return self.config.principals.get(value)
         known = {p.name for p in self.registry().principals}
+        if self.config.principals:  # an explicit map may name the admin too
+            name = self.config.principals.get(value)
+            return name if name in (*known, ADMIN_PRINCIPAL) else None
         return value if value in known else None
 
     async def verify_token(self, token: str) -> AccessToken | None:
