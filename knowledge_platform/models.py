@@ -49,22 +49,20 @@ class Provenance(BaseModel):
     citation and decision the platform returns carries them (see `Reference`): a field added
     here reaches all of them."""
 
-    source: str
-    source_id: str
-    scope: str
-    title: str
-    kind: Kind
-    url: str | None = None
-    uri: str | None = None
-    date: dt.date | None = Field(default=None, description=(
-        "When the text was said: its effective date (a dated heading, front matter, a dated "
-        "file name, the record's or commit's date)"))
+    source: str = Field(description="e.g. clickup")
+    source_id: str = Field(description="id in the source")
+    scope: str = Field(description="internal or a client id")
+    title: str = Field(description="document title")
+    kind: Kind = Field(description="memory, task, doc, runbook, decision...")
+    url: str | None = Field(default=None, description="link for people")
+    uri: str | None = Field(default=None, description="where it is read from")
+    date: dt.date | None = Field(default=None, description="when it was said")
     time_kind: TimeKind = Field(default="standing", description=(
-        "event: true as of its date (a log entry); standing: true until changed (a rule, a "
-        "roster, a runbook)"))
-    version: str = ""
-    lifecycle: Lifecycle = "stable"
-    confidentiality: str = "internal"
+        "event: true as of its date; standing: until changed"))
+    version: str = Field(default="", description="source version")
+    lifecycle: Lifecycle = Field(default="stable", description="stable, draft or deprecated")
+    confidentiality: str = Field(default="internal", description="public, internal or "
+                                                                 "restricted")
 
 
 class Record(Provenance):
@@ -150,7 +148,7 @@ class Reference(Provenance):
     git commit and the successor, and, only where known, the converted file's name and MIME
     type, the page, slide or sheet the text is on, and why the document is stale."""
 
-    doc_id: str
+    doc_id: str = Field(description="handle for get_document")
     sha: str | None = Field(default=None, description="git commit the text was read at")
     superseded_by: str | None = Field(
         default=None, description="Set when another document supersedes this one: its doc_id "

@@ -107,11 +107,9 @@ class Principal(_Strict, SecretFields):
                              "digits); the token itself goes in token_env or token_ref")
         return value
 
-    @model_validator(mode="after")
-    def _one_token(self) -> Principal:
-        if not (self.token_sha256 or self.token_env or self.token_ref):
-            raise ValueError("give token_sha256, token_env or token_ref")
-        return self
+    @property
+    def has_token(self) -> bool:
+        return bool(self.token_sha256 or self.token_env or self.token_ref)
 
 
 class Registry(_Strict):
@@ -167,6 +165,16 @@ class Registry(_Strict):
             if minutes < 5:
                 raise ValueError(f"poll_minutes.{source}: at least 5 minutes")
         return value
+
+    @model_validator(mode="after")
+    def _principal_tokens(self) -> Registry:
+        """A principal signs in with a static token, or, when service.oauth is set, may sign
+        in through the authorization server alone."""
+        for p in self.principals:
+            if not p.has_token and self.service.oauth is None:
+                raise ValueError(f"principals.{p.name}: give token_sha256, token_env or "
+                                 "token_ref (or configure service.oauth to sign in with it)")
+        return self
 
     @field_validator("clients")
     @classmethod

@@ -52,7 +52,7 @@ ASK_HITS = 6
 #: Statements of change looked up beside every search (see answers/currency.py).
 CHANGE_HITS = 3
 CONTEXT_HITS = 8
-MEMORY_CHARS = 4000
+MEMORY_CHARS = 1000
 MEMORY_ENTRIES = 50
 
 

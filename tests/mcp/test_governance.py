@@ -192,7 +192,7 @@ async def test_superseded_records_point_at_their_successor_everywhere(handbook) 
     assert old not in [h["doc_id"] for h in default["hits"]]
     search = await call(runtime, "maya", "knowledge_search", query=q, limit=10,
                         include_deprecated=True)
-    marks = {h["doc_id"]: h["superseded_by"] for h in search["hits"]}
+    marks = {h["doc_id"]: h.get("superseded_by") for h in search["hits"]}
     assert marks[old] == new and marks[new] is None
     assert {h["doc_id"]: h["lifecycle"] for h in search["hits"]}[old] == "deprecated"
     ask = await call(runtime, "maya", "knowledge_ask", question=q)
