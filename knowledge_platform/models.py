@@ -58,7 +58,7 @@ class Provenance(BaseModel):
     uri: str | None = Field(default=None, description="where it is read from")
     date: dt.date | None = Field(default=None, description="when it was said")
     time_kind: TimeKind = Field(default="standing", description=(
-        "event: true as of its date; standing: until changed"))
+        "event: true on its date; standing: until changed"))
     version: str = Field(default="", description="source version")
     lifecycle: Lifecycle = Field(default="stable", description="stable, draft or deprecated")
     confidentiality: str = Field(default="internal", description="public, internal or "
@@ -150,18 +150,15 @@ class Reference(Provenance):
 
     doc_id: str = Field(description="handle for get_document")
     sha: str | None = Field(default=None, description="git commit the text was read at")
-    superseded_by: str | None = Field(
-        default=None, description="Set when another document supersedes this one: its doc_id "
-                                  "(get_document it for the current version)")
-    file_name: str | None = _shown("the file the text was converted from (PDF, DOCX, PPTX, "
-                                   "XLSX)")
-    mime_type: str | None = _shown("the source's MIME type of the file")
-    page: int | None = _shown("PDF page the text is on (1-based)")
-    slide: int | None = _shown("slide the text is on (1-based)")
-    sheet: int | None = _shown("spreadsheet sheet the text is on (1-based)")
-    stale: str | None = _shown("why the source could not be read again: this is the last "
-                               "good version")
-    last_refreshed: dt.datetime | None = _shown("when that version was last read as current")
+    superseded_by: str | None = Field(default=None, description=(
+        "doc_id of the document that supersedes this one"))
+    file_name: str | None = _shown("file it was converted from")
+    mime_type: str | None = _shown("the file's MIME type")
+    page: int | None = _shown("PDF page (1-based)")
+    slide: int | None = _shown("slide (1-based)")
+    sheet: int | None = _shown("sheet (1-based)")
+    stale: str | None = _shown("why this is the last good version")
+    last_refreshed: dt.datetime | None = _shown("when last read as current")
 
     @classmethod
     def of(cls, chunk: Chunk, *, whole: bool = False, **fields: Any) -> Self:

@@ -74,7 +74,7 @@ Deprecated = Annotated[bool, Field(description="also deprecated documents")]
 #: budget bench/context_budget.py checks.
 DECISIONS_PAGE, RUNBOOKS_PAGE, MEMORY_PAGE = 25, 50, 10
 DateFrom = Annotated[dt.date | None, Field(description=(
-    "dated on or after; wins over the question's own 'last week', 'in March'"))]
+    "dated on or after; else read from the question"))]
 DateTo = Annotated[dt.date | None, Field(description="dated on or before")]
 
 
@@ -188,8 +188,7 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
     @mcp.tool(annotations=READ, output_schema=output_schema(Answer))
     def knowledge_ask(question: Query, scope: Scope = "internal", date_from: DateFrom = None,
                       date_to: DateTo = None) -> Answer:
-        """A short answer with numbered citations (LLM when configured, else extractive —
-        see `mode`). Use for a direct question; use knowledge_search to inspect sources."""
+        """A short answer with numbered citations; `mode` says how it was made."""
         q = _clean(question, "question")
         return run(lambda g: service.ask(g, q, scope, date_from, date_to))
 
@@ -202,8 +201,8 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         date_from: DateFrom = None,
         date_to: DateTo = None,
     ) -> ContextResult:
-        """Whole sections around the best matches, one block per document, within a token
-        budget. Use to ground your own writing; knowledge_search returns single passages."""
+        """Whole sections around the best matches, one block per document, within
+        max_tokens: text to ground your own writing."""
         t = _clean(topic, "topic")
         return run(lambda g: service.context(g, t, scope, max_tokens, date_from, date_to))
 
@@ -226,8 +225,7 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         scope: Scope = "internal",
         cursor: Cursor = None,
     ) -> MemoryList:
-        """Memory entries dated within the last `days` days (UTC), newest first. Use for
-        "what happened recently"; use knowledge_search for a topic."""
+        """Memory entries dated within the last `days` days, newest first."""
         found = run(lambda g: service.recent_memory(g, days, scope))
         found.entries, found.next_cursor = paging.items(
             found.entries, cursor, MEMORY_PAGE, "list_recent_memory", days, scope)
@@ -258,8 +256,8 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         include_deprecated: Deprecated = False,
         cursor: Cursor = None,
     ) -> RunbookList:
-        """Runbooks, decision records and docs from git repositories, by path. Use to find
-        the procedure for a task; then get_document for its text."""
+        """Runbooks, decision records and docs from git, by path; get_document has the
+        text."""
         found = run(lambda g: service.runbooks(g, prefix, tag, scope, include_drafts,
                                                include_deprecated))
         found.runbooks, found.next_cursor = paging.items(

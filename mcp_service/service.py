@@ -254,7 +254,7 @@ class KnowledgeService:
     def recent_memory(self, grant: Grant, days: int, scope: str,
                       today: dt.date | None = None) -> MemoryList:
         scope = grant.check_scope(scope)
-        today = today or dt.datetime.now(dt.UTC).date()
+        today = today or self.runtime.today()
         start = today - dt.timedelta(days=days)
         flt = self._filter(grant, lifecycles=["stable"], kinds=["memory"], date_from=start,
                            date_to=today)

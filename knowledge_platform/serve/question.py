@@ -22,15 +22,12 @@ from knowledge_platform.serve.when import resolve
 class InterpretedDates(BaseModel):
     """The date window a search or answer applied, and where it came from."""
 
-    text: str | None = Field(default=None, description=(
-        "the question's words that gave the window, e.g. 'last week' (absent when the "
-        "window came from date_from/date_to)"))
-    date_from: dt.date | None = Field(default=None, description="first day, inclusive")
-    date_to: dt.date | None = Field(default=None, description="last day, inclusive")
+    text: str | None = Field(default=None, description="the words read, e.g. 'last week'")
+    date_from: dt.date | None = Field(default=None, description="first day")
+    date_to: dt.date | None = Field(default=None, description="last day")
     origin: Literal["question", "arguments"] = Field(description=(
-        "question: read from the question's words (pass date_from/date_to to override); "
-        "arguments: the caller's date_from/date_to"))
-    today: dt.date = Field(description="the day relative expressions were resolved against")
+        "from the question's words, or date_from/date_to"))
+    today: dt.date = Field(description="the day it was resolved on")
 
 
 @dataclass(frozen=True)
