@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,7 +22,16 @@ class Skipped(BaseModel):
     holds it but the platform does not index its type (an image upload, a Google Form, a
     linked file): it is listed as "not indexed" in the run that finds it (or a new version of
     it), is not a failure of the pull and is not fetched again; a document it gave before (a
-    type since dropped from the settings) is removed."""
+    type since dropped from the settings) is removed.
+
+    With `vanished=True` a *container* (a table, a sitemap, a list) answered "not found" as a
+    whole: that is an inferred deletion, never a confirmed one (PostgREST answers 404 while
+    its schema cache is stale; a sitemap generator can drop a file for a deploy). Its
+    documents keep their last good version, marked stale, and are held by the deletion guard
+    until the container answers again or a full reconcile applies the deletion. With
+    `refused=True` the registry's own scoping rules refuse the sub-resource (a `shared` table
+    whose rows name a client): its documents leave the scope and the pull is incomplete until
+    the registry is fixed."""
 
     source_id: str
     reason: str
@@ -30,6 +39,8 @@ class Skipped(BaseModel):
     covers: list[str] = Field(default_factory=list)
     gone: bool = False
     unsupported: bool = False
+    vanished: bool = False
+    refused: bool = False
 
     @property
     def source_ids(self) -> list[str]:
@@ -92,6 +103,18 @@ class SourceSettings(SecretFields):
     #: Confidentiality of this source's documents unless a document says otherwise (front
     #: matter in memory files and git docs): who may read them, see access.VISIBLE.
     confidentiality: Confidentiality = "internal"
+
+    @classmethod
+    def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
+        """Rules across the scopes configuring this source, checked when the registry is read
+        (e.g. one container named by two scopes); raises ValueError saying what to fix. Each
+        scope's own settings were validated already."""
+        del by_scope
+
+    @classmethod
+    def mine(cls, by_scope: Mapping[str, SourceSettings]) -> dict[str, Self]:
+        """`by_scope` typed as this settings class (the registry passes one source's)."""
+        return {scope: cfg for scope, cfg in by_scope.items() if isinstance(cfg, cls)}
 
 
 class Connector(ABC):

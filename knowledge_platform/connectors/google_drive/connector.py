@@ -46,9 +46,9 @@ from knowledge_platform.connectors.google_drive.tree import (
     record,
 )
 from knowledge_platform.connectors.google_drive.uploads import Uploads
-from knowledge_platform.connectors.http import HttpConnector
+from knowledge_platform.connectors.http import CredentialRefused, HttpConnector
 from knowledge_platform.errors import SourceError
-from knowledge_platform.models import Document
+from knowledge_platform.models import STALE, Document
 
 #: Cursor layout; an older cursor makes the next pull a full one.
 _CURSOR_VERSION = 2
@@ -158,8 +158,6 @@ class GoogleDriveConnector(HttpConnector):
                 meta = api.call(api.files.get(fileId=folder, fields="id,mimeType,driveId",
                                               supportsAllDrives=True))
             except GoogleApiError as exc:
-                if exc.status == 401:
-                    raise
                 raise SourceError(
                     f"google_drive: folder {folder} (folder_ids) answers {exc.status} "
                     f"{exc.reason}: not found or not shared with this account; fix the registry"
@@ -196,14 +194,14 @@ class GoogleDriveConnector(HttpConnector):
                 meta = api.call(api.files.get(fileId=file_id, fields=FILE_FIELDS,
                                               supportsAllDrives=True))
             except GoogleApiError as exc:
-                if exc.status == 401:
-                    raise
                 if exc.status == 404:
                     plan.gone.add(file_id)
                     records.pop(file_id, None)
                 else:
                     failed.append(Skipped(source_id=file_id, reason=_refusal(exc)))
                 continue
+            except CredentialRefused:
+                raise
             except SourceError as exc:
                 self._drive_answers(api)
                 failed.append(Skipped(source_id=file_id, reason=_transient(exc)))
@@ -236,12 +234,15 @@ class GoogleDriveConnector(HttpConnector):
                     skipped.append(Skipped(source_id=file_id, unsupported=True,
                                            reason=f"{why_not}{_named(meta)}"))
                 continue
+            same = _unchanged(meta, known)
+            if same is not None:  # a full pull (or a relist) exports nothing it has read
+                documents.append(same)
+                records[file_id] = record(meta)
+                continue
             try:
                 made = (fetch_document(api, meta, self.settings, self.scope)
                         if meta["mimeType"] in KINDS else uploads.read(meta, old))
             except GoogleApiError as exc:
-                if exc.status == 401:
-                    raise
                 if exc.status == 404:
                     if records.pop(file_id, None) is not None or file_id in indexed:
                         skipped.append(Skipped(source_id=file_id, gone=True, reason=(
@@ -249,6 +250,8 @@ class GoogleDriveConnector(HttpConnector):
                     continue
                 skipped.append(Skipped(source_id=file_id, reason=_refusal(exc, meta)))
                 records[file_id] = record(meta, read=False)
+            except CredentialRefused:
+                raise
             except SourceError as exc:
                 self._drive_answers(api)  # one bad file, or Drive itself down?
                 skipped.append(Skipped(source_id=file_id, reason=_transient(exc, meta)))
@@ -267,6 +270,17 @@ class GoogleDriveConnector(HttpConnector):
         """After a file outlasted the retries: a cheap request that raises SourceError (and
         so fails the run, changing nothing) when Drive itself is not answering."""
         api.call(api.changes.getStartPageToken(supportsAllDrives=True))
+
+
+def _unchanged(meta: dict[str, Any], known: Known) -> Document | None:
+    """The indexed document of a Doc, Sheet or Slides file whose Drive `version` (which every
+    change moves, renames and moves included) is the one it was read at, unless the last
+    pull could not read it; None when it must be exported again."""
+    doc = known.documents.get(meta["id"])
+    if (doc is None or meta["mimeType"] not in KINDS or meta["id"] in known.retry
+            or STALE in doc.extra or not doc.version or doc.version != file_version(meta)):
+        return None
+    return doc
 
 
 def _plan_file(plan: ChangePlan, meta: dict[str, Any]) -> None:
