@@ -192,6 +192,16 @@ class Registry(_Strict):
         return list(seen)
 
     def source_settings(self, source: str, scope: str) -> SourceSettings:
+        """The scope's settings of `source`, knowing the containers other scopes name for it
+        (`SourceSettings.elsewhere`: never read by this scope)."""
+        settings = self._validated(source, scope)
+        if not settings.containers():
+            return settings
+        others = [s for s in self.scopes if s != scope and source in self.scope(s).sources]
+        return settings.with_elsewhere(frozenset(
+            cid for other in others for _, cid in self._validated(source, other).containers()))
+
+    def _validated(self, source: str, scope: str) -> SourceSettings:
         raw = self.scope(scope).sources.get(source)
         if raw is None:
             raise ConfigError(f"source {source!r} is not configured for scope {scope!r}")

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
 from knowledge_platform.models import Confidentiality, Document
 from knowledge_platform.secrets.fields import SecretFields
@@ -103,6 +103,38 @@ class SourceSettings(SecretFields):
     #: Confidentiality of this source's documents unless a document says otherwise (front
     #: matter in memory files and git docs): who may read them, see access.VISIBLE.
     confidentiality: Confidentiality = "internal"
+
+    #: The registry's client ids (validation context "clients").
+    _client_ids: tuple[str, ...] = PrivateAttr(default=())
+    #: Containers other scopes name for this source (`with_elsewhere`).
+    _elsewhere: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @model_validator(mode="after")
+    def _registry_context(self, info: ValidationInfo) -> Self:
+        context = info.context if isinstance(info.context, dict) else {}
+        self._client_ids = tuple(context.get("clients") or ())
+        return self
+
+    @property
+    def client_ids(self) -> tuple[str, ...]:
+        return self._client_ids
+
+    @property
+    def elsewhere(self) -> frozenset[str]:
+        """Ids of containers another scope names: this scope never reads them, even below a
+        container it names itself (the most specific claim wins)."""
+        return self._elsewhere
+
+    def with_elsewhere(self, ids: frozenset[str]) -> Self:
+        copy = self.model_copy()
+        copy._elsewhere = ids
+        return copy
+
+    def containers(self) -> list[tuple[str, str]]:
+        """(registry key, id) of each container this scope names, for a source that reads
+        several clients' data through one credential and can tell a container by its id;
+        [] for the others."""
+        return []
 
     @classmethod
     def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:

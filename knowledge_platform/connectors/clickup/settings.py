@@ -83,4 +83,4 @@ class ClickUpSettings(HttpSettings):
 
     @classmethod
     def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
-        check_disjoint("clickup", {s: cfg.containers() for s, cfg in cls.mine(by_scope).items()})
+        check_disjoint("clickup", {s: cfg.containers() for s, cfg in by_scope.items()})

@@ -100,7 +100,9 @@ class GoogleDriveConnector(HttpConnector):
         return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
 
     def _pull(self, api: GoogleApi, cursor: dict[str, Any], full: bool, known: Known) -> PullResult:
-        usable = cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots
+        usable = (cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots
+                  and cursor.get("foreign", []) == sorted(self.settings.elsewhere
+                                                          - set(self._roots)))
         if full or not usable:
             return self._full(api, cursor, known)
         try:
@@ -111,7 +113,8 @@ class GoogleDriveConnector(HttpConnector):
             raise
         if any(change.get("fileId") in self._roots for change in changes):
             return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
-        tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api))
+        tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api),
+                          self.settings.elsewhere)
         before: dict[str, dict[str, Any]] = cursor["files"]
         records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in before.items()}
         plan = plan_changes(changes, tree, records)
@@ -131,7 +134,7 @@ class GoogleDriveConnector(HttpConnector):
         corpora = self._corpora(api)
         # Tokens first: changes made while we list are replayed by the next ordinary pull.
         tokens = start_tokens(api, sorted(set(corpora.values())))
-        tree = FolderTree(self._roots, {}, partial(self._parents, api))
+        tree = FolderTree(self._roots, {}, partial(self._parents, api), self.settings.elsewhere)
         listing = Lister(api, tree, self.settings.page_size).walk(corpora)
         plan = ChangePlan()
         for meta in listing.files.values():
@@ -139,16 +142,22 @@ class GoogleDriveConnector(HttpConnector):
         records: dict[str, dict[str, Any]] = {}
         before = previous.get("files", {}) if previous.get("v") == _CURSOR_VERSION else {}
         documents, skipped = self._read(api, plan, records, known, before)
+        old_tree = FolderTree(self._roots, {**previous.get("folders", {}), **tree.parents},
+                              lambda _: [], self.settings.elsewhere)
         if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
-            old_tree = FolderTree(self._roots, previous.get("folders", {}), lambda _: [])
             skipped += _incomplete(listing, old_tree, previous.get("files", {}), records)
-        return PullResult(documents=documents, full=True, skipped=skipped,
+        # Files of a folder another scope names (the registry gave it to that scope): gone
+        # from this one on the registry's word, not inferred.
+        claimed = sorted(f for f, rec in before.items() if f not in listing.files
+                         and old_tree.elsewhere(rec.get("parents", [])))
+        return PullResult(documents=documents, full=True, deleted=claimed, skipped=skipped,
                           cursor=self._cursor(tokens, tree, records), requests=api.requests)
 
     def _cursor(self, tokens: dict[str, str], tree: FolderTree,
                 records: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return {"v": _CURSOR_VERSION, "page_token": encode(tokens), "tokens": tokens,
-                "roots": self._roots, "folders": tree.parents, "files": records}
+                "roots": self._roots, "foreign": sorted(tree.foreign), "folders": tree.parents,
+                "files": records}
 
     def _corpora(self, api: GoogleApi) -> dict[str, str]:
         """Each root -> the shared drive it lives in (USER for My Drive)."""

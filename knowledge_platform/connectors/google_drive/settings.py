@@ -62,9 +62,10 @@ class GoogleDriveSettings(HttpSettings):
             raise ValueError("google_drive needs folder_ids or shared_drive_ids")
         return self
 
+    def containers(self) -> list[tuple[str, str]]:
+        return [*(("folder_ids", f) for f in self.folder_ids),
+                *(("shared_drive_ids", d) for d in self.shared_drive_ids)]
+
     @classmethod
     def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
-        check_disjoint("google_drive", {
-            scope: [*(("folder_ids", f) for f in cfg.folder_ids),
-                    *(("shared_drive_ids", d) for d in cfg.shared_drive_ids)]
-            for scope, cfg in cls.mine(by_scope).items()})
+        check_disjoint("google_drive", {s: cfg.containers() for s, cfg in by_scope.items()})

@@ -10,7 +10,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -104,9 +103,6 @@ class SupabaseSettings(HttpSettings):
     #: Sweep ids on incremental pulls to report deletions (ids only: cheap).
     sweep_deletions: bool = True
 
-    #: The registry's client ids (validation context): a `shared` table's rows must name none.
-    _client_ids: tuple[str, ...] = PrivateAttr(default=())
-
     @model_validator(mode="before")
     @classmethod
     def _tables_listed(cls, data: Any) -> Any:
@@ -123,17 +119,13 @@ class SupabaseSettings(HttpSettings):
 
     @model_validator(mode="after")
     def _scope_rows_only(self, info: ValidationInfo) -> SupabaseSettings:
-        """Every table says which rows are the scope's (the registry passes the scope and its
-        client ids as validation context; the connector checks again)."""
+        """Every table says which rows are the scope's (the registry passes the scope as
+        validation context; the connector checks again). A `shared` table's rows must name
+        none of the registry's `client_ids` (checked as they are read)."""
         context = info.context if isinstance(info.context, dict) else {}
-        self._client_ids = tuple(context.get("clients") or ())
         if context.get("scope"):
             self.check_scope(context["scope"])
         return self
-
-    @property
-    def client_ids(self) -> tuple[str, ...]:
-        return self._client_ids
 
     def check_scope(self, scope: str) -> None:
         check_tables(self.tables, scope)
