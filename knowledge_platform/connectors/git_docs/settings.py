@@ -45,6 +45,16 @@ class GitDocsSettings(SourceSettings):
     files: FileSettings = Field(default_factory=FileSettings)
     timeout_seconds: float = Field(300.0, gt=0)
 
+    def containers(self) -> list[tuple[str, str]]:
+        """Each glob as `<repo>\n<glob>`: the registry hands every scope the others' globs
+        (`foreign_globs`), and a file goes to the scope whose glob names it most narrowly."""
+        return [("globs", f"{self.repo.rstrip('/')}\n{g}") for g in self.globs]
+
+    def foreign_globs(self) -> list[str]:
+        """Other scopes' globs on this same repository."""
+        prefix = f"{self.repo.rstrip('/')}\n"
+        return sorted(c[len(prefix):] for c in self.elsewhere if c.startswith(prefix))
+
     @classmethod
     def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
         """A repository several scopes read (one credential reads all of it) is read by each
