@@ -51,7 +51,7 @@ NO_ATTACHMENTS = {"attachments": False}
 
 
 def test_an_ordinary_run_sweeps_every_list_and_returns_only_changes(fake: ClickUpFake) -> None:
-    index = Index(connector(fake, **NO_ATTACHMENTS))
+    index = Index(connector(fake, quiet_thread_rereads=0, **NO_ATTACHMENTS))
     index.pull()
     fake.clear_log()
     fake.advance(30 * DAY)  # what came before is no longer recently active
@@ -140,8 +140,8 @@ def test_comment_replies_and_new_comments_reach_the_index_without_a_date_bump(
     assert fake.requests(f"/comment/{comment}/reply")
 
 
-def test_threads_of_quiet_tasks_wait_and_rereads_rotate_within_the_cap(fake: ClickUpFake) -> None:
-    index = Index(connector(fake, max_thread_rereads=2, doc_ids=[]))
+def test_rereads_rotate_within_the_cap_and_quiet_threads_take_turns(fake: ClickUpFake) -> None:
+    index = Index(connector(fake, max_thread_rereads=2, quiet_thread_rereads=0, doc_ids=[]))
     index.pull()
     fake.clear_log()
 
@@ -157,6 +157,17 @@ def test_threads_of_quiet_tasks_wait_and_rereads_rotate_within_the_cap(fake: Cli
     fake.clear_log()
     index.pull()
     assert {r.path.split("/")[4] for r in fake.requests("/comment")} == {"plain"}
+
+    # The quieter tasks' threads: one a run here, least recently read first (issue #24).
+    quiet = Index(connector(fake, max_thread_rereads=0, quiet_thread_rereads=1, doc_ids=[]))
+    quiet.pull()
+    turns = []
+    for _ in range(3):
+        fake.clear_log()
+        quiet.pull()
+        turns.append({r.path.split("/")[4] for r in fake.requests("/comment")
+                      if "start" not in r.args})
+    assert [len(t) for t in turns] == [1, 1, 1] and len(set.union(*turns)) == 3
 
 
 def test_task_paging_ends_only_on_last_page(fake: ClickUpFake) -> None:
