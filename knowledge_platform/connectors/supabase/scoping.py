@@ -15,12 +15,31 @@ which rows a scope reads, whatever a policy says today."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from knowledge_platform.connectors.supabase.api import TableError
 
-if TYPE_CHECKING:
-    from knowledge_platform.connectors.supabase.settings import SupabaseSettings, TableSettings
+
+class TableRule(Protocol):
+    """What these rules read of a table's settings (settings.TableSettings)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def id_column(self) -> str: ...
+    @property
+    def filter(self) -> object: ...
+    @property
+    def shared(self) -> bool: ...
+
+
+class ProjectTables(Protocol):
+    """What these rules read of a scope's Supabase settings (settings.SupabaseSettings)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def tables(self) -> Sequence[TableRule]: ...
 
 NO_TABLES = ("tables: list the tables this scope reads, each with a filter that picks the "
              "scope's rows (e.g. {name: memory, filter: {client_id: eq.{scope}}}; "
@@ -32,7 +51,7 @@ class ClientRows(TableError):
     """A `shared` table gave a row that names a client: the table is refused for the scope."""
 
 
-def check_tables(tables: Sequence[TableSettings], scope: str) -> None:
+def check_tables(tables: Sequence[TableRule], scope: str) -> None:
     """Every table of `scope` says which of its rows the scope reads; ValueError otherwise."""
     for i, table in enumerate(tables):
         if table.filter is not None and table.shared:
@@ -46,7 +65,7 @@ def check_tables(tables: Sequence[TableSettings], scope: str) -> None:
                 "to a client, shared: true")
 
 
-def check_shared(by_scope: Mapping[str, SupabaseSettings]) -> None:
+def check_shared(by_scope: Mapping[str, ProjectTables]) -> None:
     """A table one scope filters is shared by no other scope of the same project."""
     filtered: dict[tuple[str, str], str] = {}
     for scope, cfg in by_scope.items():
@@ -64,7 +83,7 @@ def check_shared(by_scope: Mapping[str, SupabaseSettings]) -> None:
                     "of them; give it a filter here too (e.g. filter: {client_id: eq.{scope}})")
 
 
-def refuse_client_rows(rows: Iterable[dict[str, Any]], table: TableSettings,
+def refuse_client_rows(rows: Iterable[dict[str, Any]], table: TableRule,
                        client_ids: Sequence[str]) -> None:
     """Raises ClientRows when `table` is shared and a row holds one of `client_ids` (compared
     without case) as the whole value of a column."""

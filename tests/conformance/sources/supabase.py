@@ -5,9 +5,10 @@ through its own registry filter (internal: `client_id: is.null`; acme: the raw t
 
 Containers are tables: container "a" spreads its items over four tables (round robin), so a
 single table can fail for good (500) under one item while the others go on; container "b" is
-the table `rules`, which can answer 404 PGRST205 as a whole (a container gone). Archive is the soft-delete column `deleted_at`; a
-rename changes the `title` column; a new container is a row restored with an `updated_at`
-below the high-water mark (as a restore from a backup or a backfill writes it)."""
+the table `rules`, which can answer 404 PGRST205 as a whole (a container gone). Archive is the
+soft-delete column `deleted_at`; a rename changes the `title` column; a new container is a row
+restored with an `updated_at` below the high-water mark (as a restore from a backup or a
+backfill writes it)."""
 
 from __future__ import annotations
 
