@@ -9,6 +9,10 @@ snapshot of a source x scope.
 - A sub-resource that failed keeps its documents at their last good version, marked stale in
   provenance (why, and when that version was last read as current: the pull before the
   failure), and is fetched again by the next pull.
+- A container that answered "not found" as a whole (`Skipped.vanished`) is an inferred
+  deletion: its documents are kept the same way and held (the guard's check fails) until it
+  answers again or a full reconcile removes them.
+- A sub-resource the registry's own rules refuse (`Skipped.refused`) leaves the scope.
 - A sub-resource of a type the platform does not index is listed, never retried, and is no
   failure (the `<source>_pull_complete` check counts only "kept" and "not indexed").
 """
