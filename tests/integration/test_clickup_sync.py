@@ -6,15 +6,20 @@ merged into the index snapshot as the raw step does (knowledge_platform.sync).""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from knowledge_platform.connectors.base import Known, PullResult
 from knowledge_platform.connectors.clickup.connector import ClickUpConnector
 from knowledge_platform.sync import merge_pull
+from kp.app import app
+from tests.conftest import write_registry
 from tests.fakes.clickup_server import ClickUpFake
 from tests.integration.clickup_workspace import connector, workspace
+from tests.procs import free_port
 
 pytestmark = pytest.mark.integration
 DAY = 86_400
@@ -272,3 +277,17 @@ def test_comments_answering_404_remove_the_task(fake: ClickUpFake) -> None:
 
     assert [s.gone for s in result.skipped if s.source_id == "plain"] == [True]
     assert "plain" not in index.docs
+
+
+def test_kp_status_states_the_quiet_comment_bound(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sync contract's bound on comments of quiet tasks, said where operators look."""
+    registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
+                "internal": {"sources": {"clickup": {"space_ids": ["s1"]}}}}
+    monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))
+    monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("KP_DAGSTER_URL", f"http://127.0.0.1:{free_port()}")  # Dagster is down
+    output = " ".join(CliRunner().invoke(app, ["status"], terminal_width=200).output.split())
+    assert ("clickup: a comment (which moves no date_updated) on a task quiet for longer than "
+            "comment_window_days is seen within ceil(quiet tasks / quiet_thread_rereads) "
+            "ordinary runs") in output
