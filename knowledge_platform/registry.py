@@ -214,6 +214,16 @@ class Registry(_Strict):
         return list(seen)
 
     def source_settings(self, source: str, scope: str) -> SourceSettings:
+        """The scope's settings of `source`, knowing the containers other scopes name for it
+        (`SourceSettings.elsewhere`: never read by this scope)."""
+        settings = self._validated(source, scope)
+        if not settings.containers():
+            return settings
+        others = [s for s in self.scopes if s != scope and source in self.scope(s).sources]
+        return settings.with_elsewhere(frozenset(
+            cid for other in others for _, cid in self._validated(source, other).containers()))
+
+    def _validated(self, source: str, scope: str) -> SourceSettings:
         raw = self.scope(scope).sources.get(source)
         if raw is None:
             raise ConfigError(f"source {source!r} is not configured for scope {scope!r}")
@@ -222,9 +232,10 @@ class Registry(_Strict):
         resolved = {k: self._resolve_path(k, v) for k, v in (raw or {}).items()}
         cls = connector_class(source)
         try:
-            # The scope is validation context: a setting may depend on it (Supabase tables
-            # in a client's scope must filter the client's rows).
-            return cls.settings_model.model_validate(resolved, context={"scope": scope})
+            # The scope and the registry's client ids are validation context: a setting may
+            # depend on them (a Supabase table says which of its rows are the scope's).
+            return cls.settings_model.model_validate(
+                resolved, context={"scope": scope, "clients": tuple(self.clients)})
         except ValidationError as exc:
             raise ConfigError(_describe(exc, where)) from None
 
@@ -271,12 +282,18 @@ def parse_registry(data: Any, base_dir: Path, origin: str = "registry") -> Regis
         registry = Registry.model_validate({**data, "base_dir": base_dir})
     except ValidationError as exc:
         raise ConfigError(f"{origin}: {_describe(exc)}") from None
+    by_source: dict[str, dict[str, SourceSettings]] = {}
     for scope in registry.scopes:
         for source in registry.sources_for(scope):
             try:
-                registry.source_settings(source, scope)
+                by_source.setdefault(source, {})[scope] = registry.source_settings(source, scope)
             except ConfigError as exc:
                 raise ConfigError(f"{origin}: {exc}") from None
+    for source, by_scope in by_source.items():
+        try:
+            connector_class(source).settings_model.check_scopes(by_scope)
+        except ValueError as exc:
+            raise ConfigError(f"{origin}: {source}: {exc}") from None
     return registry
 
 

@@ -172,6 +172,7 @@ def _trail(title: str, headers: list[str]) -> str:
 def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Index status per source x scope, from Dagster's GraphQL API."""
     from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
+    from knowledge_platform.connectors.catalog import spec
     from knowledge_platform.querylog import QueryLog
     from knowledge_platform.runtime import Runtime
     from mcp_service.dagster_client import DagsterClient
@@ -184,6 +185,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
                                    QueryLog(settings.query_log))
         # The CLI runs with the operator's file access to KP_HOME: it sees every scope.
         report = service.index_status(grant_for(runtime.registry, ADMIN_PRINCIPAL, admin=True))
+        sources = runtime.registry.sources
     finally:
         runtime.close()
     if as_json:
@@ -207,6 +209,9 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
             (e.sha or "")[:12],
         )
     out.print(table)
+    for source in sources:  # what an ordinary run sees late, said as the sync contract does
+        for bound in spec(source).bounds:
+            out.print(f"[dim]{source}: {escape(bound)}[/dim]")
 
 
 clients_app = typer.Typer(help="Onboard clients.", no_args_is_help=True)
