@@ -66,16 +66,17 @@ def _superseded(change: Change, other: Statement, stated: Sequence[Value],
                 ) -> tuple[Value, Value] | None:
     """(the changing side's value, the other side's old value) when `change` names as old
     a value the other side states: a typed value, or the old value's words as written."""
-    later = [Value("phrase", " ".join(t.lower().split()), t) for t in change.new_text]
+    later = [Value("phrase", " ".join(t.lower().split()), t) for t in change.new_text] or [
+        Value("phrase", "", f"not {old_text} any more") for old_text in change.old_text[:1]]
     for old in change.old:
         hit = next((v for v in stated if same(old, v)), None)
         if hit is not None:
             new = next((v for v in change.new if v.kind == old.kind), None)
-            return new or (later[0] if later else old), hit
+            gone = Value("phrase", "", f"not {old.text} any more")
+            return new or (later[0] if later else gone), hit
     for words in change.old_text:
         if Change((), (), (words,)).makes_old(other.text):
-            return (later[0] if later else Value("phrase", "", "")), Value(
-                "phrase", " ".join(words.lower().split()), words)
+            return later[0], Value("phrase", " ".join(words.lower().split()), words)
     return None
 
 

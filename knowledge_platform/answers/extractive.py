@@ -92,10 +92,10 @@ def _differ(a: Scored, b: Scored) -> bool:
 
 def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
     """The answer from the documents the question names: their best sentences holding the
-    asked kind of value, a decision record's decision section first."""
+    asked kind of value; of a decision record, its decision section's."""
     fitting = [s for s in focus if s.fits]
-    ranked = sorted(fitting, key=lambda s: (not _in_decision(s), -s.score))
-    return pick(ranked, 0.0)
+    decided = [s for s in fitting if _in_decision(s)]
+    return pick(decided or fitting, 0.0)
 
 
 def _in_decision(s: Scored) -> bool:
@@ -132,13 +132,20 @@ def newest_first(shown: Sequence[Scored], conflicts: Sequence[Found]) -> list[Sc
 
 def successor_sentences(shown: Sequence[Scored], scored: Sequence[Scored],
                         ) -> dict[int, Scored]:
-    """For each shown sentence of a superseded document (by id), the best sentence of the
-    document that supersedes it, where one was retrieved."""
+    """For the first shown sentence of each superseded document (by id), the best sentence
+    of the document that supersedes it (of its decision section, for a decision record),
+    where one was retrieved."""
     best: dict[str, Scored] = {}
-    for s in scored:  # best first
+    for s in sorted(scored, key=lambda s: not _in_decision(s)):  # stable: best first
         best.setdefault(s.sentence.chunk.doc_id, s)
-    return {id(s): best[succ] for s in shown
-            if (succ := s.sentence.chunk.successor) and succ in best}
+    later: dict[int, Scored] = {}
+    done: set[str] = set()
+    for s in shown:
+        succ = s.sentence.chunk.successor
+        if succ and succ in best and s.sentence.chunk.doc_id not in done:
+            done.add(s.sentence.chunk.doc_id)
+            later[id(s)] = best[succ]
+    return later
 
 
 def _older_mark(s: Scored, conflicts: Sequence[Found], later: dict[int, Scored]) -> str:
@@ -172,8 +179,9 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
     partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score
                 or CHANGE in s.sentence.chunk.marks]  # a newer value may score low
     conflicts = find_conflicts(question, picked, partners)
-    shown = newest_first([*picked, *(s for s in _other_sides(conflicts) if s not in picked)],
-                         conflicts)
+    shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
+    if not focus:  # a named record is answered first, whatever came after it
+        shown = newest_first(shown, conflicts)
     later = successor_sentences(shown, scored)
     shown = [x for s in shown for x in (s, *([later[id(s)]] if id(s) in later else []))
              if x is s or x not in shown]
