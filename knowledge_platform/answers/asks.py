@@ -47,6 +47,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [(re.compile(p, re.I),
 #: The question's own wording that names the kind of answer, not its subject.
 _ASKING = re.compile(r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently)|what\s+"
                      r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b", re.I)
+#: "Who is Compass?" asks what a name is, not for a person.
+_WHO_IS = re.compile(r"^\s*who\s+(is|are|was|were)\s+(the\s+)?[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
+                     r"\s*\??\s*$")
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
 _REASON = re.compile(r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
                      r"reason|led\s+to|root)\b", re.I)
@@ -73,7 +76,8 @@ class Ask:
 
 
 def read_ask(question: str) -> Ask:
-    found = next(((m, k) for pattern, k in _EXPECTS if (m := pattern.search(question))), None)
+    found = None if _WHO_IS.match(question) else next(
+        ((m, k) for pattern, k in _EXPECTS if (m := pattern.search(question))), None)
     kinds = found[1] if found else ()
     asking: set[str] = set()
     if found:  # the words that ask for the kind of value; not a subject named among them

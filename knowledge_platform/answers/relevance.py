@@ -33,15 +33,15 @@ from knowledge_platform.answers.sentences import Sentence, terms
 from knowledge_platform.answers.values import values
 from knowledge_platform.embeddings.base import Embedder
 
-MIN_SCORE = 0.54
-W_LEXICAL = 0.3
+MIN_SCORE = 0.72
+W_LEXICAL = 0.4
 W_SEMANTIC = 0.6
-W_PRIOR = 0.1
+W_PRIOR = 0.2
 #: Added when the question asks for a kind of value and the sentence holds one.
 W_FITS = 0.1
 #: A sentence without the kind of value the question asks for cannot answer it.
 KIND_PENALTY = 0.5
-NUMBER_PENALTY = 0.75
+NUMBER_PENALTY = 0.5
 
 
 @dataclass(frozen=True)
