@@ -174,6 +174,9 @@ class KnowledgeService:
         flt = self._filter(grant, lifecycles=lifecycles, sources=list(sources or []) or None,
                            kinds=list(kinds or []) or None, date_from=question.date_from,
                            date_to=question.date_to)
+        if question.dates is not None and question.dates.origin == "question":
+            # "in May": what was said then, and the standing texts in force then
+            flt = flt.model_copy(update={"in_force": True})
         hits = self._search(grant, scope, question.search_text, limit, flt)
         if limit > 1:  # newer statements that changed what the hits say rank above them
             said = self._search(grant, scope, question.search_text, CHANGE_HITS,

@@ -22,8 +22,9 @@ terms = SparseEncoder().terms
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [(re.compile(p, re.I), k) for p, k in [
-    (r"\b(budget|cost|costs|price|priced|fee|fees|spend|salary|charge|charged|pay|paid|"
+    (r"\b(cost|costs|price|priced|fee|fees|spend|salary|charge|charged|pay|paid|"
      r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b", ("money",)),
+    (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
     (r"\b(phone|mobile|fax)\s+number\b", ("number",)),
     (r"\bhow\s+long\b", ("duration",)),
     (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),

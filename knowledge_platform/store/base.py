@@ -28,7 +28,7 @@ _SCOPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 #: Payload fields with a payload index (server) / used in filters.
 FILTER_FIELDS = ("source", "kind", "lifecycle", "doc_id", "scope", "date", "confidentiality",
-                 "marks")
+                 "marks", "time_kind")
 
 
 def collection_name(scope: str) -> str:
@@ -50,6 +50,9 @@ class SearchFilter(BaseModel):
     confidentiality: list[str] | None = None
     #: any of these chunk marks (dating.marks), e.g. ["change"]
     marks: list[str] | None = None
+    #: with dates: also standing texts in force in the window (time_kind "standing", dated
+    #: on or before `date_to`, or undated), not only texts dated inside it
+    in_force: bool = False
 
 
 #: SearchFilter attribute -> the payload field it matches (any of the listed values).
