@@ -85,5 +85,6 @@ def status_cmd(
                       _when(h.expires_at) if h.expires_at else "", h.secret, h.detail)
     out.print(table if report.hooks else "no webhooks registered: run `kp hooks register`")
     for r in report.rejects:
-        out.print(f"refused {r['source']} {r['status']} {r['code']}: {r['count']} times, last "
+        times = "once" if r["count"] == 1 else f"{r['count']} times"
+        out.print(f"refused {r['source']} {r['status']} {r['code']}: {times}, last "
                   f"{_when(r['last_at'])} ({escape(r['last_reason'])})")

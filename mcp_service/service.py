@@ -299,7 +299,8 @@ class KnowledgeService:
             if chunk.scope == scope and (chunk.doc_id not in first
                                          or chunk.ordinal < first[chunk.doc_id].ordinal):
                 first[chunk.doc_id] = chunk
-        entries = sorted((_runbook(c) for c in first.values()), key=lambda e: e.path)
+        entries = sorted((_runbook(c) for c in first.values() if _is_runbook(c)),
+                         key=lambda e: e.path)
         entries = [e for e in entries if (not prefix or e.path.startswith(prefix)) and (
             not wanted_tag or wanted_tag in (t.lower() for t in e.tags))]
         warnings = []
@@ -368,6 +369,13 @@ def _lifecycles(include_drafts: bool, include_deprecated: bool) -> list[str]:
     """Stable always; drafts and deprecated documents only when asked for."""
     return ["stable", *(["draft"] if include_drafts else []),
             *(["deprecated"] if include_deprecated else [])]
+
+
+def _is_runbook(chunk: Chunk) -> bool:
+    """A text document, or a converted file (PDF, Office) a kind rule names a runbook or a
+    decision record; a converted file of the default kind (a statement of work, a deck) stays
+    searchable but is not listed."""
+    return chunk.kind in ("runbook", "decision") or "mime_type" not in chunk.extra
 
 
 def _runbook(chunk: Chunk) -> RunbookEntry:

@@ -19,6 +19,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|dr)\.$", re.I)
 MIN_CHARS = 12
+#: A converter's label opening a part ("Speaker notes:" before a slide's notes): not what was said.
+_LABEL = re.compile(r"^speaker notes:\s*", re.I)
 #: A date at the start of a line: a comment's "**user** (2026-03-04):", a log's "2026-03-04:"
 _LEADING_DATE = re.compile(r"^[\W_]{0,4}(?:\*\*[^*\n]{1,40}\*\*\s*)?[(\[]?(\d{4}-\d{2}-\d{2})"
                            r"[)\]]?\s*(?:[:\u2014\u2013-]|\*\*)")
@@ -28,7 +30,7 @@ terms = SparseEncoder().terms
 def split_sentences(text: str) -> list[str]:
     parts: list[str] = []
     for part in _SPLIT.split(text):
-        part = " ".join(_BULLET.sub("", part).split())
+        part = _LABEL.sub("", " ".join(_BULLET.sub("", part).split()))
         if parts and _ABBREVIATION.search(parts[-1]):
             parts[-1] = f"{parts[-1]} {part}"
         elif part:

@@ -107,6 +107,8 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
             " name sensorState { status } } } } } }")["repositoriesOrError"]["nodes"][0]["sensors"]
         status = {s["name"]: s["sensorState"]["status"] for s in sensors}
         assert status["default_automation_condition_sensor"] == "RUNNING"
+        # The first visit opens on the asset graph, not behind "Join the community".
+        assert platform.graphql("{ shouldShowNux }")["shouldShowNux"] is False
 
         # TERM stops every child process group.
         os.killpg(platform.proc.pid, signal.SIGTERM)

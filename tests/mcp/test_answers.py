@@ -103,6 +103,19 @@ def test_an_extractive_citation_names_the_page_of_the_sentence_it_quotes() -> No
     assert (cited.file_name, cited.page, cited.version) == ("sow.pdf", 3, "abc123")
 
 
+def test_an_answer_from_a_slide_quotes_its_notes_without_their_label() -> None:
+    chunk = Chunk(id="s2", doc_id="git_docs:review.pptx", source="git_docs",
+                  source_id="review.pptx", scope="shade_store", title="review",
+                  text="## Slide 2: Results\n\nCart test won.\n\nSpeaker notes:\nThe "
+                  "variant lifted checkout conversion by four percent.",
+                  headers=["Slide 2: Results"], ordinal=1, kind="slide", version="abc123")
+    answer = answer_question("How much did the variant lift checkout conversion?",
+                             [Hit(chunk=chunk, score=0.9)], scope="shade_store",
+                             config=NO_KEY, embedder=EMBEDDER, env={})
+    assert answer.mode == "extractive" and "four percent" in answer.answer
+    assert "Speaker notes" not in answer.answer
+
+
 def test_llm_answer_with_valid_citations(fake: FakeOpenAI) -> None:
     fake.chat_answer = ("The reindex runs Sundays at 02:00 New York time [1]; tests last 14 "
                         "days [2].")

@@ -27,6 +27,7 @@ from tests.mcp.fixtures import make_settings
 
 pytestmark = pytest.mark.anyio
 
+REPO = Path(__file__).resolve().parents[2]
 TODAY = dt.datetime.now(dt.UTC).date()
 LEAK = "runbooks/incidents/key-leak.md"
 FILES = {
@@ -59,6 +60,8 @@ MEMORY = {
     "memory/hr.md": (f"---\ndate: {TODAY}\nconfidentiality: restricted\n---\n# Heron payroll\n\n"
                      "The heron payroll review moves to Friday.\n"),
 }
+#: A statement of work in the same repository: searchable, but a file, not a runbook.
+SOW = "contracts/plant-therapy-sow.pdf"
 TOKENS = {"maya": "maya-token-0001", "rita": "rita-token-0002", "ops": "ops-token-0003"}
 
 
@@ -67,7 +70,8 @@ def _registry(root: Path, repo: Path) -> Registry:
         "embedding": {"provider": "hash"},
         "store": {"engine": "edge"},
         "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
-        "internal": {"sources": {"git_docs": {"repo": str(repo)},
+        "internal": {"sources": {"git_docs": {"repo": str(repo),
+                                              "globs": ["**/*.md", "**/*.pdf"]},
                                  "memory_files": {"path": str(root / "memory")}}},
         "principals": [
             {"name": "maya", "token_sha256": hash_token(TOKENS["maya"])},
@@ -92,7 +96,8 @@ def handbook(tmp_path: Path) -> Iterator[tuple[Runtime, str]]:
     repo = tmp_path / "handbook"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    head = commit(repo, FILES, day=3)
+    head = commit(repo, {**FILES, SOW: (REPO / "demo/files/plant-therapy-sow.pdf").read_bytes()},
+                  day=3)
     (tmp_path / "memory").mkdir()
     for rel, text in MEMORY.items():
         (tmp_path / rel).write_text(text)
@@ -176,6 +181,9 @@ async def test_list_runbooks_filters_by_prefix_tag_and_lifecycle(handbook) -> No
     assert outage["lifecycle"] == "stable" and outage["kind"] == "runbook"
     assert outage["uri"] == f"doc://git_docs/runbooks/incidents/outage.md@{head}"
     assert outage["tags"] == ["incident", "oncall"] and every["warnings"] == []
+    assert SOW not in {r["path"] for r in every["runbooks"]}  # indexed, but not a runbook
+    sow = await call(runtime, "ops", "get_document", doc_id=f"git_docs:{SOW}")
+    assert sow["title"] == "plant-therapy-sow"
     with pytest.raises(ToolError, match="tag"):
         await call(runtime, "ops", "list_runbooks", tag="")
 
