@@ -5,7 +5,9 @@ Two ways to fuse the dense and the sparse results (the store API is the same for
 - `blend` (default): the store's dense and sparse searches, each `prefetch` deep, in one
   batch (so both come from one published version); every score is divided by the top
   score of its own list, and a chunk missing from a list gets that list's lowest scaled
-  score there (it ranked below all of them). The fused score is
+  score there when the list is full (it ranked below all of them), 0 when the list is
+  shorter than asked (it holds every match: a chunk not in a sparse list has none of the
+  query's terms — so the one chunk that has a rare identifier is not levelled with the rest). The fused score is
   `dense_weight * dense + (1 - dense_weight) * sparse`, in 0..1. Unlike rank fusion it keeps
   how far ahead of the others a hit is. Weight tuned on BEIR SciFact's train split
   (bench/quality.py, local MiniLM): nDCG@10 0.740 train / 0.734 test, against 0.733 / 0.715
@@ -120,7 +122,7 @@ class Retriever:
         dense_weight: float,
     ) -> list[Hit]:
         def fuse(lists: list[list[Scored]]) -> list[Scored]:
-            return blend_scores(lists[0], lists[1], dense_weight)[:limit]
+            return blend_scores(lists[0], lists[1], dense_weight, depth)[:limit]
 
         return self.store.search_fused(scope, [  # both lists from one published version
             VectorQuery(dense=dense, limit=depth, mode="dense"),
@@ -128,19 +130,21 @@ class Retriever:
         ], fuse, flt=flt)
 
 
-def blend(dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float) -> list[Hit]:
+def blend(dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float,
+          depth: int | None = None) -> list[Hit]:
     """`blend_scores` of two hit lists."""
     chunks = {h.chunk.id: h.chunk for h in (*dense, *sparse)}
     ranked = blend_scores([(h.chunk.id, h.score) for h in dense],
-                          [(h.chunk.id, h.score) for h in sparse], dense_weight)
+                          [(h.chunk.id, h.score) for h in sparse], dense_weight, depth)
     return [Hit(chunk=chunks[cid], score=score) for cid, score in ranked]
 
 
 def blend_scores(dense: Sequence[Scored], sparse: Sequence[Scored],
-                 dense_weight: float) -> list[Scored]:
-    """The union of both result lists by weighted sum of top-scaled scores, best first."""
-    d, d_floor = _scaled(dense)
-    s, s_floor = _scaled(sparse)
+                 dense_weight: float, depth: int | None = None) -> list[Scored]:
+    """The union of both result lists by weighted sum of top-scaled scores, best first.
+    `depth`: how many each list was asked for (None: unknown, every list counts as full)."""
+    d, d_floor = _scaled(dense, depth)
+    s, s_floor = _scaled(sparse, depth)
     ids = dict.fromkeys(cid for cid, _ in (*dense, *sparse))
     scores = {
         cid: dense_weight * d.get(cid, d_floor) + (1 - dense_weight) * s.get(cid, s_floor)
@@ -150,12 +154,14 @@ def blend_scores(dense: Sequence[Scored], sparse: Sequence[Scored],
     return [(cid, scores[cid]) for cid in ranked]
 
 
-def _scaled(hits: Sequence[Scored]) -> tuple[dict[str, float], float]:
-    """Scores divided by the list's top score (negative cosines count as 0), and the lowest
-    of them (for absentees)."""
+def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[str, float], float]:
+    """Scores divided by the list's top score (negative cosines count as 0), and the score of
+    an absentee: the lowest of them when the list is full (it ranked below them), else 0
+    (it did not match at all)."""
     if not hits:
         return {}, 0.0
     top = max(score for _, score in hits)
     unit = top if top > 0 else 1.0
     scaled = {cid: max(score, 0.0) / unit for cid, score in hits}
-    return scaled, min(scaled.values())
+    full = depth is None or len(hits) >= depth
+    return scaled, min(scaled.values()) if full else 0.0

@@ -41,6 +41,44 @@ def test_blend_with_one_list_empty_keeps_the_other_order():
     assert blend([], [], dense_weight=0.65) == []
 
 
+def test_a_short_list_gives_its_absentees_nothing():
+    """A sparse list shorter than asked holds every chunk with a query term: the one chunk that
+    has a rare identifier is not levelled with the chunks that have none of it."""
+    dense = [hit("a", 0.9), hit("b", 0.8), hit("c", 0.7)]
+    sparse = [hit("c", 13.0)]
+    fused = blend(dense, sparse, dense_weight=0.65, depth=3)
+    # c: 0.65*0.7/0.9 + 0.35*1.0; a: 0.65*1.0 + 0.35*0 (a has no query term)
+    assert ids(fused) == ["c", "a", "b"]
+    assert fused[0].score == pytest.approx(0.65 * 0.7 / 0.9 + 0.35)
+    # A list of unknown depth counts as full: its absentees ranked just below its last hit,
+    # here level with c.
+    assert ids(blend(dense, sparse, dense_weight=0.65)) == ["a", "b", "c"]
+
+
+def test_the_one_chunk_with_the_query_terms_ranks_first(tmp_path: Path):
+    """Forty look-alike notes and one note holding two words no other has, through a real
+    Edge store: those two words find it first (they did not when the short sparse list's
+    absentees got its top score)."""
+    store = EdgeStore(tmp_path / "shards", optimize=False)
+    embedder, sparse = HashEmbedder(), SparseEncoder()
+    texts = {f"note-{i}": f"Notes on budget pacing for account {i}: the team agreed the next "
+             f"steps, owners and dates for item {i}." for i in range(40)}
+    texts["probe"] = "The probe words of run 7 are pineapple and tulip."
+    points = []
+    for n, (name, text) in enumerate(texts.items()):
+        chunk = make_chunk(source_id=name, n=n, text=text)
+        points.append(Point(id=chunk.id, dense=embedder.embed_documents([text])[0].tolist(),
+                            sparse=sparse.encode_document(text), payload=chunk.payload()))
+    with store.writer("internal", embedder.model_id, embedder.dim) as writer:
+        writer.upsert(points)
+    try:
+        retriever = Retriever(store, embedder, sparse)
+        assert ids(retriever.search("internal", "pineapple tulip", limit=5))[0] == "probe"
+        assert ids(retriever.search("internal", "tulip", limit=5))[0] == "probe"
+    finally:
+        store.close()
+
+
 TEXTS = {
     "pricing": "Quarterly pricing review for the swatch catalogue and discount rules.",
     "hiring": "Hiring plan: two analysts join the analytics team in spring.",
