@@ -7,11 +7,11 @@ Two ways to fuse the dense and the sparse results (the store API is the same for
   score of its own list, and a chunk missing from a list gets that list's lowest scaled
   score there when the list is full (it ranked below all of them), 0 when the list is
   shorter than asked (it holds every match: a chunk not in a sparse list has none of the
-  query's terms — so the one chunk that has a rare identifier is not levelled with the rest). The fused score is
-  `dense_weight * dense + (1 - dense_weight) * sparse`, in 0..1. Unlike rank fusion it keeps
-  how far ahead of the others a hit is. Weight tuned on BEIR SciFact's train split
-  (bench/quality.py, local MiniLM): nDCG@10 0.740 train / 0.734 test, against 0.733 / 0.715
-  for the store's RRF and 0.734 / 0.725 for min-max normalised scores.
+  query's terms; the one chunk with a rare identifier is not levelled with the rest).
+  The fused score is `dense_weight * dense + (1 - dense_weight) * sparse`, in 0..1. Unlike
+  rank fusion it keeps how far ahead of the others a hit is. Weight tuned on BEIR SciFact's
+  train split (bench/quality.py, local MiniLM): nDCG@10 0.740 train / 0.734 test, against
+  0.733 / 0.715 for the store's RRF and 0.734 / 0.725 for min-max normalised scores.
 - `rrf`: the store's own reciprocal-rank fusion of the two prefetches, in one query.
 """
 
