@@ -115,9 +115,9 @@ class GoogleApi:
     def download(self, file_id: str, max_bytes: int) -> bytes:
         """An uploaded file's bytes (`files.get` with `alt=media`, shared drives too); past
         `max_bytes` FileTooLargeError, having read at most that much."""
-        data = self.call(self.files.get_media(fileId=file_id, supportsAllDrives=True),
-                         max_bytes=max_bytes)
-        return data if isinstance(data, bytes) else bytes(data)
+        data: bytes = self.call(self.files.get_media(fileId=file_id, supportsAllDrives=True),
+                                max_bytes=max_bytes)
+        return data
 
     def call(self, request: ApiRequest, *, max_bytes: int | None = None) -> Any:
         """Send once (HttpClient has already retried 429s, Drive's 403 rate limits, 5xx and
