@@ -91,7 +91,8 @@ def main() -> None:
         mine += ok_a
         other += ok_b
         rows.append([case.question, f"{case.narrow[0]}..{case.narrow[1]}",
-                     f"{'yes' if ok_a else 'NO'}: {said_a}", f"{'yes' if ok_b else 'NO'}: {said_b}"])
+                     f"{'yes' if ok_a else 'NO'}: {said_a}",
+                     f"{'yes' if ok_b else 'NO'}: {said_b}"])
     took = time.perf_counter() - started
     table = markdown_table(["question", "answer's window", "ours", "dateparser"], rows)
     last = (f"expressions: ours={mine / len(cases):.3f} dateparser={other / len(cases):.3f} "
