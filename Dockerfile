@@ -21,9 +21,10 @@ RUN apt-get update \
  && chown kp:kp /data "$DAGSTER_HOME"
 
 WORKDIR /app
-# Dependencies first: this layer is rebuilt only when the lock changes.
-COPY requirements.lock ./
-RUN uv pip sync --system requirements.lock
+# Dependencies first: this layer is rebuilt only when the lock changes. The runtime and the
+# production extra (Postgres storage, the Docker run launcher); no test or lint tools.
+COPY requirements-production.lock ./
+RUN uv pip sync --system requirements-production.lock
 
 COPY pyproject.toml README.md dagster.yaml workspace.yaml ./
 COPY knowledge_platform ./knowledge_platform

@@ -1,5 +1,6 @@
 """One factory for every source: `<source>/raw -> chunks -> embeddings -> collection`,
-partitioned by scope. Each step persists Parquet under KP_HOME and records its figures."""
+partitioned by scope. Each step persists its snapshot under KP_HOME (snapshots.py) and records
+its figures."""
 
 from dagster import (
     AssetExecutionContext,
@@ -53,7 +54,7 @@ def _fail(exc: KnowledgePlatformError) -> Failure:
 
 def build_source_assets(source: str) -> list[AssetsDefinition]:
     group = source
-    kinds = {"python", "parquet"}
+    kinds = {"python", "json"}
     eager = AutomationCondition.eager()
 
     @asset(
@@ -148,7 +149,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         deps=[chunks],
         partitions_def=scopes_partitions,
         group_name=group,
-        kinds={"python", "parquet", "onnx"},
+        kinds={"python", "numpy", "onnx"},
         automation_condition=eager,
         description="Dense vectors (cached by model id + content hash) and BM25 sparse ones.",
     )

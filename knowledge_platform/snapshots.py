@@ -1,8 +1,17 @@
-"""Intermediate data of each (source, scope) as Parquet under KP_HOME, written atomically.
+"""Intermediate data of each (source, scope) under KP_HOME, written atomically.
 
-Layout: <data>/<source>/<scope>/raw.parquet, chunks.parquet, embeddings.parquet,
-cursor.json (the connector's) and sync.json (the pipeline's: what to retry, deletions held
-or confirmed, the last pull's problems). A failed step never replaces the last good file."""
+Layout: <data>/<source>/<scope>/raw.jsonl (documents), chunks.jsonl (chunks, and the doc key
+each document was chunked under), embeddings.npz (vectors by content hash), cursor.json (the
+connector's) and sync.json (the pipeline's: what to retry, deletions held or confirmed, the
+last pull's problems). A failed step never replaces the last good file. The file formats are
+snapshot_files.py's.
+
+Earlier versions wrote raw/chunks/embeddings as Parquet, which this one cannot read (its
+reader was the 175 MB polars; README "Dependencies"). Such a file counts as absent, and while
+raw.parquet stands without raw.jsonl the connector's cursor counts as absent too: the next
+pull is a full one, so a snapshot that cannot be read never turns an incremental pull into
+deletions. The embedding cache keeps every vector, so only the pull and the chunking run
+again. Each step's write removes its own Parquet file."""
 
 from __future__ import annotations
 
@@ -13,9 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import polars as pl
 
+from knowledge_platform import snapshot_files as files
 from knowledge_platform.models import Chunk, Document, SparseVector
+
+RAW, CHUNKS, EMBEDDINGS = "raw.jsonl", "chunks.jsonl", "embeddings.npz"
+#: What earlier versions wrote in their place.
+LEGACY = {RAW: "raw.parquet", CHUNKS: "chunks.parquet", EMBEDDINGS: "embeddings.parquet"}
 
 
 class SnapshotStore:
@@ -30,21 +43,12 @@ class SnapshotStore:
 
     # documents -------------------------------------------------------------------------
     def write_documents(self, source: str, scope: str, docs: Sequence[Document]) -> None:
-        frame = pl.DataFrame(
-            {
-                "source_id": [d.source_id for d in docs],
-                "title": [d.title for d in docs],
-                "json": [d.model_dump_json() for d in docs],
-            },
-            schema={"source_id": pl.String, "title": pl.String, "json": pl.String},
-        )
-        self._write(frame, self._path(source, scope, "raw.parquet"))
+        self._replace(source, scope, RAW, lambda tmp: files.write_lines(
+            tmp, "documents", [d.model_dump_json() for d in docs]))
 
     def read_documents(self, source: str, scope: str) -> list[Document] | None:
-        frame = self._read(self._path(source, scope, "raw.parquet"))
-        if frame is None:
-            return None
-        return [Document.model_validate_json(j) for j in frame["json"]]
+        read = files.read_lines(self._path(source, scope, RAW), "documents")
+        return None if read is None else [Document.model_validate_json(r) for r in read.rows]
 
     # chunks ----------------------------------------------------------------------------
     def write_chunks(
@@ -55,37 +59,25 @@ class SnapshotStore:
         doc_keys: Mapping[str, str] | None = None,
     ) -> None:
         """`doc_keys`: doc_id -> the Chunker.doc_key its chunks were made under (for reuse)."""
-        keys = doc_keys or {}
-        frame = pl.DataFrame(
-            {
-                "id": [c.id for c in chunks],
-                "doc_id": [c.doc_id for c in chunks],
-                "content_hash": [c.content_hash for c in chunks],
-                "doc_key": [keys.get(c.doc_id, "") for c in chunks],
-                "json": [c.model_dump_json() for c in chunks],
-            },
-            schema={
-                name: pl.String for name in ("id", "doc_id", "content_hash", "doc_key", "json")
-            },
-        )
-        self._write(frame, self._path(source, scope, "chunks.parquet"))
+        self._replace(source, scope, CHUNKS, lambda tmp: files.write_lines(
+            tmp, "chunks", [c.model_dump_json() for c in chunks],
+            doc_keys=dict(doc_keys or {})))
 
     def read_chunks(self, source: str, scope: str) -> list[Chunk] | None:
-        frame = self._read(self._path(source, scope, "chunks.parquet"))
-        if frame is None:
-            return None
-        return [Chunk.model_validate_json(j) for j in frame["json"]]
+        read = files.read_lines(self._path(source, scope, CHUNKS), "chunks")
+        return None if read is None else [Chunk.model_validate_json(r) for r in read.rows]
 
     def read_chunks_by_key(self, source: str, scope: str) -> dict[str, list[Chunk]]:
         """The last chunks grouped by their document's doc key; {} before the first run (or
         from a snapshot written without keys)."""
-        frame = self._read(self._path(source, scope, "chunks.parquet"))
-        if frame is None or "doc_key" not in frame.columns:
-            return {}
+        read = files.read_lines(self._path(source, scope, CHUNKS), "chunks")
+        keys: dict[str, str] = dict(read.header.get("doc_keys") or {}) if read else {}
         grouped: dict[str, list[Chunk]] = {}
-        for key, data in zip(frame["doc_key"], frame["json"], strict=True):
+        for row in read.rows if read and keys else ():
+            chunk = Chunk.model_validate_json(row)
+            key = keys.get(chunk.doc_id)
             if key:
-                grouped.setdefault(key, []).append(Chunk.model_validate_json(data))
+                grouped.setdefault(key, []).append(chunk)
         return grouped
 
     # embeddings ------------------------------------------------------------------------
@@ -98,49 +90,32 @@ class SnapshotStore:
         sparse: Sequence[SparseVector],
         model_id: str,
     ) -> None:
-        frame = pl.DataFrame(
-            {
-                "content_hash": list(hashes),
-                "dense": dense.astype(np.float32),
-                "sparse_indices": [s.indices for s in sparse],
-                "sparse_values": [s.values for s in sparse],
-            },
-            schema={
-                "content_hash": pl.String,
-                "dense": pl.Array(pl.Float32, dense.shape[1]),
-                "sparse_indices": pl.List(pl.UInt32),
-                "sparse_values": pl.List(pl.Float32),
-            },
-        )
-        self._write(
-            frame.with_columns(pl.lit(model_id).alias("model_id")),
-            self._path(source, scope, "embeddings.parquet"),
-        )
+        vectors = files.Vectors(model_id, list(hashes), dense.astype(np.float32),
+                                [s.indices for s in sparse], [s.values for s in sparse])
+        self._replace(source, scope, EMBEDDINGS, lambda tmp: files.write_vectors(tmp, vectors))
 
     def read_embeddings(
         self, source: str, scope: str
     ) -> tuple[str, dict[str, tuple[np.ndarray, SparseVector]]] | None:
         """(model id, content_hash -> (dense, sparse)), or None before the first run."""
-        frame = self._read(self._path(source, scope, "embeddings.parquet"))
-        if frame is None:
+        vectors = files.read_vectors(self._path(source, scope, EMBEDDINGS))
+        if vectors is None:
             return None
-        model_id = frame["model_id"][0] if frame.height else ""
-        dense = frame["dense"].to_numpy()
         out = {
-            h: (dense[i], SparseVector(indices=list(ix), values=list(vs)))
+            h: (vectors.dense[i],
+                # our own file, written from validated vectors: no need to validate again
+                SparseVector.model_construct(indices=ix, values=vs))
             for i, (h, ix, vs) in enumerate(
-                zip(
-                    frame["content_hash"],
-                    frame["sparse_indices"],
-                    frame["sparse_values"],
-                    strict=True,
-                )
-            )
+                zip(vectors.hashes, vectors.indices, vectors.values, strict=True))
         }
-        return model_id, out
+        return (vectors.model_id if out else ""), out
 
     # cursor ----------------------------------------------------------------------------
     def read_cursor(self, source: str, scope: str) -> dict[str, Any] | None:
+        """The connector's cursor; None before the first pull, and while the documents it
+        belongs to are only in a Parquet snapshot this version cannot read."""
+        if self._legacy(source, scope, RAW):
+            return None
         return self._read_json(self._path(source, scope, "cursor.json"))
 
     def write_cursor(self, source: str, scope: str, cursor: dict[str, Any]) -> None:
@@ -154,6 +129,20 @@ class SnapshotStore:
         self._write_json(self._path(source, scope, "sync.json"), state)
 
     # io --------------------------------------------------------------------------------
+    def _legacy(self, source: str, scope: str, name: str) -> bool:
+        """`name` exists only as an earlier version's Parquet file."""
+        return (not self._path(source, scope, name).exists()
+                and self._path(source, scope, LEGACY[name]).exists())
+
+    def _replace(self, source: str, scope: str, name: str, write: files.Writer) -> None:
+        """Write `name` through a temporary file, then drop the Parquet file it replaces."""
+        path = self._path(source, scope, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        write(tmp)
+        os.replace(tmp, path)
+        self._path(source, scope, LEGACY[name]).unlink(missing_ok=True)
+
     @staticmethod
     def _read_json(path: Path) -> dict[str, Any] | None:
         return json.loads(path.read_text()) if path.exists() else None
@@ -164,14 +153,3 @@ class SnapshotStore:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(data, sort_keys=True, default=str))
         os.replace(tmp, path)
-
-    @staticmethod
-    def _write(frame: pl.DataFrame, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        frame.write_parquet(tmp)
-        os.replace(tmp, path)
-
-    @staticmethod
-    def _read(path: Path) -> pl.DataFrame | None:
-        return pl.read_parquet(path) if path.exists() else None

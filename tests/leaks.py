@@ -1,15 +1,14 @@
 """Looking for leaked secrets: canary values given to the platform as secrets, then searched
 for in every file under a directory (KP_HOME: Dagster's sqlite event log and compute logs,
-Parquet snapshots, shards, caches, the query log), in log files, and in captured texts (CLI
+JSON Lines snapshots, shards, caches, the query log), in log files, and in captured texts (CLI
 output, MCP responses, exception messages).
 
 A canary is `<shape>CANARY<16 hex>`: the shape lets it pass for the credential it stands in
 for (`pk_1_` for ClickUp, `sk-` for OpenAI), and the marker finds it even when a message
 printed only part of it (from `CANARY` and 8 hex digits on). A value is also looked for in
 its simple encodings: URL-encoded (a query string, a form body), JSON-escaped, and base64
-(standard and URL-safe, at any offset: inside a Basic auth header or a JWT). Parquet files
-are searched in their decoded columns (polars writes them zstd-compressed, so their bytes
-would hide a value) as well as their bytes; gzip files decompressed."""
+(standard and URL-safe, at any offset: inside a Basic auth header or a JWT). gzip files are
+searched decompressed as well as in their bytes."""
 
 from __future__ import annotations
 
@@ -55,11 +54,7 @@ def _needles(value: str) -> list[bytes]:
 
 
 def _decoded(path: Path, data: bytes) -> bytes:
-    """What to search in a file: its bytes, plus the decoded content of Parquet and gzip."""
-    if data[:4] == b"PAR1":
-        import polars as pl
-
-        return data + repr(pl.read_parquet(path).to_dicts()).encode("utf-8", "replace")
+    """What to search in a file: its bytes, plus the decompressed content of gzip."""
     if data[:2] == b"\x1f\x8b":
         try:
             return data + gzip.decompress(data)

@@ -41,6 +41,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from knowledge_platform.errors import ConfigError
 from knowledge_platform.hooks.events import HookEvent, Rejected
 
 PG_ENV = ("DAGSTER_PG_USERNAME", "DAGSTER_PG_PASSWORD", "DAGSTER_PG_HOSTNAME",
@@ -106,7 +107,14 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 class HookQueue:
     def __init__(self, url: URL) -> None:
         self.url = url
-        self.engine: Engine = create_engine(url, pool_pre_ping=url.drivername != "sqlite")
+        try:
+            self.engine: Engine = create_engine(url, pool_pre_ping=url.drivername != "sqlite")
+        except ModuleNotFoundError as exc:  # psycopg2: the production extra
+            raise ConfigError(
+                "the webhook queue is in Postgres (every DAGSTER_PG_* variable is set) "
+                f"and needs {exc.name}, which the production extra installs: "
+                "KP_EXTRAS='dev production' scripts/bootstrap, or unset them for sqlite"
+            ) from None
         if url.drivername == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine, checkfirst=True)

@@ -7,6 +7,7 @@ GraphQL API to the MCP service's status client."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import re
 import shutil
@@ -182,6 +183,9 @@ def pg_bindir() -> Path | None:
 @pytest.fixture
 def postgres() -> Iterator[Postgres]:
     """A throwaway PostgreSQL server on a free port (as the `postgres` user when root)."""
+    if not all(importlib.util.find_spec(m) for m in ("dagster_postgres", "psycopg2")):
+        pytest.skip("the production extra is not installed: KP_EXTRAS='dev production' "
+                    "scripts/bootstrap (scripts/test and CI install it)")
     bindir = pg_bindir()
     if bindir is None:
         pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found: "

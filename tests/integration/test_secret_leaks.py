@@ -13,7 +13,7 @@ fails as an echoing server would, its error bodies repeating the secret it was s
 401, Supabase Management API 401 and REST 500, Google's token endpoint 401, OpenAI 500 under a
 search), through `kp index`, `kp search` and MCP. Searched for every canary and its base64,
 URL-encoded and JSON-escaped forms: every file under KP_HOME as bytes (Dagster's sqlite
-storage and compute logs, Parquet snapshots decoded too, shards, caches, the query log), the
+storage and compute logs, JSON Lines snapshots, shards, caches, the query log), the
 runs' config and tags and every event record through the Dagster instance API, every log
 record, stdout/stderr, every `kp` output and every MCP response. 0 hits.
 
@@ -237,5 +237,5 @@ def test_no_secret_value_leaks_anywhere(home: Path, sources: LeakSources, fake_o
           f"{len(texts)} texts, {sum(len(t) for t in texts.values())} characters; "
           f"{len(logs)} log records")
     assert len(logs) > 10 and (home / "dagster").is_dir() and (home / "data").is_dir()
-    assert any(f.suffix == ".parquet" for f in files) and any(f.suffix == ".db" for f in files)
+    assert any(f.suffix == ".jsonl" for f in files) and any(f.suffix == ".db" for f in files)
     assert hits == []

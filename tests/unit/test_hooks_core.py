@@ -4,6 +4,7 @@ events into runs, and how git repository addresses are compared."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from knowledge_platform.errors import ConfigError
 from knowledge_platform.hooks.coalesce import plan_runs
 from knowledge_platform.hooks.events import MAX_HINT_IDS, HookEvent, Rejected, decode_hint
 from knowledge_platform.hooks.git import normal_repo
-from knowledge_platform.hooks.queue import HookQueue, QueuedEvent, queue_url
+from knowledge_platform.hooks.queue import PG_ENV, HookQueue, QueuedEvent, queue_url
 from knowledge_platform.registry import parse_registry
 
 
@@ -84,3 +85,13 @@ def test_the_sqlite_queue_refuses_a_replay_whole_and_forgets_only_drained_old_ro
     assert d.id == 3  # an id is never handed out twice, even after the table emptied
     assert (tmp_path / "hooks" / "queue.sqlite3").exists()
     queue.close()
+
+
+def test_the_postgres_queue_without_the_production_extra_says_how_to_install_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg2", None)  # as the embedded default installs it
+    env = {name: "5432" if name.endswith("PORT") else "kp" for name in PG_ENV}
+    with pytest.raises(ConfigError) as missing:
+        HookQueue(queue_url(tmp_path, env))
+    assert "needs psycopg2, which the production extra installs" in str(missing.value)
+    assert "\n" not in str(missing.value)

@@ -1,33 +1,25 @@
 """The leak scanner finds a canary wherever the leak test needs it to: plain files, file
-names, zstd-compressed Parquet, sqlite, gzip, captured texts; a partial print of it; and its
-base64, URL-encoded and JSON-escaped forms."""
+names, sqlite, gzip, captured texts; a partial print of it; and its base64, URL-encoded and
+JSON-escaped forms."""
 
 from __future__ import annotations
 
 import base64
 import gzip
 import json
-import random
 import sqlite3
 from pathlib import Path
 from urllib.parse import urlencode
-
-import polars as pl
 
 from tests.leaks import canary, data_of, find_leaks
 
 
 def test_every_planted_canary_is_found(tmp_path: Path) -> None:
-    values = {name: canary("sk-proj-") for name in ("text", "parquet", "sqlite", "gzip",
-                                                     "name", "said", "log", "cut")}
+    values = {name: canary("sk-proj-") for name in ("text", "sqlite", "gzip", "name", "said",
+                                                     "log", "cut")}
     home = tmp_path / "home"
     (home / "logs").mkdir(parents=True)
     (home / "logs" / "run.log").write_text(f"key={values['text']}\n")
-    rng = random.Random(1)
-    rows = ["".join(rng.choice("abcdefghij klmnop") for _ in range(60)) for _ in range(2000)]
-    rows[1000] += values["parquet"]
-    pl.DataFrame({"text": rows}).write_parquet(home / "raw.parquet")
-    assert b"CANARY" not in (home / "raw.parquet").read_bytes()  # zstd + Huffman: hidden
     with sqlite3.connect(home / "events.db") as db:
         db.execute("create table e (body text)")
         db.execute("insert into e values (?)", (f'{{"tags": "{values["sqlite"]}"}}',))

@@ -1,34 +1,40 @@
-"""Google API clients built offline, credentials from the registry's secrets, requests through
-the platform's HttpClient (transport.py) — its retry policy is the only one."""
+"""Google's REST APIs (Drive v3, Sheets v4, Slides v1) called through the platform's HttpClient
+— its retry policy is the only one — with google-auth's credentials from the registry's
+secrets; the requests are rest.py's, google-auth's token exchange goes through the same
+client (transport.py)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import google.auth.exceptions
-import httplib2
 import httpx
 from google.oauth2 import credentials as oauth2_credentials
 from google.oauth2 import service_account
-from google_auth_httplib2 import AuthorizedHttp
-from googleapiclient.discovery import build
-from googleapiclient.errors import HttpError
 
-from knowledge_platform.connectors.google_drive.transport import HttplibBridge, rate_limited
+from knowledge_platform.connectors.google_drive import rest
+from knowledge_platform.connectors.google_drive.rest import ApiRequest, Resource
+from knowledge_platform.connectors.google_drive.transport import (
+    PASS_THROUGH,
+    AuthTransport,
+    error_detail,
+    rate_limited,
+)
 from knowledge_platform.connectors.http import CredentialRefused, HttpClient
 from knowledge_platform.errors import ConfigError, SourceError
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
-    from googleapiclient.http import HttpRequest
 
     from knowledge_platform.connectors.google_drive.settings import GoogleDriveSettings
 
 SCOPES = ["https://www.googleapis.com/auth/drive.readonly"]
+#: A 401 is answered by a token refresh and the request sent again, at most this often (as
+#: google-auth's own authorized transports do).
+MAX_REFRESHES = 2
 
 
 class GoogleApiError(SourceError):
@@ -72,38 +78,9 @@ def credentials_from(settings: GoogleDriveSettings) -> Credentials:
     return creds.with_token_uri(settings.token_uri)
 
 
-def _error_detail(exc: HttpError) -> tuple[str, str]:
-    """(reason, message) from Google's {"error": {...}} body, tolerating other bodies."""
-    try:
-        error = json.loads(exc.content.decode("utf-8", "replace"))["error"]
-        errors = error.get("errors") or [{}]
-        return str(errors[0].get("reason") or error.get("status", "")), str(error.get("message"))
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return "", str(exc.reason or "")
-
-
-@functools.lru_cache(maxsize=32)
-def _resource(api: str, version: str, endpoint: str, path: str) -> Any:
-    """A service resource (e.g. drive v3 `files`), built offline from the discovery document
-    shipped with the library and cached per process: building one renders docstrings for every
-    method (Sheets' `spreadsheets` takes ~0.7 s). Requests get the authorized HTTP client at
-    execute time, so one resource serves any credentials."""
-    parent, _, name = path.rpartition(".")
-    if path:  # children come from their (cached) parent
-        return getattr(_resource(api, version, endpoint, parent), name)()
-    return build(
-        api,
-        version,
-        http=httplib2.Http(),  # placeholder, never used: call() passes its own
-        static_discovery=True,
-        cache_discovery=False,
-        client_options={"api_endpoint": endpoint},
-    )
-
-
 class GoogleApi:
-    """Drive v3, Sheets v4 and Slides v1 resources sharing one authorized HTTP client, which
-    sends through HttpClient (retries, Retry-After, waiting caps, the request count)."""
+    """Drive v3, Sheets v4 and Slides v1 resources sharing one HttpClient (retries,
+    Retry-After, waiting caps, the request count) and one set of credentials."""
 
     def __init__(
         self,
@@ -118,9 +95,15 @@ class GoogleApi:
             "google_drive", settings, slow_down=rate_limited, sleep=sleep, clock=clock,
             transport=transport,
         )
-        self.bridge = HttplibBridge(self.client)
-        self.http = AuthorizedHttp(credentials, http=self.bridge)
-        self.settings = settings
+        self.credentials = credentials
+        self.auth = AuthTransport(self.client)
+        drive = settings.drive_endpoint
+        self.files = Resource(drive, rest.FILES)
+        self.changes = Resource(drive, rest.CHANGES)
+        self.channels = Resource(drive, rest.CHANNELS)
+        self.spreadsheets = Resource(settings.sheets_endpoint, rest.SPREADSHEETS)
+        self.values = Resource(settings.sheets_endpoint, rest.VALUES)
+        self.presentations = Resource(settings.slides_endpoint, rest.PRESENTATIONS)
 
     @property
     def requests(self) -> int:
@@ -129,55 +112,60 @@ class GoogleApi:
     def close(self) -> None:
         self.client.close()
 
-    @property
-    def files(self) -> Any:
-        return _resource("drive", "v3", self.settings.drive_endpoint, "files")
-
-    @property
-    def changes(self) -> Any:
-        return _resource("drive", "v3", self.settings.drive_endpoint, "changes")
-
-    @property
-    def channels(self) -> Any:
-        return _resource("drive", "v3", self.settings.drive_endpoint, "channels")
-
-    @property
-    def spreadsheets(self) -> Any:
-        return _resource("sheets", "v4", self.settings.sheets_endpoint, "spreadsheets")
-
-    @property
-    def values(self) -> Any:
-        return _resource("sheets", "v4", self.settings.sheets_endpoint, "spreadsheets.values")
-
-    @property
-    def presentations(self) -> Any:
-        return _resource("slides", "v1", self.settings.slides_endpoint, "presentations")
-
     def download(self, file_id: str, max_bytes: int) -> bytes:
         """An uploaded file's bytes (`files.get` with `alt=media`, shared drives too); past
         `max_bytes` FileTooLargeError, having read at most that much."""
-        self.bridge.max_bytes = max_bytes
-        try:
-            data = self.call(self.files.get_media(fileId=file_id, supportsAllDrives=True))
-        finally:
-            self.bridge.max_bytes = None
-        return data if isinstance(data, bytes) else bytes(data)
+        data: bytes = self.call(self.files.get_media(fileId=file_id, supportsAllDrives=True),
+                                max_bytes=max_bytes)
+        return data
 
-    def call(self, request: HttpRequest) -> Any:
-        """Execute once (HttpClient has already retried 429s, Drive's 403 rate limits, 5xx and
-        dropped connections). Raises GoogleApiError when Google refuses the request, and
-        SourceError when the retries ran out or the credentials were refused."""
+    def call(self, request: ApiRequest, *, max_bytes: int | None = None) -> Any:
+        """Send once (HttpClient has already retried 429s, Drive's 403 rate limits, 5xx and
+        dropped connections): the answer's JSON, or its bytes for a media request. Raises
+        GoogleApiError when Google refuses the request, and SourceError when the retries ran
+        out or the credentials were refused."""
+        response = self._send(request, max_bytes)
+        if response.status_code == 401:  # still refused after refreshing the token
+            reason, message = error_detail(response.content) or ("", response.reason_phrase)
+            raise CredentialRefused(f"google_drive: Google refused the credentials (401 "
+                                    f"{reason}: {message}); check the google_drive auth "
+                                    "settings")
+        if not 200 <= response.status_code < 300:
+            reason, message = error_detail(response.content) or ("", response.reason_phrase)
+            raise GoogleApiError(response.status_code, reason, message)
+        if request.media:
+            return response.content
+        if not response.content:  # channels.stop answers 204
+            return {}
         try:
-            return request.execute(http=self.http)
-        except HttpError as exc:
-            reason, message = _error_detail(exc)
-            if exc.resp.status == 401:  # still refused after google-auth's own refresh
-                raise CredentialRefused(f"google_drive: Google refused the credentials (401 "
-                                        f"{reason}: {message}); check the google_drive auth "
-                                        "settings") from None
-            raise GoogleApiError(exc.resp.status, reason, message) from None
-        except google.auth.exceptions.RefreshError as exc:
-            raise CredentialRefused(
-                f"google_drive: Google refused the credentials ({exc}); check the google_drive "
-                "auth settings and token_uri"
-            ) from None
+            return response.json()
+        except ValueError:
+            raise SourceError(f"google_drive: {request.method} {response.url.path} returned "
+                              f"malformed JSON (HTTP {response.status_code})") from None
+
+    def _send(self, request: ApiRequest, max_bytes: int | None) -> httpx.Response:
+        headers: dict[str, str] = {}
+        content = None
+        if request.body is not None:
+            headers["content-type"] = "application/json"
+            content = json.dumps(request.body).encode()
+        refreshes = 0
+        while True:
+            try:
+                if refreshes:
+                    self.credentials.refresh(self.auth)
+                # a token (fetched when there is none or it expired) in `authorization`
+                self.credentials.before_request(self.auth, request.method, request.url,
+                                                headers)
+            except google.auth.exceptions.RefreshError as exc:
+                raise CredentialRefused(
+                    f"google_drive: Google refused the credentials ({exc}); check the "
+                    "google_drive auth settings and token_uri"
+                ) from None
+            response = self.client.request(
+                request.method, request.url, params=list(request.params), headers=headers,
+                content=content, allow=PASS_THROUGH, max_bytes=max_bytes,
+            )
+            if response.status_code != 401 or refreshes == MAX_REFRESHES:
+                return response
+            refreshes += 1

@@ -1,79 +1,80 @@
-"""google-api-python-client over the platform's one HTTP client.
+"""Google's answers as the platform's one HTTP client sees them.
 
-googleapiclient (and google-auth-httplib2's AuthorizedHttp, which adds the bearer token and
-refreshes it on a 401) talk to an object with httplib2's `request()`. `HttplibBridge` is that
-object: every request — Drive, Sheets, Slides and the OAuth token exchange — goes through
-`HttpClient`, so Drive has the same retries, Retry-After handling, waiting caps and request
-count as every other connector. Drive's 403 `rateLimitExceeded` / `userRateLimitExceeded`
-is waited out like a 429 (`slow_down`); any other 4xx comes back to googleapiclient, which
-raises its HttpError; a 5xx or 429 that outlasts the retries raises SourceError.
+Every request — Drive, Sheets, Slides and google-auth's token exchange (`AuthTransport`) —
+goes through `HttpClient`, so Drive has the same retries, Retry-After handling, waiting caps
+and request count as every other connector. Drive's 403 `rateLimitExceeded` /
+`userRateLimitExceeded` is waited out like a 429 (`rate_limited`, HttpClient's `slow_down`);
+any other 3xx/4xx comes back to the caller (`PASS_THROUGH`); a 5xx or 429 that outlasts the
+retries raises SourceError.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
-import httplib2
 import httpx
+from google.auth import transport
 
 from knowledge_platform.connectors.http import HttpClient
 
 #: 403 reasons that mean "slow down", not "forbidden" (Drive's usage limits).
 RATE_LIMIT_REASONS = frozenset({"rateLimitExceeded", "userRateLimitExceeded"})
-#: Statuses handed back to googleapiclient / google-auth as they are; 429 and 5xx are
-#: retried by HttpClient and never come back.
-_PASS_THROUGH = frozenset(range(300, 500)) - {429}
-#: httpx has already decoded the body; these would mislead a reader of the raw bytes.
-_DROPPED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+#: Statuses handed back as they are; 429 and 5xx are retried by HttpClient and never come back.
+PASS_THROUGH = frozenset(range(300, 500)) - {429}
 
 
-def error_reason(body: bytes | str) -> str:
-    """The first `reason` of Google's JSON error body, or ""."""
+def error_detail(body: bytes | str) -> tuple[str, str] | None:
+    """(first reason, message) of Google's `{"error": {...}}` body, or None for another."""
     try:
-        errors = json.loads(body)["error"].get("errors") or [{}]
-        return str(errors[0].get("reason") or "")
+        error = json.loads(body)["error"]
+        errors = error.get("errors") or [{}]
+        return (str(errors[0].get("reason") or error.get("status") or ""),
+                str(error.get("message") or ""))
     except (ValueError, KeyError, TypeError, AttributeError, IndexError):
-        return ""
+        return None
 
 
 def rate_limited(response: httpx.Response) -> bool:
-    return response.status_code == 403 and error_reason(response.content) in RATE_LIMIT_REASONS
+    detail = error_detail(response.content)
+    return response.status_code == 403 and detail is not None and (
+        detail[0] in RATE_LIMIT_REASONS)
 
 
-class HttplibBridge:
-    """An httplib2.Http stand-in that sends through `HttpClient`."""
+class _AuthResponse(transport.Response):
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
 
-    follow_redirects = False
-    redirect_codes = frozenset()
+    @property
+    def status(self) -> int:
+        return self._response.status_code
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        return self._response.headers
+
+    @property
+    def data(self) -> bytes:
+        return self._response.content
+
+
+class AuthTransport(transport.Request):
+    """google-auth's transport interface over `HttpClient`: the token endpoint's answers
+    (an OAuth error is a 400 or 401) reach google-auth, which raises RefreshError."""
 
     def __init__(self, client: HttpClient) -> None:
         self.client = client
-        self.connections: dict[str, Any] = {}
-        self.timeout = None
-        #: While set, a 2xx body past this many bytes raises FileTooLargeError (a download).
-        self.max_bytes: int | None = None
 
-    def request(
+    def __call__(
         self,
-        uri: str,
+        url: str,
         method: str = "GET",
         body: bytes | str | None = None,
-        headers: dict[str, str] | None = None,
-        redirections: int = 0,
-        connection_type: Any = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
         **kwargs: Any,
-    ) -> tuple[httplib2.Response, bytes]:
+    ) -> transport.Response:
         content = body.encode() if isinstance(body, str) else body
-        response = self.client.request(
-            method, uri, headers=headers, content=content, allow=_PASS_THROUGH,
-            max_bytes=self.max_bytes,
-        )
-        info = {k.lower(): v for k, v in response.headers.items() if k.lower() not in _DROPPED}
-        info["status"] = str(response.status_code)
-        resp = httplib2.Response(info)
-        resp.reason = response.reason_phrase
-        return resp, response.content
-
-    def close(self) -> None:
-        self.client.close()
+        return _AuthResponse(self.client.request(method, url, headers=headers, content=content,
+                                                 allow=PASS_THROUGH))
