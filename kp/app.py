@@ -61,7 +61,7 @@ def index(
     at: Annotated[str | None, typer.Option(help="git_docs only: rebuild from this sha.")] = None,
 ) -> None:
     """Materialize source assets in-process (recorded in Dagster) and print what changed."""
-    from kp.indexing import run_index
+    from kp.indexing import IndexStopped, run_index
 
     try:
         rows = run_index(
@@ -75,6 +75,9 @@ def index(
         )
     except KnowledgePlatformError as exc:
         raise _fail(str(exc)) from None
+    except IndexStopped as exc:
+        console.print(f"[yellow]{escape(str(exc))}[/yellow]")
+        raise typer.Exit(code=128 + exc.signum) from None
     table = Table(title="kp index")
     columns = [
         "source",
@@ -174,6 +177,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
     from knowledge_platform.querylog import QueryLog
     from knowledge_platform.runtime import Runtime
+    from mcp_service.blocked import describe
     from mcp_service.dagster_client import DagsterClient
     from mcp_service.service import KnowledgeService
 
@@ -200,13 +204,17 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
             e.source,
             e.scope,
             str(e.last_materialization or "never"),
-            e.latest_run_status or "",
+            (e.latest_run_status or "") + (" (blocked)" if e.blocked else ""),
             str(e.points if e.points is not None else ""),
             e.partition_freshness,
             ", ".join(e.failing_checks) or "ok",
             (e.sha or "")[:12],
         )
     out.print(table)
+    for e in report.sources:  # a run waiting for a pool slot past the source's deadline
+        for step in e.blocked:
+            out.print(f"{e.source}/{e.scope}: {escape(describe(step, report.checked_at))}",
+                      soft_wrap=True)
 
 
 clients_app = typer.Typer(help="Onboard clients.", no_args_is_help=True)
