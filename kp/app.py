@@ -61,7 +61,8 @@ def index(
     at: Annotated[str | None, typer.Option(help="git_docs only: rebuild from this sha.")] = None,
 ) -> None:
     """Materialize source assets in-process (recorded in Dagster) and print what changed."""
-    from kp.indexing import IndexStopped, run_index
+    from kp.indexing import run_index
+    from kp.stopping import IndexStopped
 
     try:
         rows = run_index(

@@ -16,6 +16,7 @@ from knowledge_platform.errors import ConfigError
 from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import REPO_ROOT, Settings
 from kp.progress import STEP_FIELDS, RunFollower, describe, elapsed
+from kp.stopping import SignalLog, stop_runs, stop_signals
 
 #: `knowledge_platform.errors.SourceError: ` before a message (Dagster's error info).
 _TYPE_PREFIX = re.compile(r"^knowledge_platform\.[\w.]+: ")
@@ -23,14 +24,6 @@ _TYPE_PREFIX = re.compile(r"^knowledge_platform\.[\w.]+: ")
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 #: Dagster's run tag saying why a run failed.
 FAILURE_REASON_TAG = "dagster/failure_reason"
-
-
-class IndexStopped(Exception):
-    """SIGTERM or Ctrl-C stopped `kp index`; the message says what became of its run."""
-
-    def __init__(self, message: str, signum: int) -> None:
-        super().__init__(message)
-        self.signum = signum
 
 
 def ensure_dagster_home(settings: Settings) -> None:
@@ -43,10 +36,6 @@ def ensure_dagster_home(settings: Settings) -> None:
     if not target.exists() or (settings.dagster_home_env is None
                                and target.read_text(encoding="utf-8") != template):
         target.write_text(template, encoding="utf-8")
-
-
-def _interrupt(signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def plan(settings: Settings, source: str | None, scope: str | None) -> list[tuple[str, str]]:
@@ -100,8 +89,6 @@ def run_index(
     if missing:
         instance.add_dynamic_partitions(SCOPES, missing)
     resources = platform_resources(settings)
-    # SIGTERM between runs stops as Ctrl-C does; within a run `signals` takes over.
-    signal.signal(signal.SIGTERM, _interrupt)
     tags = {"kp/trigger": "kp index", **process_tags()}
     if full or at:
         tags[FULL_PULL_TAG] = "true"
@@ -116,7 +103,8 @@ def run_index(
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as progress:
+    with stop_signals() as signals, Progress(*columns, console=console,
+                                             transient=True) as progress:
         task = progress.add_task("indexing", total=len(pairs))
         for src, sc in pairs:
             where = f"{src} / {sc}"
@@ -133,8 +121,9 @@ def run_index(
             pair_started = time.perf_counter()
             defs = [*build_source_assets(src), *build_collection_checks(src)]
             with RunFollower(instance, on_start, on_step) as follower:
-                result = _materialize(instance, follower, where, defs, partition_key=sc,
-                                      resources=resources, tags={**tags, **follower.tags()})
+                result = _materialize(instance, follower, signals, where, defs,
+                                      partition_key=sc, resources=resources,
+                                      tags={**tags, **follower.tags()})
             row: dict[str, Any] = {
                 "source": src,
                 "scope": sc,
@@ -158,37 +147,26 @@ def run_index(
     return rows
 
 
-def _materialize(instance: Any, follower: RunFollower, where: str, defs: list[Any],
-                 **kwargs: Any) -> Any:
+def _materialize(instance: Any, follower: RunFollower, signals: SignalLog, where: str,
+                 defs: list[Any], **kwargs: Any) -> Any:
     """One in-process run. IndexStopped if SIGTERM or Ctrl-C stopped it, once the run has
     ended (failed) and its slots are freed."""
-    from dagster import materialize
+    from dagster import RunsFilter, materialize
 
     try:
         result = materialize(defs, instance=instance, raise_on_error=False, run_config=QUIET,
                              **kwargs)
-    except KeyboardInterrupt as exc:  # kp's own handler, before or after the run's
-        raise _stopped(instance, follower, where, str(exc) or "SIGINT") from None
-    run = instance.get_run_by_id(result.run_id)
-    if run is not None and run.tags.get(FAILURE_REASON_TAG) == "UNEXPECTED_TERMINATION":
-        raise _stopped(instance, follower, where, "SIGTERM or Ctrl-C")
+    except KeyboardInterrupt:  # kp's own handler, just before or after the run
+        result = None
+    stopped = signals.stopped_by()
+    if result is not None and stopped is None:
+        run = instance.get_run_by_id(result.run_id)
+        if run is not None and run.tags.get(FAILURE_REASON_TAG) == "UNEXPECTED_TERMINATION":
+            stopped = signal.SIGINT  # interrupted, by a signal the log missed
+    if result is None or stopped is not None:
+        ids = instance.get_run_ids(RunsFilter(tags=follower.tags()))
+        raise stop_runs(instance, ids, where, stopped or signal.SIGINT)
     return result
-
-
-def _stopped(instance: Any, follower: RunFollower, where: str, name: str) -> IndexStopped:
-    """End the interrupted run (failed, slots freed) and say so."""
-    from dagster import RunsFilter
-
-    from assets.reaper import release
-
-    lines = [f"{where}: stopped by {name}"]
-    for run_id in instance.get_run_ids(RunsFilter(tags=follower.tags())):
-        done = release(instance, run_id, f"kp index was stopped by {name}")
-        run = instance.get_run_by_id(run_id)
-        status = run.status.value if run is not None else "gone"
-        freed = f", freed {', '.join(done.slots)}" if done and done.slots else ""
-        lines.append(f"run {run_id[:8]} {status.lower()}{freed}")
-    return IndexStopped("; ".join(lines), signal.SIGTERM if name == "SIGTERM" else signal.SIGINT)
 
 
 def problem_lines(markdown: str) -> list[str]:

@@ -4,7 +4,6 @@ holding that pool's slots, from the `instance.concurrencyLimits` part of the sta
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 from typing import Any
 
 from knowledge_platform.connectors.catalog import spec
@@ -23,24 +22,29 @@ def deadline_seconds(registry: Registry, source: str) -> float:
     return src.freshness.warn_after.total_seconds()
 
 
-def blocked_steps(data: dict[str, Any], deadline: Mapping[str, float],
-                  now: dt.datetime) -> dict[str, list[BlockedStep]]:
-    """run id -> its steps waiting for a slot longer than `deadline[run id]` seconds."""
+def waiting_steps(data: dict[str, Any]) -> dict[str, list[BlockedStep]]:
+    """run id -> its steps waiting for a pool slot, with the runs holding that pool."""
     out: dict[str, list[BlockedStep]] = {}
     pools = ((data.get("instance") or {}).get("concurrencyLimits")) or []
     for pool in pools:
         holders = sorted({s["runId"] for s in pool.get("claimedSlots") or []})
         for step in pool.get("pendingSteps") or []:
-            run_id = step.get("runId")
-            if run_id not in deadline or step.get("assignedTimestamp") is not None:
-                continue
-            since = dt.datetime.fromtimestamp(float(step["enqueuedTimestamp"]), tz=dt.UTC)
-            if (now - since).total_seconds() <= deadline[run_id]:
-                continue
+            if step.get("assignedTimestamp") is not None:
+                continue  # it has its slot
+            run_id = step["runId"]
             out.setdefault(run_id, []).append(BlockedStep(
-                run_id=run_id, step=step["stepKey"], pool=pool["concurrencyKey"], since=since,
+                run_id=run_id, step=step["stepKey"], pool=pool["concurrencyKey"],
+                since=dt.datetime.fromtimestamp(float(step["enqueuedTimestamp"]), tz=dt.UTC),
                 held_by=[h for h in holders if h != run_id]))
     return out
+
+
+def blocked(steps: list[BlockedStep], deadline: float | None,
+            now: dt.datetime) -> list[BlockedStep]:
+    """The steps waiting longer than `deadline` seconds (None: no deadline known)."""
+    if deadline is None:
+        return []
+    return [s for s in steps if (now - s.since).total_seconds() > deadline]
 
 
 def describe(step: BlockedStep, now: dt.datetime) -> str:

@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from mcp_service.blocked import blocked_steps, describe
+from mcp_service.blocked import blocked, describe, waiting_steps
 from mcp_service.dagster_models import (
     BlockedStep,
     IndexStatus,
@@ -109,10 +109,12 @@ def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
 
 def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
          points: int | None, runs: list[RunInfo], checks: dict[str, dict[str, set[str]]],
-         blocked: dict[str, list[BlockedStep]], now: dt.datetime) -> SourceStatus:
+         waiting: dict[str, list[BlockedStep]], deadline: float | None,
+         now: dt.datetime) -> SourceStatus:
     row = SourceStatus(source=source, scope=scope, points=points)
     row.in_flight_runs = [r.run_id for r in runs if r.scope == scope and r.source in (source, None)]
-    row.blocked = [b for run_id in row.in_flight_runs for b in blocked.get(run_id, [])]
+    row.blocked = blocked([s for rid in row.in_flight_runs for s in waiting.get(rid, [])],
+                          deadline, now)
     if node is None:
         row.freshness = "NOT_DEFINED"
         return row
@@ -166,11 +168,10 @@ def parse_status(data: dict[str, Any], pairs: Sequence[Pair], sources: Sequence[
     runs = _runs(data, set(scopes))
     checks = {source: _check_states(nodes[source], data, f"c{j}", source)
               for j, source in enumerate(sources) if source in nodes}
-    deadline = {r.run_id: deadlines[r.source] for r in runs
-                if deadlines and r.source is not None and r.source in deadlines}
-    blocked = blocked_steps(data, deadline, now)
+    waiting = waiting_steps(data)
     rows = [_row(nodes.get(source), source, scope, list(scopes).index(scope),
-                 points.get((source, scope)), runs, checks.get(source, {}), blocked, now)
+                 points.get((source, scope)), runs, checks.get(source, {}), waiting,
+                 (deadlines or {}).get(source), now)
             for source, scope in pairs]
     problems = [p for row in rows for p in _problems(row, now)]
     flight = f"; {len(runs)} run(s) in flight" if runs else ""
