@@ -3,8 +3,12 @@ instance's pool slots straight from the embedded Dagster instance under KP_HOME.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
@@ -65,3 +69,26 @@ def held_slots(instance: DagsterInstance) -> dict[str, list[str]]:
 def failure_message(instance: DagsterInstance, run_id: str) -> str:
     events = instance.all_logs(run_id, of_type=DagsterEventType.RUN_FAILURE)
     return events[-1].message if events else ""
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children in their own sessions included), from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            text = stat.read_text()
+            ppid = int(text[text.rindex(")") + 2:].split()[1])
+            children.setdefault(ppid, []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """kill -9 `pid` and everything below it at once, as a power cut does."""
+    for target in [pid, *descendants(pid)]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(target, signal.SIGKILL)
