@@ -1,15 +1,14 @@
 """`kp up` crashing as a machine does (real processes, a small memory-files registry): its
-run worker killed -9 inside the collection step and at a random moment, then the whole
-platform killed -9 at once while a run publishes, as a power cut does, and started again.
-After every kill the next run succeeds and search finds the document it added; no run stays
-STARTED and no pool slot stays held (the restarted `kp up` reaps what the cut left)."""
+run worker killed -9 inside the collection step, then the whole platform killed -9 at once
+while a run publishes, as a power cut does, and started again. After every kill the next run
+succeeds and search finds the document it added; no run stays STARTED and no pool slot stays
+held (the restarted `kp up` reaps what the cut left). Kills at random moments, a hundred of
+them: bench/crash.py."""
 
 from __future__ import annotations
 
 import os
-import random
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -88,14 +87,7 @@ def test_kp_up_recovers_from_killed_runs_and_a_power_cut(tmp_path: Path) -> None
             _kill_worker(instance, run_id)
         _next_run_succeeds(platform, instance, config, word)
 
-        word = _probe(workspace, 2)  # ... and at a random moment
-        run_id = _launch(platform)
-        wait_for(lambda: step_started(instance, run_id, "raw"), 300, "the run started")
-        time.sleep(random.uniform(0, 2))
-        _kill_worker(instance, run_id)
-        _next_run_succeeds(platform, instance, config, word)
-
-        word = _probe(workspace, 3)  # everything at once, while a run publishes
+        word = _probe(workspace, 2)  # everything at once, while a run publishes
         with exclusive_lock(lock, timeout=5):
             cut = _launch(platform)
             wait_for(lambda: step_started(instance, cut, "collection"), 300, "publishing")
