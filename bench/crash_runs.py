@@ -1,0 +1,149 @@
+"""The crash bench's bookkeeping: one kill and its verdict, the step a killed run was in,
+when to kill, and the normal run time a recovery is held to."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from crash_workload import Searcher, Workspace, median
+from dagster import DagsterEventType, DagsterInstance
+
+from tests.crash import held_slots
+
+STEPS = ("raw", "chunks", "embeddings", "collection")
+
+
+@dataclass
+class Kill:
+    mode: str
+    run_id: str | None
+    #: The step the run was in when killed ("" before its first step, "checks" after).
+    step: str
+    midpublish: bool
+    next_run_s: float
+    recovery_s: float
+    normal_s: float
+    restart_s: float = 0.0
+    stuck: str = ""
+    #: Probes search did not find after the next run.
+    lost: tuple[tuple[str, str], ...] = ()
+
+
+def step_state(instance: DagsterInstance, run_id: str | None) -> tuple[str, bool]:
+    """The step `run_id` was in (its last started one) and whether it was publishing."""
+    if run_id is None:
+        return "", False
+    kinds = {DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS,
+             DagsterEventType.STEP_FAILURE}
+    records = instance.get_records_for_run(run_id, of_type=kinds).records
+    started, ended = [], set()
+    for record in records:
+        step = (record.event_log_entry.step_key or "").split("__")[-1]
+        if record.event_log_entry.dagster_event_type == DagsterEventType.STEP_START:
+            started.append(step)
+        else:
+            ended.add(step)
+    last = started[-1] if started else ""
+    return (last if last in STEPS else ("checks" if last else "")), \
+        "collection" in started and "collection" not in ended
+
+
+class Moment:
+    """When to kill: at a random time within the run (from the moment its process is known
+    to the run's normal length and a tenth more), or just after the collection step starts
+    (share `collection` of kills)."""
+
+    def __init__(self, rng: random.Random, run_s: float, collection: float) -> None:
+        self.publish = rng.random() < collection
+        self.delay = rng.uniform(0.0, 0.05 if self.publish else 1.1 * run_s)
+
+    def wait(self, instance: DagsterInstance, run_id: Callable[[], str | None],
+             over: Callable[[], bool]) -> bool:
+        """Until the moment; False if the run ended before it."""
+        known: float | None = None
+        while not over():
+            rid = run_id()
+            if rid is not None and known is None:
+                known = time.monotonic()
+            if known is not None and self.publish and step_state(instance, rid)[1]:
+                time.sleep(self.delay)
+                return not over()
+            if known is not None and not self.publish and \
+                    time.monotonic() - known >= self.delay:
+                return True
+            time.sleep(0.05)
+        return False
+
+
+def run_seconds(instance: DagsterInstance, run_ids: list[str]) -> float:
+    """The median time the runs took from their start to their end (Dagster's record)."""
+    spans = []
+    for run_id in run_ids:
+        record = instance.get_run_record_by_id(run_id)
+        if record is not None and record.start_time and record.end_time:
+            spans.append(record.end_time - record.start_time)
+    return median(spans)
+
+
+class Normal:
+    """The normal (uninterrupted) run time: the median of the latest five, re-measured every
+    `every` kills, so the machine's load drifting over an hour does not pass for a slow
+    recovery."""
+
+    def __init__(self, run: Callable[[int], float], every: int = 10) -> None:
+        self.run = run
+        self.every = every
+        self.times: list[float] = []
+        self._done: set[int] = set()
+
+    def measure(self, version: int) -> None:
+        self.times.append(self.run(version))
+
+    def refresh(self, kills: int, version: int) -> int:
+        """Measure once more after every `every` kills; the workspace version to use next."""
+        if kills == 0 or kills % self.every or kills in self._done:
+            return version
+        self._done.add(kills)
+        self.measure(version)
+        return version + 1
+
+    @property
+    def seconds(self) -> float:
+        return median(self.times[-5:])
+
+
+def finished(instance: DagsterInstance, run_id: str | None) -> bool:
+    run = instance.get_run_by_id(run_id) if run_id else None
+    return run is None or run.is_finished
+
+
+def judge(kill: Kill, instance: DagsterInstance, searcher: Searcher, work: Workspace,
+           ok: bool, grace: float) -> Kill:
+    deadline = time.monotonic() + grace
+    while not finished(instance, kill.run_id) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    reasons = []
+    if not ok:
+        reasons.append("the next run did not succeed")
+    elif kill.next_run_s > 2 * kill.normal_s:
+        reasons.append(f"the next run took {kill.next_run_s:.1f} s (normal {kill.normal_s:.1f})")
+    if not finished(instance, kill.run_id):
+        reasons.append(f"run {kill.run_id} still unfinished")
+    if held := held_slots(instance):
+        reasons.append(f"slots held: {held}")
+    kill.stuck = "; ".join(reasons)
+    kill.lost = tuple(searcher.missing(work.probes))
+    return kill
+
+
+def report(kill: Kill, n: int) -> None:
+    where = f"in {kill.step}" if kill.step else "before its first step"
+    cut = f", restart {kill.restart_s:.1f} s" if kill.restart_s else ""
+    flag = f"  STUCK: {kill.stuck}" if kill.stuck else ""
+    lost = f"  LOST {len(kill.lost)}" if kill.lost else ""
+    print(f"{n:3d} {kill.mode:<9} killed {where}{' (publishing)' if kill.midpublish else ''}; "
+          f"next run {kill.next_run_s:.1f} s, recovered in {kill.recovery_s:.1f} s{cut}"
+          f"{flag}{lost}", flush=True)
