@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -36,7 +37,17 @@ import time
 from pathlib import Path
 
 from _common import ROOT, load_average, markdown_table, model_cache, write_results
-from crash_runs import STEPS, Kill, Moment, Normal, judge, report, run_seconds, step_state
+from crash_runs import (
+    STEPS,
+    Kill,
+    Moment,
+    Normal,
+    judge,
+    kill_line,
+    report,
+    run_seconds,
+    step_state,
+)
 from crash_up import up_mode
 from crash_workload import Searcher, Workspace, env, median, registry
 from dagster import DagsterInstance
@@ -70,8 +81,8 @@ def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
         return seconds
 
     normal = Normal(uninterrupted)
-    for version in range(1, 4):
-        normal.measure(version)
+    for _ in range(3):
+        normal.measure()
     run_s = run_seconds(instance, list(instance.get_run_ids(limit=3)))
     print(f"kp index: normal run {normal.seconds:.1f} s, of which the Dagster run "
           f"{run_s:.1f} s", flush=True)
@@ -79,7 +90,7 @@ def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
     version = 3
     while len(out) < kills:
         version += 1
-        version = normal.refresh(len(out), version)
+        normal.refresh(len(out))
         work.edit(version)
         moment = Moment(rng, run_s, collection)
         proc = subprocess.Popen([sys.executable, "-m", "kp", "index", "--source",
@@ -97,7 +108,7 @@ def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
         ok, seconds = _kp_index(environ, timeout=10 * normal.seconds)
         kill = Kill("kp index", run_id, step, midpublish, seconds,
                     time.monotonic() - killed_at, normal.seconds)
-        out.append(judge(kill, instance, searcher, work, ok, grace=0))
+        out.append(judge(kill, instance, searcher, work, ok, grace=0, normal=normal))
         report(out[-1], len(out))
     searcher.close()
     return out
@@ -119,6 +130,7 @@ def _summary(kills: list[Kill]) -> list[list[str]]:
                      f"{max(k.next_run_s for k in mine):.1f}",
                      f"{max(k.recovery_s for k in mine):.1f}",
                      f"{max(k.restart_s for k in mine):.1f}" if mode == "power cut" else "-",
+                     str(sum(k.control_s > 0 for k in mine)),
                      str(sum(bool(k.stuck) for k in mine)),
                      str(len({p for k in mine for p in k.lost}))])
     return rows
@@ -166,7 +178,7 @@ def main() -> None:
     worst = max((k.recovery_s for k in kills), default=0.0)
     table = markdown_table(["mode", "kills", "in collection", "killed in", "normal run p50 s",
                             "next run p50 s", "next run max s", "worst recovery s",
-                            "restart max s", "stuck", "lost"], _summary(kills))
+                            "restart max s", "rechecked", "stuck", "lost"], _summary(kills))
     notes = [f"- {k.mode} run {k.run_id}: {k.stuck}" for k in kills if k.stuck]
     notes += [f"- {left} run(s) unfinished at the end"] if left else []
     notes += [f"- probe lost: {a} {b}" for a, b in sorted(lost)]
@@ -176,7 +188,10 @@ def main() -> None:
             f"{ARGS.collection_share} --docs {ARGS.docs} --edits {ARGS.edits} --embedder "
             f"{ARGS.embedder} --seed {ARGS.seed}`; {minutes:.0f} min; memory-files workspace, "
             f"Qdrant Edge, sqlite; a kill that missed (the run ended first) is not counted; "
-            f"{load_average()} at the end.\n")
+            f"{load_average()} at the end. *rechecked*: next runs slower than twice the normal "
+            f"time, held to twice an uninterrupted run made right after them instead (the "
+            f"machine is shared).\n\nEvery kill, in order:\n\n```\n"
+            + "\n".join(kill_line(k, n) for n, k in enumerate(kills, 1)) + "\n```\n")
     path = write_results("crash", "Crash recovery: runs killed -9 at random moments", body)
     print(table)
     print(f"written to {path.relative_to(ROOT)}")
@@ -186,4 +201,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     os.environ.setdefault("KP_MODEL_CACHE", str(model_cache()))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop `kp up` on the way out
     main()

@@ -101,8 +101,8 @@ def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collect
         return seconds
 
     normal = Normal(uninterrupted)
-    for version in range(1, 4):
-        normal.measure(version)
+    for _ in range(3):
+        normal.measure()
     run_s = run_seconds(instance, list(instance.get_run_ids(limit=3)))
     print(f"kp up: normal run {normal.seconds:.1f} s, of which the run itself {run_s:.1f} s",
           flush=True)
@@ -111,7 +111,7 @@ def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collect
     try:
         while len(out) < kills:
             version += 1
-            version = normal.refresh(len(out), version)
+            normal.refresh(len(out))
             work.edit(version)
             cut = (len(out) + 1) % cut_every == 0
             moment = Moment(rng, run_s, collection)
@@ -139,7 +139,7 @@ def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collect
             kill = Kill("power cut" if cut else "kp up", run_id, step, midpublish, seconds,
                         time.monotonic() - killed_at - restart, normal.seconds, restart)
             out.append(judge(kill, instance, searcher, work, ok,
-                              grace=max(30.0, normal.seconds)))
+                              grace=max(30.0, normal.seconds), normal=normal))
             report(out[-1], len(out))
     finally:
         deadline = time.monotonic() + 300  # retries and sensor runs still going
