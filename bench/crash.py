@@ -41,11 +41,10 @@ from crash_runs import (
     STEPS,
     Kill,
     Moment,
-    Normal,
     judge,
     kill_line,
+    measure_normal,
     report,
-    run_seconds,
     step_state,
 )
 from crash_up import up_mode
@@ -74,18 +73,7 @@ def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
     instance = DagsterInstance.from_config(str(home / "dagster"))
     searcher = Searcher(home, config, model_cache())
 
-    def uninterrupted(version: int) -> float:
-        work.edit(version)
-        ok, seconds = _kp_index(environ)
-        assert ok, "an uninterrupted kp index failed"
-        return seconds
-
-    normal = Normal(uninterrupted)
-    for _ in range(3):
-        normal.measure()
-    run_s = run_seconds(instance, list(instance.get_run_ids(limit=3)))
-    print(f"kp index: normal run {normal.seconds:.1f} s, of which the Dagster run "
-          f"{run_s:.1f} s", flush=True)
+    normal, run_s = measure_normal("kp index", work, instance, lambda: _kp_index(environ))
     out: list[Kill] = []
     version = 3
     while len(out) < kills:

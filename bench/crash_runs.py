@@ -119,6 +119,25 @@ class Normal:
         return median(self.times[-5:])
 
 
+def measure_normal(what: str, work: Workspace, instance: DagsterInstance,
+                   ordinary: Callable[[], tuple[bool, float]]) -> tuple[Normal, float]:
+    """Three uninterrupted runs: the Normal, and how long the Dagster run itself took."""
+
+    def uninterrupted(version: int) -> float:
+        work.edit(version)
+        ok, seconds = ordinary()
+        assert ok, f"an uninterrupted run ({what}) failed"
+        return seconds
+
+    normal = Normal(uninterrupted)
+    for _ in range(3):
+        normal.measure()
+    run_s = run_seconds(instance, list(instance.get_run_ids(limit=3)))
+    print(f"{what}: normal run {normal.seconds:.1f} s, of which the Dagster run {run_s:.1f} s",
+          flush=True)
+    return normal, run_s
+
+
 def finished(instance: DagsterInstance, run_id: str | None) -> bool:
     run = instance.get_run_by_id(run_id) if run_id else None
     return run is None or run.is_finished

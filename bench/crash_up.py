@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 from _common import ROOT, model_cache
-from crash_runs import Kill, Moment, Normal, finished, judge, report, run_seconds, step_state
+from crash_runs import Kill, Moment, finished, judge, measure_normal, report, step_state
 from crash_workload import Searcher, Workspace, env, registry
 from dagster import DagsterInstance, DagsterRunStatus
 
@@ -94,18 +94,8 @@ def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collect
         time.sleep(1)  # the registry sensor's first run
     searcher = Searcher(home, config, model_cache())
 
-    def uninterrupted(version: int) -> float:
-        work.edit(version)
-        ok, seconds = _ordinary(platform, instance, 600)
-        assert ok, "an uninterrupted run failed"
-        return seconds
-
-    normal = Normal(uninterrupted)
-    for _ in range(3):
-        normal.measure()
-    run_s = run_seconds(instance, list(instance.get_run_ids(limit=3)))
-    print(f"kp up: normal run {normal.seconds:.1f} s, of which the run itself {run_s:.1f} s",
-          flush=True)
+    normal, run_s = measure_normal("kp up", work, instance,
+                                   lambda: _ordinary(platform, instance, 600))
     out: list[Kill] = []
     version = 3
     try:
