@@ -45,24 +45,28 @@ WAITING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStat
 RUN_KEY_TAG = "dagster/run_key"
 
 
+#: The newest runs of a source x scope looked at (a retry of an older run, which keeps its
+#: run key, may be newer than the run that covers the latest events).
+_RECENT = 20
+
+
 @dataclass(frozen=True)
 class _Latest:
-    """The newest run this sensor requested for a source x scope."""
+    """The newest runs this sensor requested for a source x scope."""
 
-    #: The last queue id it covers (0: no run): rows up to it are never requested again,
+    #: The last queue id one covers (0: no run): rows up to it are never requested again,
     #: even when the daemon died before it saved the cursor that says so.
     covered: int = 0
-    #: It has not started yet: new events wait for it to start and then share one run,
+    #: One has not started yet: new events wait for it to start and then share one run,
     #: instead of one queued run per tick.
     waiting: bool = False
 
 
 def _latest(context: SensorEvaluationContext, group: str) -> _Latest:
     runs = context.instance.get_runs(filters=RunsFilter(
-        tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}), limit=1)
-    if not runs:
-        return _Latest()
-    return _Latest(last_covered(runs[0].tags.get(RUN_KEY_TAG)), runs[0].status in WAITING)
+        tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}), limit=_RECENT)
+    return _Latest(max((last_covered(r.tags.get(RUN_KEY_TAG)) for r in runs), default=0),
+                   any(r.status in WAITING for r in runs))
 
 
 def build_hooks_sensor(registry: Registry) -> SensorDefinition:

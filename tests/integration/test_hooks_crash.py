@@ -82,15 +82,6 @@ class GitHost:
                     time.sleep(0.05)
 
 
-def _service(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "kp", "mcp", "--port", str(port)], cwd=REPO,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    wait_for(lambda: listening(port) or proc.poll() is not None, 120, "kp mcp listening")
-    assert proc.poll() is None, "kp mcp exited"
-    return proc
-
-
 def _settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, port: int) -> Settings:
     repo = tmp_path / "handbook"
     repo.mkdir()
@@ -196,8 +187,8 @@ def test_accepted_push_events_are_processed_exactly_once_across_kills(
     daemon = Daemon(settings)
     try:
         _deliver_killing_once(host, service, SENT // 2)
-        # A tick whose runs were created and ran, then the daemon died before it saved the
-        # cursor (a tick that died before creating its runs is simply asked again).
+        daemon.tick()  # the daemon died after evaluating, before its runs existed
+        # The next tick's runs were created and ran, then it died before saving the cursor.
         requests, _ = daemon.tick()
         for request in requests:
             daemon.run(request)
