@@ -1,6 +1,7 @@
-"""What both SciFact benchmarks share: a throwaway KP_HOME with a registry naming the `beir`
+"""What the SciFact benchmarks share: a throwaway KP_HOME with a registry naming the `beir`
 source, the source's four assets (and their checks) materialized by Dagster exactly as
-`kp index` runs them, and the results file."""
+`kp index` runs them (bench/temporal.py runs its own sources through the same `index`), and
+the results file."""
 
 from __future__ import annotations
 
@@ -102,9 +103,10 @@ class IndexRun:
     checks: dict[str, bool]
 
 
-def index(settings: Settings, instance: Any = None) -> IndexRun:
-    """Materialize beir/raw -> chunks -> embeddings -> collection (+ collection checks) for the
-    internal scope in-process, like `kp index` does; `instance` defaults to an ephemeral one."""
+def index(settings: Settings, instance: Any = None, *, source: str = SOURCE,
+          scope: str = SCOPE) -> IndexRun:
+    """Materialize <source>/raw -> chunks -> embeddings -> collection (+ collection checks) for
+    one scope in-process, like `kp index` does; `instance` defaults to an ephemeral one."""
     from dagster import DagsterInstance, materialize
 
     from assets.checks import build_collection_checks
@@ -114,12 +116,12 @@ def index(settings: Settings, instance: Any = None) -> IndexRun:
     from resources.platform import platform_resources
 
     instance = instance or DagsterInstance.ephemeral()
-    if SCOPE not in instance.get_dynamic_partitions(SCOPES):
-        instance.add_dynamic_partitions(SCOPES, [SCOPE])
+    if scope not in instance.get_dynamic_partitions(SCOPES):
+        instance.add_dynamic_partitions(SCOPES, [scope])
     started = time.perf_counter()
     result = materialize(
-        [*build_source_assets(SOURCE), *build_collection_checks(SOURCE)],
-        partition_key=SCOPE, instance=instance, resources=platform_resources(settings),
+        [*build_source_assets(source), *build_collection_checks(source)],
+        partition_key=scope, instance=instance, resources=platform_resources(settings),
         tags={"kp/trigger": "bench"}, raise_on_error=False, run_config=QUIET,
     )
     seconds = time.perf_counter() - started

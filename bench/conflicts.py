@@ -36,6 +36,7 @@ from knowledge_platform.answers.llm import build_messages, chat, model_conflicts
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.serve.question import Question
 
 DATA = ROOT / "bench" / "data"
 
@@ -70,7 +71,7 @@ def _hit(n: int, statement: Statement) -> Hit:
 def by_model(config: AnswerConfig, api_key: str) -> Callable[[Pair], bool]:
     def judge(pair: Pair) -> bool:
         sources = Sources([_hit(1, pair.a), _hit(2, pair.b)])
-        text = chat(build_messages(pair.question, sources), config, api_key)
+        text = chat(build_messages(Question.plain(pair.question), sources), config, api_key)
         return bool(model_conflicts(text, {1, 2})[1])
     return judge
 

@@ -80,7 +80,7 @@ async def found(client: Any, word: str) -> bool:
     result = await client.call_tool("knowledge_search",
                                     {"query": word, "scope": "internal", "limit": 3})
     hits = (result.structured_content or {}).get("hits", [])
-    return any(word in hit.get("text", "") for hit in hits)
+    return any(word in hit.get("snippet", "") for hit in hits)
 
 
 async def wait_until_found(url: str, token: str, word: str, timeout: float) -> float:

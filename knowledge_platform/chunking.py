@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_platform.convert.result import locate
+from knowledge_platform.dating import marks, section_time
 from knowledge_platform.models import MIME_TYPE, Chunk, Document, chunk_id, content_hash
 from knowledge_platform.tokens import TokenCounter
 
@@ -25,7 +26,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: Bump whenever a change here changes what chunks a document yields: every document is then
 #: re-chunked instead of keeping the chunks it got last run. (A new Chunk field does that by
 #: itself: the field names are part of the fingerprint.)
-CHUNKING_VERSION = 1
+CHUNKING_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,7 @@ class Chunker:
         return chunks
 
     def _make(self, doc: Document, headers: tuple[str, ...], text: str, ordinal: int) -> Chunk:
+        date, time_kind = section_time(headers, doc.date, doc.time_kind)
         chunk = Chunk(
             id=chunk_id(doc.scope, doc.source, doc.source_id, ordinal),
             doc_id=doc.doc_id,
@@ -175,7 +177,9 @@ class Chunker:
             kind=doc.kind,
             url=doc.url,
             uri=doc.uri,
-            date=doc.date,
+            date=date,
+            time_kind=time_kind,
+            marks=marks(text),
             version=doc.version,
             lifecycle=doc.lifecycle,
             trust=doc.trust,

@@ -4,6 +4,11 @@ Three shapes: `Decision:` lines and `## Decision...` sections in memory files; d
 records (git-docs ADRs, ClickUp tasks tagged `decision`): chunks of kind `decision` whose
 `extra["decision"]` holds {status, summary}, with optional `extra["supersedes"]` /
 `extra["superseded_by"]` naming other records (by doc id, source id or title).
+
+A decision that says in words what it replaces ("Supersedes the monthly report cadence",
+"weekly instead of monthly") lists those words in `supersedes`, and an earlier decision
+whose title and summary cover them (PROSE_COVER of their terms, at least two) is marked
+superseded by it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from knowledge_platform.answers.changes import old_phrases
 from knowledge_platform.models import Chunk, Reference
+from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.supersession import names
 
 DECISION_KINDS = ["memory", "decision"]
@@ -26,6 +33,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+(.+)$")
 _STATUS = re.compile(r"^\s*(?:\*\*)?status(?:\*\*)?\s*:\s*(\w[\w -]*)", re.IGNORECASE | re.M)
 _SUPERSEDED_STATUSES = {"superseded", "deprecated", "replaced", "obsolete", "rejected"}
 MAX_SUMMARY = 600
+PROSE_COVER = 2 / 3
+_terms = SparseEncoder().terms
 
 
 class DecisionCitation(Reference):
@@ -93,7 +102,8 @@ def _from_memory(chunk: Chunk) -> list[Decision]:
     return [
         Decision(date=chunk.date, status=status, summary=line,
                  title=topic or _first_words(line), citation=_cite(chunk),
-                 superseded=status.lower() in _SUPERSEDED_STATUSES)
+                 superseded=status.lower() in _SUPERSEDED_STATUSES,
+                 supersedes=old_phrases(line))
         for line in lines
     ]
 
@@ -140,10 +150,26 @@ def _link(decisions: list[Decision], records: dict[str, Chunk]) -> None:
             if old is not None and old is not d:
                 old.superseded = True
                 old.superseded_by = old.superseded_by or d.citation.doc_id
+            if old is None:
+                _link_prose(d, name, decisions)
         if d.superseded_by:
             target = by_name.get(d.superseded_by.lower())
             if target is not None:
                 d.superseded_by = target.citation.doc_id
+
+
+def _link_prose(newer: Decision, phrase: str, decisions: list[Decision]) -> None:
+    """Mark superseded the earlier decisions whose title and summary cover `phrase`."""
+    wanted = set(_terms(phrase))
+    if len(wanted) < 2 or newer.date is None:
+        return
+    for old in decisions:
+        if old is newer or old.date is None or old.date >= newer.date:
+            continue
+        covered = wanted & set(_terms(f"{old.title} {old.summary}"))
+        if len(covered) >= 2 and len(covered) >= PROSE_COVER * len(wanted):
+            old.superseded = True
+            old.superseded_by = old.superseded_by or newer.citation.doc_id
 
 
 def decisions_from_chunks(chunks: Iterable[Chunk]) -> list[Decision]:

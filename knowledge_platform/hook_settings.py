@@ -1,14 +1,16 @@
-"""The registry's `service:` section: the public base URL sources deliver webhooks to, and
+"""The registry's `service:` section: the public base URL sources deliver webhooks to (and
+clients reach the MCP endpoint under; its edge settings are in edge_settings.py), and
 how the webhook endpoints defend themselves (rate limit, stale events, how long event ids are
 remembered for replay detection)."""
 
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import urlsplit
 
 from limits import parse as parse_limit
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from knowledge_platform.edge_settings import MCP_PATH, EdgeConfig, loopback
 
 #: Bodies above this are refused (413) before they are read whole.
 MAX_BODY_BYTES = 1024 * 1024
@@ -43,16 +45,7 @@ class HooksConfig(BaseModel):
         return value
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class ServiceConfig(BaseModel):
+class ServiceConfig(EdgeConfig):
     model_config = ConfigDict(extra="forbid")
 
     #: Where sources reach the MCP service's HTTP app from outside (a TLS reverse proxy in
@@ -68,12 +61,24 @@ class ServiceConfig(BaseModel):
         parts = urlsplit(value.strip())
         if parts.scheme not in ("https", "http") or not parts.hostname:
             raise ValueError(f"public_url {value!r}: give an absolute https:// URL")
-        if parts.scheme == "http" and not _loopback(parts.hostname):
+        if parts.scheme == "http" and not loopback(parts.hostname):
             raise ValueError(f"public_url {value!r}: sources deliver webhooks over https only "
                              "(http is accepted for loopback tests)")
         if parts.query or parts.fragment or parts.username or parts.password:
             raise ValueError(f"public_url {value!r}: no query, fragment or credentials")
         return value.strip().rstrip("/")
+
+    @model_validator(mode="after")
+    def _oauth_needs_public_url(self) -> ServiceConfig:
+        if self.oauth is not None and not self.public_url:
+            raise ValueError("oauth: set service.public_url too (the URL clients reach the "
+                             "service under: tokens name it, the OAuth metadata advertises it)")
+        return self
+
+    @property
+    def mcp_url(self) -> str | None:
+        """The MCP endpoint as clients reach it from outside, or None without a public_url."""
+        return f"{self.public_url}{MCP_PATH}" if self.public_url else None
 
     def hook_url(self, source: str) -> str | None:
         """The endpoint a source delivers to, or None without a public_url."""

@@ -14,6 +14,9 @@ Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runboo
 Lifecycle = Literal["stable", "draft", "deprecated"]
 LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
 Trust = Literal["internal", "client", "public"]
+#: How long a text stays true: an event as of its date (a log entry), a standing text until
+#: changed (a rule, a roster, a runbook). See dating.py.
+TimeKind = Literal["event", "standing"]
 #: Who may read a document, least to most guarded (see access.VISIBLE).
 Confidentiality = Literal["public", "internal", "restricted"]
 CONFIDENTIALITY_LEVELS: tuple[Confidentiality, ...] = ("public", "internal", "restricted")
@@ -46,17 +49,20 @@ class Provenance(BaseModel):
     citation and decision the platform returns carries them (see `Reference`): a field added
     here reaches all of them."""
 
-    source: str
-    source_id: str
-    scope: str
-    title: str
-    kind: Kind
-    url: str | None = None
-    uri: str | None = None
-    date: dt.date | None = None
-    version: str = ""
-    lifecycle: Lifecycle = "stable"
-    confidentiality: str = "internal"
+    source: str = Field(description="e.g. clickup")
+    source_id: str = Field(description="id in the source")
+    scope: str = Field(description="internal or a client id")
+    title: str = Field(description="document title")
+    kind: Kind = Field(description="memory, task, doc, runbook, decision...")
+    url: str | None = Field(default=None, description="link for people")
+    uri: str | None = Field(default=None, description="where it is read from")
+    date: dt.date | None = Field(default=None, description="when it was said")
+    time_kind: TimeKind = Field(default="standing", description=(
+        "event: true on its date; standing: until changed"))
+    version: str = Field(default="", description="source version")
+    lifecycle: Lifecycle = Field(default="stable", description="stable, draft or deprecated")
+    confidentiality: str = Field(default="internal", description="public, internal or "
+                                                                 "restricted")
 
 
 class Record(Provenance):
@@ -91,6 +97,8 @@ class Chunk(Record):
     headers: list[str]
     ordinal: int
     tokens: int = 0
+    #: What the text says about time (dating.marks): "change" for a statement of change.
+    marks: list[str] = Field(default_factory=list)
     #: sha256 of embedding_text(): the embedding cache key.
     content_hash: str = ""
     #: sha256 of the text and every provenance field: a point whose fingerprint matches is
@@ -140,20 +148,17 @@ class Reference(Provenance):
     git commit and the successor, and, only where known, the converted file's name and MIME
     type, the page, slide or sheet the text is on, and why the document is stale."""
 
-    doc_id: str
+    doc_id: str = Field(description="handle for get_document")
     sha: str | None = Field(default=None, description="git commit the text was read at")
-    superseded_by: str | None = Field(
-        default=None, description="Set when another document supersedes this one: its doc_id "
-                                  "(get_document it for the current version)")
-    file_name: str | None = _shown("the file the text was converted from (PDF, DOCX, PPTX, "
-                                   "XLSX)")
-    mime_type: str | None = _shown("the source's MIME type of the file")
-    page: int | None = _shown("PDF page the text is on (1-based)")
-    slide: int | None = _shown("slide the text is on (1-based)")
-    sheet: int | None = _shown("spreadsheet sheet the text is on (1-based)")
-    stale: str | None = _shown("why the source could not be read again: this is the last "
-                               "good version")
-    last_refreshed: dt.datetime | None = _shown("when that version was last read as current")
+    superseded_by: str | None = Field(default=None, description=(
+        "doc_id of the document that supersedes this one"))
+    file_name: str | None = _shown("file it was converted from")
+    mime_type: str | None = _shown("the file's MIME type")
+    page: int | None = _shown("PDF page (1-based)")
+    slide: int | None = _shown("slide (1-based)")
+    sheet: int | None = _shown("sheet (1-based)")
+    stale: str | None = _shown("why this is the last good version")
+    last_refreshed: dt.datetime | None = _shown("when last read as current")
 
     @classmethod
     def of(cls, chunk: Chunk, *, whole: bool = False, **fields: Any) -> Self:

@@ -18,7 +18,8 @@ from knowledge_platform.retrieval import Retriever
 from knowledge_platform.store.base import SearchFilter, VectorStore
 
 CANDIDATES = 20
-CHUNKS_PER_DOCUMENT = 3
+#: A named document's chunks the answer reads: a decision record's every section, mostly.
+CHUNKS_PER_DOCUMENT = 6
 _FAMILY = {"adr": "decision", "decision": "decision", "record": "decision", "rfc": "rfc",
            "runbook": "runbook", "ticket": "ticket", "doc": "", "document": "", "": ""}
 _NUMBERED = re.compile(r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)s?"
@@ -27,8 +28,12 @@ _NUMBERED = re.compile(r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)
 #: hyphen ("decisions/0007-monthly-reports"); not "A/B" or "America/New_York".
 _PATH = re.compile(r"[\w.-]+\.(?:md|markdown|txt|rst|adoc)\b"
                    r"|[\w.-]+(?:/[\w.-]+)*/[\w.]*[-\d][\w.-]*")
+_RECORD = re.compile(r"\b(record|adr|rfc|runbook|playbook|handbook|policy|decision|document|"
+                     r"doc|page|file|note|memo|minutes|spec)s?\b|['\"\u2018\u201c][^'\"]{3,}"
+                     r"['\"\u2019\u201d]", re.I)
 _LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
 _KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
+_KINDS_OF_FAMILY = {"decision": "decision", "runbook": "runbook"}
 
 
 def _norm(text: str) -> str:
@@ -68,10 +73,70 @@ def names(question: str, chunk: Chunk) -> bool:
         if any(n == number and f in ("", family) for f, n in wanted):
             return True
     path = PurePosixPath(chunk.source_id)
-    spelled = {str(path), str(path.with_suffix(""))}
+    spelled = {str(path)}
+    if len(path.parts) > 1 or re.search(r"[-_\d]", path.stem):  # not "team" for team.md
+        spelled.add(str(path.with_suffix("")))
     if re.search(r"[-_\d]", path.stem):
         spelled.add(path.stem)
     return any(f" {_norm(s)} " in q for s in spelled if s)
+
+
+def cue_kinds(question: str) -> list[str] | None:
+    """The kinds of document a numbered cue points at ("ADR 7" -> decision), or None when
+    any kind may answer to it (a path, "doc 3")."""
+    kinds = {_KINDS_OF_FAMILY.get(family) for family, _ in numbered(question)}
+    if not kinds or None in kinds or _PATH.search(question):
+        return None
+    return sorted(k for k in kinds if k)
+
+
+def refers_to_record(question: str) -> bool:
+    """Whether the question speaks of a document as such ("the decision record 'X'", "the
+    onboarding runbook", "ADR 7", a quoted title or a path), not of its subject."""
+    return bool(_RECORD.search(question) or has_cue(question))
+
+
+def named_current(retriever: Retriever, store: VectorStore, scope: str, question: str,
+                  flt: SearchFilter, hits: list[Hit]) -> list[Hit]:
+    """Hits of the current documents the question names as documents (refers_to_record):
+    those among `hits` (by title, number or path), else, for a question with a number or
+    path, any such document of the kinds its cue points at. A title that merely shares the
+    question's words ("Who runs Copperline Outfitters?" and a page titled "Copperline
+    Outfitters") names nothing: the answer may be anywhere."""
+    if not refers_to_record(question):
+        return []
+    named = list(dict.fromkeys(h.chunk.doc_id for h in hits if names(question, h.chunk)))
+    if named:
+        return _best_chunks(retriever, scope, question, flt, named)
+    if not has_cue(question):
+        return []
+    kinds = cue_kinds(question)
+    scan = flt.model_copy(update={"kinds": kinds}) if kinds else flt
+    return named_documents(retriever, store, scope, question, scan)
+
+
+def _best_chunks(retriever: Retriever, scope: str, question: str, flt: SearchFilter,
+                 doc_ids: list[str]) -> list[Hit]:
+    """Each document's best chunks for the question (documents in the given order)."""
+    hits: list[Hit] = []
+    for doc_id in doc_ids:
+        only = flt.model_copy(update={"doc_ids": [doc_id]})
+        hits += retriever.search(scope, question, limit=CHUNKS_PER_DOCUMENT, flt=only)
+    return hits
+
+
+def successors(retriever: Retriever, scope: str, question: str, flt: SearchFilter,
+               hits: list[Hit]) -> list[Hit]:
+    """The best chunks, for the question, of the documents that supersede those of `hits`
+    (not already among them)."""
+    present = {h.chunk.doc_id for h in hits}
+    wanted = list(dict.fromkeys(h.chunk.successor for h in hits if h.chunk.successor
+                                and h.chunk.successor not in present))
+    found: list[Hit] = []
+    for doc_id in wanted:
+        only = flt.model_copy(update={"doc_ids": [doc_id], "lifecycles": None})
+        found += retriever.search(scope, question, limit=CHUNKS_PER_DOCUMENT, flt=only)
+    return found
 
 
 def named_documents(retriever: Retriever, store: VectorStore, scope: str, question: str,
@@ -85,11 +150,7 @@ def named_documents(retriever: Retriever, store: VectorStore, scope: str, questi
     if has_cue(question):
         candidates += store.scroll(scope, flt)
     named = list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
-    hits: list[Hit] = []
-    for doc_id in named:
-        only = flt.model_copy(update={"doc_ids": [doc_id]})
-        hits += retriever.search(scope, question, limit=CHUNKS_PER_DOCUMENT, flt=only)
-    return hits
+    return _best_chunks(retriever, scope, question, flt, named)
 
 
 def title_of(store: VectorStore, scope: str, doc_id: str, flt: SearchFilter) -> str | None:

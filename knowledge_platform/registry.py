@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -106,11 +107,9 @@ class Principal(_Strict, SecretFields):
                              "digits); the token itself goes in token_env or token_ref")
         return value
 
-    @model_validator(mode="after")
-    def _one_token(self) -> Principal:
-        if not (self.token_sha256 or self.token_env or self.token_ref):
-            raise ValueError("give token_sha256, token_env or token_ref")
-        return self
+    @property
+    def has_token(self) -> bool:
+        return bool(self.token_sha256 or self.token_env or self.token_ref)
 
 
 class Registry(_Strict):
@@ -120,6 +119,9 @@ class Registry(_Strict):
     #: The MCP service as sources see it: public_url for webhooks, the hooks' limits.
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     deletion_guard: float = Field(default=0.3, gt=0, le=1)
+    #: Where "today", "last week" and "in March" are decided (questions' time expressions,
+    #: recent memory); an IANA name.
+    timezone: str = "America/New_York"
     #: Minutes between ordinary runs per source, overriding the source's own default
     #: (SourceSpec.poll_minutes); 0 turns its incremental schedule off.
     poll_minutes: dict[str, int] = Field(default_factory=dict)
@@ -139,6 +141,16 @@ class Registry(_Strict):
             data["poll_minutes"] = {"clickup": minutes, **(data.get("poll_minutes") or {})}
         return data
 
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown timezone {value!r}; use an IANA name such as "
+                             "America/New_York") from None
+        return value
+
     @field_validator("poll_minutes")
     @classmethod
     def _poll_minutes(cls, value: dict[str, int]) -> dict[str, int]:
@@ -153,6 +165,16 @@ class Registry(_Strict):
             if minutes < 5:
                 raise ValueError(f"poll_minutes.{source}: at least 5 minutes")
         return value
+
+    @model_validator(mode="after")
+    def _principal_tokens(self) -> Registry:
+        """A principal signs in with a static token, or, when service.oauth is set, may sign
+        in through the authorization server alone."""
+        for p in self.principals:
+            if not p.has_token and self.service.oauth is None:
+                raise ValueError(f"principals.{p.name}: give token_sha256, token_env or "
+                                 "token_ref (or configure service.oauth to sign in with it)")
+        return self
 
     @field_validator("clients")
     @classmethod
@@ -192,6 +214,16 @@ class Registry(_Strict):
         return list(seen)
 
     def source_settings(self, source: str, scope: str) -> SourceSettings:
+        """The scope's settings of `source`, knowing the containers other scopes name for it
+        (`SourceSettings.elsewhere`: never read by this scope)."""
+        settings = self._validated(source, scope)
+        if not settings.containers():
+            return settings
+        others = [s for s in self.scopes if s != scope and source in self.scope(s).sources]
+        return settings.with_elsewhere(frozenset(
+            cid for other in others for _, cid in self._validated(source, other).containers()))
+
+    def _validated(self, source: str, scope: str) -> SourceSettings:
         raw = self.scope(scope).sources.get(source)
         if raw is None:
             raise ConfigError(f"source {source!r} is not configured for scope {scope!r}")
@@ -200,9 +232,10 @@ class Registry(_Strict):
         resolved = {k: self._resolve_path(k, v) for k, v in (raw or {}).items()}
         cls = connector_class(source)
         try:
-            # The scope is validation context: a setting may depend on it (Supabase tables
-            # in a client's scope must filter the client's rows).
-            return cls.settings_model.model_validate(resolved, context={"scope": scope})
+            # The scope and the registry's client ids are validation context: a setting may
+            # depend on them (a Supabase table says which of its rows are the scope's).
+            return cls.settings_model.model_validate(
+                resolved, context={"scope": scope, "clients": tuple(self.clients)})
         except ValidationError as exc:
             raise ConfigError(_describe(exc, where)) from None
 
@@ -249,12 +282,18 @@ def parse_registry(data: Any, base_dir: Path, origin: str = "registry") -> Regis
         registry = Registry.model_validate({**data, "base_dir": base_dir})
     except ValidationError as exc:
         raise ConfigError(f"{origin}: {_describe(exc)}") from None
+    by_source: dict[str, dict[str, SourceSettings]] = {}
     for scope in registry.scopes:
         for source in registry.sources_for(scope):
             try:
-                registry.source_settings(source, scope)
+                by_source.setdefault(source, {})[scope] = registry.source_settings(source, scope)
             except ConfigError as exc:
                 raise ConfigError(f"{origin}: {exc}") from None
+    for source, by_scope in by_source.items():
+        try:
+            connector_class(source).settings_model.check_scopes(by_scope)
+        except ValueError as exc:
+            raise ConfigError(f"{origin}: {source}: {exc}") from None
     return registry
 
 

@@ -3,6 +3,7 @@ cache, chunker and retriever. Dagster resources, the MCP service and the CLI all
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 
 from knowledge_platform.chunking import Chunker
@@ -12,6 +13,7 @@ from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.registry import Registry, load_registry
 from knowledge_platform.registry_watch import RegistryWatch
 from knowledge_platform.retrieval import Retriever
+from knowledge_platform.serve.clock import local_today
 from knowledge_platform.settings import Settings
 from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.sparse import SparseEncoder
@@ -107,6 +109,10 @@ class Runtime:
     @functools.cached_property
     def retriever(self) -> Retriever:
         return Retriever(self.store, self.embedder, self.sparse)
+
+    def today(self) -> dt.date:
+        """The service's today: KP_NOW or the clock, in the registry's timezone."""
+        return local_today(self.registry.timezone, self.settings.now)
 
     def close(self) -> None:
         for part in ("store", "embedder", "cache"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -28,6 +29,9 @@ class Settings(BaseSettings):
     mcp_workers: int = Field(default=1, ge=1, le=16, validation_alias="KP_MCP_WORKERS")
     #: A deployment's Dagster instance directory (compose sets it); default under KP_HOME.
     dagster_home_env: Path | None = Field(default=None, validation_alias="DAGSTER_HOME")
+    #: The service's clock, fixed (an ISO date or date-time; naive: the registry's timezone)
+    #: for evaluations and reproductions; unset: the real clock.
+    now: dt.datetime | None = Field(default=None, validation_alias="KP_NOW")
 
     @model_validator(mode="after")
     def _recorded_dagster_url(self) -> Settings:

@@ -20,6 +20,7 @@ from typing import Any
 from knowledge_platform.models import Document
 
 SUCCESSOR = "successor"
+BEFORE = "lifecycle_before"
 #: The front-matter keys that link documents (copied into `extra` by the connectors).
 LINKS = ("supersedes", "superseded_by")
 
@@ -67,10 +68,18 @@ def link_successors(docs: Sequence[Document]) -> list[Document]:
     linked = []
     for doc in docs:
         new = successor.get(doc.doc_id)
-        if doc.extra.get(SUCCESSOR) != new:
-            extra = {k: v for k, v in doc.extra.items() if k != SUCCESSOR}
-            if new is not None:
-                extra[SUCCESSOR] = new
-            doc = doc.model_copy(update={"extra": extra})
+        if doc.extra.get(SUCCESSOR) != new or (new is not None and doc.lifecycle == "stable"):
+            doc = _relinked(doc, new)
         linked.append(doc)
     return linked
+
+
+def _relinked(doc: Document, successor: str | None) -> Document:
+    extra = {k: v for k, v in doc.extra.items() if k not in (SUCCESSOR, BEFORE)}
+    lifecycle = doc.extra.get(BEFORE, doc.lifecycle)
+    if successor is not None:
+        extra[SUCCESSOR] = successor
+        if lifecycle == "stable":
+            extra[BEFORE] = lifecycle
+            lifecycle = "deprecated"
+    return doc.model_copy(update={"extra": extra, "lifecycle": lifecycle})

@@ -9,6 +9,10 @@ snapshot of a source x scope.
 - A sub-resource that failed keeps its documents at their last good version, marked stale in
   provenance (why, and when that version was last read as current: the pull before the
   failure), and is fetched again by the next pull.
+- A container that answered "not found" as a whole (`Skipped.vanished`) is an inferred
+  deletion: its documents are kept the same way and held (the guard's check fails) until it
+  answers again or a full reconcile removes them.
+- A sub-resource the registry's own rules refuse (`Skipped.refused`) leaves the scope.
 - A sub-resource of a type the platform does not index is listed, never retried, and is no
   failure (the `<source>_pull_complete` check counts only "kept" and "not indexed").
 """
@@ -110,32 +114,43 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
     problems: list[Problem] = []
     confirmed = set(result.deleted)
     failed: dict[str, str] = {}
+    #: container -> its known documents, when it answered "not found" as a whole
+    vanished: dict[str, list[str]] = {}
     for skip in result.skipped:
         ids = [i for i in skip.source_ids if i not in fetched]
         present = [i for i in ids if i in before]
-        if skip.gone or skip.unsupported:
+        if skip.gone or skip.unsupported or skip.refused:
             confirmed.update(ids)
-            action = "removed" if skip.gone else "unsupported"
+            action = ("removed" if skip.gone else "unsupported" if skip.unsupported
+                      else "not indexed")
             problems.append(Problem(skip.source_id, skip.reason, action, max(1, len(present))))
             continue
+        reason = skip.reason
+        if skip.vanished:
+            vanished[skip.source_id] = present
+            reason = f"{reason} (not found as a whole: an inferred deletion, held)"
         for sid in ids:
-            failed.setdefault(sid, skip.reason)
+            failed.setdefault(sid, reason)
         action = "kept" if present else "not indexed"
-        problems.append(Problem(skip.source_id, skip.reason, action, max(1, len(present))))
+        problems.append(Problem(skip.source_id, reason, action, max(1, len(present))))
     confirmed -= fetched.keys()
     after = dict(fetched) if result.full else {**before, **fetched}
     for sid in confirmed:
         after.pop(sid, None)
     stale = 0
-    for sid, reason in failed.items():
+    for sid, why in failed.items():
         if sid in before and sid not in fetched and sid not in confirmed:
-            after[sid] = _stale(before[sid], reason, refreshed)
+            after[sid] = _stale(before[sid], why, refreshed)
             stale += 1
     inferred = ({*result.missing} | (before.keys() - after.keys())) & before.keys()
     inferred -= confirmed | fetched.keys()
+    if full_reconcile:  # asked for explicitly: a vanished container's documents go too
+        inferred |= {sid for ids in vanished.values() for sid in ids} - fetched.keys()
+        stale -= sum(1 for ids in vanished.values() for sid in ids if sid in inferred)
     for sid in inferred:
         after.pop(sid, None)
     held: list[str] = []
+    reasons: list[str] = []
     reason = None if full_reconcile else guard_excess(
         len(before), len(inferred), len(after), guard, step="the pull", unit="documents")
     if reason is not None:
@@ -144,6 +159,13 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
         problems.append(Problem(f"{len(held)} documents missing from the listing", reason,
                                 "held", len(held)))
         inferred = set()
+        reasons.append(reason)
+    if vanished and not full_reconcile:
+        held = sorted({*held, *(sid for ids in vanished.values() for sid in ids)})
+        reasons += [f"{what} answered not found as a whole: its {len(ids)} documents are kept "
+                    "(stale) until it answers again or a full reconcile removes them"
+                    for what, ids in vanished.items() if ids]
+    reason = "; ".join(reasons) or None
     docs = link_successors(sorted(after.values(), key=lambda d: d.source_id))
     gone_confirmed = sorted(confirmed & before.keys())
     stats = MergeStats(
@@ -156,7 +178,8 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
         skipped=len(result.skipped),
         stale=stale,
     )
-    return Merged(docs, stats, problems, held, reason, gone_confirmed, sorted(failed))
+    retry = sorted(failed.keys() - (before.keys() - after.keys()))
+    return Merged(docs, stats, problems, held, reason, gone_confirmed, retry)
 
 
 def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool, guard: float,

@@ -176,6 +176,7 @@ def _trail(title: str, headers: list[str]) -> str:
 def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Index status per source x scope, from Dagster's GraphQL API."""
     from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
+    from knowledge_platform.connectors.catalog import spec
     from knowledge_platform.querylog import QueryLog
     from knowledge_platform.runtime import Runtime
     from mcp_service.blocked import describe
@@ -189,6 +190,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
                                    QueryLog(settings.query_log))
         # The CLI runs with the operator's file access to KP_HOME: it sees every scope.
         report = service.index_status(grant_for(runtime.registry, ADMIN_PRINCIPAL, admin=True))
+        sources = runtime.registry.sources
     finally:
         runtime.close()
     if as_json:
@@ -216,6 +218,9 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
         for step in e.blocked:
             out.print(f"{e.source}/{e.scope}: {escape(describe(step, report.checked_at))}",
                       soft_wrap=True)
+    for source in sources:  # what an ordinary run sees late, said as the sync contract does
+        for bound in spec(source).bounds:
+            out.print(f"[dim]{source}: {escape(bound)}[/dim]")
 
 
 clients_app = typer.Typer(help="Onboard clients.", no_args_is_help=True)

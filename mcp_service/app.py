@@ -17,11 +17,13 @@ from fastmcp import FastMCP
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from knowledge_platform.access import ADMIN_PRINCIPAL, admin_token_path, ensure_admin_token
+from knowledge_platform.access import ADMIN_PRINCIPAL, ensure_admin_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from mcp_service.auth import ExplainUnauthorized
+from mcp_service.edge import HostOriginGuard
 from mcp_service.hooks import hook_routes
+from mcp_service.protocol import InvalidRequestCode
 from mcp_service.server import build_server
 from mcp_service.workers import serve as serve_workers
 
@@ -34,10 +36,20 @@ UVICORN_OPTIONS: dict[str, Any] = {"access_log": False, "timeout_graceful_shutdo
                                    "lifespan": "on", "log_level": "info"}
 
 
-def http_options(settings: Settings) -> dict[str, Any]:
-    """Options of FastMCP's HTTP app as `kp mcp` serves it (tests build the same app)."""
-    unauthorized = Middleware(ExplainUnauthorized, token_file=admin_token_path(settings))
-    return {**HTTP_APP_OPTIONS, "middleware": [unauthorized]}
+def http_options(runtime: Runtime) -> dict[str, Any]:
+    """Options of FastMCP's HTTP app as `kp mcp` serves it (tests build the same app): Host
+    and Origin checked first, then JSON-RPC error codes and 401s set right, each from the
+    registry as it is now."""
+
+    def issuer() -> str | None:
+        oauth = runtime.registry.service.oauth
+        return oauth.issuer if oauth else None
+
+    return {**HTTP_APP_OPTIONS, "middleware": [
+        Middleware(HostOriginGuard, service=lambda: runtime.registry.service),
+        Middleware(InvalidRequestCode),
+        Middleware(ExplainUnauthorized, issuer=issuer)]}
+
 #: One CPU thread per query embedding: searches run in parallel threads, and two threads on one
 #: short query cost ~1.7x the CPU for ~15% less latency (bench/speed.py, CPU per request).
 EMBED_THREADS = 1
@@ -62,7 +74,7 @@ def http_app(settings: Settings) -> Starlette:
     runtime = Runtime(settings, embed_threads=EMBED_THREADS, follow=True)
     server = build_server(runtime, default_principal=None, auth=True)
     pin_tool_schemas(server)
-    app = server.http_app(**http_options(settings))
+    app = server.http_app(**http_options(runtime))
     # Webhooks beside /mcp, signed by each source instead of a bearer token.
     app.router.routes.extend(hook_routes(settings.home_dir, lambda: runtime.registry))
     serve = app.router.lifespan_context

@@ -1,15 +1,17 @@
 """Bearer-token auth for the MCP service over knowledge_platform.access.
 
 Over HTTP the verifier turns a token into an AccessToken naming the principal (no or an
-unknown token: FastMCP answers 401 before any tool runs). Each tool call resolves its
-caller with `Caller.grant()`: the access token's principal, or, when the call carries no
-token at all (stdio, the in-memory client), the configured default principal, if any.
+unknown token: FastMCP answers 401 before any tool runs); an OAuth access token is mapped to a
+principal the same way (oauth.py). Each tool call resolves its caller with `Caller.grant()`:
+the access token's principal, or, when the call carries no token at all (stdio, the in-memory
+client), the configured default principal, if any.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import re
+from collections.abc import Callable
 
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import AccessToken, TokenVerifier
@@ -30,6 +32,7 @@ class RegistryTokenVerifier(TokenVerifier):
         self.authenticator = authenticator
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        token = token.strip()  # `Bearer  <token>` or a trailing space: the same token
         grant = self.authenticator.authenticate(token)
         if grant is None:
             return None
@@ -61,28 +64,39 @@ class Caller:
             raise ToolError(str(exc)) from None
 
 
+#: Where a caller's token comes from, for a 401: registry settings, never a server path.
+STATIC_TOKENS = ("a principal's token (registry: principals[].token_sha256, token_env or "
+                 "token_ref; the admin's is the file admin-token under KP_HOME)")
+_PARAM = re.compile(r'(resource_metadata|scope)="([^"]*)"')
+
+
 class ExplainUnauthorized:
     """ASGI middleware: FastMCP answers a request without a bearer token with an empty 401
     and a wrong token with advice for OAuth clients ("re-register and obtain new tokens").
-    Both 401s here say which header is expected and where the admin token lives."""
+    Both 401s here say which header is expected and which registry setting issues tokens
+    (`issuer()`: the OAuth issuer, if any), and keep the challenge's `resource_metadata`."""
 
-    def __init__(self, app: ASGIApp, token_file: Path) -> None:
+    def __init__(self, app: ASGIApp, issuer: Callable[[], str | None]) -> None:
         self.app = app
-        self.token_file = token_file
+        self.issuer = issuer
 
     def _explain(self, start: Message) -> tuple[Message, Message]:
         headers = dict(start.get("headers", []))
         challenge = headers.get(b"www-authenticate", b"Bearer").decode("latin-1")
-        where = (f"the admin token is in {self.token_file} on the server; other principals' "
-                 "tokens are configured in the registry (token_sha256, token_env or token_ref)")
+        params = "".join(f', {k}="{v}"' for k, v in _PARAM.findall(challenge))
+        issuer = self.issuer()
+        sources = STATIC_TOKENS + (f", or an access token from {issuer} (registry: "
+                                   "service.oauth)" if issuer else "")
         if "invalid_token" in challenge:
             error = "invalid_token"
-            text = ("this bearer token is not one this service knows; send "
-                    f"'Authorization: Bearer <token>' with a valid token: {where}")
-            challenge = 'Bearer error="invalid_token", error_description="unknown bearer token"'
+            text = ("this bearer token is not one this service accepts (unknown, expired, or "
+                    f"from another issuer); send 'Authorization: Bearer <token>' with {sources}")
+            challenge = ('Bearer error="invalid_token", error_description="unknown, expired or '
+                         f'foreign bearer token"{params}')
         else:
             error = "unauthorized"
-            text = f"this MCP endpoint needs the header 'Authorization: Bearer <token>': {where}"
+            text = f"this MCP endpoint needs the header 'Authorization: Bearer <token>': {sources}"
+            challenge = "Bearer" + params.replace(",", "", 1)
         body = json.dumps({"error": error, "error_description": text}).encode()
         return ({"type": "http.response.start", "status": 401,
                  "headers": [(b"content-type", b"application/json"),

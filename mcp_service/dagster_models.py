@@ -56,13 +56,16 @@ class SourceStatus(BaseModel):
 
 
 class IndexStatus(BaseModel):
-    status: Literal["ok", "degraded", "unavailable"]
-    health: str
-    dagster_url: str
-    checked_at: dt.datetime
-    sources: list[SourceStatus] = Field(default_factory=list)
-    in_flight: list[RunInfo] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
+    status: Literal["ok", "degraded", "unavailable"] = Field(
+        description="ok, degraded or unavailable")
+    health: str = Field(description="one line saying how the index is")
+    dagster_url: str = Field(description="the Dagster UI the status comes from")
+    checked_at: dt.datetime = Field(description="when Dagster was asked (UTC)")
+    sources: list[SourceStatus] = Field(default_factory=list, description=(
+        "per source x scope: points, last materialization, freshness, failing checks"))
+    in_flight: list[RunInfo] = Field(default_factory=list,
+                                     description="runs queued or running now")
+    warnings: list[str] = Field(default_factory=list, description="what to look at")
 
 
 class LaunchedRun(BaseModel):

@@ -30,9 +30,15 @@ from knowledge_platform.querylog import QueryLog
 from knowledge_platform.redact import redact
 from knowledge_platform.retrieval import require_text
 from knowledge_platform.runtime import Runtime
-from mcp_service.auth import Caller, RegistryTokenVerifier
+from mcp_service import paging
+from mcp_service.auth import Caller
+from mcp_service.catalogue import compact_inputs, output_schema
 from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
 from mcp_service.dagster_models import IndexStatus
+from mcp_service.identity import ICONS, TITLE, website
+from mcp_service.oauth import auth_provider
+from mcp_service.protocol import PAGE_SIZE, conform
+from mcp_service.results import StructuredOnce
 from mcp_service.schemas import (
     ContextResult,
     DecisionList,
@@ -46,8 +52,8 @@ from mcp_service.service import KnowledgeService
 
 T = TypeVar("T")
 log = get_logger("mcp_service")  # under FastMCP's logger: the same handler, the same mcp.log
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                       open_world_hint=False)
+#: Readers: read-only (which makes destructive and idempotent moot) over a closed world.
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 LAUNCH = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                          open_world_hint=False)
 INSTRUCTIONS = (
@@ -57,8 +63,19 @@ INSTRUCTIONS = (
 )
 
 Scope = Annotated[str, Field(min_length=1, max_length=64,
-                             description="'internal' or a client id the caller may read")]
-Query = Annotated[str, Field(min_length=1, max_length=2000)]
+                             description="'internal' or a client id")]
+Query = Annotated[str, Field(min_length=1, max_length=2000,
+                             description="natural-language question or keywords")]
+Cursor = Annotated[str | None, Field(max_length=512, description=(
+    "next_cursor of the previous page; omit for the first page"))]
+Drafts = Annotated[bool, Field(description="also drafts")]
+Deprecated = Annotated[bool, Field(description="also deprecated documents")]
+#: List items per page (decisions, runbooks, memory entries), each page within the result
+#: budget bench/context_budget.py checks.
+DECISIONS_PAGE, RUNBOOKS_PAGE, MEMORY_PAGE = 25, 50, 10
+DateFrom = Annotated[dt.date | None, Field(description=(
+    "dated on or after; else read from the question"))]
+DateTo = Annotated[dt.date | None, Field(description="dated on or before")]
 
 
 def _clean(text: str, what: str) -> str:
@@ -122,8 +139,12 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
     service = KnowledgeService(runtime, dagster or DagsterClient(settings.dagster_url),
                                QueryLog(settings.query_log))
     mcp = FastMCP("knowledge-platform", instructions=INSTRUCTIONS,
-                  auth=RegistryTokenVerifier(authn) if auth else None, mask_error_details=True,
-                  middleware=[LogToolErrors(), OneLineErrors()])
+                  website_url=website(runtime.registry.service), icons=ICONS,
+                  auth=auth_provider(lambda: runtime.registry, authn) if auth else None,
+                  mask_error_details=True, list_page_size=PAGE_SIZE,
+                  middleware=[LogToolErrors(), OneLineErrors(), StructuredOnce()])
+    mcp._mcp_server.title = TITLE  # FastMCP takes no title; the SDK's server has one
+    conform(mcp)
 
     def call(fn: Callable[[Grant], T], grant: Grant) -> T:
         with _edge():
@@ -143,100 +164,123 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
             return call(fn, grant)
         return await anyio.to_thread.run_sync(call, fn, grant)
 
-    @mcp.tool(annotations=READ)
+    @mcp.tool(annotations=READ, output_schema=output_schema(SearchResult))
     async def knowledge_search(
         query: Query,
         scope: Scope = "internal",
-        limit: Annotated[int, Field(ge=1, le=50)] = 5,
-        sources: Annotated[list[str] | None, Field(max_length=10)] = None,
-        kinds: Annotated[list[Kind] | None, Field(max_length=9)] = None,
-        date_from: dt.date | None = None,
-        date_to: dt.date | None = None,
-        include_drafts: bool = False,
-        include_deprecated: bool = False,
+        limit: Annotated[int, Field(ge=1, le=50, description="hits to return")] = 10,
+        sources: Annotated[list[str] | None, Field(max_length=10, description=(
+            "only these sources, e.g. clickup"))] = None,
+        kinds: Annotated[list[Kind] | None, Field(max_length=10, description=(
+            "only these kinds"))] = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+        include_drafts: Drafts = False,
+        include_deprecated: Deprecated = False,
     ) -> SearchResult:
-        """Ranked passages with full provenance. Use to find sources yourself; use
-        knowledge_ask for a cited answer, get_context for longer surrounding text."""
+        """Ranked passages, each a snippet with handles; get_document(doc_id) has the whole
+        text. knowledge_ask answers with citations, get_context gives whole sections."""
         q = _clean(query, "query")
         return await run_search(lambda g: service.search(
             g, q, scope, limit, sources, kinds, date_from, date_to, include_drafts,
             include_deprecated), scope, q)
 
-    @mcp.tool(annotations=READ)
-    def knowledge_ask(question: Query, scope: Scope = "internal") -> Answer:
-        """A short answer with numbered citations (LLM when configured, else extractive —
-        see `mode`). Use for a direct question; use knowledge_search to inspect sources."""
+    @mcp.tool(annotations=READ, output_schema=output_schema(Answer))
+    def knowledge_ask(question: Query, scope: Scope = "internal", date_from: DateFrom = None,
+                      date_to: DateTo = None) -> Answer:
+        """A short answer with numbered citations; `mode` says how it was made."""
         q = _clean(question, "question")
-        return run(lambda g: service.ask(g, q, scope))
+        return run(lambda g: service.ask(g, q, scope, date_from, date_to))
 
-    @mcp.tool(annotations=READ)
+    @mcp.tool(annotations=READ, output_schema=output_schema(ContextResult))
     def get_context(
         topic: Query,
         scope: Scope = "internal",
-        max_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
+        max_tokens: Annotated[int, Field(ge=100, le=6000, description=(
+            "budget for the text of all blocks"))] = 1500,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
     ) -> ContextResult:
-        """Whole sections around the best matches, one block per document, within a token
-        budget. Use to ground your own writing; knowledge_search returns single passages."""
+        """Whole sections around the best matches, one block per document, within
+        max_tokens: text to ground your own writing."""
         t = _clean(topic, "topic")
-        return run(lambda g: service.context(g, t, scope, max_tokens))
+        return run(lambda g: service.context(g, t, scope, max_tokens, date_from, date_to))
 
-    @mcp.tool(annotations=READ)
+    @mcp.tool(annotations=READ, output_schema=output_schema(DecisionList))
     def list_decisions(
         client: Annotated[str | None, Field(min_length=1, max_length=64,
                                             description="client id; omit for internal")] = None,
+        cursor: Cursor = None,
     ) -> DecisionList:
-        """Decisions (memory `Decision:` lines, decision records, ClickUp decision tasks),
-        newest first, with status and superseded pointers."""
-        return run(lambda g: service.decisions(g, client))
+        """Decisions (memory `Decision:` lines, decision records, decision tasks), newest
+        first, with status and superseded pointers."""
+        found = run(lambda g: service.decisions(g, client))
+        found.decisions, found.next_cursor = paging.items(
+            found.decisions, cursor, DECISIONS_PAGE, "list_decisions", client)
+        return found
 
-    @mcp.tool(annotations=READ)
+    @mcp.tool(annotations=READ, output_schema=output_schema(MemoryList))
     def list_recent_memory(
-        days: Annotated[int, Field(ge=1, le=365)] = 7,
+        days: Annotated[int, Field(ge=1, le=365, description="how far back")] = 7,
         scope: Scope = "internal",
+        cursor: Cursor = None,
     ) -> MemoryList:
-        """Memory entries dated within the last `days` days (UTC), newest first. Use for
-        "what happened recently"; use knowledge_search for a topic."""
-        return run(lambda g: service.recent_memory(g, days, scope))
+        """Memory entries dated within the last `days` days, newest first."""
+        found = run(lambda g: service.recent_memory(g, days, scope))
+        found.entries, found.next_cursor = paging.items(
+            found.entries, cursor, MEMORY_PAGE, "list_recent_memory", days, scope)
+        return found
 
-    @mcp.tool(annotations=READ)
+    @mcp.tool(annotations=READ, output_schema=output_schema(DocumentResult))
     def get_document(
         doc_id: Annotated[str, Field(min_length=1, max_length=512,
                                      description="doc_id from a search hit")],
         scope: Scope = "internal",
+        cursor: Cursor = None,
     ) -> DocumentResult:
-        """One whole document, reassembled from its chunks, with provenance. Use after a
-        search when the passage is not enough."""
-        return run(lambda g: service.document(g, doc_id, scope))
+        """A whole document with provenance, a page of text at a time (next_cursor). Use
+        after a search when the snippet is not enough."""
+        found = run(lambda g: service.document(g, doc_id, scope))
+        found.text, found.next_cursor = paging.text(found.text, cursor, "get_document",
+                                                    doc_id, scope)
+        return found
 
-    @mcp.tool(annotations=READ)
+    @mcp.tool(annotations=READ, output_schema=output_schema(RunbookList))
     def list_runbooks(
         prefix: Annotated[str | None, Field(max_length=512, description=(
             "path prefix in the repository, e.g. 'runbooks/incidents/'"))] = None,
         tag: Annotated[str | None, Field(min_length=1, max_length=64,
                                          description="a front-matter tag")] = None,
         scope: Scope = "internal",
-        include_drafts: bool = False,
-        include_deprecated: bool = False,
+        include_drafts: Drafts = False,
+        include_deprecated: Deprecated = False,
+        cursor: Cursor = None,
     ) -> RunbookList:
-        """Runbooks, decision records and docs from git repositories: title, path, lifecycle,
-        commit sha, updated date, tags, superseded pointer. Use to find the procedure for a
-        task; then get_document for its text. knowledge_search ranks passages instead."""
-        return run(lambda g: service.runbooks(g, prefix, tag, scope, include_drafts,
-                                              include_deprecated))
+        """Runbooks, decision records and docs from git, by path; get_document has the
+        text."""
+        found = run(lambda g: service.runbooks(g, prefix, tag, scope, include_drafts,
+                                               include_deprecated))
+        found.runbooks, found.next_cursor = paging.items(
+            found.runbooks, cursor, RUNBOOKS_PAGE, "list_runbooks", prefix, tag, scope,
+            include_drafts, include_deprecated)
+        return found
 
-    @mcp.tool(annotations=LAUNCH)
+    @mcp.tool(annotations=LAUNCH, output_schema=output_schema(ReindexResult))
     def trigger_reindex(
-        source: Annotated[str, Field(min_length=1, max_length=64)] = "all",
-        scope: Annotated[str | None, Field(min_length=1, max_length=64)] = None,
+        source: Annotated[str, Field(min_length=1, max_length=64, description=(
+            "a source name, or 'all'"))] = "all",
+        scope: Annotated[str | None, Field(min_length=1, max_length=64, description=(
+            "one scope; omit for every scope"))] = None,
     ) -> ReindexResult:
-        """Admins only: launch Dagster reindex runs (one per source x scope; scope omitted:
-        every scope). Returns run ids; follow them with get_index_status."""
+        """Admins only: launch reindex runs, one per source x scope. Follow them with
+        get_index_status."""
         return run(lambda g: service.reindex(g, source, scope))
 
-    @mcp.tool(annotations=READ)
+    @mcp.tool(annotations=READ, output_schema=output_schema(IndexStatus))
     def get_index_status() -> IndexStatus:
-        """Per source x scope you may read: last materialization, points, freshness, failing
-        checks and in-flight runs, from Dagster. Use before trusting an empty search."""
+        """Freshness of the index per source x scope you may read, from Dagster. Use before
+        trusting an empty search."""
         return run(service.index_status)
 
+    compact_inputs(mcp)
     return mcp

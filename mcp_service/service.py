@@ -6,17 +6,28 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from knowledge_platform.access import Grant, shown
 from knowledge_platform.answers.ask import answer_question
 from knowledge_platform.answers.contract import Answer
+from knowledge_platform.answers.currency import current_first
+from knowledge_platform.dating import CHANGE
 from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import LIFECYCLES, Chunk, Hit
 from knowledge_platform.querylog import QueryLog
-from knowledge_platform.references import hidden_note, named_documents, successor_note, title_of
+from knowledge_platform.references import (
+    hidden_note,
+    named_current,
+    named_documents,
+    successor_note,
+    successors,
+    title_of,
+)
 from knowledge_platform.registry import Registry
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.supersession import names
 from mcp_service.blocked import deadline_seconds
@@ -39,8 +50,10 @@ from mcp_service.schemas import (
 
 GIT_DOCS = "git_docs"
 ASK_HITS = 6
+#: Statements of change looked up beside every search (see answers/currency.py).
+CHANGE_HITS = 3
 CONTEXT_HITS = 8
-MEMORY_CHARS = 4000
+MEMORY_CHARS = 1000
 MEMORY_ENTRIES = 50
 
 
@@ -89,6 +102,16 @@ class KnowledgeService:
                     f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
         return []
 
+    def _nothing(self, scope: str, read: Read) -> list[str]:
+        """Why nothing was found: no index, or nothing dated inside the question's window."""
+        missing = self._no_index(scope)
+        dates = read.question.dates
+        if missing or dates is None:
+            return missing
+        words = f"'{dates.text}', " if dates.text else ""
+        return [f"nothing dated {words}{dates.date_from or '…'} to {dates.date_to or '…'} "
+                "matched; pass date_from/date_to to widen the window"]
+
     def _check_sources(self, sources: Sequence[str] | None) -> None:
         known = self.registry.sources
         for source in sources or []:
@@ -96,21 +119,28 @@ class KnowledgeService:
                 raise ConfigError(f"unknown source {shown(source)}; configured sources: "
                                   f"{', '.join(known) or 'none'}")
 
-    def _named(self, grant: Grant, scope: str, text: str,
-               flt: SearchFilter) -> tuple[list[Hit], list[str]]:
-        """Hits of documents `flt` hides by lifecycle (and otherwise matches) that `text`
-        names, and why each is shown (naming its successor)."""
+    def _named(self, grant: Grant, scope: str, text: str, flt: SearchFilter,
+               hits: list[Hit]) -> tuple[list[Hit], list[str]]:
+        """Hits of the documents `text` names — current ones and those `flt` hides by
+        lifecycle (drafts, deprecated: each with a note saying why it is shown) — then the
+        best hits of the documents that supersede them."""
+        retriever, store = self.runtime.retriever, self.runtime.store
+        current = named_current(retriever, store, scope, text, flt, hits)
+        notes: list[str] = []
+        hidden_hits: list[Hit] = []
         hidden = [x for x in LIFECYCLES if x not in (flt.lifecycles or LIFECYCLES)]
-        if not hidden:
-            return [], []
-        found = named_documents(self.runtime.retriever, self.runtime.store, scope, text,
-                                flt.model_copy(update={"lifecycles": hidden}))
-        hits = [h for h in found if h.chunk.scope == scope]
-        firsts: dict[str, Chunk] = {}
-        for hit in hits:
-            firsts.setdefault(hit.chunk.doc_id, hit.chunk)
-        return hits, [hidden_note(c, self._title(grant, scope, c.successor))
-                      for c in firsts.values()]
+        if hidden:
+            found = named_documents(retriever, store, scope, text,
+                                    flt.model_copy(update={"lifecycles": hidden}))
+            hidden_hits = [h for h in found if h.chunk.scope == scope]
+            firsts: dict[str, Chunk] = {}
+            for hit in hidden_hits:
+                firsts.setdefault(hit.chunk.doc_id, hit.chunk)
+            notes = [hidden_note(c, self._title(grant, scope, c.successor))
+                     for c in firsts.values()]
+        named = [h for h in [*current, *hidden_hits] if h.chunk.scope == scope]
+        later = successors(retriever, scope, text, flt, named)
+        return [*named, *(h for h in later if h.chunk.scope == scope)], notes
 
     def _title(self, grant: Grant, scope: str, doc_id: str | None) -> str | None:
         if not doc_id:
@@ -133,6 +163,31 @@ class KnowledgeService:
         return (self.runtime.store.ready_in_process(scope)
                 and self.runtime.retriever.embedded(query))
 
+    def _read(self, grant: Grant, scope: str, text: str, *, limit: int,
+              lifecycles: list[str], sources: Sequence[str] | None = None,
+              kinds: Sequence[str] | None = None, date_from: dt.date | None = None,
+              date_to: dt.date | None = None) -> Read:
+        """The read pass every reader shares, in order: understand the question (its date
+        window and search text), retrieve (hybrid, filtered by scope, grant and window),
+        named documents first, then mark which statements are current."""
+        question = understand(text, self.runtime.today(), date_from=date_from,
+                              date_to=date_to)
+        flt = self._filter(grant, lifecycles=lifecycles, sources=list(sources or []) or None,
+                           kinds=list(kinds or []) or None, date_from=question.date_from,
+                           date_to=question.date_to)
+        if question.dates is not None and question.dates.origin == "question":
+            # "in May": what was said then, and the standing texts in force then
+            flt = flt.model_copy(update={"in_force": True})
+        hits = self._search(grant, scope, question.search_text, limit, flt)
+        if limit > 1:  # newer statements that changed what the hits say rank above them
+            said = self._search(grant, scope, question.search_text, CHANGE_HITS,
+                                flt.model_copy(update={"marks": [CHANGE]}))
+            hits = current_first([*hits, *(h for h in said if h.chunk.id not in
+                                           {x.chunk.id for x in hits})], question.search_text)
+        named, notes = self._named(grant, scope, text, flt, hits)
+        shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
+        return Read(question, _first(named, hits), shown, notes)
+
     # -- tools --------------------------------------------------------------------------------
     def search(self, grant: Grant, query: str, scope: str, limit: int,
                sources: Sequence[str] | None, kinds: Sequence[str] | None,
@@ -141,46 +196,42 @@ class KnowledgeService:
                include_deprecated: bool) -> SearchResult:
         scope = grant.check_scope(scope)
         self._check_sources(sources)
-        if date_from and date_to and date_from > date_to:
-            raise ConfigError(f"date_from {date_from} is after date_to {date_to}")
-        flt = self._filter(grant, lifecycles=_lifecycles(include_drafts, include_deprecated),
-                           sources=list(sources or []) or None,
-                           kinds=list(kinds or []) or None, date_from=date_from, date_to=date_to)
-        hits = self._search(grant, scope, query, limit, flt)
-        named, notes = self._named(grant, scope, query, flt)
-        hits = _first(named, hits)[:limit]
+        read = self._read(grant, scope, query, limit=limit,
+                          lifecycles=_lifecycles(include_drafts, include_deprecated),
+                          sources=sources, kinds=kinds, date_from=date_from, date_to=date_to)
+        hits = read.hits[:limit]
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(
-            query=query, scope=scope,
+            query=query, scope=scope, interpreted_dates=read.question.dates,
             hits=[SearchHit.of(h.chunk, text=h.chunk.text, score=h.score,
                                headers=h.chunk.headers, ordinal=h.chunk.ordinal) for h in hits],
-            warnings=notes if hits else self._no_index(scope),
+            warnings=read.notes if hits else self._nothing(scope, read),
         )
 
-    def ask(self, grant: Grant, question: str, scope: str) -> Answer:
+    def ask(self, grant: Grant, question: str, scope: str, date_from: dt.date | None = None,
+            date_to: dt.date | None = None) -> Answer:
         scope = grant.check_scope(scope)
-        flt = self._filter(grant, lifecycles=["stable"])
-        hits = self._search(grant, scope, question, ASK_HITS, flt)
-        named, notes = self._named(grant, scope, question, flt)
-        hits = _first(named, hits)
-        self._record(grant, scope, "knowledge_ask", question, hits)
-        shown = {h.chunk.doc_id for h in named}
-        answer = answer_question(question, hits, scope=scope, config=self.registry.answer,
-                                 embedder=self.runtime.embedder, named=shown, warnings=notes)
+        read = self._read(grant, scope, question, limit=ASK_HITS, lifecycles=["stable"],
+                          date_from=date_from, date_to=date_to)
+        self._record(grant, scope, "knowledge_ask", question, read.hits)
+        answer = answer_question(read.question, read.hits, scope=scope,
+                                 config=self.registry.answer, embedder=self.runtime.embedder,
+                                 named=read.named, warnings=read.notes)
         answer.warnings += [
             f"[{c.number}] {c.title} is "
             + successor_note(c.superseded_by, self._title(grant, scope, c.superseded_by))
-            for c in answer.citations if c.superseded_by and c.doc_id not in shown]
-        if not hits:
-            answer.warnings.extend(self._no_index(scope))
+            for c in answer.citations if c.superseded_by and c.doc_id not in read.named]
+        if not read.hits:
+            answer.warnings.extend(self._nothing(scope, read))
         return answer
 
-    def context(self, grant: Grant, topic: str, scope: str, max_tokens: int) -> ContextResult:
+    def context(self, grant: Grant, topic: str, scope: str, max_tokens: int,
+                date_from: dt.date | None = None, date_to: dt.date | None = None,
+                ) -> ContextResult:
         scope = grant.check_scope(scope)
-        flt = self._filter(grant, lifecycles=["stable"])
-        hits = self._search(grant, scope, topic, CONTEXT_HITS, flt)
-        named, notes = self._named(grant, scope, topic, flt)
-        hits = _first(named, hits)
+        read = self._read(grant, scope, topic, limit=CONTEXT_HITS, lifecycles=["stable"],
+                          date_from=date_from, date_to=date_to)
+        hits = read.hits
         self._record(grant, scope, "get_context", topic, hits)
         doc_ids = list(dict.fromkeys(h.chunk.doc_id for h in hits))
         chunks = self._chunks(grant, scope, doc_ids, None) if doc_ids else {}
@@ -191,11 +242,12 @@ class KnowledgeService:
             blocks.append(ContextBlock.of(sel.best.chunk, text=text, sections=sections,
                                           ordinals=sorted(sel.chosen), tokens=sel.tokens,
                                           score=sel.best.score))
-        warnings = notes if hits else self._no_index(scope)
+        warnings = read.notes if hits else self._nothing(scope, read)
         if truncated:
             warnings.append(f"context trimmed to the {max_tokens}-token budget")
-        return ContextResult(topic=topic, scope=scope, blocks=blocks, tokens=used,
-                             max_tokens=max_tokens, truncated=truncated, warnings=warnings)
+        return ContextResult(topic=topic, scope=scope, interpreted_dates=read.question.dates,
+                             blocks=blocks, tokens=used, max_tokens=max_tokens,
+                             truncated=truncated, warnings=warnings)
 
     def decisions(self, grant: Grant, client: str | None) -> DecisionList:
         scope = grant.check_scope("internal" if client is None else client)
@@ -206,7 +258,7 @@ class KnowledgeService:
     def recent_memory(self, grant: Grant, days: int, scope: str,
                       today: dt.date | None = None) -> MemoryList:
         scope = grant.check_scope(scope)
-        today = today or dt.datetime.now(dt.UTC).date()
+        today = today or self.runtime.today()
         start = today - dt.timedelta(days=days)
         flt = self._filter(grant, lifecycles=["stable"], kinds=["memory"], date_from=start,
                            date_to=today)
@@ -291,6 +343,21 @@ class KnowledgeService:
         if self.runtime.watch is not None:
             status.warnings.extend(self.runtime.watch.warnings())
         return status
+
+
+@dataclass(frozen=True)
+class Read:
+    """What the read pass found for one question."""
+
+    question: Question
+    hits: list[Hit]
+    #: doc ids of the documents the question names (their sentences answer it)
+    named: set[str]
+    notes: list[str]
+
+
+def _successor_ids(hits: list[Hit]) -> set[str]:
+    return {h.chunk.successor for h in hits if h.chunk.successor}
 
 
 def _first(named: list[Hit], hits: list[Hit]) -> list[Hit]:

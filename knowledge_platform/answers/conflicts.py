@@ -11,6 +11,9 @@ frequencies, percentages, money, numbers, names).
 - Different values: for some kind both give, neither passage's values include the other's
   ("every second Monday" vs "the first Monday of every month" differ in frequency; "ClickUp,
   Google Docs" vs "ClickUp" do not).
+- A statement of change (changes.py: "handed over from Dana to Lee", "Clarity replaces
+  Hotjar") speaks only for its new values; when its old value is what the other passage
+  says, the two disagree and the change statement says which one is old (`superseding`).
 
 Precision/recall on bench/data/conflict_pairs.yaml: `uv run python bench/conflicts.py`.
 """
@@ -20,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.answers.relevance import content_terms
-from knowledge_platform.answers.sentences import terms
+from knowledge_platform.answers.asks import read_ask
+from knowledge_platform.answers.changes import Change, change_in
+from knowledge_platform.answers.sentences import names_a_thing, terms
 from knowledge_platform.answers.values import Kind, Value, same, values
 
 ORDER: tuple[Kind, ...] = ("code", "date", "time", "weekday", "duration", "frequency",
@@ -35,10 +39,14 @@ class Statement:
     text: str
     #: the heading trail above the passage, e.g. "Clients > HOT"
     context: str = ""
+    #: the document's title, when the trail starts with it: a title names a document, not
+    #: the thing a section is about, so it is never the passage's heading
+    title: str = ""
 
     @property
     def heading(self) -> str:
-        return self.context.split(" > ")[-1].strip() if self.context else ""
+        last = self.context.split(" > ")[-1].strip() if self.context else ""
+        return "" if last == self.title.strip() else last
 
 
 @dataclass(frozen=True)
@@ -46,10 +54,30 @@ class Disagreement:
     kind: Kind
     a: Value
     b: Value
+    #: "a" or "b": the side whose own words say the other side's value is old
+    superseding: str | None = None
 
 
-def _answers(statement: Statement, asked: Sequence[Value]) -> list[Value]:
-    return [v for v in values(statement.text) if not any(same(v, q) for q in asked)]
+def _answers(change: Change, asked: Sequence[Value]) -> list[Value]:
+    return [v for v in change.new if not any(same(v, q) for q in asked)]
+
+
+def _superseded(change: Change, other: Statement, stated: Sequence[Value],
+                ) -> tuple[Value, Value] | None:
+    """(the changing side's value, the other side's old value) when `change` names as old
+    a value the other side states: a typed value, or the old value's words as written."""
+    later = [Value("phrase", " ".join(t.lower().split()), t) for t in change.new_text] or [
+        Value("phrase", "", f"not {old_text} any more") for old_text in change.old_text[:1]]
+    for old in change.old:
+        hit = next((v for v in stated if same(old, v)), None)
+        if hit is not None:
+            new = next((v for v in change.new if v.kind == old.kind), None)
+            gone = Value("phrase", "", f"not {old.text} any more")
+            return new or (later[0] if later else gone), hit
+    for words in change.old_text:
+        if Change((), (), (words,)).makes_old(other.text):
+            return later[0], Value("phrase", " ".join(words.lower().split()), words)
+    return None
 
 
 def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], list[Value]]:
@@ -69,6 +97,8 @@ def _different_things(a: Statement, b: Statement) -> bool:
     ha, hb = set(terms(a.heading)), set(terms(b.heading))
     if not ha or not hb or ha == hb:
         return False
+    if not (names_a_thing(a.heading) and names_a_thing(b.heading)):
+        return False
     return not ha <= set(terms(b.text + " " + b.context)) and \
         not hb <= set(terms(a.text + " " + a.context))
 
@@ -80,7 +110,8 @@ def same_subject(question: str, a: Statement, b: Statement, va: Sequence[Value],
     sa, sb = _subject(a, va), _subject(b, vb)
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
         return True
-    asked = content_terms(question)
+    ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
+    asked = set(ask.terms) - {t for n in ask.names for t in terms(n)}
     ca = asked & set(terms(a.text + " " + a.context))
     cb = asked & set(terms(b.text + " " + b.context))
     return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
@@ -97,7 +128,15 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
     """The first kind of value (in ORDER) the two give differently, if they speak of the same
     thing; None when they agree, share no kind of value, or speak of different things."""
     asked = values(question)
-    va, vb = _drop_shared_names(_answers(a, asked), _answers(b, asked))
+    ca, cb = change_in(a.text), change_in(b.text)
+    va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))
+    for side, change, other, stated in (("a", ca, b, cb.new), ("b", cb, a, ca.new)):
+        found = _superseded(change, other, stated)
+        if found is not None and not _different_things(a, b) and same_subject(
+                question, a, b, [*ca.new, *ca.old], [*cb.new, *cb.old]):
+            mine, theirs = found
+            return Disagreement(mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)),
+                                superseding=side)
     if not va or not vb or not same_subject(question, a, b, va, vb):
         return None
     for kind in ORDER:

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from knowledge_platform.models import Reference
+from knowledge_platform.serve.question import InterpretedDates
 
 EXTRACTIVE_LABEL = "Extractive answer (quoted from the sources, no language model):"
 NOT_FOUND = "Not found in the knowledge base."
@@ -45,13 +46,17 @@ class Conflict(BaseModel):
 
 
 class Answer(BaseModel):
-    answer: str
-    citations: list[Citation] = Field(default_factory=list)
-    confidence: float = Field(ge=0.0, le=1.0)
-    warnings: list[str] = Field(default_factory=list)
-    mode: Mode
-    conflicts: list[Conflict] = Field(default_factory=list)
-    retrieval_date: dt.datetime
+    answer: str = Field(description="the answer, citing sources as [n]")
+    citations: list[Citation] = Field(default_factory=list, description=(
+        "number, title, doc_id, url/uri, source, date"))
+    confidence: float = Field(ge=0.0, le=1.0, description="0-1: how well the sources answer")
+    warnings: list[str] = Field(default_factory=list, description="notes on the answer")
+    mode: Mode = Field(description="how it was made: quoted, synthesised, or not found")
+    conflicts: list[Conflict] = Field(default_factory=list,
+                                      description="sources that disagree: kind, claims, newer")
+    interpreted_dates: InterpretedDates | None = Field(default=None, description=(
+        "date window applied, if any"))
+    retrieval_date: dt.datetime = Field(description="when the sources were read (UTC)")
 
 
 def now_utc() -> dt.datetime:

@@ -30,13 +30,21 @@ class Side:
 class Found:
     kind: str
     sides: tuple[Side, Side]
+    #: index of the side whose words say the other's value is old ("from X to Y")
+    superseding: int | None = None
 
     def newer(self) -> Side | None:
+        """The side dated later; on equal or unknown dates, the side that says the other's
+        value changed."""
         a, b = self.sides
-        da, db = a.sentence.chunk.date, b.sentence.chunk.date
-        if da is None or db is None or da == db:
-            return None
-        return a if da > db else b
+        da, db = a.sentence.date, b.sentence.date
+        if da is not None and db is not None and da != db:
+            return a if da > db else b
+        return self.sides[self.superseding] if self.superseding is not None else None
+
+    def older(self) -> Side | None:
+        newer = self.newer()
+        return None if newer is None else self.sides[1 - self.sides.index(newer)]
 
     def describe(self) -> str:
         """The disagreement in the answer's text, with reference numbers ([n] markers)."""
@@ -70,9 +78,13 @@ def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> 
             for n, value, text in sides if n in by_number]
 
 
+def _statement(sentence: Sentence) -> Statement:
+    return Statement(sentence.text, sentence.trail, sentence.chunk.title)
+
+
 def _where(sentence: Sentence) -> str:
-    chunk = sentence.chunk
-    return f"{chunk.source}, {chunk.date.isoformat() if chunk.date else 'undated'}"
+    date = sentence.date
+    return f"{sentence.chunk.source}, {date.isoformat() if date else 'undated'}"
 
 
 def find_conflicts(question: str, picked: Sequence[Scored],
@@ -86,11 +98,11 @@ def find_conflicts(question: str, picked: Sequence[Scored],
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs:
                 continue
-            d = disagreement(question, Statement(p.sentence.text, p.sentence.trail),
-                             Statement(e.sentence.text, e.sentence.trail))
+            d = disagreement(question, _statement(p.sentence), _statement(e.sentence))
             if d is not None:
                 pairs.add(docs)
-                found.append(Found(d.kind, (Side(p, d.a.text), Side(e, d.b.text))))
+                found.append(Found(d.kind, (Side(p, d.a.text), Side(e, d.b.text)),
+                                   {"a": 0, "b": 1}.get(d.superseding or "")))
             if len(found) >= MAX_CONFLICTS:
                 return found
     return found

@@ -2,11 +2,13 @@
 citation, or "not found" when no sentence answers the question well enough.
 
 A sentence joins the answer when it scores at least the calibrated threshold (relevance.py)
-and RELATIVE_FLOOR of the best one. When the question names a document ("What did ADR 7
-decide?"), the answer comes from that document's best sentences, threshold or not: the
-question says where the answer is. When the question names something that heads a section
-of the passages ("HOT"), only sentences about it are eligible, so facts about two clients
-are never merged into one answer. A sentence that only makes sense under its heading
+and RELATIVE_FLOOR of the best one, holds the kind of value the question asks for (asks.py)
+and is not a near duplicate of one already picked. When the question names a document
+("What did ADR 7 decide?"), the answer comes from that document's best sentences that hold
+the asked kind of value, threshold or not: the question says where the answer is (a
+decision record's own decision first). When the question names something the passages
+mention ("HOT", "Orchard Bikes"), only sentences about it are eligible, so facts about two
+clients are never merged into one answer. A sentence that only makes sense under its heading
 ("Account director: Jonas.") is quoted with that heading. When the eligible sentences of
 different documents give different values for the same thing, the answer shows both
 (conflicts.py); the other side need only score PARTNER_SHARE of the threshold, since the
@@ -16,13 +18,17 @@ detector itself checks that both speak of the same thing.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Collection, Sequence
 
+from knowledge_platform.answers.asks import mentions, read_ask
 from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.answers.disagreements import Found, find_conflicts
 from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_sentences
-from knowledge_platform.answers.sentences import about, candidates, entity_terms, terms
+from knowledge_platform.answers.sentences import candidates, terms
 from knowledge_platform.answers.sources import Sources
+from knowledge_platform.answers.values import same, values
+from knowledge_platform.dating import CHANGE
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 
@@ -35,18 +41,25 @@ RELATIVE_FLOOR = 0.8
 PARTNER_SHARE = 0.7
 #: Sentences this short are quoted with their heading when they do not name it themselves.
 FRAGMENT_CHARS = 60
+#: Two sentences sharing this share of their terms say the same thing: one is quoted.
+REPEAT_JACCARD = 0.7
+_DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
 
 
 def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored]:
     """Candidate sentences about what the question names, best first."""
+    ask = read_ask(question)
     sentences = candidates(sources, MAX_HITS)
-    entities = entity_terms(question, sentences)
-    scored = [s for s in score_sentences(question, sentences, embedder)
-              if about(s.sentence, entities)]
+    subject = [n for n in ask.names if any(mentions(s.context, [n]) for s in sentences)]
+    priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
+    scored = [s for s in score_sentences(ask, sentences, embedder, priors)
+              if mentions(s.sentence.context, subject)]
     return sorted(scored, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
 
 
 def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
+    """The best sentence if it reaches `min_score`, and the next ones that come close, hold
+    the asked kind of value and say something new."""
     if not scored or scored[0].score < min_score:
         return []
     floor = max(min_score, RELATIVE_FLOOR * scored[0].score)
@@ -57,9 +70,37 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
             break
         if total + len(s.sentence.text) > MAX_ANSWER_CHARS:
             break
+        if picked and (not s.fits or any(repeats(s, p) and not _differ(s, p)
+                                         for p in picked)):
+            continue
         picked.append(s)
         total += len(s.sentence.text)
     return picked
+
+
+def repeats(a: Scored, b: Scored) -> bool:
+    """Whether two sentences say nearly the same thing (the same rule in two sources)."""
+    ta, tb = set(terms(a.sentence.text)), set(terms(b.sentence.text))
+    return bool(ta and tb) and len(ta & tb) / len(ta | tb) >= REPEAT_JACCARD
+
+
+def _differ(a: Scored, b: Scored) -> bool:
+    va, vb = values(a.sentence.text), values(b.sentence.text)
+    return any(x.kind == y.kind for x in va for y in vb) and not all(
+        any(same(x, y) for y in vb) for x in va)
+
+
+def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
+    """The answer from the documents the question names: their best sentences holding the
+    asked kind of value; of a decision record, its decision section's."""
+    fitting = [s for s in focus if s.fits]
+    decided = [s for s in fitting if _in_decision(s)]
+    return pick(decided or fitting, 0.0)
+
+
+def _in_decision(s: Scored) -> bool:
+    chunk = s.sentence.chunk
+    return any(_DECISION.match(h) for h in chunk.headers if h != chunk.title)
 
 
 def quoted(s: Scored) -> str:
@@ -83,6 +124,40 @@ def not_found(hits: Sequence[Hit], *, scope: str, best: float,
                   warnings=[*warnings, note], mode="not_found", retrieval_date=when)
 
 
+def newest_first(shown: Sequence[Scored], conflicts: Sequence[Found]) -> list[Scored]:
+    """`shown` with every sentence a conflict says is older after the others."""
+    older = {id(side.scored) for found in conflicts if (side := found.older()) is not None}
+    return sorted(shown, key=lambda s: id(s) in older)
+
+
+def successor_sentences(shown: Sequence[Scored], scored: Sequence[Scored],
+                        ) -> dict[int, Scored]:
+    """For the first shown sentence of each superseded document (by id), the best sentence
+    of the document that supersedes it (of its decision section, for a decision record),
+    where one was retrieved."""
+    best: dict[str, Scored] = {}
+    for s in sorted(scored, key=lambda s: not _in_decision(s)):  # stable: best first
+        best.setdefault(s.sentence.chunk.doc_id, s)
+    later: dict[int, Scored] = {}
+    done: set[str] = set()
+    for s in shown:
+        succ = s.sentence.chunk.successor
+        if succ and succ in best and s.sentence.chunk.doc_id not in done:
+            done.add(s.sentence.chunk.doc_id)
+            later[id(s)] = best[succ]
+    return later
+
+
+def _older_mark(s: Scored, conflicts: Sequence[Found], later: dict[int, Scored]) -> str:
+    if id(s) in later:
+        return f" (superseded by [{later[id(s)].sentence.ref}], which says:)"
+    for found in conflicts:
+        older, newer = found.older(), found.newer()
+        if older is not None and newer is not None and older.scored is s:
+            return f" (older: [{newer.sentence.ref}] is newer)"
+    return ""
+
+
 def _other_sides(conflicts: Sequence[Found]) -> list[Scored]:
     return [side.scored for found in conflicts for side in found.sides]
 
@@ -96,15 +171,22 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
     sources = Sources(hits)
     scored = eligible(question, sources, embedder)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
-    picked = pick(focus, 0.0) if focus else pick(scored, min_score)
+    picked = focus_pick(focus) if focus else pick(scored, min_score)
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(hits, scope=scope, best=best, min_score=min_score,
                          warnings=warnings, when=when)
-    partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score]
+    partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score
+                or CHANGE in s.sentence.chunk.marks]  # a newer value may score low
     conflicts = find_conflicts(question, picked, partners)
     shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
-    body = " ".join(f"{quoted(s)} [{s.sentence.ref}]" for s in shown)
+    if not focus:  # a named record is answered first, whatever came after it
+        shown = newest_first(shown, conflicts)
+    later = successor_sentences(shown, scored)
+    shown = [x for s in shown for x in (s, *([later[id(s)]] if id(s) in later else []))
+             if x is s or x not in shown]
+    body = " ".join(f"{quoted(s)} [{s.sentence.ref}]{_older_mark(s, conflicts, later)}"
+                    for s in shown)
     body += "".join(" " + found.describe() for found in conflicts)
     quoted_from: dict[int, Chunk] = {}
     for s in shown:

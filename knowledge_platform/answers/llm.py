@@ -16,8 +16,8 @@ from openai import OpenAIError
 from openai.types.chat import ChatCompletionMessageParam
 
 from knowledge_platform import openai_api
-from knowledge_platform.answers.contract import Answer, Conflict, now_utc
-from knowledge_platform.answers.disagreements import claims, find_conflicts
+from knowledge_platform.answers.contract import Answer, Citation, Conflict, now_utc
+from knowledge_platform.answers.disagreements import Found, claims, find_conflicts
 from knowledge_platform.answers.extractive import (
     PARTNER_SHARE,
     eligible,
@@ -29,6 +29,7 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import Hit
 from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.serve.question import Question
 
 SOURCE_CHARS = 1800
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -40,9 +41,13 @@ SYSTEM_PROMPT = (
     "Cite every claim with the source number in square brackets, e.g. [1] or [1][3]. Never "
     "cite a number that is not listed. Answer only what was asked; leave out facts about "
     "other topics. If the sources do not answer the question, say so plainly in one "
-    "sentence. When sources give different values for the same thing, give each value with "
-    "its citation and say which source is newer, then add one line per disagreement at the "
-    "end: `CONFLICT: [a] vs [b]: what differs`. Be concise: at most five sentences."
+    "sentence. Each source says when it was said and its kind of time: an event is true as "
+    "of its date (a log entry), a standing text until changed (a rule, a roster). When "
+    "sources give different values for the same thing, the newest dated statement is the "
+    "current one: give it first, then the older value marked as older, each with its "
+    "citation; never give a superseded source's value as current. Then add one line per "
+    "disagreement at the end: `CONFLICT: [a] vs [b]: what differs`. Be concise: at most "
+    "five sentences."
 )
 
 
@@ -50,14 +55,40 @@ class ChatError(KnowledgePlatformError):
     """The chat call failed after the SDK's retries; the message says why in one line."""
 
 
-def build_messages(question: str, sources: Sources) -> list[ChatCompletionMessageParam]:
+def build_messages(question: Question, sources: Sources,
+                   conflicts: Sequence[Found] = ()) -> list[ChatCompletionMessageParam]:
+    """The system prompt and the numbered sources, each with its date, kind of time and
+    marks (superseded, stale), the disagreements the rules found, and the question with the
+    date window it was read as."""
     blocks = []
     for n, cite in sources.citations.items():
         text = "\n".join(sources.texts(n))[:SOURCE_CHARS]
-        meta = ", ".join(str(v) for v in (cite.source, cite.date, cite.url or cite.uri) if v)
-        blocks.append(f"[{n}] {cite.title} ({meta})\n{text}")
-    user = "Sources:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}"
+        blocks.append(f"[{n}] {cite.title} ({_meta(cite, sources)})\n{text}")
+    user = "Sources:\n\n" + "\n\n".join(blocks)
+    if conflicts:
+        user += "\n\nDisagreements found between the sources:\n" + "\n".join(
+            f"- {f.describe()}" for f in conflicts)
+    user += f"\n\nQuestion: {question.text}"
+    if question.dates is not None:
+        d = question.dates
+        start, end = d.date_from or "any date", d.date_to or "today"
+        read = f", read from '{d.text}'" if d.text else ""
+        user += f"\n(Asked on {d.today}; the sources were searched from {start} to {end}{read}.)"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def _meta(cite: Citation, sources: Sources) -> str:
+    parts = [cite.source, cite.date.isoformat() if cite.date else "undated", cite.time_kind]
+    if cite.superseded_by:
+        later = sources.number.get(cite.superseded_by)
+        parts.append(f"superseded by [{later}]" if later else
+                     f"superseded by {cite.superseded_by}")
+    if cite.lifecycle != "stable":
+        parts.append(cite.lifecycle)
+    if cite.stale:
+        parts.append(f"stale: {cite.stale}")
+    parts.append(cite.url or cite.uri or "")
+    return ", ".join(p for p in parts if p)
 
 
 def chat(messages: list[ChatCompletionMessageParam], config: AnswerConfig, api_key: str) -> str:
@@ -99,19 +130,24 @@ def model_conflicts(text: str, valid: set[int]) -> tuple[str, list[tuple[int, in
     return _CONFLICT.sub("", text).strip(), found
 
 
-def llm_answer(question: str, hits: Sequence[Hit], *, scope: str, config: AnswerConfig,
-               api_key: str, embedder: Embedder, min_score: float,
+def llm_answer(question: Question | str, hits: Sequence[Hit], *, scope: str,
+               config: AnswerConfig, api_key: str, embedder: Embedder, min_score: float,
                named: Collection[str] = ()) -> Answer:
     when = now_utc()
+    if isinstance(question, str):
+        question = Question.plain(question)
     sources = Sources(hits)
 
     def fallback(warnings: list[str]) -> Answer:
-        return extractive_answer(question, hits, scope=scope, embedder=embedder,
+        return extractive_answer(question.search_text, hits, scope=scope, embedder=embedder,
                                  min_score=min_score, named=named, retrieved_at=when,
                                  warnings=warnings)
 
+    scored = eligible(question.search_text, sources, embedder)
+    found = find_conflicts(question.search_text, pick(scored, min_score),
+                           [s for s in scored if s.score >= PARTNER_SHARE * min_score])
     try:
-        text = chat(build_messages(question, sources), config, api_key)
+        text = chat(build_messages(question, sources, found), config, api_key)
     except ChatError as exc:
         return fallback([f"{exc}; showing the extractive answer instead"])
     valid = set(sources.citations)
@@ -125,9 +161,6 @@ def llm_answer(question: str, hits: Sequence[Hit], *, scope: str, config: Answer
         warnings.append("the model's answer cited none of the retrieved sources; showing the "
                         "extractive answer instead")
         return fallback(warnings)
-    scored = eligible(question, sources, embedder)
-    found = find_conflicts(question, pick(scored, min_score),
-                           [s for s in scored if s.score >= PARTNER_SHARE * min_score])
     pairs = {frozenset(s.sentence.ref for s in f.sides) for f in found}
     reported = [r for r in reported if frozenset(r[:2]) not in pairs]
     cleaned += "".join(" " + f.describe() for f in found)
@@ -143,4 +176,3 @@ def llm_answer(question: str, hits: Sequence[Hit], *, scope: str, config: Answer
     best = scored[0].score if scored else 0.0
     return Answer(answer=answer_text, citations=citations, confidence=round(best, 3),
                   warnings=warnings, mode="llm", conflicts=conflicts, retrieval_date=when)
-

@@ -4,11 +4,13 @@ what the sentence is about: "Account director: Jonas." under "## HOT")."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.answers.sources import Sources
+from knowledge_platform.answers.values import values
+from knowledge_platform.dating import CHANGE
 from knowledge_platform.models import Chunk
 from knowledge_platform.sparse import SparseEncoder
 
@@ -17,6 +19,9 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|dr)\.$", re.I)
 MIN_CHARS = 12
+#: A date at the start of a line: a comment's "**user** (2026-03-04):", a log's "2026-03-04:"
+_LEADING_DATE = re.compile(r"^[\W_]{0,4}(?:\*\*[^*\n]{1,40}\*\*\s*)?[(\[]?(\d{4}-\d{2}-\d{2})"
+                           r"[)\]]?\s*(?:[:\u2014\u2013-]|\*\*)")
 terms = SparseEncoder().terms
 
 
@@ -40,6 +45,20 @@ class Sentence:
     chunk: Chunk
 
     @property
+    def date(self) -> dt.date | None:
+        """When the sentence was said: a date leading its line ("**maya** (2026-03-04): ...",
+        "2026-03-04: ...") when not after its chunk's date, else the chunk's date."""
+        found = _LEADING_DATE.match(self.text)
+        if found:
+            try:
+                day = dt.date.fromisoformat(found.group(1))
+            except ValueError:
+                return self.chunk.date
+            if self.chunk.date is None or day <= self.chunk.date:
+                return day
+        return self.chunk.date
+
+    @property
     def heading(self) -> str:
         """The section heading right above the sentence ('' at the top of a document)."""
         headers = [h for h in self.chunk.headers if h != self.chunk.title]
@@ -55,29 +74,26 @@ class Sentence:
         return f"{self.trail}: {self.text}" if self.trail else self.text
 
 
+def names_a_thing(heading: str) -> bool:
+    """A heading that names something (a client, a product: "HOT", "The Shade Store"), not a
+    section label ("Notes", "Leads", "Decisions")."""
+    words = heading.split()
+    return any(w.isupper() and len(w) > 1 for w in words) or any(
+        v.kind in ("name", "code") for v in values(heading)) or (
+        len(words) > 1 and all(w[:1].isupper() for w in words if w.isalpha()))
+
+
 def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
-    """Every distinct sentence of the top `max_hits` hits, best hit first."""
+    """Every distinct sentence of the top `max_hits` hits and of any later statement of
+    change (a newer value may be said where retrieval ranked it low), best hit first."""
     seen: set[str] = set()
     out: list[Sentence] = []
-    for rank, hit in enumerate(sources.hits[:max_hits]):
+    for rank, hit in enumerate(sources.hits):
+        if rank >= max_hits and CHANGE not in hit.chunk.marks:
+            continue
         ref = sources.number[hit.chunk.doc_id]
         for position, text in enumerate(split_sentences(hit.chunk.text)):
             if text.lower() not in seen:
                 seen.add(text.lower())
                 out.append(Sentence(text, ref, rank, position, hit.chunk))
     return out
-
-
-def entity_terms(question: str, sentences: Sequence[Sentence]) -> set[str]:
-    """Terms of the names the question mentions (capitalised words after its first word)
-    that head a section of the passages: 'HOT' in "Who is the account director for HOT?"
-    when the passages have a '## HOT' section."""
-    words = re.findall(r"[^\W_]+(?:'s)?", question)[1:]
-    named = {t for w in words if w[0].isupper() for t in terms(w.removesuffix("'s"))}
-    headed = {t for s in sentences for h in (s.heading, s.chunk.title) for t in terms(h)}
-    return named & headed
-
-
-def about(sentence: Sentence, entities: set[str]) -> bool:
-    """Whether the sentence (with its trail) mentions every entity the question names."""
-    return entities <= set(terms(sentence.context))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
 from knowledge_platform.models import Confidentiality, Document
 from knowledge_platform.secrets.fields import SecretFields
@@ -22,7 +22,16 @@ class Skipped(BaseModel):
     holds it but the platform does not index its type (an image upload, a Google Form, a
     linked file): it is listed as "not indexed" in the run that finds it (or a new version of
     it), is not a failure of the pull and is not fetched again; a document it gave before (a
-    type since dropped from the settings) is removed."""
+    type since dropped from the settings) is removed.
+
+    With `vanished=True` a *container* (a table, a sitemap, a list) answered "not found" as a
+    whole: that is an inferred deletion, never a confirmed one (PostgREST answers 404 while
+    its schema cache is stale; a sitemap generator can drop a file for a deploy). Its
+    documents keep their last good version, marked stale, and are held by the deletion guard
+    until the container answers again or a full reconcile applies the deletion. With
+    `refused=True` the registry's own scoping rules refuse the sub-resource (a `shared` table
+    whose rows name a client): its documents leave the scope and the pull is incomplete until
+    the registry is fixed."""
 
     source_id: str
     reason: str
@@ -30,6 +39,8 @@ class Skipped(BaseModel):
     covers: list[str] = Field(default_factory=list)
     gone: bool = False
     unsupported: bool = False
+    vanished: bool = False
+    refused: bool = False
 
     @property
     def source_ids(self) -> list[str]:
@@ -92,6 +103,50 @@ class SourceSettings(SecretFields):
     #: Confidentiality of this source's documents unless a document says otherwise (front
     #: matter in memory files and git docs): who may read them, see access.VISIBLE.
     confidentiality: Confidentiality = "internal"
+
+    #: The registry's client ids (validation context "clients").
+    _client_ids: tuple[str, ...] = PrivateAttr(default=())
+    #: Containers other scopes name for this source (`with_elsewhere`).
+    _elsewhere: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @model_validator(mode="after")
+    def _registry_context(self, info: ValidationInfo) -> Self:
+        context = info.context if isinstance(info.context, dict) else {}
+        self._client_ids = tuple(context.get("clients") or ())
+        return self
+
+    @property
+    def client_ids(self) -> tuple[str, ...]:
+        return self._client_ids
+
+    @property
+    def elsewhere(self) -> frozenset[str]:
+        """Ids of containers another scope names: this scope never reads them, even below a
+        container it names itself (the most specific claim wins)."""
+        return self._elsewhere
+
+    def with_elsewhere(self, ids: frozenset[str]) -> Self:
+        copy = self.model_copy()
+        copy._elsewhere = ids
+        return copy
+
+    def containers(self) -> list[tuple[str, str]]:
+        """(registry key, id) of each container this scope names, for a source that reads
+        several clients' data through one credential and can tell a container by its id;
+        [] for the others."""
+        return []
+
+    @classmethod
+    def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
+        """Rules across the scopes configuring this source, checked when the registry is read
+        (e.g. one container named by two scopes); raises ValueError saying what to fix. Each
+        scope's own settings were validated already."""
+        del by_scope
+
+    @classmethod
+    def mine(cls, by_scope: Mapping[str, SourceSettings]) -> dict[str, Self]:
+        """`by_scope` typed as this settings class (the registry passes one source's)."""
+        return {scope: cfg for scope, cfg in by_scope.items() if isinstance(cfg, cls)}
 
 
 class Connector(ABC):

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 RateLimitWait = Callable[[httpx.Response, float], "float | None"]
 #: True for a non-429 answer that means "slow down" (Drive's 403 rateLimitExceeded).
 SlowDown = Callable[[httpx.Response], bool]
+#: True for an answer that refuses the credential itself (a revoked token), not one item.
+Refused = Callable[[httpx.Response], bool]
 Params = httpx.QueryParams | Mapping[str, Any] | list[tuple[str, Any]] | None
 
 _RETRY_STATUSES = frozenset({500, 502, 503, 504, 520, 522, 524})
@@ -38,6 +40,11 @@ _RETRY_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtoco
 #: Headers that described the body as it came over the wire; a capped read has decoded it.
 _WIRE_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
 _MB = 1024 * 1024
+
+
+class CredentialRefused(SourceError):
+    """The source refused the credential itself (revoked, expired, wrong): the whole run fails
+    and changes nothing, whichever request it happened on — never one failed item."""
 
 
 class HttpSettings(SourceSettings):
@@ -162,6 +169,7 @@ class HttpClient:
         max_wait_seconds: float = 180.0,
         rate_limit_wait: RateLimitWait = retry_after_wait,
         slow_down: SlowDown | None = None,
+        refused: Refused | None = None,
         auth_hint: str = "",
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -175,6 +183,9 @@ class HttpClient:
         self.max_wait_seconds = max_wait_seconds
         self.rate_limit_wait = rate_limit_wait
         self.slow_down = slow_down
+        self.refused = refused
+        #: The first refusal of the credential; every later request raises it unsent.
+        self.refusal: CredentialRefused | None = None
         self.auth_hint = auth_hint
         self.sleep = sleep
         self.clock = clock
@@ -226,6 +237,8 @@ class HttpClient:
         `max_bytes`: the body is streamed and a 2xx whose `Content-Length` or body passes it
         raises FileTooLargeError, having read at most that much (a file download)."""
         remember_headers(headers)
+        if self.refusal is not None:
+            raise self.refusal
         try:
             where = f"{method} {httpx.URL(url).path}"
         except httpx.InvalidURL as exc:
@@ -261,6 +274,9 @@ class HttpClient:
                 raise SourceError(f"{self.source}: {where} failed: {exc}") from None
             status = response.status_code
             self._not_before = self.clock() + pace_wait(response, self.clock())
+            if self.refused is not None and self.refused(response):
+                self.refusal = CredentialRefused(self._failure(response, where, attempts))
+                raise self.refusal
             slow = self.slow_down is not None and self.slow_down(response)
             if 200 <= status < 300 or (status in allow and not slow):
                 return response
@@ -277,6 +293,13 @@ class HttpClient:
                 waited += self._pause(wait, waited, where, f"HTTP {status}")
                 continue
             raise SourceError(self._failure(response, where, attempts))
+
+    def raise_if_refused(self) -> None:
+        """Raises the credential refusal this client met, if any: a connector calls it at the
+        end of a pull, so a refusal its sub-resource handlers recorded as one failed item
+        still fails the run."""
+        if self.refusal is not None:
+            raise self.refusal
 
     def get(
         self,

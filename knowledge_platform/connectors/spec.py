@@ -38,6 +38,9 @@ class SourceSpec:
     #: Promise of the sync contract (docs/sync-contract.md): how long a delete or a move
     #: may stay searchable, for status and documentation.
     deadline: str = "the weekly full pull"
+    #: What an ordinary run sees later than `deadline`, and how much later (the sync
+    #: contract's stated bounds), shown by `kp status`.
+    bounds: tuple[str, ...] = ()
 
 
 def poll_cron(minutes: int) -> str:

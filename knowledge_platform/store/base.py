@@ -27,7 +27,8 @@ RRF_K = 2
 _SCOPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 #: Payload fields with a payload index (server) / used in filters.
-FILTER_FIELDS = ("source", "kind", "lifecycle", "doc_id", "scope", "date", "confidentiality")
+FILTER_FIELDS = ("source", "kind", "lifecycle", "doc_id", "scope", "date", "confidentiality",
+                 "marks", "time_kind")
 
 
 def collection_name(scope: str) -> str:
@@ -47,11 +48,16 @@ class SearchFilter(BaseModel):
     date_from: date | None = None
     date_to: date | None = None
     confidentiality: list[str] | None = None
+    #: any of these chunk marks (dating.marks), e.g. ["change"]
+    marks: list[str] | None = None
+    #: with dates: also standing texts in force in the window (time_kind "standing", dated
+    #: on or before `date_to`, or undated), not only texts dated inside it
+    in_force: bool = False
 
 
 #: SearchFilter attribute -> the payload field it matches (any of the listed values).
 KEYWORD_FILTERS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
-                   "doc_ids": "doc_id", "confidentiality": "confidentiality"}
+                   "doc_ids": "doc_id", "confidentiality": "confidentiality", "marks": "marks"}
 
 
 def matches_nothing(flt: SearchFilter) -> bool:

@@ -61,8 +61,16 @@ def edge_filter(flt: SearchFilter) -> qe.Filter | None:
             conds.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
     if (dates := date_range(flt)) is not None:
         lower, upper = dates
-        conds.append(qe.FieldCondition("date", range=qe.RangeDateTime(
-            gte=lower.isoformat() if lower else None, lt=upper.isoformat() if upper else None)))
+        dated = qe.FieldCondition("date", range=qe.RangeDateTime(
+            gte=lower.isoformat() if lower else None, lt=upper.isoformat() if upper else None))
+        if flt.in_force:
+            before = qe.FieldCondition("date", range=qe.RangeDateTime(
+                lt=upper.isoformat() if upper else None))
+            standing = qe.Filter(must=[qe.FieldCondition("time_kind", match=qe.MatchValue(
+                "standing"))], should=[before, qe.IsEmptyCondition("date")])
+            conds.append(qe.Filter(should=[dated, standing]))
+        else:
+            conds.append(dated)
     return qe.Filter(must=conds) if conds else None
 
 

@@ -61,8 +61,16 @@ def server_filter(flt: SearchFilter) -> models.Filter | None:
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
     if (dates := date_range(flt)) is not None:
         lower, upper = dates
-        must.append(models.FieldCondition(
-            key="date", range=models.DatetimeRange(gte=lower, lt=upper)))
+        dated = models.FieldCondition(key="date", range=models.DatetimeRange(gte=lower, lt=upper))
+        if flt.in_force:
+            standing = models.Filter(
+                must=[models.FieldCondition(key="time_kind",
+                                            match=models.MatchValue(value="standing"))],
+                should=[models.FieldCondition(key="date", range=models.DatetimeRange(lt=upper)),
+                        models.IsEmptyCondition(is_empty=models.PayloadField(key="date"))])
+            must.append(models.Filter(should=[dated, standing]))
+        else:
+            must.append(dated)
     return models.Filter(must=must) if must else None
 
 

@@ -26,8 +26,9 @@ from tests.conftest import write_registry
 
 
 def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_data):
-    registry_data["internal"]["sources"]["clickup"] = {"team_id": "9001"}
-    registry_data["clients"]["acme"]["sources"]["clickup"] = {"team_id": "9001"}
+    registry_data["internal"]["sources"]["clickup"] = {"team_id": "9001", "space_ids": ["s1"]}
+    registry_data["clients"]["acme"]["sources"]["clickup"] = {"team_id": "9001",
+                                                              "space_ids": ["s-acme"]}
     write_registry(kp_env.config, registry_data)
     settings = Settings()
     defs = build_definitions(settings)

@@ -26,6 +26,7 @@ SCENARIOS = (
     "create", "edit", "hard delete", "archive/trash", "move container", "move scope", "rename",
     "new container", "child change", "short pages", "equal timestamps", "sub-resource 404",
     "sub-resource fails", "429 Retry-After", "429 no Retry-After", "5xx burst",
+    "container gone", "credential refused", "container rename", "quiet child change",
 )
 
 
@@ -111,6 +112,33 @@ class SourceHarness(ABC):
     def mend(self, key: str) -> None:
         """Undo break_item."""
 
+    def vanish_container(self) -> None:
+        """Internal's container "b" answers "not found" as a whole (a table PostgREST no longer
+        finds, a sitemap file answering 404) while the rest of the source answers."""
+        raise NotApplicable(f"{self.name} has no container that can answer not found alone")
+
+    def restore_container(self) -> None:
+        """Undo vanish_container: it answers again, with its items unchanged."""
+        raise NotApplicable(f"{self.name} has no container that can answer not found alone")
+
+    def refuse_credential(self) -> None:
+        """From now on the source refuses the credential (revoked) on the requests that read
+        one item (after the listing has answered), as a token revoked mid-run."""
+        raise NotApplicable(f"{self.name} is read without a credential")
+
+    def accept_credential(self) -> None:
+        """Undo refuse_credential."""
+        raise NotApplicable(f"{self.name} is read without a credential")
+
+    def rename_container(self, name: str) -> None:
+        """Internal's container "a" is renamed; its items' own modified times do not move."""
+        raise NotApplicable(f"{self.name} documents do not show their container's name")
+
+    def quiet_child_change(self, key: str, text: str) -> None:
+        """Like child_change, on an item quiet for longer than the source's activity window
+        (other items of the scope moved on since)."""
+        raise NotApplicable(f"{self.name} reads every child on every run, or has none")
+
     def rate_limit(self, *, retry_after: bool) -> None:
         """The next request answers 429 (with or without Retry-After / the reset header)."""
         raise NotApplicable(f"{self.name} has no API rate limit")
@@ -143,14 +171,18 @@ class World:
     def run(self, scope: str = "internal", *, full: bool = False) -> Any:
         """One ordinary run (or the weekly full pull) of the source for `scope`; fails the
         test if the run fails."""
-        tags = {"kp/full_pull": "true"} if full else None
-        result = self.materialize(self.harness.name, scope, tags=tags, raise_on_error=False)
+        result = self.attempt(scope, full=full)
         if not result.success:
             failure = next((e for e in result.all_events if e.is_step_failure), None)
             data = failure.step_failure_data if failure else None
             raise AssertionError(f"{self.harness.name} run for {scope} failed: "
                                  f"{data.user_failure_data or data.error if data else '?'}")
         return result
+
+    def attempt(self, scope: str = "internal", *, full: bool = False) -> Any:
+        """One run that may fail (its result says)."""
+        tags = {"kp/full_pull": "true"} if full else None
+        return self.materialize(self.harness.name, scope, tags=tags, raise_on_error=False)
 
     def checks(self, result: Any) -> dict[str, bool]:
         prefix = f"{self.harness.name}_"

@@ -139,3 +139,20 @@ def test_moves_between_my_drive_and_a_shared_drive(world: World) -> None:
 
     assert len(world.docs_with("dowitcher doc")) == 1
     assert len(world.docs_with("yellowlegs doc")) == 1
+
+
+def test_a_full_pull_exports_only_what_changed(world: World) -> None:
+    """The weekly full pull (and the relist after an expired change token) reads Docs,
+    Sheets and Slides again only when their `version` moved (issue #24 item 6)."""
+    h: GoogleDriveHarness = world.harness  # type: ignore[assignment]
+    for i in range(3):
+        h.create(f"doc{i}", f"Doc {i}", f"The jacana doc number {i}.")
+    world.run()
+    exports = len(h.fake.calls("/export"))
+    world.run(full=True)
+    assert len(h.fake.calls("/export")) == exports  # nothing changed: nothing exported
+    assert len(world.docs_with("jacana doc")) == 3
+    h.edit("doc1", "The jacana doc number 1, edited.")
+    world.run(full=True)
+    assert len(h.fake.calls("/export")) == exports + 1
+    assert world.docs_with("number 1, edited") and len(world.docs_with("jacana doc")) == 3

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conformance.harness import World
 from tests.conformance.sources.website import WebsiteHarness
-from tests.fakes.website_server import BRAND, CTA
+from tests.fakes.website_server import BRAND, CTA, Page
 
 FILLER = ("Every engagement starts with a research sprint, then a testing roadmap, then "
           "experiments that run until they reach significance. ")
@@ -119,3 +119,20 @@ def test_pages_that_leave_the_sitemap_but_still_answer_are_inferred(world: World
     h.site.remove(h.paths["p0"], 404)  # confirmed by a fetch: removed whatever the guard
     world.run()
     assert len(world.docs_with("dipper page")) == 9
+
+
+def test_one_fetch_per_url_per_run(world: World) -> None:
+    """A page both in the sitemap and the target of a listed 301 (listed first) is fetched
+    once a run, not again through the redirect (issue #24 item 6)."""
+    h = _site(world)
+    h.create("pricing", "Pricing", "The hoopoe retainer is billed monthly.")
+    h.site.pages["/a/old-pricing"] = Page(location="/a/pricing", status=301, sitemap="a.xml")
+    for full in (True, False):
+        h.site.clear_log()
+        world.run(full=full)
+        paths = [r.path for r in h.site.requests()]
+        twice = sorted({p for p in paths if paths.count(p) > 1})
+        assert twice == [], f"fetched more than once in one {'full' if full else 'ordinary'} run"
+    (hit,) = world.docs_with("hoopoe retainer").values()
+    assert hit.chunk.url == h.site.url("/a/pricing")
+    assert hit.chunk.extra.get("aliases") == [h.site.url("/a/old-pricing")]

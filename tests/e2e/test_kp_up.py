@@ -56,8 +56,8 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         top = data["hits"][0]
         assert top["title"] == "Knowledge platform operations"
         assert top["source"] == "memory_files" and top["scope"] == "internal"
-        assert "Sunday" in top["text"]
-        assert top["date"] is None  # an undated note, not the checkout's mtime
+        assert "Sunday" in top["snippet"]
+        assert "date" not in top  # an undated note, not the checkout's mtime
 
         assert httpx.post(platform.mcp_url, json={}).status_code == 401  # no token
 

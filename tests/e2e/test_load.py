@@ -109,7 +109,7 @@ def one_version(data: dict[str, Any]) -> str | None:
         return f"an empty answer: {data.get('warnings')}"
     if {h["scope"] for h in hits} != {"internal"}:
         return f"hits outside the scope: {sorted({h['scope'] for h in hits})}"
-    editions = {m.group(1) for h in hits if (m := EDITION.search(h["text"]))}
+    editions = {m.group(1) for h in hits if (m := EDITION.search(h["snippet"]))}
     if len(editions) != 1:
         return f"hits from {len(editions)} editions in one answer: {sorted(editions)}"
     return None
@@ -145,4 +145,4 @@ async def _editions(url: str, token: str) -> set[str]:
         result = await client.call_tool("knowledge_search",
                                         {"query": QUERIES[0], "limit": 10})
     return {m.group(1) for h in (result.structured_content or {})["hits"]
-            if (m := EDITION.search(h["text"]))}
+            if (m := EDITION.search(h["snippet"]))}

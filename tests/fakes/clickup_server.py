@@ -133,6 +133,10 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
         """A task exactly as given (e.g. malformed) in a list."""
         self.tasks[raw.get("id", f"raw{next(self._ids)}")] = {**raw, "list": {"id": list_id}}
 
+    def rename_list(self, list_id: str, name: str) -> None:
+        """A list renamed: its tasks show the new name, their date_updated does not move."""
+        self.lists[list_id]["name"] = name
+
     def update_task(self, task_id: str, **changes: Any) -> None:
         task = self.tasks[task_id]
         if "description" in changes:
@@ -271,6 +275,9 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
 
     def _served(self, request: Request, task: dict[str, Any]) -> dict[str, Any]:
         task = copy.deepcopy(task)
+        home = task.get("list") or {}
+        if home.get("id") in self.lists:  # the list's current name
+            home["name"] = self.lists[home["id"]]["name"]
         if not _flag(request, "include_markdown_description"):
             task.pop("markdown_description", None)
         return task

@@ -150,6 +150,10 @@ class FakeGoogle(DriveWatchMixin, DriveState, DriveApi, ContentApi):
     def revoke_tokens(self) -> None:
         self.tokens.clear()
 
+    def clear_failures(self) -> None:
+        """Drop the failures `fail_next` queued and no request has met yet."""
+        self._failures.clear()
+
     def calls(self, path_part: str) -> list[LoggedRequest]:
         return [r for r in self.requests if path_part in r.path]
 

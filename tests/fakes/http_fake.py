@@ -4,6 +4,7 @@ background thread, a request log, and injectable failures (status, body, delay).
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -72,10 +73,13 @@ class FakeServer:
         self._lock = threading.RLock()
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
+        #: Serve https with this context (a certificate from tests/fakes/tls.py) when set.
+        self.tls: ssl.SSLContext | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> Self:
-        self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True)
+        self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True,
+                                   ssl_context=self.tls)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -99,7 +103,8 @@ class FakeServer:
 
     def url(self, path: str = "") -> str:
         assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_port}{path}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{self._server.server_port}{path}"
 
     # -- test controls -----------------------------------------------------------------------
     def inject(

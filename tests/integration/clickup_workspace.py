@@ -88,6 +88,8 @@ def connector(
         "doc_ids": ["d1"],
         **overrides,
     }
+    if not any(raw.get(k) for k in ("space_ids", "folder_ids", "list_ids")):
+        raw["space_ids"] = ["s1"]  # the workspace's one space (a scope names what it reads)
     return ClickUpConnector(
         ClickUpSettings.model_validate(raw), "internal", sleep=clock.sleep, clock=clock
     )

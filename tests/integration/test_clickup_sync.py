@@ -6,15 +6,20 @@ merged into the index snapshot as the raw step does (knowledge_platform.sync).""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from knowledge_platform.connectors.base import Known, PullResult
 from knowledge_platform.connectors.clickup.connector import ClickUpConnector
 from knowledge_platform.sync import merge_pull
+from kp.app import app
+from tests.conftest import write_registry
 from tests.fakes.clickup_server import ClickUpFake
 from tests.integration.clickup_workspace import connector, workspace
+from tests.procs import free_port
 
 pytestmark = pytest.mark.integration
 DAY = 86_400
@@ -51,7 +56,7 @@ NO_ATTACHMENTS = {"attachments": False}
 
 
 def test_an_ordinary_run_sweeps_every_list_and_returns_only_changes(fake: ClickUpFake) -> None:
-    index = Index(connector(fake, **NO_ATTACHMENTS))
+    index = Index(connector(fake, quiet_thread_rereads=0, **NO_ATTACHMENTS))
     index.pull()
     fake.clear_log()
     fake.advance(30 * DAY)  # what came before is no longer recently active
@@ -140,8 +145,8 @@ def test_comment_replies_and_new_comments_reach_the_index_without_a_date_bump(
     assert fake.requests(f"/comment/{comment}/reply")
 
 
-def test_threads_of_quiet_tasks_wait_and_rereads_rotate_within_the_cap(fake: ClickUpFake) -> None:
-    index = Index(connector(fake, max_thread_rereads=2, doc_ids=[]))
+def test_rereads_rotate_within_the_cap_and_quiet_threads_take_turns(fake: ClickUpFake) -> None:
+    index = Index(connector(fake, max_thread_rereads=2, quiet_thread_rereads=0, doc_ids=[]))
     index.pull()
     fake.clear_log()
 
@@ -157,6 +162,17 @@ def test_threads_of_quiet_tasks_wait_and_rereads_rotate_within_the_cap(fake: Cli
     fake.clear_log()
     index.pull()
     assert {r.path.split("/")[4] for r in fake.requests("/comment")} == {"plain"}
+
+    # The quieter tasks' threads: one a run here, least recently read first (issue #24).
+    quiet = Index(connector(fake, max_thread_rereads=0, quiet_thread_rereads=1, doc_ids=[]))
+    quiet.pull()
+    turns = []
+    for _ in range(3):
+        fake.clear_log()
+        quiet.pull()
+        turns.append({r.path.split("/")[4] for r in fake.requests("/comment")
+                      if "start" not in r.args})
+    assert [len(t) for t in turns] == [1, 1, 1] and len(set.union(*turns)) == 3
 
 
 def test_task_paging_ends_only_on_last_page(fake: ClickUpFake) -> None:
@@ -261,3 +277,17 @@ def test_comments_answering_404_remove_the_task(fake: ClickUpFake) -> None:
 
     assert [s.gone for s in result.skipped if s.source_id == "plain"] == [True]
     assert "plain" not in index.docs
+
+
+def test_kp_status_states_the_quiet_comment_bound(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sync contract's bound on comments of quiet tasks, said where operators look."""
+    registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
+                "internal": {"sources": {"clickup": {"space_ids": ["s1"]}}}}
+    monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))
+    monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("KP_DAGSTER_URL", f"http://127.0.0.1:{free_port()}")  # Dagster is down
+    output = " ".join(CliRunner().invoke(app, ["status"], terminal_width=200).output.split())
+    assert ("clickup: a comment (which moves no date_updated) on a task quiet for longer than "
+            "comment_window_days is seen within ceil(quiet tasks / quiet_thread_rereads) "
+            "ordinary runs") in output

@@ -480,7 +480,8 @@ def test_mcp_restart_with_dagster_down_keeps_search_and_reports_status_unavailab
     registry = registry_data()  # the corpus was indexed directly; give the sources settings
     for scope in (registry["internal"], *registry["clients"].values()):
         scope["sources"] = {name: {"memory_files": {"path": "ws"}, "git_docs": {"repo": "repo"},
-                                   "clickup": {}}[name] for name in scope["sources"]}
+                                   "clickup": {"space_ids": ["s1"]}}[name]
+                             for name in scope["sources"]}
     write_registry(tmp_path / "registry.yaml", registry)
     settings = make_settings(tmp_path)
     token = read_admin_token(settings)

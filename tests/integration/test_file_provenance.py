@@ -146,7 +146,17 @@ async def _hit(indexed: Indexed, phrase: str, client: Client | None = None) -> d
     arguments = {"query": phrase, "limit": 10}
     found = await (_on(client, "knowledge_search", **arguments) if client
                    else _call(indexed, "knowledge_search", **arguments))
-    return next(h for h in found["hits"] if phrase in h["text"].lower())
+    return next(h for h in found["hits"] if phrase in h["snippet"].lower())
+
+
+async def _version(indexed: Indexed, hit: dict[str, Any]) -> str:
+    """A hit's source version: hits carry handles, the document carries its provenance."""
+    document = await _call(indexed, "get_document", doc_id=hit["doc_id"], scope=hit["scope"])
+    return document["version"]
+
+
+def _source_id(hit: dict[str, Any]) -> str:
+    return hit["doc_id"].split(":", 1)[1]
 
 
 GIT_FILES = [("heron milestones", "sow.pdf", PDF, "page", 2),
@@ -164,8 +174,8 @@ async def test_a_git_file_hit_names_its_file_type_place_url_and_sha(indexed: Ind
         for phrase, file_name, mime, unit, number in GIT_FILES:
             hit = await _hit(indexed, phrase, client)
             assert (hit["file_name"], hit["mime_type"]) == (file_name, mime), phrase
-            assert hit["version"] == indexed.sha
-            assert hit["url"] == URL.format(sha=indexed.sha, path=hit["source_id"])
+            assert await _version(indexed, hit) == indexed.sha
+            assert hit["url"] == URL.format(sha=indexed.sha, path=_source_id(hit))
             units = {"page", "slide", "sheet"} & hit.keys()
             assert units == ({unit} if unit else set()), phrase
             assert hit.get(unit or "page") == number, phrase
@@ -177,19 +187,21 @@ async def test_drive_upload_and_clickup_attachment_hits(indexed: Indexed) -> Non
     upload = await _hit(indexed, "ibis funnel")
     assert (upload["file_name"], upload["mime_type"], upload["page"]) == (
         "Audit report.pdf", PDF, 2)
-    assert upload["source"] == "google_drive" and upload["version"] == indexed.drive_version
+    assert upload["source"] == "google_drive"
+    assert await _version(indexed, upload) == indexed.drive_version
     assert upload["url"] and "upload-audit" in upload["url"]
     attached = await _hit(indexed, "pelican launch")
     assert (attached["file_name"], attached["mime_type"], attached["slide"]) == (
         "pelican.pptx", PPTX, 1)
-    assert attached["source"] == "clickup" and attached["version"] == indexed.attachment_id
+    assert attached["source"] == "clickup"
+    assert await _version(indexed, attached) == indexed.attachment_id
     assert attached["url"] == f"https://app.clickup.com/t/{indexed.task_id}"
 
 
 @pytest.mark.anyio
 async def test_hits_of_plain_text_carry_no_file_keys(indexed: Indexed) -> None:
     hit = await _hit(indexed, "kestrel agreements")
-    assert hit["source_id"] == "README.md"
+    assert _source_id(hit) == "README.md"
     assert not FILE_KEYS & hit.keys()
 
 

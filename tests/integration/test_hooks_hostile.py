@@ -27,7 +27,8 @@ def registry(rate_limit: str = "1000/minute") -> dict[str, Any]:
     data = base_registry()
     data["service"]["hooks"]["rate_limit"] = rate_limit
     data["internal"]["sources"] = {
-        "clickup": {"team_id": "9001", "webhook_secret_env": "KP_TEST_CLICKUP_HOOK"},
+        "clickup": {"team_id": "9001", "space_ids": ["s1"],
+                    "webhook_secret_env": "KP_TEST_CLICKUP_HOOK"},
         "google_drive": {"folder_ids": ["root"], "webhook_secret_env": "KP_TEST_DRIVE_HOOK"},
         "git_docs": {"repo": "https://github.com/acme/handbook.git", "branch": "main",
                      "webhook_secret_env": "KP_TEST_GIT_HOOK"}}

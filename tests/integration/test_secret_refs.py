@@ -274,7 +274,7 @@ def test_the_supabase_connector_fetches_its_key_through_the_management_api_each_
         settings = SupabaseSettings(url=rest.url(), project_ref=PROJECT,
                                     management_token_ref=token_ref,
                                     management_url=management.url(),
-                                    tables=[{"name": "memory"}], max_retries=0)
+                                    tables=[{"name": "memory", "shared": True}], max_retries=0)
         connector = SupabaseConnector(settings, "internal")
         first = connector.pull(None)
         assert [d.source_id for d in first.documents] == ["memory:1"]

@@ -72,7 +72,10 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[SupabaseFake]:
 def connector(
     fake: SupabaseFake, clock: FakeClock | None = None, **overrides: Any
 ) -> SupabaseConnector:
-    raw = {"url": fake.url(), "tables": TABLES, **overrides}
+    # The fake's tables hold no client's rows: each says so (shared) unless it filters.
+    tables = [t if "filter" in t else {"shared": True, **t}
+              for t in overrides.pop("tables", TABLES)]
+    raw = {"url": fake.url(), "tables": tables, **overrides}
     clock = clock or FakeClock()
     return SupabaseConnector(
         SupabaseSettings.model_validate(raw), "internal", sleep=clock.sleep, clock=clock
@@ -374,9 +377,9 @@ def test_missing_key_is_a_config_error(fake: SupabaseFake, monkeypatch: pytest.M
         connector(fake).pull(None)
 
 
-def test_default_tables_are_the_brief_s() -> None:
-    settings = SupabaseSettings.model_validate({"url": "https://example.supabase.co"})
-    assert [t.name for t in settings.tables] == ["memory", "standing_rules", "clients", "tests"]
+def test_there_is_no_default_table_list() -> None:
+    with pytest.raises(ValueError, match="tables: list the tables this scope reads"):
+        SupabaseSettings.model_validate({"url": "https://example.supabase.co"})
 
 
 def test_a_wait_beyond_max_wait_seconds_fails_fast(fake: SupabaseFake) -> None:

@@ -36,7 +36,7 @@ def registry_data() -> dict[str, Any]:
         "internal": {"name": "Surefoot", "sources": {"memory_files": {}, "git_docs": {}}},
         "clients": {
             "shade_store": {"name": "The Shade Store", "director": "maya",
-                            "sources": {"memory_files": {}, "clickup": {}}},
+                            "sources": {"memory_files": {}, "clickup": {"space_ids": ["s1"]}}},
             "hot": {"name": "HOT", "director": "jonas", "sources": {"memory_files": {}}},
         },
         "principals": [principal("maya"), principal("jonas"),

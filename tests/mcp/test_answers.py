@@ -15,6 +15,7 @@ from knowledge_platform.answers.llm import check_citations, llm_answer
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.serve.question import understand
 from tests.fakes.openai_server import FakeOpenAI, error_body
 
 KEY = "sk-test-fake"
@@ -179,3 +180,29 @@ def test_llm_conflict_lines_become_conflicts_and_warnings(fake: FakeOpenAI) -> N
                                                                 (2, "Standing rules")]
     assert answer.warnings == ["conflict: the model reports that [1] and [2] disagree: "
                                "whether tests may run over the holidays"]
+
+
+def test_llm_prompt_carries_dates_kinds_marks_and_the_window(fake: FakeOpenAI) -> None:
+    """The chat model sees when each source was said, its kind of time, which source
+    supersedes which, the disagreements the rules found and the question's date window;
+    the citations it returns keep those fields."""
+    roster = _hit(1, "Team roster", "Account director for Acme: Dana Whitfield.", 0.9,
+                  time_kind="standing", extra={"successor": "memory_files:2.md"})
+    handover = _hit(2, "2026-11-02 log", "Acme was handed over from Dana Whitfield to Lee "
+                    "Park as account director.", 0.8, time_kind="event")
+    fake.chat_answer = "Lee Park [2]; earlier Dana Whitfield [1]."
+    question = understand("Who took over as account director for Acme last week?",
+                          dt.date(2026, 11, 9))
+    answer = llm_answer(question, [roster, handover], scope="internal", config=_config(fake),
+                        api_key=KEY, embedder=EMBEDDER, min_score=0.0)
+    user = fake.chat_requests[-1]["messages"][-1]["content"]
+    assert "[1] Team roster (memory_files, 2026-11-01, standing, superseded by [2]," in user
+    assert "[2] 2026-11-02 log (memory_files, 2026-11-02, event," in user
+    assert "Disagreements found between the sources:" in user and "[2] is newer" in user
+    assert "searched from 2026-11-02 to 2026-11-08, read from 'last week'" in user
+    assert "Question: Who took over as account director for Acme last week?" in user
+    by_title = {c.title: c for c in answer.citations}
+    assert by_title["Team roster"].superseded_by == "memory_files:2.md"
+    assert by_title["Team roster"].time_kind == "standing"
+    assert by_title["2026-11-02 log"].time_kind == "event"
+    assert by_title["2026-11-02 log"].date == dt.date(2026, 11, 2)

@@ -32,7 +32,7 @@ CALLS = {
     "list_decisions": {},
     "list_recent_memory": {"days": "30"},
     "get_document": {"doc_id": "memory_files:MEMORY.md"},
-    "list_runbooks": {"prefix": "adr/"},
+    "list_runbooks": {"prefix": "adr/", "include_deprecated": "true"},
     "get_index_status": {},
     "trigger_reindex": {"source": "all"},
 }

@@ -15,6 +15,7 @@ from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from mcp_service.service import KnowledgeService
+from mcp_service.snippets import SNIPPET_CHARS
 from tests.mcp.fixtures import LONG_SECTION, days_ago
 
 pytestmark = pytest.mark.anyio
@@ -51,9 +52,11 @@ async def test_search_returns_hits_with_provenance_and_logs(runtime: Runtime) ->
     assert top["title"] == "Knowledge platform operations"
     assert top["uri"].endswith("platform-ops.md")
     assert top["doc_id"] == "memory_files:platform-ops.md"
-    for key in ("source", "source_id", "date", "version", "scope", "kind", "lifecycle",
-                "headers", "score", "text"):
+    for key in ("source", "scope", "kind", "lifecycle", "headers", "score", "ordinal", "snippet"):
         assert key in top
+    # A snippet and handles, not the passage: the whole text is get_document's.
+    assert "Sunday" in top["snippet"] and len(top["snippet"]) <= SNIPPET_CHARS + 2
+    assert not {"text", "source_id", "version", "sha"} & set(top)
     record = QueryLog(runtime.settings.query_log).read()[-1]
     assert record["tool"] == "knowledge_search" and record["principal"] == "compass"
     assert record["query"] == "weekly reindex Sunday" and record["hits"] == len(data["hits"])

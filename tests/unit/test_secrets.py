@@ -89,9 +89,9 @@ def test_a_connector_secret_reads_through_the_vault(fake_op: FakeOp,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     fake_op.set(REF, VALUE)
     monkeypatch.setenv("KP_TEST_CU", REF)
-    settings = ClickUpSettings(token_env="KP_TEST_CU")
+    settings = ClickUpSettings(token_env="KP_TEST_CU", space_ids=["s1"])
     assert settings.resolve_secret("token", owner="clickup", what="ClickUp API token") == VALUE
-    assert ClickUpSettings(token_ref=REF).resolve_secret(
+    assert ClickUpSettings(token_ref=REF, space_ids=["s1"]).resolve_secret(
         "token", owner="clickup", what="ClickUp API token") == VALUE
     monkeypatch.delenv("KP_TEST_CU")
     with pytest.raises(ConfigError) as info:

@@ -195,6 +195,27 @@ def test_filters(store: VectorStore):
     assert found(SearchFilter(sources=[])) == set()
 
 
+def test_a_window_in_force_takes_standing_texts_said_before_it(store: VectorStore):
+    """Events dated inside the window, and standing texts dated before its end or undated;
+    never an event outside it, nor a standing text said after it."""
+    rng = random.Random(5)
+    chunks = [
+        make_chunk(n=0, time_kind="event", date=date(2024, 3, 5)),      # inside
+        make_chunk(n=1, time_kind="event", date=date(2024, 2, 5)),      # before
+        make_chunk(n=2, time_kind="standing", date=date(2024, 1, 10)),  # in force
+        make_chunk(n=3, time_kind="standing", date=None),               # undated: in force
+        make_chunk(n=4, time_kind="standing", date=date(2024, 4, 2)),   # said after
+        make_chunk(n=5, time_kind="event", date=None),                  # undated event
+    ]
+    write(store, [make_point(c, rng) for c in chunks])
+    window = SearchFilter(date_from=date(2024, 3, 1), date_to=date(2024, 3, 31))
+    hits = store.search("internal", [1.0] * DIM, None, limit=10, mode="dense",
+                        flt=window.model_copy(update={"in_force": True}))
+    assert {int(h.chunk.title.split()[1]) for h in hits} == {0, 2, 3}
+    strict = store.search("internal", [1.0] * DIM, None, limit=10, mode="dense", flt=window)
+    assert {int(h.chunk.title.split()[1]) for h in strict} == {0}
+
+
 def test_point_hashes_cover_one_source_only(store: VectorStore):
     mine = make_points(4, source="memory_files")
     theirs = make_points(3, source="clickup", seed=2)

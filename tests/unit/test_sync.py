@@ -98,6 +98,33 @@ def test_a_gone_sub_resource_removes_its_documents():
     assert merged.problems[0].action == "removed"
 
 
+def test_a_vanished_container_is_held_stale_until_a_full_reconcile_removes_it():
+    """A table answering 404 PGRST205 (or a stale schema cache saying so): inferred, never
+    confirmed, however few documents it holds."""
+    before = [d("rules:1"), d("rules:2"), d("notes:1")]
+    gone = Skipped(source_id="table rules", reason="404 PGRST205", vanished=True,
+                   covers=["rules:1", "rules:2"])
+    result = PullResult(documents=[d("notes:1", "edited")], full=False, skipped=[gone])
+    merged = merge_pull(before, result)
+    assert ids(merged.documents) == ["notes:1", "rules:1", "rules:2"]
+    assert all("not found as a whole" in x.extra[STALE] for x in merged.documents[1:])
+    assert merged.held == ["rules:1", "rules:2"] and "table rules" in (merged.held_reason or "")
+    assert {"rules:1", "rules:2"} <= set(merged.retry) and merged.stats.confirmed == 0
+    reconciled = merge_pull(before, result, full_reconcile=True)
+    assert ids(reconciled.documents) == ["notes:1"] and not reconciled.held
+    assert not {"rules:1", "rules:2"} & set(reconciled.retry)
+    assert reconciled.stats.inferred == 2
+
+
+def test_a_refused_sub_resource_leaves_the_scope_and_is_reported():
+    before = [d("partners:1"), d("notes:1")]
+    refused = Skipped(source_id="table partners", reason="shared, but names 'hot'",
+                      refused=True, covers=["partners:1"])
+    merged = merge_pull(before, PullResult(documents=[], full=False, skipped=[refused]))
+    assert ids(merged.documents) == ["notes:1"]
+    assert [(p.what, p.action) for p in merged.problems] == [("table partners", "not indexed")]
+
+
 def test_an_unsupported_sub_resource_is_listed_never_retried_and_no_failure():
     form = Skipped(source_id="form-1", reason="application/vnd.google-apps.form: no text "
                    "export", unsupported=True)

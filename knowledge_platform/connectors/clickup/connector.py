@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Hint, Known, PullResult
 from knowledge_platform.connectors.clickup.api import ClickUpApi
 from knowledge_platform.connectors.clickup.attachments import PREFIX
@@ -21,6 +23,22 @@ from knowledge_platform.connectors.clickup.run import Budget, Run
 from knowledge_platform.connectors.clickup.settings import ClickUpSettings
 from knowledge_platform.connectors.clickup.tasks import TaskSync
 from knowledge_platform.connectors.http import HttpClient, HttpConnector, ratelimit_reset_wait
+
+#: ECODEs of a 401 that refuse the token itself (missing, unknown, revoked, expired: the
+#: reference's OAUTH_017/019/021/025/077), unlike OAUTH_027 & co. for one item it cannot see.
+TOKEN_REFUSED = frozenset({"OAUTH_017", "OAUTH_019", "OAUTH_021", "OAUTH_025", "OAUTH_077"})
+
+
+def token_refused(response: httpx.Response) -> bool:
+    """ClickUp's 401 refusing the token: the whole run fails. (An attachment host's bare 401
+    is one file's failure.)"""
+    if response.status_code != 401:
+        return False
+    try:
+        data = response.json()
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("ECODE") in TOKEN_REFUSED
 
 
 def auth_header(token: str, kind: str) -> str:
@@ -49,6 +67,7 @@ class ClickUpConnector(HttpConnector):
             cfg,
             headers={"Authorization": auth_header(token, cfg.token_kind)},
             rate_limit_wait=ratelimit_reset_wait,
+            refused=token_refused,
             auth_hint=f"check the ClickUp token in {cfg.secret('token')} "
             f"(token_kind={cfg.token_kind})",
             sleep=self._sleep,
@@ -60,8 +79,10 @@ class ClickUpConnector(HttpConnector):
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
     ) -> PullResult:
         with self.client() as http:
-            return self._pull(ClickUpApi(http, self.cfg), cursor or {}, full or not cursor,
-                              known)
+            result = self._pull(ClickUpApi(http, self.cfg), cursor or {}, full or not cursor,
+                                known)
+            http.raise_if_refused()  # a revoked token on one item fails the whole run
+            return result
 
     def pull_hinted(self, cursor: dict[str, Any], hint: Hint,
                     known: Known = NOTHING_KNOWN) -> PullResult | None:
@@ -79,6 +100,7 @@ class ClickUpConnector(HttpConnector):
             tasks = TaskSync(run, dict(cursor.get("threads_read") or {}), run_no,
                              dict(cursor.get("attachments") or {}))
             found = tasks.pull_ids(ids, hint.deleted, lambda: resolve(api))
+            http.raise_if_refused()
             return PullResult(
                 documents=found.documents, full=False, deleted=sorted(set(found.deleted)),
                 skipped=found.skipped,

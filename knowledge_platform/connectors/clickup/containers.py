@@ -36,24 +36,30 @@ class Containers:
 
 
 def resolve(api: ClickUpApi) -> Containers:
+    """The scope's containers: what it names, and what its spaces and folders hold, less the
+    folders and lists another scope names (`elsewhere`: the most specific claim wins)."""
     cfg = api.cfg
+    skip = cfg.elsewhere
+
+    def ids(items: list[Any]) -> list[str]:
+        return [str(i["id"]) for i in items if isinstance(i, dict) and str(i["id"]) not in skip]
+
     lists = list(cfg.list_ids)
     folders = list(cfg.folder_ids)
     for folder in cfg.folder_ids:
-        lists += [lst["id"] for lst in api.children(f"/folder/{folder}/list", "lists")]
+        lists += ids(api.children(f"/folder/{folder}/list", "lists"))
     spaces = list(cfg.space_ids)
     teams = [cfg.team_id] if cfg.team_id else api.teams()
-    if not (cfg.list_ids or cfg.folder_ids or cfg.space_ids):
-        for team in teams:
-            spaces += [s["id"] for s in api.children(f"/team/{team}/space", "spaces")]
     for space in spaces:
         for folder in api.children(f"/space/{space}/folder", "folders"):
+            if str(folder["id"]) in skip:
+                continue
             folders.append(folder["id"])
-            lists += [lst["id"] for lst in folder.get("lists") or [] if isinstance(lst, dict)]
-        lists += [lst["id"] for lst in api.children(f"/space/{space}/list", "lists")]
+            lists += ids(folder.get("lists") or [])
+        lists += ids(api.children(f"/space/{space}/list", "lists"))
 
-    def unique(ids: list[Any]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(str(x) for x in ids))
+    def unique(found: list[Any]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(str(x) for x in found))
 
     return Containers(unique(teams), unique(spaces), unique(folders), unique(lists))
 

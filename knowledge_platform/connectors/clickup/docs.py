@@ -70,7 +70,7 @@ class DocSync:
             for parent_id, parent_type in self.containers.doc_parents():
                 try:
                     for meta in self.api.docs(workspace, parent_id, parent_type):
-                        if not _gone(meta):
+                        if not _gone(meta) and str(meta["id"]) not in self.cfg.elsewhere:
                             found.setdefault(str(meta["id"]), (workspace, meta))
                 except SourceError as exc:
                     return found, f"docs listing: {exc}"

@@ -157,6 +157,24 @@ def task_markdown(task: dict[str, Any], comments: Iterable[dict[str, Any]]) -> s
     return "\n\n".join(parts)
 
 
+def with_current_facts(known: Document, task: dict[str, Any]) -> Document | None:
+    """The task's indexed document with the status line `task` renders now: a renamed list
+    (or tag, or assignee) does not move the task's `date_updated`, so its document is
+    re-rendered without reading its thread again. `known` itself when the line is unchanged;
+    None when the rest of `known` is not what `task` renders (the task must be read)."""
+    fresh = task_markdown(task, [])
+    head, _, _ = fresh.partition("\n\n")
+    old_head, _, _ = known.text.partition("\n\n")
+    if head == old_head:
+        return known
+    tail, old_tail = fresh[len(head):], known.text[len(old_head):]
+    comments = old_tail[len(tail):]
+    if not old_tail.startswith(tail) or (comments and not comments.startswith(
+            "\n\n## Comments\n")):
+        return None
+    return known.model_copy(update={"text": head + old_tail})
+
+
 def description_of(task: dict[str, Any]) -> str:
     for key in ("markdown_description", "description", "text_content"):
         value = task.get(key)

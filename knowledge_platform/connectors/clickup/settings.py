@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import Field, model_validator
 
+from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.connectors.claims import check_disjoint
 from knowledge_platform.connectors.http import HttpSettings
 from knowledge_platform.convert.settings import FileSettings
 from knowledge_platform.secrets.fields import EnvName, VaultRef
@@ -23,8 +26,10 @@ class ClickUpSettings(HttpSettings):
     webhook_secret_ref: VaultRef | None = None
     #: personal tokens (pk_...) are sent raw, OAuth tokens as `Bearer`; auto decides by prefix.
     token_kind: Literal["auto", "personal", "oauth"] = "auto"
-    #: The workspace id: needed for Docs, and for "every space" when nothing else is selected.
+    #: The workspace id (needed for Docs; else every workspace the token sees is asked).
     team_id: str | None = None
+    #: What the scope reads: spaces (their folders, lists and docs), folders, lists, docs. At
+    #: least one; there is no "every space" default (one token reads every client's spaces).
     space_ids: list[str] = Field(default_factory=list)
     folder_ids: list[str] = Field(default_factory=list)
     list_ids: list[str] = Field(default_factory=list)
@@ -37,6 +42,9 @@ class ClickUpSettings(HttpSettings):
     comment_window_days: int = Field(default=7, ge=0)
     #: ... at most this many a run (least recently read first); the rest on the next runs.
     max_thread_rereads: int = Field(default=100, ge=0)
+    #: Threads of the quieter tasks read in turn, this many a run (least recently read
+    #: first): a comment on a quiet task is seen within ceil(quiet tasks / this) ordinary runs.
+    quiet_thread_rereads: int = Field(default=25, ge=0)
     #: Tasks and docs gone from a listing looked up one by one per run (404, archived, moved
     #: out of the scope -> confirmed); the rest wait, counted against the deletion guard.
     max_verifications: int = Field(default=25, ge=0)
@@ -58,3 +66,21 @@ class ClickUpSettings(HttpSettings):
         if self.doc_ids and not self.team_id:
             raise ValueError("doc_ids need team_id (the workspace id the docs live in)")
         return self
+
+    @model_validator(mode="after")
+    def _names_its_containers(self) -> ClickUpSettings:
+        if not (self.space_ids or self.folder_ids or self.list_ids or self.doc_ids):
+            raise ValueError(
+                "name what this scope reads: space_ids, folder_ids, list_ids or doc_ids (e.g. "
+                "space_ids: ['90100000001']); there is no 'every space' default, since one "
+                "token reads every client's spaces")
+        return self
+
+    def containers(self) -> list[tuple[str, str]]:
+        """(registry key, id) of every container this scope names."""
+        return [(key, cid) for key in ("space_ids", "folder_ids", "list_ids", "doc_ids")
+                for cid in getattr(self, key)]
+
+    @classmethod
+    def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
+        check_disjoint("clickup", {s: cfg.containers() for s, cfg in by_scope.items()})

@@ -11,7 +11,12 @@ comment threads worth reading again.
   read; anything else, or over the budget -> `missing` (inferred, under the deletion guard).
 - Comment threads: a new comment or reply does not move the task's `date_updated`, so the
   threads of tasks active within `comment_window_days` of the newest activity the workspace
-  shows are read again every run (at most `max_thread_rereads`, least recently read first).
+  shows are read again every run (at most `max_thread_rereads`, least recently read first),
+  and the quieter tasks' threads in turn, `quiet_thread_rereads` a run (least recently read
+  first): a comment on a quiet task is seen within ceil(quiet tasks / that) ordinary runs.
+- Renamed containers: the listing gives each task its list's current name, which the
+  document's status line shows; a task whose line changed without a new `date_updated` is
+  re-rendered from its indexed document (render.with_current_facts), no request needed.
 - A list whose listing fails keeps its tasks (stale); a task whose comments fail keeps its
   last good version (stale); comments answering 404 mean the task is gone.
 - Attachments (attachments.py) are read with their task and follow it: deleted, missing or
@@ -26,7 +31,12 @@ from knowledge_platform.connectors.base import Skipped
 from knowledge_platform.connectors.clickup.api import TaskGone
 from knowledge_platform.connectors.clickup.attachments import PREFIX, AttachmentSync
 from knowledge_platform.connectors.clickup.containers import Containers
-from knowledge_platform.connectors.clickup.render import MalformedTask, check_task, task_document
+from knowledge_platform.connectors.clickup.render import (
+    MalformedTask,
+    check_task,
+    task_document,
+    with_current_facts,
+)
 from knowledge_platform.connectors.clickup.run import Outcome, Run
 from knowledge_platform.errors import SourceError
 
@@ -58,8 +68,8 @@ class TaskSync:
         chosen = self._to_read(listed, confirmed_alive, recent, activity)
         for tid in chosen:
             self._read(tid, listed[tid], tid in self._attachments_of)
-        # Only recently active tasks take turns at re-reads: forget the others.
-        self.threads_read = {t: self.threads_read[t] for t in recent if t in self.threads_read}
+        self._refresh_facts(listed, set(chosen))
+        self.threads_read = {t: n for t, n in self.threads_read.items() if t in listed}
         if self.cfg.attachments:
             self.attachments.settle()
         return self.out
@@ -163,8 +173,9 @@ class TaskSync:
     def _to_read(self, listed: dict[str, dict[str, Any]], alive: set[str], recent: list[str],
                  activity: dict[str, int]) -> list[str]:  # fmt: skip
         """Every task on a full pull (or when no comments are read: rendering is free); else
-        the new, changed, retried and looked-up ones, then recently active ones in turn. The
-        attachments of those (not of every task rendered for free) are read too."""
+        the new, changed, retried and looked-up ones, then recently active ones in turn, then
+        quiet ones in turn. The attachments of all but the quiet ones (not of every task
+        rendered for free) are read too."""
         must = [t for t, raw in listed.items()
                 if self.full or t in alive or t in self.known.retry or t not in self.known_tasks
                 or self.known_tasks[t].version != str(raw.get("date_updated"))
@@ -175,9 +186,28 @@ class TaskSync:
         chosen = set(must)
         turns = [t for t in recent if t not in chosen]
         turns.sort(key=lambda t: (self.threads_read.get(t, -1), -activity[t]))
+        recent_set = set(recent)
+        quiet = [t for t in listed if t not in chosen and t not in recent_set]
+        quiet.sort(key=lambda t: (self.threads_read.get(t, -1), -activity[t]))
         picked = [*must, *turns[: self.cfg.max_thread_rereads]]
         self._attachments_of = set(picked)
-        return picked
+        return [*picked, *quiet[: self.cfg.quiet_thread_rereads]]
+
+    def _refresh_facts(self, listed: dict[str, dict[str, Any]], chosen: set[str]) -> None:
+        """Tasks not read this run whose status line changed (a renamed list): re-rendered
+        from their indexed document, or read whole when that cannot be done."""
+        for tid, raw in listed.items():
+            known = self.known_tasks.get(tid)
+            if tid in chosen or known is None:
+                continue
+            try:
+                doc = with_current_facts(known, raw)
+            except (TypeError, ValueError, KeyError, AttributeError):
+                continue  # malformed: it keeps its document until it is read again
+            if doc is None:
+                self._read(tid, raw, False)
+            elif doc is not known:
+                self.out.documents.append(doc)
 
     def _activity(self, tid: str, raw: dict[str, Any]) -> int:
         comment_ms = self.known_tasks[tid].extra.get("comment_ms") if tid in self.known_tasks else 0

@@ -29,13 +29,13 @@ from knowledge_platform.connectors.git_docs.files import BLOB, convert_blob, reu
 from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
 from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
 from knowledge_platform.convert.result import Format
+from knowledge_platform.dating import document_time
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
     choice,
     confidentiality,
     lifecycle,
-    parse_date,
     split_front_matter,
 )
 from knowledge_platform.models import Document, Kind, Lifecycle
@@ -49,6 +49,7 @@ _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
     "rejected": "deprecated",
 }
 _FILE_KINDS: tuple[Kind, ...] = ("doc", "runbook", "decision")
+_STANDING_KINDS: tuple[Kind, ...] = ("runbook", "decision")
 LINK_KEYS = ("supersedes", "superseded_by", "applies_to", "references", "tags")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
@@ -92,18 +93,30 @@ class GitDocsConnector(Connector):
             raise ConfigError("git_docs needs GitDocsSettings")
         super().__init__(settings, scope)
         self.config = settings
-        self._include = [glob_regex(g) for g in settings.globs]
+        self._include = [(glob_regex(g), _fixed(g)) for g in settings.globs]
         self._exclude = [glob_regex(g) for g in settings.exclude_globs]
+        self._foreign = [(glob_regex(g), _fixed(g)) for g in settings.foreign_globs()]
         # Settings that change what a pull produces: a new value forces a full pull.
         shape = settings.model_dump_json(
             exclude={"branch", "at_sha", "cache_dir", "timeout_seconds"}
-        )
+        ) + "\n".join(settings.foreign_globs())
         self._fingerprint = hashlib.sha256(shape.encode()).hexdigest()[:16]
 
     def wanted(self, path: str) -> bool:
-        return any(r.match(path) for r in self._include) and not any(
-            r.match(path) for r in self._exclude
-        )
+        return self._own(path) is not None and not self.claimed_elsewhere(path)
+
+    def _own(self, path: str) -> int | None:
+        """How narrowly this scope's globs name `path` (their literal prefix), or None."""
+        if any(r.match(path) for r in self._exclude):
+            return None
+        return max((fixed for r, fixed in self._include if r.match(path)), default=None)
+
+    def claimed_elsewhere(self, path: str) -> bool:
+        """This scope's globs name `path`, and another scope's (same repository) name it more
+        narrowly: `handbook/**` in internal leaves `handbook/clients/acme/**` to acme."""
+        own = self._own(path)
+        return own is not None and any(r.match(path) and fixed > own
+                                       for r, fixed in self._foreign)
 
     def pull(
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
@@ -149,11 +162,13 @@ class GitDocsConnector(Connector):
 
     def _full(self, repo: GitRepo, head: str, cursor: dict[str, Any],
               known: Mapping[str, Document]) -> PullResult:
-        entries = [e for e in repo.tree(head) if e.type == "blob" and self.wanted(e.path)]
+        tree = [e for e in repo.tree(head) if e.type == "blob"]
+        entries = [e for e in tree if self.wanted(e.path)]
         documents, skipped = self._documents(repo, head, entries, known)
-        return PullResult(
-            documents=documents, full=True, skipped=skipped, cursor=cursor, requests=repo.commands
-        )
+        # Files another scope's globs now name more narrowly: theirs, on the registry's word.
+        claimed = sorted(e.path for e in tree if e.path in known and self.claimed_elsewhere(e.path))
+        return PullResult(documents=documents, full=True, deleted=claimed, skipped=skipped,
+                          cursor=cursor, requests=repo.commands)
 
     def _documents(
         self, repo: GitRepo, head: str, entries: list[TreeEntry], known: Mapping[str, Document]
@@ -266,6 +281,10 @@ class GitDocsConnector(Connector):
             extra["decision"] = {"status": status, "summary": summary or _paragraph(lines)}
         url = self._url(path, commit, head)
         committed = dt.date.fromisoformat(extra["updated"]) if "updated" in extra else None
+        # Runbooks and decision records stand until changed; a dated note in the repository
+        # (a log kept in git) is an event like a memory file's.
+        said, time_kind = document_time(meta, PurePosixPath(path).name, heading, known=committed,
+                                        standing=kind in _STANDING_KINDS)
         return Document(
             source=self.name,
             source_id=path,
@@ -275,13 +294,19 @@ class GitDocsConnector(Connector):
             kind=kind,
             url=url,
             uri=f"doc://git_docs/{path}@{commit}",
-            date=parse_date(meta.get("date")) or committed,
+            date=said,
+            time_kind=time_kind,
             version=commit,
             lifecycle=stage,
             trust=self.config.trust,
             confidentiality=level,
             extra=extra,
         )
+
+
+def _fixed(glob: str) -> int:
+    """Length of a glob's literal prefix (before its first wildcard): how narrow it is."""
+    return next((i for i, c in enumerate(glob) if c in "*?["), len(glob))
 
 
 def _display(repo: str) -> str:

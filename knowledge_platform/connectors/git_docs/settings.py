@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from pydantic import Field
 
@@ -43,3 +44,29 @@ class GitDocsSettings(SourceSettings):
     #: PDF/DOCX/PPTX/XLSX files the globs select are converted (types, size cap, limits).
     files: FileSettings = Field(default_factory=FileSettings)
     timeout_seconds: float = Field(300.0, gt=0)
+
+    def containers(self) -> list[tuple[str, str]]:
+        """Each glob as `<repo>\n<glob>`: the registry hands every scope the others' globs
+        (`foreign_globs`), and a file goes to the scope whose glob names it most narrowly."""
+        return [("globs", f"{self.repo.rstrip('/')}\n{g}") for g in self.globs]
+
+    def foreign_globs(self) -> list[str]:
+        """Other scopes' globs on this same repository."""
+        prefix = f"{self.repo.rstrip('/')}\n"
+        return sorted(c[len(prefix):] for c in self.elsewhere if c.startswith(prefix))
+
+    @classmethod
+    def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
+        """A repository several scopes read (one credential reads all of it) is read by each
+        through globs it names: the default `**/*.md` would put every scope's files in each."""
+        mine = cls.mine(by_scope)
+        readers: dict[str, list[str]] = {}
+        for scope, cfg in mine.items():
+            readers.setdefault(cfg.repo.rstrip("/"), []).append(scope)
+        for repo, scopes in readers.items():
+            implicit = [s for s in scopes if "globs" not in mine[s].model_fields_set]
+            if len(scopes) > 1 and implicit:
+                raise ValueError(
+                    f"{repo} is read by {', '.join(scopes)}; {implicit[0]} must name its globs "
+                    "(e.g. globs: ['handbook/**/*.md']): the default **/*.md would read every "
+                    "scope's files")

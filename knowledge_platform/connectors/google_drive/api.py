@@ -19,7 +19,7 @@ from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
 
 from knowledge_platform.connectors.google_drive.transport import HttplibBridge, rate_limited
-from knowledge_platform.connectors.http import HttpClient
+from knowledge_platform.connectors.http import CredentialRefused, HttpClient
 from knowledge_platform.errors import ConfigError, SourceError
 
 if TYPE_CHECKING:
@@ -171,9 +171,13 @@ class GoogleApi:
             return request.execute(http=self.http)
         except HttpError as exc:
             reason, message = _error_detail(exc)
+            if exc.resp.status == 401:  # still refused after google-auth's own refresh
+                raise CredentialRefused(f"google_drive: Google refused the credentials (401 "
+                                        f"{reason}: {message}); check the google_drive auth "
+                                        "settings") from None
             raise GoogleApiError(exc.resp.status, reason, message) from None
         except google.auth.exceptions.RefreshError as exc:
-            raise SourceError(
+            raise CredentialRefused(
                 f"google_drive: Google refused the credentials ({exc}); check the google_drive "
                 "auth settings and token_uri"
             ) from None

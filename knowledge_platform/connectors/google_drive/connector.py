@@ -46,9 +46,9 @@ from knowledge_platform.connectors.google_drive.tree import (
     record,
 )
 from knowledge_platform.connectors.google_drive.uploads import Uploads
-from knowledge_platform.connectors.http import HttpConnector
+from knowledge_platform.connectors.http import CredentialRefused, HttpConnector
 from knowledge_platform.errors import SourceError
-from knowledge_platform.models import Document
+from knowledge_platform.models import STALE, Document
 
 #: Cursor layout; an older cursor makes the next pull a full one.
 _CURSOR_VERSION = 2
@@ -100,7 +100,9 @@ class GoogleDriveConnector(HttpConnector):
         return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
 
     def _pull(self, api: GoogleApi, cursor: dict[str, Any], full: bool, known: Known) -> PullResult:
-        usable = cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots
+        usable = (cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots
+                  and cursor.get("foreign", []) == sorted(self.settings.elsewhere
+                                                          - set(self._roots)))
         if full or not usable:
             return self._full(api, cursor, known)
         try:
@@ -111,7 +113,8 @@ class GoogleDriveConnector(HttpConnector):
             raise
         if any(change.get("fileId") in self._roots for change in changes):
             return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
-        tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api))
+        tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api),
+                          self.settings.elsewhere)
         before: dict[str, dict[str, Any]] = cursor["files"]
         records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in before.items()}
         plan = plan_changes(changes, tree, records)
@@ -131,7 +134,7 @@ class GoogleDriveConnector(HttpConnector):
         corpora = self._corpora(api)
         # Tokens first: changes made while we list are replayed by the next ordinary pull.
         tokens = start_tokens(api, sorted(set(corpora.values())))
-        tree = FolderTree(self._roots, {}, partial(self._parents, api))
+        tree = FolderTree(self._roots, {}, partial(self._parents, api), self.settings.elsewhere)
         listing = Lister(api, tree, self.settings.page_size).walk(corpora)
         plan = ChangePlan()
         for meta in listing.files.values():
@@ -139,16 +142,22 @@ class GoogleDriveConnector(HttpConnector):
         records: dict[str, dict[str, Any]] = {}
         before = previous.get("files", {}) if previous.get("v") == _CURSOR_VERSION else {}
         documents, skipped = self._read(api, plan, records, known, before)
+        old_tree = FolderTree(self._roots, {**previous.get("folders", {}), **tree.parents},
+                              lambda _: [], self.settings.elsewhere)
         if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
-            old_tree = FolderTree(self._roots, previous.get("folders", {}), lambda _: [])
             skipped += _incomplete(listing, old_tree, previous.get("files", {}), records)
-        return PullResult(documents=documents, full=True, skipped=skipped,
+        # Files of a folder another scope names (the registry gave it to that scope): gone
+        # from this one on the registry's word, not inferred.
+        claimed = sorted(f for f, rec in before.items() if f not in listing.files
+                         and old_tree.elsewhere(rec.get("parents", [])))
+        return PullResult(documents=documents, full=True, deleted=claimed, skipped=skipped,
                           cursor=self._cursor(tokens, tree, records), requests=api.requests)
 
     def _cursor(self, tokens: dict[str, str], tree: FolderTree,
                 records: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return {"v": _CURSOR_VERSION, "page_token": encode(tokens), "tokens": tokens,
-                "roots": self._roots, "folders": tree.parents, "files": records}
+                "roots": self._roots, "foreign": sorted(tree.foreign), "folders": tree.parents,
+                "files": records}
 
     def _corpora(self, api: GoogleApi) -> dict[str, str]:
         """Each root -> the shared drive it lives in (USER for My Drive)."""
@@ -158,8 +167,6 @@ class GoogleDriveConnector(HttpConnector):
                 meta = api.call(api.files.get(fileId=folder, fields="id,mimeType,driveId",
                                               supportsAllDrives=True))
             except GoogleApiError as exc:
-                if exc.status == 401:
-                    raise
                 raise SourceError(
                     f"google_drive: folder {folder} (folder_ids) answers {exc.status} "
                     f"{exc.reason}: not found or not shared with this account; fix the registry"
@@ -196,14 +203,14 @@ class GoogleDriveConnector(HttpConnector):
                 meta = api.call(api.files.get(fileId=file_id, fields=FILE_FIELDS,
                                               supportsAllDrives=True))
             except GoogleApiError as exc:
-                if exc.status == 401:
-                    raise
                 if exc.status == 404:
                     plan.gone.add(file_id)
                     records.pop(file_id, None)
                 else:
                     failed.append(Skipped(source_id=file_id, reason=_refusal(exc)))
                 continue
+            except CredentialRefused:
+                raise
             except SourceError as exc:
                 self._drive_answers(api)
                 failed.append(Skipped(source_id=file_id, reason=_transient(exc)))
@@ -236,12 +243,15 @@ class GoogleDriveConnector(HttpConnector):
                     skipped.append(Skipped(source_id=file_id, unsupported=True,
                                            reason=f"{why_not}{_named(meta)}"))
                 continue
+            same = _unchanged(meta, known)
+            if same is not None:  # a full pull (or a relist) exports nothing it has read
+                documents.append(same)
+                records[file_id] = record(meta)
+                continue
             try:
                 made = (fetch_document(api, meta, self.settings, self.scope)
                         if meta["mimeType"] in KINDS else uploads.read(meta, old))
             except GoogleApiError as exc:
-                if exc.status == 401:
-                    raise
                 if exc.status == 404:
                     if records.pop(file_id, None) is not None or file_id in indexed:
                         skipped.append(Skipped(source_id=file_id, gone=True, reason=(
@@ -249,6 +259,8 @@ class GoogleDriveConnector(HttpConnector):
                     continue
                 skipped.append(Skipped(source_id=file_id, reason=_refusal(exc, meta)))
                 records[file_id] = record(meta, read=False)
+            except CredentialRefused:
+                raise
             except SourceError as exc:
                 self._drive_answers(api)  # one bad file, or Drive itself down?
                 skipped.append(Skipped(source_id=file_id, reason=_transient(exc, meta)))
@@ -267,6 +279,17 @@ class GoogleDriveConnector(HttpConnector):
         """After a file outlasted the retries: a cheap request that raises SourceError (and
         so fails the run, changing nothing) when Drive itself is not answering."""
         api.call(api.changes.getStartPageToken(supportsAllDrives=True))
+
+
+def _unchanged(meta: dict[str, Any], known: Known) -> Document | None:
+    """The indexed document of a Doc, Sheet or Slides file whose Drive `version` (which every
+    change moves, renames and moves included) is the one it was read at, unless the last
+    pull could not read it; None when it must be exported again."""
+    doc = known.documents.get(meta["id"])
+    if (doc is None or meta["mimeType"] not in KINDS or meta["id"] in known.retry
+            or STALE in doc.extra or not doc.version or doc.version != file_version(meta)):
+        return None
+    return doc
 
 
 def _plan_file(plan: ChangePlan, meta: dict[str, Any]) -> None:

@@ -67,6 +67,8 @@ class Lister:
                     listing.files[item["id"]] = item
                     continue
                 self.tree.set_parents(item["id"], item.get("parents", []))
+                if item["id"] in self.tree.foreign:
+                    continue  # another scope's folder: not walked, whatever holds it
                 if item["id"] not in seen:
                     seen.add(item["id"])
                     pending[item["id"]] = item.get("driveId", drive)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import Field, model_validator
 
+from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.connectors.claims import check_disjoint
 from knowledge_platform.connectors.http import HttpSettings
 from knowledge_platform.convert.settings import FileSettings
 from knowledge_platform.models import Trust
@@ -58,3 +61,11 @@ class GoogleDriveSettings(HttpSettings):
         if not (self.folder_ids or self.shared_drive_ids):
             raise ValueError("google_drive needs folder_ids or shared_drive_ids")
         return self
+
+    def containers(self) -> list[tuple[str, str]]:
+        return [*(("folder_ids", f) for f in self.folder_ids),
+                *(("shared_drive_ids", d) for d in self.shared_drive_ids)]
+
+    @classmethod
+    def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
+        check_disjoint("google_drive", {s: cfg.containers() for s, cfg in by_scope.items()})

@@ -8,7 +8,7 @@ looked up once and remembered too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,36 +49,50 @@ def record(meta: dict[str, Any], *, read: bool = True, verdict: str | None = Non
 
 
 class FolderTree:
-    """Folder id -> parent ids; a folder is inside when a root is among its ancestors."""
+    """Folder id -> parent ids; a folder is inside when a root is among its ancestors, and
+    no folder another scope names (`foreign`) comes first on the way up: the most specific
+    claim wins, so a client's folder inside internal's shared drive stays the client's."""
 
     def __init__(
-        self, roots: list[str], parents: dict[str, list[str]], lookup: Callable[[str], list[str]]
+        self, roots: list[str], parents: dict[str, list[str]], lookup: Callable[[str], list[str]],
+        foreign: Collection[str] = (),
     ) -> None:
         self.roots = set(roots)
+        self.foreign = set(foreign) - self.roots
         self.parents = dict(parents)
         self._lookup = lookup  # parents of an unknown folder ([] if gone or unreadable)
-        self._memo: dict[str, bool] = {}
+        self._memo: dict[str, str | None] = {}
 
     def set_parents(self, folder_id: str, parents: list[str]) -> None:
         self.parents[folder_id] = list(parents)
         self._memo.clear()
 
     def contains(self, folder_id: str) -> bool:
-        return self._contains(folder_id, set())
+        return self._claim(folder_id, set()) == "root"
 
-    def _contains(self, folder_id: str, visiting: set[str]) -> bool:
+    def _claim(self, folder_id: str, visiting: set[str]) -> str | None:
+        """"root" or "foreign": the first claimed folder on the way up; None: neither."""
         if folder_id in self.roots:
-            return True
+            return "root"
+        if folder_id in self.foreign:
+            return "foreign"
         if folder_id in self._memo:
             return self._memo[folder_id]
         if folder_id in visiting:
-            return False
+            return None
         visiting.add(folder_id)
         if folder_id not in self.parents:
             self.parents[folder_id] = list(self._lookup(folder_id))
-        inside = any(self._contains(p, visiting) for p in self.parents[folder_id])
-        self._memo[folder_id] = inside
-        return inside
+        claims = {self._claim(p, visiting) for p in self.parents[folder_id]}
+        claim = "root" if "root" in claims else "foreign" if "foreign" in claims else None
+        self._memo[folder_id] = claim
+        return claim
+
+    def elsewhere(self, parents: list[str]) -> bool:
+        """Whether a file with these parents lies in a folder another scope names (and in
+        none of this scope's roots)."""
+        claims = {self._claim(p, set()) for p in parents}
+        return "foreign" in claims and "root" not in claims
 
     def holds(self, parents: list[str]) -> bool:
         return any(self.contains(p) for p in parents)

@@ -10,13 +10,13 @@ from typing import Any
 
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Connector, Known, PullResult, Skipped
 from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
+from knowledge_platform.dating import document_time
 from knowledge_platform.errors import SourceError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
     as_lifecycle,
     confidentiality,
     lifecycle,
-    parse_date,
     split_front_matter,
 )
 from knowledge_platform.models import Document, content_hash
@@ -81,8 +81,7 @@ class MemoryFilesConnector(Connector):
             raise _Skip(str(exc)) from None
         # Undated files (no front-matter date, dated name or dated first heading) carry no
         # date: a checkout's mtime says nothing about when a note was written.
-        when = (parse_date(meta.get("date")) or parse_date(path.name)
-                or parse_date(_first_heading(body)))
+        when, time_kind = document_time(meta, path.name, _first_heading(body))
         return Document(
             source=self.name,
             source_id=rel,
@@ -92,6 +91,7 @@ class MemoryFilesConnector(Connector):
             kind="memory",
             uri=f"file://{path.resolve()}",
             date=when,
+            time_kind=time_kind,
             version=content_hash(text)[:16],
             lifecycle=stage,
             confidentiality=level,

@@ -9,9 +9,11 @@ high-water mark, ids that failed last time) and looks up by id the known ones th
 longer shows: an id the lookup's counted answer lacks is gone from the scope — deleted,
 soft-deleted or moved to another client — and reported as a confirmed deletion. A truncated
 sweep therefore deletes nothing. What the index holds (`known`) is the id list; the cursor
-keeps only each table's high-water mark. A table that fails is skipped with its rows kept
-(a 404 PGRST205 removes them: the table is gone); only when every table fails, or the key
-is refused, does the pull fail. See docs/sync-contract.md."""
+keeps only each table's high-water mark. A table that fails is skipped with its rows kept; a
+404 PGRST205 (table not found) keeps them too, as a vanished container the deletion guard
+holds; only when every table fails, or the key is refused, does the pull fail. A `shared`
+table whose rows name a client is refused for the scope (scoping.py). See
+docs/sync-contract.md."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from knowledge_platform.connectors.http import HttpClient, HttpConnector
 from knowledge_platform.connectors.supabase.api import AccessRefused, Table, TableError
 from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
 from knowledge_platform.connectors.supabase.rows import parse_timestamp, row_document
+from knowledge_platform.connectors.supabase.scoping import ClientRows, refuse_client_rows
 from knowledge_platform.connectors.supabase.settings import SupabaseSettings, TableSettings
 from knowledge_platform.errors import ConfigError, SourceError
 from knowledge_platform.models import Document
@@ -39,8 +42,15 @@ class _Pull:
         self.missing: set[str] = set()
         self.state: dict[str, Any] = {}
 
+    def drop(self, table: str) -> None:
+        """Forget what this pull read of `table` (it failed or was refused part way)."""
+        self.documents = [d for d in self.documents if d.source_id.partition(":")[0] != table]
+        self.deleted = {s for s in self.deleted if s.partition(":")[0] != table}
+        self.missing = {s for s in self.missing if s.partition(":")[0] != table}
+
     def render(self, rows: list[dict[str, Any]], table: TableSettings, scope: str,
                cfg: SupabaseSettings) -> None:
+        refuse_client_rows(rows, table, cfg.client_ids)
         for row in rows:
             result = row_document(row, table, scope, cfg.url, cfg.confidentiality)
             if isinstance(result, Skipped):
@@ -76,20 +86,27 @@ class SupabaseConnector(HttpConnector):
         with self._client() as http:
             for table in cfg.tables:
                 ids = _known_ids(known.documents, table.name)
+                covers = sorted(f"{table.name}:{i}" for i in ids)
                 try:
                     prev = None if full else before.get(table.name, {})
                     self._pull_table(http, table, prev, ids, known.retry, out)
                 except AccessRefused:
                     raise
+                except ClientRows as exc:  # the registry's own rule: its rows leave the scope
+                    out.drop(table.name)
+                    out.state.pop(table.name, None)  # read whole once the registry is fixed
+                    out.skipped.append(Skipped(source_id=f"table {table.name}", reason=str(
+                        exc).removeprefix("supabase: "), covers=covers, refused=True))
                 except SourceError as exc:
                     failures.append(exc)
-                    gone = isinstance(exc, TableError) and exc.gone
+                    # 404 PGRST205 is also PostgREST's answer while its schema cache is stale
+                    # after a migration: the table's absence is inferred, never confirmed.
                     out.skipped.append(Skipped(
                         source_id=f"table {table.name}", reason=str(exc).removeprefix(
-                            "supabase: "), covers=sorted(f"{table.name}:{i}" for i in ids),
-                        gone=gone))
+                            "supabase: "), covers=covers,
+                        vanished=isinstance(exc, TableError) and exc.gone))
                     out.state.pop(table.name, None)  # read it again from where it was
-                    if not gone and table.name in before:
+                    if table.name in before:
                         out.state[table.name] = before[table.name]
             requests = http.requests
         if cfg.tables and len(failures) == len(cfg.tables):

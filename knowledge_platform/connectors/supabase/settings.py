@@ -3,12 +3,22 @@ PostgREST filter that picks the scope's rows."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.connectors.http import HttpSettings
 from knowledge_platform.connectors.supabase.filters import FilterError, for_scope, parse_filter
+from knowledge_platform.connectors.supabase.scoping import NO_TABLES, check_shared, check_tables
 from knowledge_platform.models import Kind
 from knowledge_platform.secrets.fields import EnvName, VaultRef
 
@@ -28,10 +38,11 @@ class TableSettings(BaseModel):
     date_column: str | None = None
     select: str = "*"
     #: The scope's rows: `{column: "op.value"}` or a raw `client_id=eq.{scope}` (the scope's
-    #: id replaces `{scope}`); see filters.py. None: every row the key can see.
+    #: id replaces `{scope}`); see filters.py. Every table gives one, or says `shared`.
     filter: dict[str, str | list[str]] | str | None = None
-    #: Every scope listing this table may read all of its rows (a reference table); without
-    #: it a client scope must give a `filter` (or a per-scope `jwt` for row-level security).
+    #: The table's rows belong to no client (a reference table): every scope listing it reads
+    #: all of them. Checked: no scope may filter it, and no row it gives may name a client of
+    #: the registry (scoping.py).
     shared: bool = False
     #: A soft-delete column: rows where it is set are deleted (tombstones in the change feed).
     soft_delete_column: str | None = None
@@ -64,15 +75,6 @@ class TableSettings(BaseModel):
         return ",".join([*cols, *(c for c in needed if c not in cols)])
 
 
-def _default_tables() -> list[TableSettings]:
-    return [
-        TableSettings(name="memory", kind="memory"),
-        TableSettings(name="standing_rules"),
-        TableSettings(name="clients"),
-        TableSettings(name="tests"),
-    ]
-
-
 class SupabaseSettings(HttpSettings):
     #: Project URL (`https://<ref>.supabase.co`); the REST API is at `/rest/v1`.
     url: str
@@ -92,12 +94,21 @@ class SupabaseSettings(HttpSettings):
     #: Which key to fetch: `service_role` (legacy JWT) or a secret key's name.
     service_key_name: str = "service_role"
     management_url: str = "https://api.supabase.com"
-    tables: list[TableSettings] = Field(default_factory=_default_tables)
+    #: The tables this scope reads; no default (a default list once read every client's rows
+    #: into `internal`). Each gives a `filter` or says `shared: true` (scoping.py).
+    tables: list[TableSettings]
     #: Rows asked for per request; the server may return fewer (db-max-rows).
     page_size: int = Field(default=1000, ge=1, le=10_000)
     overlap_seconds: int = Field(default=60, ge=0)
     #: Sweep ids on incremental pulls to report deletions (ids only: cheap).
     sweep_deletions: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tables_listed(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("tables"):
+            raise ValueError(NO_TABLES)
+        return data
 
     @model_validator(mode="after")
     def _unique_tables(self) -> SupabaseSettings:
@@ -107,21 +118,18 @@ class SupabaseSettings(HttpSettings):
         return self
 
     @model_validator(mode="after")
-    def _client_rows_only(self, info: ValidationInfo) -> SupabaseSettings:
-        """In a client's scope every table says which rows are the client's (the registry
-        passes the scope as validation context; the connector checks again)."""
-        scope = (info.context or {}).get("scope") if isinstance(info.context, dict) else None
-        if scope:
-            self.check_scope(scope)
+    def _scope_rows_only(self, info: ValidationInfo) -> SupabaseSettings:
+        """Every table says which rows are the scope's (the registry passes the scope as
+        validation context; the connector checks again). A `shared` table's rows must name
+        none of the registry's `client_ids` (checked as they are read)."""
+        context = info.context if isinstance(info.context, dict) else {}
+        if context.get("scope"):
+            self.check_scope(context["scope"])
         return self
 
     def check_scope(self, scope: str) -> None:
-        if scope == "internal" or self.jwt_env or self.jwt_ref:
-            return
-        for i, table in enumerate(self.tables):
-            if table.filter is None and not table.shared:
-                raise ValueError(
-                    f"tables.{i} ({table.name}): a client scope reads only its own rows; give "
-                    f"a filter (e.g. filter: {{client_id: eq.{{scope}}}}), mark the table "
-                    f"shared: true, or name a jwt_env/jwt_ref whose row-level security scopes "
-                    f"it")
+        check_tables(self.tables, scope)
+
+    @classmethod
+    def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
+        check_shared(cls.mine(by_scope))

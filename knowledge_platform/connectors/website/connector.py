@@ -153,7 +153,8 @@ class _Assembly:
         for failed in self.listing.failed:
             ids = {self.crawl.document_of(u) for u in failed.pages
                    if u not in self.listing.pages}
-            self._keep(failed.url, f"sitemap {failed.reason}", ids - groups.keys())
+            self._keep(failed.url, f"sitemap {failed.reason}", ids - groups.keys(),
+                       vanished=failed.gone)
         for o in listed:
             if o.kind == "failed" or (o.kind == "unindexable" and not o.silent):
                 self._keep(o.url, o.reason, {self.crawl.document_of(o.url)} - groups.keys(),
@@ -196,10 +197,11 @@ class _Assembly:
             wanted.append(url)
         return wanted
 
-    def _keep(self, what: str, reason: str, ids: set[str], *, unsupported: bool = False) -> None:
+    def _keep(self, what: str, reason: str, ids: set[str], *, unsupported: bool = False,
+              vanished: bool = False) -> None:
         self.kept |= ids | {what}
         self.skipped.append(Skipped(source_id=what, reason=reason, unsupported=unsupported,
-                                    covers=sorted(ids - {what})))
+                                    vanished=vanished, covers=sorted(ids - {what})))
 
     def _previous(self) -> set[str]:
         old = self.crawl.old

@@ -130,12 +130,16 @@ class SiteCrawl:
         validators = (lambda _: None) if whole else self.validators
         try:
             fetched = self.crawler.follow(url, validators, _GONE, self.refusal,
-                                          max_bytes=self.cfg.files.max_bytes)
+                                          max_bytes=self.cfg.files.max_bytes,
+                                          answered=(lambda _: False) if whole
+                                          else self._answered.__contains__)
         except SourceError as exc:
             return Outcome(url, "failed", reason=str(exc).removeprefix("website: "))
         except ConversionError as exc:  # over the size cap: asked again next time
             return Outcome(url, "unindexable", reason=f"{url}: {exc}")
         final, chain, response = fetched.url, fetched.chain, fetched.response
+        if fetched.answered:  # one fetch per URL per run: the redirect target's answer
+            return replace(self._answered[final], url=url, chain=chain)
         if fetched.refused is not None or response is None:
             return Outcome(url, "away", final, chain=chain,
                            reason=f"redirected to {final}, {fetched.refused}")

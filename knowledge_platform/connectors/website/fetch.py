@@ -57,6 +57,8 @@ class Fetched:
     response: httpx.Response | None
     chain: list[str] = field(default_factory=list)
     refused: str | None = None
+    #: the redirect led to a URL this run has already read (`url`): not asked again
+    answered: bool = False
 
 
 class Crawler:
@@ -96,9 +98,10 @@ class Crawler:
 
     def follow(self, url: str, validators: Validators, allow: Collection[int] = (),
                refuse: Callable[[str], str | None] = lambda _: None,
-               max_bytes: int | None = None) -> Fetched:
+               max_bytes: int | None = None,
+               answered: Callable[[str], bool] = lambda _: False) -> Fetched:
         """GET `url`, following up to MAX_REDIRECTS redirects; a target `refuse` names a
-        reason for is not requested."""
+        reason for is not requested, nor one `answered` says this run has read already."""
         chain: list[str] = []
         current = url
         for _ in range(MAX_REDIRECTS + 1):
@@ -116,4 +119,6 @@ class Crawler:
             reason = refuse(current)
             if reason is not None:
                 return Fetched(current, None, chain, refused=reason)
+            if answered(current):
+                return Fetched(current, None, chain, answered=True)
         raise SourceError(f"website: {url} redirects more than {MAX_REDIRECTS} times")

@@ -1,8 +1,10 @@
 """Sitemaps (sitemaps.org 0.9): index files, child sitemaps, gzip. Each file is fetched with a
 conditional GET and its listing kept in the cursor, so a 304 reuses it. A file that fails
-(5xx after the retries, 404 while its index still lists it, malformed XML or gzip) is a failed
-sub-resource: the pages it listed last time keep their last good version. Only when every
-root sitemap fails has the listing itself failed (an outage: the run fails)."""
+(5xx after the retries, malformed XML or gzip) is a failed sub-resource: the pages it listed
+last time keep their last good version. One that answers 404/410 while its index still lists
+it is a vanished container: its pages are kept too (stale), and the deletion guard holds
+them. Only when every root sitemap fails has the listing itself failed (an outage: the run
+fails)."""
 
 from __future__ import annotations
 
@@ -58,12 +60,18 @@ def parse_sitemap(content: bytes, where: str) -> tuple[list[str], dict[str, str 
     return children, pages
 
 
+class SitemapGone(SourceError):
+    """A sitemap answered 404/410: not found as a whole."""
+
+
 @dataclass
 class FailedSitemap:
     url: str
     reason: str
     #: The page urls it (and its children) listed when last read.
     pages: list[str]
+    #: it answered "not found" (404/410), rather than failing
+    gone: bool = False
 
 
 @dataclass
@@ -80,9 +88,11 @@ class Listing:
 def _read_one(crawler: Crawler, url: str, before: dict[str, Any] | None,
               allow: Collection[int] = ()) -> dict[str, Any] | None:
     """The sitemap's cache entry; None when it answered a status in `allow`."""
-    response = crawler.resource(url, before, allow)
+    response = crawler.resource(url, before, (*allow, *_GONE))
     if response.status_code in allow:
         return None
+    if response.status_code in _GONE:
+        raise SitemapGone(f"website: GET {url} answered HTTP {response.status_code}")
     if response.status_code == 304 and before is not None:
         return {**before, **validators_of(response, before)}
     if response.status_code != 200:
@@ -127,7 +137,8 @@ def read_sitemaps(crawler: Crawler, roots: list[str], cached: dict[str, dict[str
             pages: list[str] = []
             _keep(url, cached, listing.cache, pages)
             reason = str(exc).removeprefix("website: ")
-            listing.failed.append(FailedSitemap(url, reason, list(dict.fromkeys(pages))))
+            listing.failed.append(FailedSitemap(url, reason, list(dict.fromkeys(pages)),
+                                                gone=isinstance(exc, SitemapGone)))
             continue
         if entry is None:  # a guessed root that is not there
             continue

@@ -56,6 +56,17 @@ class _ClickUpHarness(SourceHarness):
     def _unfail(self, path: str) -> None:
         self.fake.uninject(path)
 
+    #: Item-level requests a revoked token meets after the listing answered.
+    item_path = "/comment"
+
+    def refuse_credential(self) -> None:
+        """ClickUp's answer to a revoked token (401 OAUTH_019) on every item-level request."""
+        self.fake.inject(self.item_path, 401, {"err": "Oauth token not found",
+                                               "ECODE": "OAUTH_019"}, times=None)
+
+    def accept_credential(self) -> None:
+        self.fake.uninject(self.item_path)
+
     def rate_limit(self, *, retry_after: bool) -> None:
         # ClickUp documents no Retry-After: X-RateLimit-Reset says when the window reopens.
         self.fake.throttle_next(reset_in=0.5 if retry_after else None)
@@ -97,6 +108,16 @@ class ClickUpTasksHarness(_ClickUpHarness):
         comment = self.fake.add_comment(self.ids[key], "Thread about the schedule.")
         self.fake.add_reply(comment, text)
 
+    def rename_container(self, name: str) -> None:
+        self.fake.rename_list(LISTS[("internal", "a")], name)
+
+    def quiet_child_change(self, key: str, text: str) -> None:
+        """Eight days on, another task of the scope moves (the window is 7 days of the newest
+        activity); then a comment lands on the quiet task."""
+        self.fake.advance(8 * 86_400)
+        self.fake.add_task(LISTS[("internal", "b")], "Later task", description="Moved on.")
+        self.fake.add_comment(self.ids[key], text)
+
     def awkward_paging(self) -> None:
         self.fake.task_page_sizes = [5, 2, 4]
         self.fake.frozen = True
@@ -113,6 +134,8 @@ class ClickUpTasksHarness(_ClickUpHarness):
 
 class ClickUpDocsHarness(_ClickUpHarness):
     """Items are Docs with one page (named like the doc) in a list; a key's text is the page."""
+
+    item_path = "/pages"
 
     def create(self, key: str, title: str, text: str, *, scope: str = "internal",
                container: str = "a") -> None:  # fmt: skip

@@ -105,6 +105,14 @@ class GoogleDriveHarness(SourceHarness):
     def vanish(self, key: str) -> None:
         self.fake.vanish(self.ids[key])
 
+    def refuse_credential(self) -> None:
+        """Every export from now on answers 401 (the grant revoked mid-run; google-auth's own
+        refresh and retry meet it again)."""
+        self.fake.fail_next(100, 401, "authError", path_part="/export")
+
+    def accept_credential(self) -> None:
+        self.fake.clear_failures()
+
     def break_item(self, key: str) -> None:
         self.fake.modify(self.ids[key], export_error=(500, "backendError", "Internal Error"))
 

@@ -4,10 +4,11 @@ through its own registry filter (internal: `client_id: is.null`; acme: the raw t
 `client_id=eq.{scope}`), so a move to another scope is a change of `client_id`.
 
 Containers are tables: container "a" spreads its items over four tables (round robin), so a
-single table can vanish (404 PGRST205) or fail for good (500) under one item while the others
-go on; container "b" is the table `rules`. Archive is the soft-delete column `deleted_at`; a
-rename changes the `title` column; a new container is a row restored with an `updated_at`
-below the high-water mark (as a restore from a backup or a backfill writes it)."""
+single table can fail for good (500) under one item while the others go on; container "b" is
+the table `rules`, which can answer 404 PGRST205 as a whole (a container gone). Archive is the
+soft-delete column `deleted_at`; a rename changes the `title` column; a new container is a row
+restored with an `updated_at` below the high-water mark (as a restore from a backup or a
+backfill writes it)."""
 
 from __future__ import annotations
 
@@ -115,7 +116,27 @@ class SupabaseHarness(SourceHarness):
 
     # -- failures ------------------------------------------------------------------------
     def vanish(self, key: str) -> None:
-        self.fake.drop_table(self.rows[key][0])
+        raise NotApplicable("a row has no sub-resource; a table answering 404 is a container "
+                            "gone (the 'container gone' scenario), an inferred deletion")
+
+    def vanish_container(self) -> None:
+        """PostgREST's answer for a dropped table, and for one its stale schema cache lacks."""
+        body = {"code": "PGRST205", "details": None, "hint": None,
+                "message": f"Could not find the table 'public.{CONTAINER_B}' in the schema cache"}
+        self.fake.inject(f"/rest/v1/{CONTAINER_B}", 404, body, times=None)
+
+    def restore_container(self) -> None:
+        self.fake.uninject(f"/rest/v1/{CONTAINER_B}")
+
+    def refuse_credential(self) -> None:
+        """The service key revoked while the run reads its tables: the fourth table on."""
+        body = {"code": "PGRST301", "details": None, "hint": None, "message": "Invalid API key"}
+        for table in (CONTAINER_A[3], CONTAINER_B):
+            self.fake.inject(f"/rest/v1/{table}", 401, body, times=None)
+
+    def accept_credential(self) -> None:
+        for table in (CONTAINER_A[3], CONTAINER_B):
+            self.fake.uninject(f"/rest/v1/{table}")
 
     def break_item(self, key: str) -> None:
         body = {"code": "XX000", "details": None, "hint": None, "message": "internal error"}

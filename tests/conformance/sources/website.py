@@ -106,6 +106,13 @@ class WebsiteHarness(SourceHarness):
         """Still listed in its sitemap, but the URL answers 410 Gone."""
         self.site.remove(self.paths[key], 410)
 
+    def vanish_container(self) -> None:
+        """Sitemap b answers 404 while the sitemap index still lists it."""
+        self.site.inject("/sitemaps/b.xml.gz", 404, "Not Found", times=None)
+
+    def restore_container(self) -> None:
+        self.site.uninject("/sitemaps/b.xml.gz")
+
     def break_item(self, key: str) -> None:
         self.site.remove(self.paths[key], 500)
 

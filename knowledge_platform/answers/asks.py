@@ -1,0 +1,124 @@
+"""What a question asks for, read before any sentence is scored: the kind of value an answer
+must hold (the attribute: an amount, a person, a day, a duration...), the names it is about
+(its subject), the values it gives itself, and its content terms.
+
+A sentence about the right subject that lacks the asked attribute is a near miss: "What is
+the budget for the offsite?" is not answered by the sentence that books the offsite's venue.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from knowledge_platform.answers.values import MONTHS, WEEKDAYS, Value, same, values
+from knowledge_platform.sparse import SparseEncoder
+
+terms = SparseEncoder().terms
+
+#: Kinds of value (values.Kind) an answer may hold, plus "person" (a name, not the
+#: question's own), "condition" ("when X happens") and "reason".
+_TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
+#: Question wording -> the kinds of value an answer must contain (any of them); first match.
+_EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [(re.compile(p, re.I), k) for p, k in [
+    (r"\b(cost|costs|price|priced|fee|fees|spend|salary|charge|charged|pay|paid|"
+     r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b", ("money",)),
+    (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
+    (r"\b(phone|mobile|fax)\s+number\b", ("number",)),
+    (r"\bhow\s+long\b", ("duration",)),
+    (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
+    (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
+    (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
+    (r"\b(what|which)\s+(date|day)\b|\bdeadline\b|\bwhat\s+day\s+and\s+time\b",
+     ("date", "weekday", "duration", "time")),
+    (r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b",
+     ("percent", "number")),
+    (r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bsample\s+size\b|\bnumber\s+of\b",
+     ("number", "duration")),
+    (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
+    (r"\b(which|what)\s+(?P<about>[\w/-]+\s+)?(tool|platform|system|app|application|service|vendor|"
+     r"software|channel|library|engine|crm|cms|provider)s?\b", ("name", "code")),
+    (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
+    (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
+    (r"^\s*(who|whom)\b|\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
+     r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague|engineer)\b", ("person",)),
+    (r"^\s*when\b", (*_TEMPORAL, "condition")),
+]]
+#: The question's own wording that names the kind of answer, not its subject.
+_ASKING = re.compile(r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently)|what\s+"
+                     r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b", re.I)
+#: "Who is Compass?" asks what a name is, not for a person.
+_WHO_IS = re.compile(r"^\s*who\s+(is|are|was|were)\s+(the\s+)?[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
+                     r"\s*\??\s*$")
+_CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
+_REASON = re.compile(r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
+                     r"reason|led\s+to|root)\b", re.I)
+_CALENDAR = frozenset((*MONTHS, *WEEKDAYS, "today", "tomorrow", "yesterday"))
+_GENERIC = frozenset(terms("get gets got use uses used do does did make makes go goes take "
+                           "takes need needs want say says tell know have has had keep kept "
+                           "put find found give gave show shown call called"))
+
+
+@dataclass(frozen=True)
+class Ask:
+    text: str
+    #: kinds of value an answer must hold (any of them); () when the question does not say
+    kinds: tuple[str, ...]
+    #: the values the question itself gives (its subject, never its answer)
+    given: tuple[Value, ...]
+    #: stemmed content terms, without the interrogative wording
+    terms: frozenset[str]
+    #: capitalised names the question mentions (after its first word)
+    names: tuple[str, ...]
+    #: what the question is about: its terms without the words that ask for the kind of
+    #: value ("budget", "how many") and without verbs any question uses ("get", "use")
+    subject: frozenset[str] = frozenset()
+
+
+def read_ask(question: str) -> Ask:
+    found = None if _WHO_IS.match(question) else next(
+        ((m, k) for pattern, k in _EXPECTS if (m := pattern.search(question))), None)
+    kinds = found[1] if found else ()
+    asking: set[str] = set()
+    if found:  # the words that ask for the kind of value; not a subject named among them
+        match = found[0]
+        about = match.groupdict().get("about") or ""
+        asking = set(terms(match.group(0))) - set(terms(about))
+    words = re.findall(r"[^\W_][\w&'\u2019-]*", question)[1:]
+    names = tuple(w.removesuffix("'s").removesuffix("\u2019s") for w in words if w[0].isupper())
+    content = content_terms(question)
+    return Ask(question, kinds, tuple(values(question)), content, names,
+               frozenset(content - asking - _GENERIC))
+
+
+def content_terms(question: str) -> frozenset[str]:
+    """The question's stemmed terms, without its interrogative wording or one-letter bits."""
+    return frozenset(t for t in terms(_ASKING.sub(" ", question)) if len(t) > 1)
+
+
+def is_person(value: Value) -> bool:
+    """A name that may be a person's ("Jonas", "Lena Vogt", "Bram de Wit"); without a
+    language model a tool's name looks the same, so any name but a month's or a day's."""
+    return value.kind == "name" and value.norm.split()[0] not in _CALENDAR
+
+
+def fits(text: str, ask: Ask) -> bool:
+    """Whether `text` holds a value of a kind the question asks for (any text fits a
+    question that asks for no kind). The question's own values do not count."""
+    if not ask.kinds:
+        return True
+    if "condition" in ask.kinds and _CONDITION.search(text):
+        return True
+    if "reason" in ask.kinds:
+        return bool(_REASON.search(text))
+    found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
+    if "person" in ask.kinds:
+        return any(is_person(v) for v in found)
+    return any(v.kind in ask.kinds for v in found)
+
+
+def mentions(text: str, names: Sequence[str]) -> bool:
+    """Whether `text` mentions every one of `names` (by their stemmed terms)."""
+    have = set(terms(text))
+    return all(set(terms(n)) <= have for n in names)

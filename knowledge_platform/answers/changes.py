@@ -1,0 +1,139 @@
+"""Statements of change in prose: which values a sentence says are no longer current.
+
+"Acme was handed over from Dana to Lee", "the minimum was raised from 14 to 21 days", "we
+replaced Hotjar with Clarity", "Clarity replaces Hotjar", "we no longer use Hotjar",
+"weekly instead of monthly", "supersedes the monthly report cadence". A sentence's *old*
+values are what it says changed away from; its other values are what it says now. A bare
+number in "from 14 to 21 days" takes the unit of the value it changed to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knowledge_platform.answers.values import Value, same, values
+
+_WORD = r"[\w$€£%.,:'\u2019&/#@-]+"
+_NAMEISH = r"[\w$€£%#@&'\u2019-]+"
+#: A value that runs to the end of its clause ("the monthly report cadence").
+_END = (r"(?=\s+(?:from|since|as|because|with|for|in|on|at|until|effective|starting|going|and|"
+        r"but|so|instead|rather|who|which|that)\b|[.,;:!?()](?=\s|$)|$)")
+_OLD = r"(?P<old>[^;!?()]+?)" + _END
+_NEW = r"(?P<new>[^;!?()]+?)" + _END
+_BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}{_NAMEISH})\s+"
+#: Each pattern marks a span of the sentence as old (group `old`) and, where it says, the
+#: value that replaced it (group `new`).
+_SPANS: list[re.Pattern[str]] = [re.compile(p, re.I) for p in (
+    # "from X to Y", "from X over to Y" (X: up to 6 words)
+    rf"\bfrom\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:over\s+)?(?:to|into|->|→)\s+{_NEW}",
+    # "replaced X with/by Y", "swapped X for Y"
+    rf"\b(?:replac(?:ed|ing|e)\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by)|"
+    rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
+    rf"for)\s+{_NEW}",
+    # "Y replaces/supersedes X", "Y instead of X": the old value follows, the new precedes
+    _BEFORE + r"(?:replaces|supersedes|succeeds|takes\s+over\s+from|instead\s+of|in\s+place\s+"
+    r"of|rather\s+than)\s+" + _OLD,
+    r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+from|retires|retired|"
+    r"instead\s+of|in\s+place\s+of)\s+" + _OLD,
+    # "no longer X", "stopped using X", "dropped X"
+    r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+out)"
+    r"\s+" + _OLD,
+    # "Dana handed the Acme account over to Lee": the one who hands over is the old value
+    r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
+    r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
+    # "X is no longer ...": the subject before it is what stopped
+    rf"(?P<old>\b{_WORD}(?:\s+{_WORD}){{0,2}})\s+(?:is|are|was|were)\s+no\s+longer\b",
+)]
+_ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
+_FILLER = frozenset({"the", "a", "an", "our", "their", "its", "it", "them", "this", "that"})
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a sentence says changed: its old values, the values it states now, and the
+    words of each old value as written ("booked appointments per visitor")."""
+
+    old: tuple[Value, ...]
+    new: tuple[Value, ...]
+    old_text: tuple[str, ...] = ()
+    #: the words of the value that replaced the old one, where the sentence says
+    new_text: tuple[str, ...] = ()
+
+    @property
+    def says_change(self) -> bool:
+        return bool(self.old or self.old_text)
+
+    def makes_old(self, text: str) -> bool:
+        """Whether `text` states a value this change says is old: one of its typed values,
+        or its words as written (two or more words, or one name, code or number)."""
+        return bool(self.old_in(text))
+
+    def old_in(self, text: str) -> list[Value]:
+        """The values of `text` this change says are old (words as written: kind phrase)."""
+        found = values(text)
+        typed = [v for v in found if any(same(o, v) for o in self.old)]
+        low = f" {' '.join(text.lower().split())} "
+        said = [Value("phrase", phrase.lower(), phrase) for phrase in self.old_text
+                if any(f" {phrase.lower()}{end}" in low for end in (" ", ".", ","))]
+        return typed + said
+
+
+def _spans(text: str, group: str) -> list[tuple[int, int]]:
+    """Every span the patterns give `group` (`old` also covers the alternative `old2`)."""
+    found: list[tuple[int, int]] = []
+    for pattern in _SPANS:
+        for m in pattern.finditer(text):
+            for name in (group, f"{group}2"):
+                if m.groupdict().get(name) is not None and m.span(name) not in found:
+                    found.append(m.span(name))
+    return found
+
+
+def _inside(value: Value, text: str, spans: list[tuple[int, int]]) -> bool:
+    start = text.find(value.text)
+    return start >= 0 and any(a <= start < b for a, b in spans)
+
+
+def _with_unit(old: Value, new: list[Value]) -> Value:
+    """A bare number changed to a value with a unit ("from 14 to 21 days") in that unit."""
+    if old.kind != "number":
+        return old
+    unit = next((v for v in new if v.kind in ("duration", "percent", "money")), None)
+    if unit is None:
+        return old
+    restated = values(f"{old.text} {unit.text.split(None, 1)[-1]}" if unit.kind == "duration"
+                      else f"{old.text}%" if unit.kind == "percent"
+                      else f"{unit.text[0]}{old.text}")
+    return next((v for v in restated if v.kind == unit.kind), old)
+
+
+def change_in(text: str) -> Change:
+    """The old and new values of `text` (no old ones: it states no change it can name)."""
+    found = values(text)
+    spans = _spans(text, "old")
+    if not spans:
+        return Change((), tuple(found))
+    new = [v for v in found if not _inside(v, text, spans)]
+    old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]
+    words = [_phrase(text[a:b]) for a, b in spans]
+    later = [_phrase(text[a:b]) for a, b in _spans(text, "new")]
+    return Change(tuple(old), tuple(new),
+                  tuple(dict.fromkeys(w for w in words if _telling(w))),
+                  tuple(dict.fromkeys(w for w in later if w)))
+
+
+def _phrase(text: str) -> str:
+    return _ARTICLE.sub("", " ".join(text.split()).strip(" .,;:'\"")).strip()
+
+
+def _telling(phrase: str) -> bool:
+    """Words specific enough to recognise elsewhere: two or more words beyond articles and
+    pronouns, or one that is a name, code or number."""
+    words = [w for w in phrase.split() if w.lower() not in _FILLER]
+    return len(words) >= 2 or (len(words) == 1 and bool(values(phrase)))
+
+
+def old_phrases(text: str) -> list[str]:
+    """The words a sentence says were superseded ("the monthly report cadence")."""
+    return [" ".join(text[a:b].split()).rstrip(".,;:") for a, b in _spans(text, "old")]

@@ -1,0 +1,66 @@
+"""Which retrieved statements are current: a newer statement of change ranks above the older
+text whose value it says is old.
+
+A chunk marked CHANGE (dating.marks: "handed over to", "moved from X to Y", "replaces", "no
+longer") supersedes an older hit when one of its sentences names as old a value that a
+sentence of that hit states, that sentence is about what the question asks (it shares a
+term with the question beyond the names it gives, or the value is of the kind the question
+asks for), and the change is dated after the hit (or the hit is undated). Evergreen texts
+are never moved down for age alone: only a statement that says their value changed does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from knowledge_platform.answers.asks import Ask, read_ask, terms
+from knowledge_platform.answers.changes import Change, change_in
+from knowledge_platform.answers.sentences import split_sentences
+from knowledge_platform.answers.values import Value
+from knowledge_platform.dating import CHANGE
+from knowledge_platform.models import Chunk, Hit
+
+
+def changes_of(chunk: Chunk) -> list[Change]:
+    """The statements of change in a chunk marked CHANGE."""
+    if CHANGE not in chunk.marks:
+        return []
+    return [c for s in split_sentences(chunk.text) if (c := change_in(s)).says_change]
+
+
+def supersedes(newer: Chunk, older: Chunk, ask: Ask | None = None,
+               changes: Sequence[Change] | None = None) -> bool:
+    """Whether `newer` says a value `older` states is old, and was said after it; with the
+    question's `ask`, only a value said in a sentence about what it asks."""
+    if newer.doc_id == older.doc_id or newer.date is None:
+        return False
+    if older.date is not None and newer.date <= older.date:
+        return False
+    found = changes_of(newer) if changes is None else changes
+    for sentence in split_sentences(older.text):
+        for change in found:
+            old = change.old_in(sentence)
+            if old and (ask is None or _about(sentence, old, ask)):
+                return True
+    return False
+
+
+def _about(sentence: str, old: Sequence[Value], ask: Ask) -> bool:
+    return bool(ask.subject & set(terms(sentence))) or any(v.kind in ask.kinds for v in old)
+
+
+def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
+    """`hits` with each statement of change moved just above the best-ranked older hit it
+    supersedes on what `question` asks; everything else keeps its order."""
+    ask = read_ask(question)
+    ordered = list(hits)
+    for hit in list(ordered):
+        found = changes_of(hit.chunk)
+        if not found:
+            continue
+        at = ordered.index(hit)
+        target = next((i for i, other in enumerate(ordered[:at])
+                       if supersedes(hit.chunk, other.chunk, ask, found)), None)
+        if target is not None:
+            ordered.insert(target, ordered.pop(at))
+    return ordered

@@ -1,0 +1,70 @@
+"""Understand a question before searching: the date window it asks about and what is left
+to search for.
+
+The window comes from the caller's `date_from`/`date_to` when given (they win), else from a
+time expression in the question (when.py), resolved against the service's today. The
+expression's words are cut from the search text, so "last week" finds last week's notes
+rather than notes that contain "last" and "week".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from knowledge_platform.errors import QueryError
+from knowledge_platform.serve.when import resolve
+
+
+class InterpretedDates(BaseModel):
+    """The date window a search or answer applied, and where it came from."""
+
+    text: str | None = Field(default=None, description="the words read, e.g. 'last week'")
+    date_from: dt.date | None = Field(default=None, description="first day")
+    date_to: dt.date | None = Field(default=None, description="last day")
+    origin: Literal["question", "arguments"] = Field(description=(
+        "from the question's words, or date_from/date_to"))
+    today: dt.date = Field(description="the day it was resolved on")
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    #: what retrieval searches for: the question without its time expression
+    search_text: str
+    dates: InterpretedDates | None
+
+    @classmethod
+    def plain(cls, text: str) -> Question:
+        """A question taken as written: no window, every word searched."""
+        return cls(text, text, None)
+
+    @property
+    def date_from(self) -> dt.date | None:
+        return self.dates.date_from if self.dates else None
+
+    @property
+    def date_to(self) -> dt.date | None:
+        return self.dates.date_to if self.dates else None
+
+
+def understand(text: str, today: dt.date, *, date_from: dt.date | None = None,
+               date_to: dt.date | None = None) -> Question:
+    """The question's window and search text. Explicit dates win over the question's words
+    (which then stay in the search text)."""
+    if date_from and date_to and date_from > date_to:
+        raise QueryError(f"date_from {date_from} is after date_to {date_to}")
+    if date_from or date_to:
+        return Question(text, text, InterpretedDates(date_from=date_from, date_to=date_to,
+                                                     origin="arguments", today=today))
+    resolved = resolve(text, today)
+    if resolved.window is None:
+        return Question.plain(text)
+    window = resolved.window
+    search = resolved.rest if resolved.rest.strip(" ?.!") else text
+    return Question(text, search, InterpretedDates(
+        text=window.text, date_from=window.start, date_to=window.end, origin="question",
+        today=today))
