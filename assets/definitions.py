@@ -9,6 +9,7 @@ from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.hooks import PUSH_SOURCES, build_hooks_sensor, build_renewal_sensor
 from assets.jobs import reindex_job
+from assets.reaper import build_reaper_sensor
 from assets.schedules import build_poll_schedule, build_weekly_reindex_schedule
 from assets.sensors import build_automation_sensor, build_changes_sensor, build_registry_sensor
 from knowledge_platform.connectors.catalog import spec
@@ -21,7 +22,7 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
     settings = settings or Settings()
     registry = load_registry(settings.config)
     sources = registry.sources
-    sensors = [build_registry_sensor(sources), build_automation_sensor()]
+    sensors = [build_registry_sensor(sources), build_automation_sensor(), build_reaper_sensor()]
     sensors += [build_changes_sensor(s) for s in sources if spec(s).probe_seconds]
     if any(s in PUSH_SOURCES for s in sources):
         sensors.append(build_hooks_sensor(registry))

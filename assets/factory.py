@@ -24,6 +24,7 @@ from knowledge_platform.pipeline import embed_chunks, rechunk, reconcile
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.sync import pull_into_snapshot
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
+from resources.signals import SignalsResource
 
 FULL_PULL_TAG = "kp/full_pull"
 FULL_RECONCILE_TAG = "kp/full_reconcile"
@@ -53,6 +54,8 @@ def _fail(exc: KnowledgePlatformError) -> Failure:
 
 
 def build_source_assets(source: str) -> list[AssetsDefinition]:
+    """Every asset takes `signals` (unused in its body): set up for the run, it lets SIGTERM
+    and Ctrl-C stop the run even while it waits for a pool slot."""
     group = source
     kinds = {"python", "json"}
     eager = AutomationCondition.eager()
@@ -66,7 +69,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         description=f"Documents pulled from {source}.",
     )
     def raw(
-        context: AssetExecutionContext, registry: RegistryResource, snapshots: SnapshotResource
+        context: AssetExecutionContext, registry: RegistryResource, snapshots: SnapshotResource,
+        signals: SignalsResource,
     ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
@@ -119,7 +123,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         description="Sections sized to the embedding model's window, with provenance.",
     )
     def chunks(
-        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource
+        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource,
+        signals: SignalsResource,
     ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
@@ -154,7 +159,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         description="Dense vectors (cached by model id + content hash) and BM25 sparse ones.",
     )
     def embeddings(
-        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource
+        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource,
+        signals: SignalsResource,
     ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()
@@ -184,7 +190,9 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         group_name=group,
         kinds={"qdrant"},
         automation_condition=eager,
-        pool="qdrant_write",
+        # No Dagster pool: writers of one collection queue on the store's own lock (a flock on
+        # the collection, held from copy to publish, gone with its process); other scopes'
+        # collections never wait for it.
         freshness_policy=freshness_policy(source),
         description="The source's points in the scope's Qdrant collection.",
     )
@@ -193,6 +201,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         store: StoreResource,
         embedder: EmbedderResource,
         snapshots: SnapshotResource,
+        signals: SignalsResource,
     ) -> MaterializeResult:
         scope = context.partition_key
         snaps = snapshots.get()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 
 from dagster import (
     DagsterRunStatus,
@@ -27,7 +28,7 @@ from assets.jobs import reindex_job
 from assets.partitions import SCOPES
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hook_settings import HOOK_PATHS
-from knowledge_platform.hooks.coalesce import plan_runs
+from knowledge_platform.hooks.coalesce import last_covered, plan_runs
 from knowledge_platform.hooks.events import encode_hint
 from knowledge_platform.hooks.queue import open_queue
 from knowledge_platform.hooks.register import register
@@ -40,14 +41,32 @@ TRIGGER_TAG = "kp/trigger"
 #: `<source>:<scope>` of a run the hooks sensor requested.
 GROUP_TAG = "kp/hook_group"
 WAITING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
+#: Dagster's tag holding a run's run key.
+RUN_KEY_TAG = "dagster/run_key"
 
 
-def _in_flight(context: SensorEvaluationContext, group: str) -> bool:
-    """A run this sensor requested for the group has not started yet: new events wait for it
-    to start and then share one run, instead of one queued run per tick."""
+#: The newest runs of a source x scope looked at (a retry of an older run, which keeps its
+#: run key, may be newer than the run that covers the latest events).
+_RECENT = 20
+
+
+@dataclass(frozen=True)
+class _Latest:
+    """The newest runs this sensor requested for a source x scope."""
+
+    #: The last queue id one covers (0: no run): rows up to it are never requested again,
+    #: even when the daemon died before it saved the cursor that says so.
+    covered: int = 0
+    #: One has not started yet: new events wait for it to start and then share one run,
+    #: instead of one queued run per tick.
+    waiting: bool = False
+
+
+def _latest(context: SensorEvaluationContext, group: str) -> _Latest:
     runs = context.instance.get_runs(filters=RunsFilter(
-        tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}, statuses=WAITING), limit=1)
-    return bool(runs)
+        tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}), limit=_RECENT)
+    return _Latest(max((last_covered(r.tags.get(RUN_KEY_TAG)) for r in runs), default=0),
+                   any(r.status in WAITING for r in runs))
 
 
 def build_hooks_sensor(registry: Registry) -> SensorDefinition:
@@ -59,8 +78,9 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
                         "concern (coalesced; the ids they named as a hint).")
     def hooks_sensor(context: SensorEvaluationContext, registry: RegistryResource):
         """Cursor: `low` (every row at or below it is drained) and `done` (per source x
-        scope, the last id a run was requested for). A group whose last run has not started
-        is held; the others are drained."""
+        scope, the last id a run was requested for). Rows a run already covers are skipped
+        whatever the cursor says (the daemon may die between launching runs and saving it).
+        A group whose last run has not started is held; the others are drained."""
         reg = registry.load_fresh()
         queue = open_queue(registry.settings().home_dir)
         cursor = json.loads(context.cursor) if context.cursor else {}
@@ -70,13 +90,14 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
         if not rows:
             return SkipReason("no webhook events queued")
         partitions = set(context.instance.get_dynamic_partitions(SCOPES))
-        fresh = [r for r in rows if r.id > done.get(f"{r.source}:{r.scope}", low)]
+        latest = {g: _latest(context, g) for g in {r.group for r in rows}}
+        fresh = [r for r in rows if r.id > max(done.get(r.group, low), latest[r.group].covered)]
         requests: list[RunRequest] = []
         held: list[int] = []
         for plan in plan_runs(fresh):
             group = f"{plan.source}:{plan.scope}"
             configured = plan.scope in reg.scopes and plan.source in reg.sources_for(plan.scope)
-            if configured and plan.scope in partitions and _in_flight(context, group):
+            if configured and plan.scope in partitions and latest[group].waiting:
                 held.append(plan.first_id)
                 continue
             done[group] = plan.last_id

@@ -44,7 +44,8 @@ def build_store(settings: Settings, registry: Registry) -> VectorStore:
     if cfg.engine == "qdrant":
         url = cfg.resolve_secret("url", owner="store engine 'qdrant'", what="server URL")
         api_key = cfg.resolve_optional_secret("api_key", owner="store", what="Qdrant API key")
-        return make_store("qdrant", path=None, url=url, api_key=api_key)
+        return make_store("qdrant", path=None, url=url, api_key=api_key,
+                          lock_dir=settings.home_dir / "locks")
     return make_store("edge", path=settings.shards_dir, url=None, api_key=None)
 
 

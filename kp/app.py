@@ -62,6 +62,7 @@ def index(
 ) -> None:
     """Materialize source assets in-process (recorded in Dagster) and print what changed."""
     from kp.indexing import run_index
+    from kp.stopping import IndexStopped
 
     try:
         rows = run_index(
@@ -75,6 +76,9 @@ def index(
         )
     except KnowledgePlatformError as exc:
         raise _fail(str(exc)) from None
+    except IndexStopped as exc:
+        console.print(f"[yellow]{escape(str(exc))}[/yellow]")
+        raise typer.Exit(code=128 + exc.signum) from None
     table = Table(title="kp index")
     columns = [
         "source",
@@ -175,6 +179,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     from knowledge_platform.connectors.catalog import spec
     from knowledge_platform.querylog import QueryLog
     from knowledge_platform.runtime import Runtime
+    from mcp_service.blocked import describe
     from mcp_service.dagster_client import DagsterClient
     from mcp_service.service import KnowledgeService
 
@@ -202,13 +207,17 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
             e.source,
             e.scope,
             str(e.last_materialization or "never"),
-            e.latest_run_status or "",
+            (e.latest_run_status or "") + (" (blocked)" if e.blocked else ""),
             str(e.points if e.points is not None else ""),
             e.partition_freshness,
             ", ".join(e.failing_checks) or "ok",
             (e.sha or "")[:12],
         )
     out.print(table)
+    for e in report.sources:  # a run waiting for a pool slot past the source's deadline
+        for step in e.blocked:
+            out.print(f"{e.source}/{e.scope}: {escape(describe(step, report.checked_at))}",
+                      soft_wrap=True)
     for source in sources:  # what an ordinary run sees late, said as the sync contract does
         for bound in spec(source).bounds:
             out.print(f"[dim]{source}: {escape(bound)}[/dim]")

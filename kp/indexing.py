@@ -4,30 +4,38 @@ the UI shows, with the figures each step recorded."""
 from __future__ import annotations
 
 import re
-import shutil
+import signal
 import time
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import REPO_ROOT, Settings
 from kp.progress import STEP_FIELDS, RunFollower, describe, elapsed
+from kp.stopping import SignalLog, stop_runs, stop_signals
 
 #: `knowledge_platform.errors.SourceError: ` before a message (Dagster's error info).
 _TYPE_PREFIX = re.compile(r"^knowledge_platform\.[\w.]+: ")
 #: Keep the terminal for the progress bar and the summary; the run's full log is in Dagster.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+#: Dagster's run tag saying why a run failed.
+FAILURE_REASON_TAG = "dagster/failure_reason"
 
 
 def ensure_dagster_home(settings: Settings) -> None:
+    """The embedded instance's dagster.yaml: the repository's, copied (and refreshed when the
+    repository's changed) unless DAGSTER_HOME names a deployment's own instance."""
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     target = home / "dagster.yaml"
-    if not target.exists():
-        shutil.copyfile(REPO_ROOT / "dagster.yaml", target)
+    template = (REPO_ROOT / "dagster.yaml").read_text(encoding="utf-8")
+    if not target.exists() or (settings.dagster_home_env is None
+                               and target.read_text(encoding="utf-8") != template):
+        target.write_text(template, encoding="utf-8")
 
 
 def plan(settings: Settings, source: str | None, scope: str | None) -> list[tuple[str, str]]:
@@ -64,21 +72,24 @@ def run_index(
     pairs = plan(settings, source, scope)  # bad input fails before Dagster is imported
     console.print(f"indexing {len(pairs)} source x scope pair(s); loading Dagster …")
 
-    from dagster import DagsterInstance, materialize
+    from dagster import DagsterInstance
 
     from assets.checks import build_collection_checks
     from assets.factory import AT_SHA_TAG, FULL_PULL_TAG, FULL_RECONCILE_TAG, build_source_assets
     from assets.partitions import SCOPES
+    from assets.reaper import process_tags, reap
     from resources.platform import platform_resources
 
     ensure_dagster_home(settings)
     instance = DagsterInstance.from_config(str(settings.dagster_home))
+    for reaped in reap(instance):  # runs a killed `kp index` or run worker left behind
+        console.print(f"[yellow]{escape(reaped.line())}[/yellow]")
     known = set(instance.get_dynamic_partitions(SCOPES))
     missing = sorted({sc for _, sc in pairs} - known)
     if missing:
         instance.add_dynamic_partitions(SCOPES, missing)
     resources = platform_resources(settings)
-    tags = {"kp/trigger": "kp index"}
+    tags = {"kp/trigger": "kp index", **process_tags()}
     if full or at:
         tags[FULL_PULL_TAG] = "true"
     if full_reconcile or at:
@@ -92,7 +103,8 @@ def run_index(
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as progress:
+    with stop_signals() as signals, Progress(*columns, console=console,
+                                             transient=True) as progress:
         task = progress.add_task("indexing", total=len(pairs))
         for src, sc in pairs:
             where = f"{src} / {sc}"
@@ -109,15 +121,9 @@ def run_index(
             pair_started = time.perf_counter()
             defs = [*build_source_assets(src), *build_collection_checks(src)]
             with RunFollower(instance, on_start, on_step) as follower:
-                result = materialize(
-                    defs,
-                    partition_key=sc,
-                    instance=instance,
-                    resources=resources,
-                    tags={**tags, **follower.tags()},
-                    raise_on_error=False,
-                    run_config=QUIET,
-                )
+                result = _materialize(instance, follower, signals, where, defs,
+                                      partition_key=sc, resources=resources,
+                                      tags={**tags, **follower.tags()})
             row: dict[str, Any] = {
                 "source": src,
                 "scope": sc,
@@ -139,6 +145,28 @@ def run_index(
             progress.advance(task)
     console.print(f"done in {elapsed(started)} wall, Dagster and model start-up included")
     return rows
+
+
+def _materialize(instance: Any, follower: RunFollower, signals: SignalLog, where: str,
+                 defs: list[Any], **kwargs: Any) -> Any:
+    """One in-process run. IndexStopped if SIGTERM or Ctrl-C stopped it, once the run has
+    ended (failed) and its slots are freed."""
+    from dagster import RunsFilter, materialize
+
+    try:
+        result = materialize(defs, instance=instance, raise_on_error=False, run_config=QUIET,
+                             **kwargs)
+    except KeyboardInterrupt:  # kp's own handler, just before or after the run
+        result = None
+    stopped = signals.stopped_by()
+    if result is not None and stopped is None:
+        run = instance.get_run_by_id(result.run_id)
+        if run is not None and run.tags.get(FAILURE_REASON_TAG) == "UNEXPECTED_TERMINATION":
+            stopped = signal.SIGINT  # interrupted, by a signal the log missed
+    if result is None or stopped is not None:
+        ids = instance.get_run_ids(RunsFilter(tags=follower.tags()))
+        raise stop_runs(instance, ids, where, stopped or signal.SIGINT)
+    return result
 
 
 def problem_lines(markdown: str) -> list[str]:

@@ -1,5 +1,7 @@
 """`kp up`: Dagster (webserver + daemon via `dagster dev`) and the MCP service as child
-process groups; Ctrl-C or TERM stops every one of them."""
+process groups; Ctrl-C or TERM stops every one of them. Runs a crash, a reboot or the stop
+left without a process are marked failed and their pool slots freed, before Dagster starts
+and after it stops (and, while it runs, by `runs_reaper_sensor`)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.settings import REPO_ROOT, URLS_FILE, Settings
@@ -100,6 +103,18 @@ def client_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def reap_runs(settings: Settings, when: str) -> None:
+    """Mark runs whose process is gone failed and free their pool slots (assets/reaper.py):
+    at start, what a crash or a reboot left; at stop, the runs the stop interrupted."""
+    from dagster import DagsterInstance
+
+    from assets.reaper import reap
+
+    with DagsterInstance.from_config(str(settings.dagster_home)) as instance:
+        for item in reap(instance):
+            console.print(f"[yellow]{when}: {escape(item.line())}[/yellow]")
+
+
 def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: int) -> int:
     from knowledge_platform.access import ensure_admin_token
     from knowledge_platform.runtime import Runtime
@@ -108,6 +123,7 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
                        "MCP service": ("--mcp-port", mcp_port)})
     settings.home_dir.mkdir(parents=True, exist_ok=True)
     ensure_dagster_home(settings)
+    reap_runs(settings, "before starting")
     _, token_path, created = ensure_admin_token(settings)
     console.print(f"admin token ({'created' if created else 'existing'}): {token_path}")
     console.print("preparing the embedding model …")
@@ -155,4 +171,5 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
             break
         time.sleep(0.5)
     _stop(list(procs.values()))
+    reap_runs(settings, "after stopping")
     return code

@@ -60,7 +60,8 @@ class DagsterClient:
     # -- status -------------------------------------------------------------------------------
     def index_status(self, pairs: Sequence[Pair],
                      points: Mapping[Pair, int | None] | None = None,
-                     now: dt.datetime | None = None) -> IndexStatus:
+                     now: dt.datetime | None = None,
+                     deadlines: Mapping[str, float] | None = None) -> IndexStatus:
         now = now or dt.datetime.now(dt.UTC)
         points = points or {}
         sources = sorted({s for s, _ in pairs})
@@ -73,7 +74,8 @@ class DagsterClient:
             return IndexStatus(status="unavailable", health=f"unavailable: {exc}; point counts "
                                "come from the store only", dagster_url=self.url,
                                checked_at=now, sources=rows, warnings=[str(exc)])
-        return parse_status(data, pairs, sources, scopes, points, url=self.url, now=now)
+        return parse_status(data, pairs, sources, scopes, points, url=self.url, now=now,
+                            deadlines=deadlines)
 
     # -- launches -----------------------------------------------------------------------------
     def _repository(self) -> dict[str, str]:

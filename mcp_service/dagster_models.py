@@ -20,6 +20,17 @@ class RunInfo(BaseModel):
     started: dt.datetime | None = None
 
 
+class BlockedStep(BaseModel):
+    """A step of an in-flight run waiting for a pool slot longer than its source's deadline."""
+
+    run_id: str
+    step: str
+    pool: str
+    since: dt.datetime = Field(description="When the step started waiting")
+    held_by: list[str] = Field(default_factory=list,
+                               description="Runs holding the pool's slots meanwhile")
+
+
 class SourceStatus(BaseModel):
     source: str
     scope: str
@@ -40,6 +51,8 @@ class SourceStatus(BaseModel):
     errored_checks: list[str] = Field(default_factory=list,
                                       description="Checks that could not run (run failed)")
     in_flight_runs: list[str] = Field(default_factory=list)
+    blocked: list[BlockedStep] = Field(default_factory=list, description=(
+        "In-flight runs waiting for a pool slot longer than the source's deadline"))
 
 
 class IndexStatus(BaseModel):

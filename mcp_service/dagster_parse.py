@@ -6,7 +6,9 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from mcp_service.blocked import blocked, describe, waiting_steps
 from mcp_service.dagster_models import (
+    BlockedStep,
     IndexStatus,
     Pair,
     PartitionFreshness,
@@ -107,9 +109,12 @@ def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
 
 def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
          points: int | None, runs: list[RunInfo], checks: dict[str, dict[str, set[str]]],
+         waiting: dict[str, list[BlockedStep]], deadline: float | None,
          now: dt.datetime) -> SourceStatus:
     row = SourceStatus(source=source, scope=scope, points=points)
     row.in_flight_runs = [r.run_id for r in runs if r.scope == scope and r.source in (source, None)]
+    row.blocked = blocked([s for rid in row.in_flight_runs for s in waiting.get(rid, [])],
+                          deadline, now)
     if node is None:
         row.freshness = "NOT_DEFINED"
         return row
@@ -134,9 +139,9 @@ def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
     return row
 
 
-def _problems(row: SourceStatus) -> list[str]:
+def _problems(row: SourceStatus, now: dt.datetime) -> list[str]:
     where = f"{row.source}/{row.scope}"
-    out = []
+    out = [f"{where}: {describe(b, now)}" for b in row.blocked]
     if row.freshness == "NOT_DEFINED":
         out.append(f"{where}: no such asset in Dagster")
     elif row.last_materialization is None:
@@ -156,15 +161,19 @@ def _problems(row: SourceStatus) -> list[str]:
 def parse_status(data: dict[str, Any], pairs: Sequence[Pair], sources: Sequence[str],
                  scopes: Sequence[str],
                  points: Mapping[Pair, int | None], *, url: str,
-                 now: dt.datetime) -> IndexStatus:
+                 now: dt.datetime, deadlines: Mapping[str, float] | None = None) -> IndexStatus:
+    """`deadlines`: seconds per source after which a run waiting for a pool slot is shown
+    as blocked (none given: never)."""
     nodes = {n["assetKey"]["path"][0]: n for n in data.get("assetNodes") or []}
     runs = _runs(data, set(scopes))
     checks = {source: _check_states(nodes[source], data, f"c{j}", source)
               for j, source in enumerate(sources) if source in nodes}
+    waiting = waiting_steps(data)
     rows = [_row(nodes.get(source), source, scope, list(scopes).index(scope),
-                 points.get((source, scope)), runs, checks.get(source, {}), now)
+                 points.get((source, scope)), runs, checks.get(source, {}), waiting,
+                 (deadlines or {}).get(source), now)
             for source, scope in pairs]
-    problems = [p for row in rows for p in _problems(row)]
+    problems = [p for row in rows for p in _problems(row, now)]
     flight = f"; {len(runs)} run(s) in flight" if runs else ""
     if problems:
         shown = "; ".join(problems[:6]) + (f"; and {len(problems) - 6} more"

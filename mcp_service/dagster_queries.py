@@ -17,7 +17,7 @@ _MATERIALIZATION = """
       }"""
 
 STATUS_TEMPLATE = """
-query KpIndexStatus($keys: [AssetKeyInput!], $partitions: [String!], $job: String!,
+query KpIndexStatus($keys: [AssetKeyInput!], $partitions: [String!],
                     $inFlight: [RunStatus!] __PARTITION_VARS__ __CHECK_VARS__) {
   assetNodes(assetKeys: $keys) {
     assetKey { path }
@@ -50,7 +50,14 @@ query KpIndexStatus($keys: [AssetKeyInput!], $partitions: [String!], $job: Strin
     __LATEST_RUNS__
   }
   __CHECK_EXECUTIONS__
-  runsOrError(filter: {pipelineName: $job, statuses: $inFlight}, limit: 500) {
+  instance {
+    concurrencyLimits {
+      concurrencyKey
+      claimedSlots { runId }
+      pendingSteps { runId stepKey enqueuedTimestamp assignedTimestamp }
+    }
+  }
+  runsOrError(filter: {statuses: $inFlight}, limit: 500) {
     __typename
     ... on Runs {
       results {
@@ -104,7 +111,6 @@ def status_request(sources: list[str], scopes: list[str]) -> tuple[str, dict[str
     variables: dict[str, object] = {
         "keys": [{"path": [s, "collection"]} for s in sources],
         "partitions": scopes,
-        "job": "reindex_job",
         "inFlight": IN_FLIGHT,
     }
     for i, scope in enumerate(scopes):

@@ -30,6 +30,7 @@ from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.supersession import names
+from mcp_service.blocked import deadline_seconds
 from mcp_service.dagster_client import DagsterClient
 from mcp_service.dagster_models import IndexStatus, Pair
 from mcp_service.documents import assemble, select_context
@@ -330,7 +331,7 @@ class KnowledgeService:
         message = f"launched {ok} reindex run(s)" + (f"; {failed} failed" if failed else "")
         return ReindexResult(message=message, dagster_url=self.dagster.url, runs=runs)
 
-    def index_status(self, grant: Grant) -> IndexStatus:
+    def index_status(self, grant: Grant, now: dt.datetime | None = None) -> IndexStatus:
         pairs = [(s, scope) for scope in grant.scopes for s in self.registry.sources_for(scope)]
         points: dict[Pair, int | None] = {}
         for source, scope in pairs:
@@ -338,7 +339,8 @@ class KnowledgeService:
                 points[(source, scope)] = self.runtime.store.count(scope, source)
             except Exception:  # a status report must not fail on one unreadable collection
                 points[(source, scope)] = None
-        status = self.dagster.index_status(pairs, points)
+        deadlines = {s: deadline_seconds(self.registry, s) for s, _ in pairs}
+        status = self.dagster.index_status(pairs, points, now=now, deadlines=deadlines)
         if self.runtime.watch is not None:
             status.warnings.extend(self.runtime.watch.warnings())
         return status

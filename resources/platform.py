@@ -1,6 +1,7 @@
 """Dagster resources, each the core object it is named for: `registry`, `snapshots`, `store`,
-`embedder`, `query_log`. Each is built when a run (or a sensor or schedule tick) starts and
-closed when it ends; a test swaps any of them in `materialize(resources=...)`.
+`embedder`, `query_log` (and `signals`, resources/signals.py). Each is built when a run (or a
+sensor or schedule tick) starts and closed when it ends; a test swaps any of them in
+`materialize(resources=...)`.
 
 The wiring (which engine, which model) is the core's (`knowledge_platform.runtime`); a
 resource only says where the files are: KP_HOME, the registry file and the model cache."""
@@ -22,6 +23,7 @@ from knowledge_platform.runtime import build_chunker, build_embedder, build_stor
 from knowledge_platform.settings import Settings
 from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.store.base import VectorStore
+from resources.signals import SignalsResource
 
 
 class _Located(ConfigurableResource):
@@ -118,12 +120,13 @@ class QueryLogResource(_Located):
         return QueryLog(self.settings().query_log)
 
 
-def platform_resources(settings: Settings) -> dict[str, _Located]:
+def platform_resources(settings: Settings) -> dict[str, ConfigurableResource]:
     home, config = str(settings.home_dir), str(settings.config.resolve())
     models = str(settings.models_dir)
-    return {
+    located: dict[str, ConfigurableResource] = {
         name: kind(home=home, config=config, model_cache=models)
         for name, kind in (("registry", RegistryResource), ("snapshots", SnapshotResource),
                            ("store", StoreResource), ("embedder", EmbedderResource),
                            ("query_log", QueryLogResource))
     }
+    return {**located, "signals": SignalsResource()}

@@ -124,13 +124,17 @@ class Platform:
 
 
 @contextlib.contextmanager
-def kp_up(tmp_path: Path) -> Iterator[Platform]:
+def kp_up(tmp_path: Path, config: Path | None = None) -> Iterator[Platform]:
+    """`kp up` on free ports over `tmp_path/home`, with the registry `config` (default: the
+    demo registry, as on a fresh clone)."""
     dagster_port, mcp_port = free_port(), free_port()
     home = tmp_path / "home"
     env = {**os.environ, "KP_HOME": str(home), "KP_MCP_PORT": str(mcp_port)}
-    env.pop("KP_CONFIG", None)  # the demo registry, as on a fresh clone
+    env.pop("KP_CONFIG", None)
+    if config is not None:
+        env["KP_CONFIG"] = str(config)
     log = tmp_path / "kp-up.log"
-    with log.open("wb") as out:
+    with log.open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kp", "up", "--dagster-port", str(dagster_port)],
             cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,

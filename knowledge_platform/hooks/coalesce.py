@@ -30,6 +30,14 @@ class PlannedRun:
         return f"hooks:{self.source}:{self.scope}:{self.first_id}-{self.last_id}"
 
 
+def last_covered(run_key: str | None) -> int:
+    """The last queue id a run keyed `run_key` covers (0: not a hooks run key)."""
+    if not run_key or not run_key.startswith("hooks:"):
+        return 0
+    last = run_key.rsplit("-", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
 def _hint(texts: list[str | None]) -> Hint | None:
     ids: set[str] = set()
     deleted: set[str] = set()

@@ -15,9 +15,11 @@ def make_store(
     path: Path | None,
     url: str | None,
     api_key: str | None,
+    lock_dir: Path | None = None,
 ) -> VectorStore:
-    """`edge` needs `path` (the shards directory); `qdrant` needs `url` (`:memory:` runs
-    qdrant-client's local mode, for tests)."""
+    """`edge` needs `path` (the shards directory, where each collection keeps its writer
+    lock); `qdrant` needs `url` (`:memory:` runs qdrant-client's local mode, for tests) and
+    takes its writers' locks under `lock_dir`."""
     if engine == "edge":
         if path is None:
             raise StoreError("the edge engine needs a shards directory; set the data path")
@@ -29,5 +31,5 @@ def make_store(
             raise StoreError("the qdrant engine needs a server URL; set QDRANT_URL")
         from knowledge_platform.store.server import QdrantServerStore
 
-        return QdrantServerStore(url=url, api_key=api_key)
+        return QdrantServerStore(url=url, api_key=api_key, lock_dir=lock_dir)
     raise StoreError(f"unknown store engine {engine!r}; use 'edge' or 'qdrant'")

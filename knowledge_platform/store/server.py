@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -40,6 +41,7 @@ from knowledge_platform.store.base import (
     date_range,
     matches_nothing,
 )
+from knowledge_platform.store.shard_dirs import exclusive_lock
 
 META_MODEL, META_DIM = "kp_model_id", "kp_dim"
 _PAGE = 256
@@ -127,7 +129,15 @@ class QdrantServerStore(VectorStore):
         url: str | None = None,
         api_key: str | None = None,
         timeout: int = 60,
+        lock_dir: Path | None = None,
+        lock_timeout: float = 600.0,
     ) -> None:
+        """`lock_dir`: where writers of one collection take turns (a flock per collection,
+        as the Edge engine's; gone with its process). Several sources write one scope's
+        collection, each reconciling only its own points, but two runs of one source x scope
+        must not interleave. None: no lock (one writer at a time is the caller's affair)."""
+        self.lock_dir = lock_dir
+        self.lock_timeout = lock_timeout
         if client is None:
             if not url:
                 raise StoreError("the qdrant engine needs a client or a server URL")
@@ -185,6 +195,15 @@ class QdrantServerStore(VectorStore):
     @contextlib.contextmanager
     def writer(self, scope: str, model_id: str, dim: int) -> Iterator[CollectionWriter]:
         name = collection_name(scope)
+        if self.lock_dir is None:
+            yield from self._write(name, scope, model_id, dim)
+            return
+        self.lock_dir.mkdir(parents=True, exist_ok=True)
+        with exclusive_lock(self.lock_dir / f"{name}.lock", self.lock_timeout):
+            yield from self._write(name, scope, model_id, dim)
+
+    def _write(self, name: str, scope: str, model_id: str, dim: int
+               ) -> Iterator[CollectionWriter]:
         exists = self._check(name, model_id, dim)
         session = ServerWriter(self, scope, dim)
         yield session

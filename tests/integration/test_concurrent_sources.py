@@ -1,12 +1,13 @@
 """Several writers, one collection: two sources of one scope publish at the same moment and
-both point sets survive (the Edge store's per-collection lock serialises the publishes)."""
+both point sets survive (the Edge store's per-collection lock serialises the publishes); and
+one scope's publish never waits for another scope's."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,12 @@ from assets.partitions import SCOPES
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from knowledge_platform.store.edge import EdgeStore
+from knowledge_platform.store.shard_dirs import exclusive_lock
+from kp.indexing import ensure_dagster_home
 from resources.platform import platform_resources
 from tests.assets.conftest import Materializer
+from tests.conftest import write_registry
+from tests.crash import step_started, wait_for
 from tests.integration.test_git_docs import commit, git
 
 pytestmark = pytest.mark.integration
@@ -100,5 +105,45 @@ def test_two_sources_publish_to_one_collection_at_once(
             assert set(runtime.store.point_hashes("internal", source)) == chunk_ids, source
         total = sum(runtime.store.count("internal", s) for s in SOURCES)
         assert runtime.store.count("internal") == total
+    finally:
+        runtime.close()
+
+
+def test_publishing_one_scope_never_waits_for_another(
+    tmp_path: Path, kp_env: Settings, registry_data: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On the instance `kp index` and `kp up` use (pools of one slot): while `internal`'s
+    publish waits for its collection's writer, `acme`'s publish goes through. With one
+    `qdrant_write` pool for every publish it waited for `internal`'s."""
+    acme = tmp_path / "acme"
+    acme.mkdir()
+    (acme / "brief.md").write_text("# Acme brief\n\nAcme sells garden furniture.\n")
+    registry_data["clients"]["acme"]["sources"] = {"memory_files": {"path": str(acme)}}
+    monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "two.yaml", registry_data)))
+    settings = Settings()
+    ensure_dagster_home(settings)
+    instance = DagsterInstance.from_config(str(settings.dagster_home))
+    instance.add_dynamic_partitions(SCOPES, ["internal", "acme"])
+
+    def run(scope: str) -> Any:
+        return materialize(build_source_assets("memory_files"), partition_key=scope,
+                           instance=instance, resources=platform_resources(settings))
+
+    internal = settings.shards_dir / "internal"
+    internal.mkdir(parents=True)
+    with ThreadPoolExecutor(2) as pool, exclusive_lock(internal / ".lock", timeout=5):
+        waiting = pool.submit(run, "internal")  # reaches its collection step, then waits
+        wait_for(lambda: any(step_started(instance, r, "collection")
+                             for r in instance.get_run_ids()), 120, "internal's publish")
+        other = pool.submit(run, "acme")
+        done, _ = wait((other,), timeout=120)
+        assert other in done and other.result().success, "acme waited for internal"
+        assert not waiting.done()
+    assert waiting.result(timeout=120).success
+    runtime = Runtime(settings)
+    try:
+        assert runtime.store.count("acme", "memory_files") > 0
+        assert runtime.store.count("internal", "memory_files") > 0
     finally:
         runtime.close()
