@@ -16,13 +16,12 @@ from dagster import (
 )
 
 from assets.partitions import scopes_partitions
-from knowledge_platform.connectors.catalog import connector_class, spec
+from knowledge_platform.connectors.catalog import spec
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks.events import decode_hint
 from knowledge_platform.models import content_hash
-from knowledge_platform.pipeline import embed_chunks, rechunk, reconcile
 from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.sync import pull_into_snapshot
+from knowledge_platform.steps import PullOptions, chunk_step, embed_step, publish_step, pull_step
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 from resources.signals import SignalsResource
 
@@ -73,20 +72,12 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         signals: SignalsResource,
     ) -> MaterializeResult:
         scope = context.partition_key
-        snaps = snapshots.get()
-        reg = registry.get()
+        options = PullOptions(full=_tag(context, FULL_PULL_TAG),
+                              full_reconcile=_tag(context, FULL_RECONCILE_TAG),
+                              hint=decode_hint(context.run.tags.get(HINT_TAG)),
+                              at_sha=context.run.tags.get(AT_SHA_TAG))
         try:
-            settings = reg.source_settings(source, scope)
-            at_sha = context.run.tags.get(AT_SHA_TAG)
-            if at_sha and "at_sha" in type(settings).model_fields:
-                settings = type(settings).model_validate(
-                    {**settings.model_dump(), "at_sha": at_sha}
-                )
-            connector = connector_class(source)(settings, scope)
-            result, merged = pull_into_snapshot(
-                connector, snaps, full=_tag(context, FULL_PULL_TAG), guard=reg.deletion_guard,
-                full_reconcile=_tag(context, FULL_RECONCILE_TAG),
-                hint=decode_hint(context.run.tags.get(HINT_TAG)))
+            result, merged = pull_step(registry.get(), snapshots.get(), source, scope, options)
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
         for problem in merged.problems:
@@ -126,12 +117,9 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource,
         signals: SignalsResource,
     ) -> MaterializeResult:
-        scope = context.partition_key
-        snaps = snapshots.get()
-        docs = snaps.read_documents(source, scope) or []
-        chunked = rechunk(docs, embedder.chunker(), snaps.read_chunks_by_key(source, scope))
+        docs, chunked = chunk_step(snapshots.get(), source, context.partition_key,
+                                   embedder.chunker())
         produced = chunked.chunks
-        snaps.write_chunks(source, scope, produced, chunked.keys)
         sample = produced[0] if produced else None
         sample_md = (
             f"**{sample.title}** — {' > '.join(sample.headers)}\n\n{sample.text[:600]}"
@@ -162,16 +150,12 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource,
         signals: SignalsResource,
     ) -> MaterializeResult:
-        scope = context.partition_key
-        snaps = snapshots.get()
         model = embedder.get()
-        produced = snaps.read_chunks(source, scope) or []
         try:
-            hashes, dense, sparse, stats = embed_chunks(produced, model, embedder.cache(),
-                                                        SparseEncoder())
+            stats = embed_step(snapshots.get(), source, context.partition_key, model,
+                               embedder.cache(), SparseEncoder())
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
-        snaps.write_embeddings(source, scope, hashes, dense, sparse, model.model_id)
         return MaterializeResult(
             metadata={
                 "chunks": stats.chunks,
@@ -204,28 +188,13 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         signals: SignalsResource,
     ) -> MaterializeResult:
         scope = context.partition_key
-        snaps = snapshots.get()
-        produced = snaps.read_chunks(source, scope) or []
-        cursor = snaps.read_cursor(source, scope)
-        loaded = snaps.read_embeddings(source, scope)
-        model_id, vectors = loaded if loaded else ("", {})
-        dim = next(iter(vectors.values()))[0].shape[0] if vectors else embedder.get().dim
-        model_id = model_id or embedder.get().model_id
         vector_store = store.get()
         try:
-            stats = reconcile(
-                vector_store,
-                scope,
-                source,
-                produced,
-                vectors,
-                model_id=model_id,
-                dim=dim,
-                allow_empty=_tag(context, FULL_RECONCILE_TAG)
-                or bool(snaps.read_sync(source, scope).get("emptied_by_source")),
-            )
+            published = publish_step(vector_store, snapshots.get(), source, scope, embedder.get(),
+                                     full_reconcile=_tag(context, FULL_RECONCILE_TAG))
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
+        stats = published.stats
         return MaterializeResult(
             metadata={
                 "added": stats.added,
@@ -234,9 +203,9 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
                 "unchanged": stats.unchanged,
                 "points": stats.points,
                 "collection_points": vector_store.count(scope),
-                "model": model_id,
+                "model": published.model_id,
                 # git sources: the commit the snapshot behind these chunks was pulled at
-                **({"sha": sha} if (sha := (cursor or {}).get("sha")) else {}),
+                **({"sha": published.sha} if published.sha else {}),
             }
         )
 

@@ -82,13 +82,10 @@ def _registry(root: Path, repo: Path) -> Registry:
     })
 
 
-def index(runtime: Runtime, source: str, previous: list[Any] | None = None,
-          cursor: dict[str, Any] | None = None, **overrides: Any
-          ) -> tuple[list[Any], dict[str, Any] | None, int]:
-    """One pull -> snapshot -> chunks -> embeddings -> collection pass, as the assets do;
-    returns the snapshot, the cursor and how many chunks were sent to the model."""
-    done = index_source(runtime, source, previous=previous, cursor=cursor, **overrides)
-    return done.documents, done.cursor, done.embedded
+def index(runtime: Runtime, source: str) -> int:
+    """One run of the source's steps (incremental after the first, from the snapshots);
+    returns how many chunks were sent to the model."""
+    return index_source(runtime, source).embedded
 
 
 @pytest.fixture
@@ -233,11 +230,10 @@ async def test_a_new_record_marks_an_unchanged_one_superseded(handbook, tmp_path
     the successor still rewrites the predecessor's points (payload only, no re-embedding)."""
     runtime, _ = handbook
     repo = tmp_path / "handbook"
-    docs, cursor, _ = index(runtime, "git_docs")
     commit(repo, {"runbooks/site-down.md": (
         "---\ntitle: Site down\nsupersedes: incidents/outage.md\n---\n# Site down\n\n"
         "Follow the status page playbook.\n")}, day=4)
-    _, _, embedded = index(runtime, "git_docs", previous=docs, cursor=cursor)
+    embedded = index(runtime, "git_docs")
     assert embedded == 1  # the new runbook's one chunk; the old one's payload only
     found = await call(runtime, "maya", "list_runbooks", prefix="runbooks/incidents/outage",
                        include_deprecated=True)
@@ -248,7 +244,13 @@ async def test_a_source_can_be_restricted_in_the_registry(handbook) -> None:
     runtime, _ = handbook
     memory = await call(runtime, "maya", "list_recent_memory", days=3)
     assert [e["title"] for e in memory["entries"]] == ["Notes"]
-    index(runtime, "memory_files", confidentiality="restricted")  # the registry's setting
+    registry = runtime.registry.model_copy(deep=True)
+    registry.internal.sources["memory_files"]["confidentiality"] = "restricted"
+    restricted = Runtime(runtime.settings, registry=registry)  # the same KP_HOME
+    try:
+        index(restricted, "memory_files")
+    finally:
+        restricted.close()
     memory = await call(runtime, "maya", "list_recent_memory", days=3)
     assert memory["entries"] == []
     memory = await call(runtime, "rita", "list_recent_memory", days=3)
