@@ -16,6 +16,7 @@ from dagster import (
 )
 
 from assets.partitions import scopes_partitions
+from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import spec
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks.events import decode_hint
@@ -25,12 +26,12 @@ from knowledge_platform.steps import PullOptions, chunk_step, embed_step, publis
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 from resources.signals import SignalsResource
 
-FULL_PULL_TAG = "kp/full_pull"
-FULL_RECONCILE_TAG = "kp/full_reconcile"
+FULL_PULL_TAG = run_tags.FULL_PULL
+FULL_RECONCILE_TAG = run_tags.FULL_RECONCILE
 #: git_docs only: rebuild the partition from exactly this commit.
-AT_SHA_TAG = "kp/at_sha"
+AT_SHA_TAG = run_tags.AT_SHA
 #: Ids webhooks named (hooks_sensor): a connector that can read by id reads only those.
-HINT_TAG = "kp/hint"
+HINT_TAG = run_tags.HINT
 STEPS = ("raw", "chunks", "embeddings", "collection")
 
 

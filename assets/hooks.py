@@ -26,6 +26,7 @@ from dagster import (
 from assets.factory import HINT_TAG, asset_keys
 from assets.jobs import reindex_job
 from assets.partitions import SCOPES
+from knowledge_platform import run_tags
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hook_settings import HOOK_PATHS
 from knowledge_platform.hooks.coalesce import last_covered, plan_runs
@@ -37,9 +38,9 @@ from resources.platform import RegistryResource
 
 #: Sources with a webhook endpoint.
 PUSH_SOURCES = tuple(HOOK_PATHS)
-TRIGGER_TAG = "kp/trigger"
+TRIGGER_TAG = run_tags.TRIGGER
 #: `<source>:<scope>` of a run the hooks sensor requested.
-GROUP_TAG = "kp/hook_group"
+GROUP_TAG = run_tags.HOOK_GROUP
 WAITING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
 #: Dagster's tag holding a run's run key.
 RUN_KEY_TAG = "dagster/run_key"
@@ -106,7 +107,7 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
                                  "indexed source x scope; dropped")
                 continue
             tags = {TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group,
-                    "kp/hook_events": str(plan.events)}
+                    run_tags.HOOK_EVENTS: str(plan.events)}
             if (hint := encode_hint(plan.hint)) is not None:
                 tags[HINT_TAG] = hint
             requests.append(RunRequest(run_key=plan.run_key, partition_key=plan.scope,

@@ -39,8 +39,10 @@ from dagster import (
     sensor,
 )
 
-HOST_TAG = "kp/host"
-PID_TAG = "kp/pid"
+from knowledge_platform import run_tags
+
+HOST_TAG = run_tags.HOST
+PID_TAG = run_tags.PID
 #: Run states in which a process should be alive (QUEUED runs have none yet).
 _LIVE = [DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
          DagsterRunStatus.CANCELING]

@@ -15,6 +15,7 @@ from dagster import (
 from assets.factory import FULL_PULL_TAG, asset_keys
 from assets.jobs import reindex_job
 from assets.partitions import SCOPES
+from knowledge_platform import run_tags
 from knowledge_platform.connectors.spec import poll_cron
 from resources.platform import RegistryResource
 
@@ -47,7 +48,7 @@ def build_weekly_reindex_schedule(sources: Iterable[str]) -> ScheduleDefinition:
                 run_key=f"weekly:{tick}:{source}:{scope}",
                 partition_key=scope,
                 asset_selection=asset_keys(source),
-                tags={FULL_PULL_TAG: "true", "kp/trigger": "weekly_reindex_schedule"},
+                tags={FULL_PULL_TAG: "true", run_tags.TRIGGER: "weekly_reindex_schedule"},
             )
             for scope in reg.scopes
             if scope in partitions
@@ -75,7 +76,7 @@ def build_poll_schedule(source: str, minutes: int) -> ScheduleDefinition:
             else "manual"
         requests = [
             RunRequest(run_key=f"{source}:{tick}:{scope}", partition_key=scope,
-                       asset_selection=asset_keys(source), tags={"kp/trigger": name})
+                       asset_selection=asset_keys(source), tags={run_tags.TRIGGER: name})
             for scope in reg.scopes
             if scope in partitions and source in reg.sources_for(scope)
         ]

@@ -19,6 +19,7 @@ from dagster import (
 from assets.factory import FULL_PULL_TAG, asset_keys
 from assets.jobs import reindex_job
 from assets.partitions import SCOPES, scopes_partitions
+from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.errors import KnowledgePlatformError
 from resources.platform import RegistryResource, SnapshotResource
@@ -52,7 +53,7 @@ def build_registry_sensor(sources: Iterable[str]) -> SensorDefinition:
                 run_key=f"onboard:{pair}",
                 partition_key=pair.split(":", 1)[1],
                 asset_selection=asset_keys(pair.split(":", 1)[0]),
-                tags={FULL_PULL_TAG: "true", "kp/trigger": "registry_sensor"},
+                tags={FULL_PULL_TAG: "true", run_tags.TRIGGER: "registry_sensor"},
             )
             for pair in sorted(pairs - seen)
         ]
@@ -107,7 +108,7 @@ def build_changes_sensor(source: str) -> SensorDefinition:
             if seen.get(scope, indexed.get(key)) != token:
                 requests.append(RunRequest(
                     run_key=f"changes:{source}:{scope}:{token}", partition_key=scope,
-                    asset_selection=asset_keys(source), tags={"kp/trigger": name}))
+                    asset_selection=asset_keys(source), tags={run_tags.TRIGGER: name}))
         return SensorResult(run_requests=requests, cursor=json.dumps(current))
 
     return changes_sensor

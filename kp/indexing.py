@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from knowledge_platform import run_tags
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import REPO_ROOT, Settings
@@ -89,7 +90,7 @@ def run_index(
     if missing:
         instance.add_dynamic_partitions(SCOPES, missing)
     resources = platform_resources(settings)
-    tags = {"kp/trigger": "kp index", **process_tags()}
+    tags = {run_tags.TRIGGER: "kp index", **process_tags()}
     if full or at:
         tags[FULL_PULL_TAG] = "true"
     if full_reconcile or at:

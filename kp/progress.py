@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from knowledge_platform import run_tags
+
 #: The figures each step records in its materialization metadata, as `kp index` shows them.
 STEP_FIELDS = {
     "raw": ("documents", "skipped"),
@@ -24,7 +26,7 @@ _SAYS = {
     "embeddings": "{embedded} embedded, {cached} cached",
     "collection": "{added} added, {updated} updated, {deleted} deleted, {unchanged} unchanged",
 }
-TAG = "kp/index_run"
+TAG = run_tags.INDEX_RUN
 
 
 def describe(step: str, figures: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from knowledge_platform import run_tags
 from mcp_service import dagster_queries as q
 from mcp_service.dagster_models import IndexStatus, LaunchedRun, Pair, SourceStatus
 from mcp_service.dagster_parse import parse_status, stale_pairs
@@ -114,8 +115,8 @@ class DagsterClient:
                              "assetSelection": [{"path": [source, step]} for step in STEPS]},
                 "executionMetadata": {"tags": [
                     {"key": "dagster/partition", "value": scope},
-                    {"key": "kp/trigger", "value": trigger},
-                    *([{"key": "kp/principal", "value": principal}] if principal else []),
+                    {"key": run_tags.TRIGGER, "value": trigger},
+                    *([{"key": run_tags.PRINCIPAL, "value": principal}] if principal else []),
                 ]},
             }
             result = self.graphql(q.LAUNCH_RUN, {"params": params}).get("launchRun") or {}
