@@ -18,7 +18,6 @@ from assets.partitions import scopes_partitions
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.retrieval import Retriever
 from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.sync import sync_problems
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 
 # Partitioned asset checks are a preview feature in Dagster 1.13; we rely on them knowingly.
@@ -73,17 +72,17 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     ) -> AssetCheckResult:
         scope = context.partition_key
         snaps = snapshots.get()
-        held = snaps.read_sync(source, scope).get("held") or {}
+        held = snaps.read_sync(source, scope).held
         chunk_ids = {c.id for c in snaps.read_chunks(source, scope) or []}
         points = set(store.get().point_hashes(scope, source))
         stale = len(points - chunk_ids)
         share = stale / len(points) if points else 0.0
         guard = registry.get().deletion_guard
-        held_ids = held.get("ids") or []
+        held_ids = held.ids if held else []
         return AssetCheckResult(
             passed=share <= guard and not held_ids,
-            description=(f"{len(held_ids)} deletions held: {held.get('reason')}"
-                         if held_ids else None),
+            description=(f"{len(held_ids)} deletions held: {held.reason}"
+                         if held and held_ids else None),
             metadata={
                 "held_deletions": len(held_ids),
                 "held_examples": MetadataValue.json(held_ids[:5]),
@@ -106,7 +105,7 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
         context: AssetCheckExecutionContext, snapshots: SnapshotResource
     ) -> AssetCheckResult:
         state = snapshots.get().read_sync(source, context.partition_key)
-        problems = [p for p in sync_problems(state) if p.action in ("kept", "not indexed")]
+        problems = [p for p in state.problems if p.action in ("kept", "not indexed")]
         lines = [p.line() for p in problems]
         return AssetCheckResult(
             passed=not problems,

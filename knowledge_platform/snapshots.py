@@ -25,6 +25,7 @@ import numpy as np
 
 from knowledge_platform import snapshot_files as files
 from knowledge_platform.models import Chunk, Document, SparseVector
+from knowledge_platform.sync_state import SyncState
 
 RAW, CHUNKS, EMBEDDINGS = "raw.jsonl", "chunks.jsonl", "embeddings.npz"
 #: What earlier versions wrote in their place.
@@ -122,11 +123,12 @@ class SnapshotStore:
         self._write_json(self._path(source, scope, "cursor.json"), cursor)
 
     # sync state (the pipeline's own, beside the connector's cursor) ----------------------
-    def read_sync(self, source: str, scope: str) -> dict[str, Any]:
-        return self._read_json(self._path(source, scope, "sync.json")) or {}
+    def read_sync(self, source: str, scope: str) -> SyncState:
+        return SyncState.model_validate(self._read_json(self._path(source, scope, "sync.json"))
+                                        or {})
 
-    def write_sync(self, source: str, scope: str, state: dict[str, Any]) -> None:
-        self._write_json(self._path(source, scope, "sync.json"), state)
+    def write_sync(self, source: str, scope: str, state: SyncState) -> None:
+        self._write_json(self._path(source, scope, "sync.json"), state.model_dump(mode="json"))
 
     # io --------------------------------------------------------------------------------
     def _legacy(self, source: str, scope: str, name: str) -> bool:

@@ -88,7 +88,7 @@ def publish_step(store: VectorStore, snaps: SnapshotStore, source: str, scope: s
     model_id, vectors = loaded if loaded else ("", {})
     dim = next(iter(vectors.values()))[0].shape[0] if vectors else embedder.dim
     model_id = model_id or embedder.model_id
-    emptied = bool(snaps.read_sync(source, scope).get("emptied_by_source"))
+    emptied = snaps.read_sync(source, scope).emptied_by_source
     stats = reconcile(store, scope, source, chunks, vectors, model_id=model_id, dim=dim,
                       allow_empty=full_reconcile or emptied)
     sha = cursor.get("sha")

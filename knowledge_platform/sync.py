@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from knowledge_platform.connectors.base import Connector, Hint, Known, PullResult
 from knowledge_platform.models import LAST_REFRESHED, STALE, Document
 from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.supersession import link_successors
+from knowledge_platform.sync_state import HeldDeletions, Problem, SyncState
 
 #: Below this many deletions the share rule does not apply (editing a 3-file demo is normal).
 GUARD_MIN_DELETIONS = 5
@@ -47,25 +47,6 @@ def guard_excess(existing: int, stale: int, remaining: int, guard: float, *,
         return (f"{step} would delete {stale} of {existing} {unit} ({stale / existing:.0%}), "
                 f"over the {guard:.0%} guard; re-run with a full reconcile if this is intended")
     return None
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One line of the run's report: a sub-resource, what went wrong, what the index did."""
-
-    what: str
-    reason: str
-    #: "removed" (the source says it is gone), "kept" (last good version kept, stale),
-    #: "not indexed" (failed before it was ever indexed), "held" (deletion held by the guard),
-    #: "unsupported" (a type the platform does not index: listed, not a failure)
-    action: str
-    documents: int = 1
-
-    def line(self) -> str:
-        count = f" ({self.documents} documents)" if self.documents > 1 else ""
-        action = {"kept": "kept the last good version", "held": "deletion held",
-                  "unsupported": "not indexed (type not read)"}.get(self.action, self.action)
-        return f"{self.what}: {self.reason} -> {action}{count}"
 
 
 @dataclass
@@ -195,7 +176,7 @@ def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool
     previous = snaps.read_documents(source, scope)
     state = snaps.read_sync(source, scope)
     by_id = {d.source_id: d for d in previous or []}
-    retry = {*state.get("retry", []), *(i for i, d in by_id.items() if STALE in d.extra)}
+    retry = {*state.retry, *(i for i, d in by_id.items() if STALE in d.extra)}
     known = Known(documents=by_id, retry=frozenset(retry))
     pulled_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     result = None
@@ -204,19 +185,15 @@ def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool
     if result is None:
         result = connector.pull(cursor, full=full or cursor is None, known=known)
     merged = merge_pull(previous, result, guard=guard, full_reconcile=full_reconcile,
-                        refreshed=state.get("pulled_at"))
+                        refreshed=state.pulled_at)
     snaps.write_documents(source, scope, merged.documents)
     snaps.write_cursor(source, scope, result.cursor)
-    snaps.write_sync(source, scope, {
-        "retry": merged.retry,
-        "held": {"ids": merged.held, "reason": merged.held_reason} if merged.held else None,
-        "confirmed": merged.confirmed,
-        "emptied_by_source": not merged.documents and bool(merged.confirmed),
-        "problems": [asdict(p) for p in merged.problems],
-        "pulled_at": pulled_at,
-    })
+    snaps.write_sync(source, scope, SyncState(
+        retry=merged.retry,
+        held=HeldDeletions(ids=merged.held, reason=merged.held_reason) if merged.held else None,
+        confirmed=merged.confirmed,
+        emptied_by_source=not merged.documents and bool(merged.confirmed),
+        problems=merged.problems,
+        pulled_at=pulled_at,
+    ))
     return result, merged
-
-
-def sync_problems(state: dict[str, Any]) -> list[Problem]:
-    return [Problem(**p) for p in state.get("problems") or []]

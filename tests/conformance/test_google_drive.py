@@ -30,7 +30,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
 
 def _problems(world: World) -> list[str]:
     state = SnapshotStore(world.settings.data_dir).read_sync("google_drive", "internal")
-    return [f"{p['what']}: {p['reason']} -> {p['action']}" for p in state.get("problems") or []]
+    return [f"{p.what}: {p.reason} -> {p.action}" for p in state.problems]
 
 
 def test_export_refusals_keep_the_last_good_version_and_are_retried(world: World) -> None:

@@ -149,9 +149,9 @@ def test_a_canary_row_of_one_client_never_reaches_another_scope(
         assert hot and all(r.headers["Authorization"].startswith("Bearer ey") for r in hot)
     checks = {c.check_name: c.passed for c in results["acme"].get_asset_check_evaluations()}
     assert checks["supabase_pull_complete"] is False  # partners: refused, and said so
-    problems = SnapshotStore(settings.data_dir).read_sync("supabase", "acme")["problems"]
-    assert [p["what"] for p in problems] == ["table partners"]
-    assert "names client 'hot' in client" in problems[0]["reason"]
+    problems = SnapshotStore(settings.data_dir).read_sync("supabase", "acme").problems
+    assert [p.what for p in problems] == ["table partners"]
+    assert "names client 'hot' in client" in problems[0].reason
 
     runtime = Runtime(settings)
     try:

@@ -15,6 +15,7 @@ import pytest
 from knowledge_platform.models import Document, SparseVector
 from knowledge_platform.snapshot_files import SnapshotError
 from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.sync_state import SyncState
 from tests.store_fixtures import make_chunk, random_sparse
 
 LEGACY = Path(__file__).resolve().parents[1] / "data" / "legacy_snapshot"
@@ -85,14 +86,14 @@ def test_parquet_snapshots_from_before_count_as_absent_with_their_cursor(
     home = snaps.dir("git_docs", "acme")
     shutil.copytree(LEGACY, home)
     snaps.write_cursor("git_docs", "acme", {"sha": "0123"})
-    snaps.write_sync("git_docs", "acme", {"retry": ["a.md"]})
+    snaps.write_sync("git_docs", "acme", SyncState(retry=["a.md"]))
     # Not readable here: absent, and so is the cursor of the documents they held (a full pull)
     assert snaps.read_documents("git_docs", "acme") is None
     assert snaps.read_cursor("git_docs", "acme") is None
     assert snaps.read_chunks("git_docs", "acme") is None
     assert snaps.read_chunks_by_key("git_docs", "acme") == {}
     assert snaps.read_embeddings("git_docs", "acme") is None
-    assert snaps.read_sync("git_docs", "acme") == {"retry": ["a.md"]}  # JSON, as before
+    assert snaps.read_sync("git_docs", "acme") == SyncState(retry=["a.md"])  # JSON, as before
 
     snaps.write_documents("git_docs", "acme", docs())  # the raw step, as sync.py runs it
     snaps.write_cursor("git_docs", "acme", {"sha": "4567"})
