@@ -18,8 +18,8 @@ from dagster import (
 from assets.partitions import scopes_partitions
 from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import spec
+from knowledge_platform.connectors.webhooks.events import decode_hint
 from knowledge_platform.errors import KnowledgePlatformError
-from knowledge_platform.hooks.events import decode_hint
 from knowledge_platform.models import content_hash
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.steps import PullOptions, chunk_step, embed_step, publish_step, pull_step

@@ -27,17 +27,17 @@ from assets.factory import HINT_TAG, asset_keys
 from assets.jobs import reindex_job
 from assets.partitions import SCOPES
 from knowledge_platform import run_tags
+from knowledge_platform.connectors.catalog import push_specs
+from knowledge_platform.connectors.webhooks.events import encode_hint
 from knowledge_platform.errors import KnowledgePlatformError
-from knowledge_platform.hook_settings import HOOK_PATHS
 from knowledge_platform.hooks.coalesce import last_covered, plan_runs
-from knowledge_platform.hooks.events import encode_hint
 from knowledge_platform.hooks.queue import open_queue
 from knowledge_platform.hooks.register import register
 from knowledge_platform.registry import Registry
 from resources.platform import RegistryResource
 
 #: Sources with a webhook endpoint.
-PUSH_SOURCES = tuple(HOOK_PATHS)
+PUSH_SOURCES = tuple(push_specs())
 TRIGGER_TAG = run_tags.TRIGGER
 #: `<source>:<scope>` of a run the hooks sensor requested.
 GROUP_TAG = run_tags.HOOK_GROUP

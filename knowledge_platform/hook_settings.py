@@ -14,9 +14,6 @@ from knowledge_platform.edge_settings import MCP_PATH, EdgeConfig, loopback
 
 #: Bodies above this are refused (413) before they are read whole.
 MAX_BODY_BYTES = 1024 * 1024
-#: The endpoints under the MCP service's HTTP app, by source.
-HOOK_PATHS = {"clickup": "/hooks/clickup", "google_drive": "/hooks/google-drive",
-              "git_docs": "/hooks/git"}
 
 
 class HooksConfig(BaseModel):
@@ -80,6 +77,7 @@ class ServiceConfig(EdgeConfig):
         """The MCP endpoint as clients reach it from outside, or None without a public_url."""
         return f"{self.public_url}{MCP_PATH}" if self.public_url else None
 
-    def hook_url(self, source: str) -> str | None:
-        """The endpoint a source delivers to, or None without a public_url."""
-        return f"{self.public_url}{HOOK_PATHS[source]}" if self.public_url else None
+    def hook_url(self, path: str) -> str | None:
+        """The endpoint a source delivers to (its `PushSpec.path`), or None without a
+        public_url."""
+        return f"{self.public_url}{path}" if self.public_url else None

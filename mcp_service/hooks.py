@@ -20,15 +20,15 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from knowledge_platform.hook_settings import HOOK_PATHS, MAX_BODY_BYTES
-from knowledge_platform.hooks.events import Rejected
+from knowledge_platform.connectors.catalog import push_specs
+from knowledge_platform.connectors.webhooks.events import Rejected
+from knowledge_platform.hook_settings import MAX_BODY_BYTES
 from knowledge_platform.hooks.limit import SourceLimits
 from knowledge_platform.hooks.queue import HookQueue, open_queue
 from knowledge_platform.hooks.receive import Receiver
 from knowledge_platform.registry import Registry
 
 log = get_logger("mcp_service.hooks")
-SOURCES = {path.rsplit("/", 1)[1]: source for source, path in HOOK_PATHS.items()}
 
 
 def _answer(status: int, text: str, headers: dict[str, str] | None = None) -> Response:
@@ -42,14 +42,17 @@ class HookEndpoints:
         self.queue = queue
         self.receiver = Receiver(registry, queue, clock)
         self.limits = SourceLimits()
+        #: The endpoint's last path segment -> its source, from every source's PushSpec.
+        self.paths = {source: push.path for source, push in push_specs().items()}
+        self.sources = {path.rsplit("/", 1)[1]: source for source, path in self.paths.items()}
 
     def routes(self) -> list[Route]:
         return [Route("/hooks/{name}", self.handle, methods=["POST"])]
 
     async def handle(self, request: Request) -> Response:
-        source = SOURCES.get(request.path_params["name"])
+        source = self.sources.get(request.path_params["name"])
         if source is None:
-            return _answer(404, "no such webhook endpoint; use " + ", ".join(HOOK_PATHS.values()))
+            return _answer(404, "no such webhook endpoint; use " + ", ".join(self.paths.values()))
         wait = self.limits.retry_after(source, self.registry().service.hooks.rate_limit)
         if wait is not None:
             return _answer(429, f"rate limited: too many {source} deliveries; retry in {wait} s",

@@ -4,30 +4,43 @@ dependencies never load another's."""
 from __future__ import annotations
 
 import importlib
+from typing import cast
 
 from knowledge_platform.connectors.base import Connector
-from knowledge_platform.connectors.spec import SourceSpec
+from knowledge_platform.connectors.spec import PushSpec, SourceSpec
+from knowledge_platform.connectors.webhooks.contract import PushSource
 from knowledge_platform.errors import ConfigError
 
-SOURCE_NAMES = (
-    "memory_files",
-    "clickup",
-    "google_drive",
-    "supabase",
-    "website",
-    "git_docs",
-    "beir",
-)
+#: Source name -> the module holding its `SPEC`: the one line a new source adds here.
+SPEC_MODULES: dict[str, str] = {
+    name: f"knowledge_platform.connectors.{name}.spec"
+    for name in ("memory_files", "clickup", "google_drive", "supabase", "website", "git_docs",
+                 "beir")
+}
+SOURCE_NAMES = tuple(SPEC_MODULES)
 
 
 def spec(source: str) -> SourceSpec:
-    if source not in SOURCE_NAMES:
-        known = ", ".join(SOURCE_NAMES)
+    if source not in SPEC_MODULES:
+        known = ", ".join(SPEC_MODULES)
         raise ConfigError(f"unknown source {source!r}; known sources: {known}")
-    module = importlib.import_module(f"knowledge_platform.connectors.{source}.spec")
-    return module.SPEC
+    return importlib.import_module(SPEC_MODULES[source]).SPEC
 
 
 def connector_class(source: str) -> type[Connector]:
     module_name, _, attr = spec(source).connector.partition(":")
     return getattr(importlib.import_module(module_name), attr)
+
+
+def push_specs() -> dict[str, PushSpec]:
+    """Every source with a push side, by name."""
+    return {name: push for name in SPEC_MODULES if (push := spec(name).push) is not None}
+
+
+def push_source(source: str) -> PushSource:
+    """The source's push module (parse, register, health); ConfigError for a pull-only one."""
+    push = spec(source).push
+    if push is None:
+        raise ConfigError(f"no webhooks for {source!r}; sources with webhooks: "
+                          f"{', '.join(push_specs())}")
+    return cast(PushSource, importlib.import_module(push.module))

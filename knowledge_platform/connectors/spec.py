@@ -21,6 +21,15 @@ WEEKLY = Freshness(warn_after=dt.timedelta(days=7, hours=6), fail_after=dt.timed
 
 
 @dataclass(frozen=True)
+class PushSpec:
+    """A source that sources push to: its endpoint under the MCP service's HTTP app and the
+    module implementing `connectors.webhooks.contract.PushSource` (imported when used)."""
+
+    path: str
+    module: str
+
+
+@dataclass(frozen=True)
 class SourceSpec:
     name: str
     #: "module:Class" of the connector, imported only when the source is used.
@@ -41,6 +50,8 @@ class SourceSpec:
     #: What an ordinary run sees later than `deadline`, and how much later (the sync
     #: contract's stated bounds), shown by `kp status`.
     bounds: tuple[str, ...] = ()
+    #: Webhooks: how deliveries reach this source's runs (None: pull only).
+    push: PushSpec | None = None
 
 
 def poll_cron(minutes: int) -> str:

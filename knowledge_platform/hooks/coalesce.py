@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from knowledge_platform.connectors.base import Hint
-from knowledge_platform.hooks.events import MAX_HINT_IDS
+from knowledge_platform.connectors.webhooks.events import MAX_HINT_IDS
 from knowledge_platform.hooks.queue import QueuedEvent
 
 

@@ -41,8 +41,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from knowledge_platform.connectors.webhooks.events import HookEvent, Rejected
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.hooks.events import HookEvent, Rejected
 
 PG_ENV = ("DAGSTER_PG_USERNAME", "DAGSTER_PG_PASSWORD", "DAGSTER_PG_HOSTNAME",
           "DAGSTER_PG_DB", "DAGSTER_PG_PORT")

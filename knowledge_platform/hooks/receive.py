@@ -11,10 +11,11 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 
+from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.connectors.catalog import push_source
+from knowledge_platform.connectors.webhooks.events import Accepted
 from knowledge_platform.errors import SecretError
-from knowledge_platform.hooks.events import Accepted
 from knowledge_platform.hooks.queue import HookQueue
-from knowledge_platform.hooks.sources import PARSERS
 from knowledge_platform.registry import Registry
 
 log = logging.getLogger("knowledge_platform.hooks")
@@ -39,15 +40,22 @@ class Receiver:
     def queue(self) -> HookQueue:
         return self._queue()
 
+    def scopes(self, source: str) -> list[str]:
+        reg = self.registry()
+        return [scope for scope in reg.scopes if source in reg.sources_for(scope)]
+
+    def settings(self, source: str, scope: str) -> SourceSettings:
+        return self.registry().source_settings(source, scope)
+
+    def max_age_seconds(self) -> int:
+        return self.registry().service.hooks.max_age_seconds
+
     def secrets(self, source: str) -> list[tuple[str, str]]:
         """(scope, webhook secret) of every scope reading `source` that names one. A secret
         that cannot be read (vault down) leaves its scope out, with a log line (no value)."""
-        reg = self.registry()
         found: list[tuple[str, str]] = []
-        for scope in reg.scopes:
-            if source not in reg.sources_for(scope):
-                continue
-            settings = reg.source_settings(source, scope)
+        for scope in self.scopes(source):
+            settings = self.settings(source, scope)
             try:
                 value = settings.resolve_optional_secret(
                     "webhook_secret", owner=f"{source}:{scope}", what="webhook secret")
@@ -61,6 +69,6 @@ class Receiver:
     def accept(self, source: str, headers: Mapping[str, str], body: bytes) -> Accepted:
         """Verify, parse and queue one delivery; raises Rejected (nothing queued)."""
         lowered = {k.lower(): v for k, v in headers.items()}
-        accepted = PARSERS[source](self, lowered, body)
+        accepted = push_source(source).parse(self, lowered, body)
         self.queue().put(accepted.events, self.now())
         return accepted

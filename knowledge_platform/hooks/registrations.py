@@ -7,29 +7,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
-Kind = Literal["clickup_webhook", "drive_channel", "git_hook"]
-
-
-class Registration(BaseModel):
-    source: str
-    scope: str
-    kind: Kind
-    #: ClickUp webhook id, Drive channel id, or the endpoint for a git host's hook
-    id: str
-    endpoint: str
-    #: where the webhook secret lives: `$VARIABLE` or `op://...` (never the value)
-    secret: str
-    #: ClickUp: the location filter ("team", "list_id=901"...); Drive: the change log
-    location: str = ""
-    #: Drive: the channel's resourceId (to stop it) and expiry (unix seconds)
-    resource_id: str | None = None
-    expires_at: float | None = None
-    created_at: float
-
+from knowledge_platform.connectors.webhooks.contract import Registration
 
 _LIST = TypeAdapter(list[Registration])
 

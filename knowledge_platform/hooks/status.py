@@ -9,15 +9,12 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from knowledge_platform.connectors.clickup.connector import ClickUpConnector
-from knowledge_platform.connectors.clickup.settings import ClickUpSettings
+from knowledge_platform.connectors.catalog import push_source
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks import registrations as store
 from knowledge_platform.hooks.queue import HookQueue
-from knowledge_platform.hooks.register import RENEW_BEFORE
-from knowledge_platform.hooks.registrations import Registration
 from knowledge_platform.registry import Registry
 
 
@@ -48,37 +45,6 @@ class HooksStatus:
                 "queue": self.queue}
 
 
-def _clickup(registry: Registry, reg: Registration) -> tuple[str, str]:
-    try:
-        cfg = cast(ClickUpSettings, registry.source_settings("clickup", reg.scope))
-        with ClickUpConnector(cfg, reg.scope).client() as http:
-            teams = [cfg.team_id] if cfg.team_id else [
-                str(t["id"]) for t in http.get_json(f"{cfg.base_url}/team").get("teams", [])]
-            hooks = [h for team in teams
-                     for h in http.get_json(f"{cfg.base_url}/team/{team}/webhook")
-                     .get("webhooks", [])]
-    except KnowledgePlatformError as exc:
-        return "unknown", f"ClickUp did not answer: {exc}"
-    found = next((h for h in hooks if str(h.get("id")) == reg.id), None)
-    if found is None:
-        return "gone", "not in ClickUp any more: run `kp hooks register`"
-    health = found.get("health") or {}
-    state = str(health.get("status") or "unknown")
-    fails = health.get("fail_count", 0)
-    word = {"active": "ok"}.get(state, state)
-    advice = "; run `kp hooks register` to reactivate it" if word != "ok" else ""
-    return word, f"ClickUp: {state}, fail_count {fails}{advice}"
-
-
-def _drive(reg: Registration, now: float) -> tuple[str, str]:
-    left = (reg.expires_at or 0) - now
-    if left <= 0:
-        return "expired", "channel expired: run `kp hooks register --source google_drive`"
-    days = left / 86400
-    state = "expiring" if left < RENEW_BEFORE else "ok"
-    return state, f"expires in {days:.1f} days (renewed a day before by hooks_renewal_sensor)"
-
-
 def hooks_status(registry: Registry, home: Path, queue: HookQueue, *,
                  check_sources: bool = True,
                  clock: Callable[[], float] = time.time) -> HooksStatus:
@@ -86,12 +52,11 @@ def hooks_status(registry: Registry, home: Path, queue: HookQueue, *,
     last = queue.last_deliveries()
     result = HooksStatus(rejects=queue.rejects(), queue=queue.kind)
     for reg in store.load(home):
-        if reg.kind == "clickup_webhook":
-            state, detail = _clickup(registry, reg) if check_sources else ("unknown", "")
-        elif reg.kind == "drive_channel":
-            state, detail = _drive(reg, now)
-        else:
-            state, detail = "ok", "configured on the git host (not checked)"
+        try:
+            settings = registry.source_settings(reg.source, reg.scope)
+            state, detail = push_source(reg.source).health(settings, reg, now, check_sources)
+        except KnowledgePlatformError as exc:  # the scope or source left the registry
+            state, detail = "unknown", str(exc)
         at = last.get((reg.source, reg.scope))
         result.hooks.append(HookHealth(
             reg.source, reg.scope, reg.kind, reg.id, reg.endpoint, reg.secret, reg.location,

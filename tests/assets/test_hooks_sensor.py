@@ -19,7 +19,7 @@ from dagster._core.test_utils import create_run_for_test
 from assets.definitions import build_definitions
 from assets.factory import HINT_TAG, asset_keys
 from assets.partitions import SCOPES
-from knowledge_platform.hooks.events import HookEvent
+from knowledge_platform.connectors.webhooks.events import HookEvent
 from knowledge_platform.hooks.queue import open_queue
 from knowledge_platform.settings import Settings
 from tests.conftest import write_registry

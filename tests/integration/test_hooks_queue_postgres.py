@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from knowledge_platform.hooks.events import HookEvent, Rejected
+from knowledge_platform.connectors.webhooks.events import HookEvent, Rejected
 from knowledge_platform.hooks.queue import HookQueue, queue_url
 from tests.integration.test_production import Postgres, postgres  # noqa: F401 (fixture)
 

@@ -116,7 +116,7 @@ def test_readme_onboarding_example_runs_as_pasted(tmp_path, monkeypatch):
 
 def test_hooks_status_counts_refusals_in_words(kp_env):
     """`kp hooks status` says "once" for one refusal and "N times" for more."""
-    from knowledge_platform.hooks.events import Rejected
+    from knowledge_platform.connectors.webhooks.events import Rejected
     from knowledge_platform.hooks.queue import open_queue
 
     queue = open_queue(kp_env.home_dir)

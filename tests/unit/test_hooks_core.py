@@ -11,10 +11,15 @@ from typing import Any
 
 import pytest
 
+from knowledge_platform.connectors.git_docs.push import normal_repo
+from knowledge_platform.connectors.webhooks.events import (
+    MAX_HINT_IDS,
+    HookEvent,
+    Rejected,
+    decode_hint,
+)
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.hooks.coalesce import plan_runs
-from knowledge_platform.hooks.events import MAX_HINT_IDS, HookEvent, Rejected, decode_hint
-from knowledge_platform.hooks.git import normal_repo
 from knowledge_platform.hooks.queue import PG_ENV, HookQueue, QueuedEvent, queue_url
 from knowledge_platform.registry import parse_registry
 
@@ -25,7 +30,7 @@ def service(**values: Any) -> Any:
 
 def test_public_url_must_be_https_except_on_loopback_and_plain() -> None:
     assert service(public_url="https://kb.example.com/").public_url == "https://kb.example.com"
-    assert service(public_url="http://127.0.0.1:8001").hook_url("google_drive") == \
+    assert service(public_url="http://127.0.0.1:8001").hook_url("/hooks/google-drive") == \
         "http://127.0.0.1:8001/hooks/google-drive"
     for bad, why in [("http://kb.example.com", "https only"), ("kb.example.com", "absolute"),
                      ("https://kb.example.com/?x=1", "no query"),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from knowledge_platform.connectors.spec import Freshness, SourceSpec
+from knowledge_platform.connectors.spec import Freshness, PushSpec, SourceSpec
 
 SPEC = SourceSpec(
     name="clickup",
+    push=PushSpec(path="/hooks/clickup", module="knowledge_platform.connectors.clickup.push"),
     connector="knowledge_platform.connectors.clickup.connector:ClickUpConnector",
     freshness=Freshness(warn_after=dt.timedelta(minutes=90), fail_after=dt.timedelta(hours=3)),
     api_pool="clickup_api",

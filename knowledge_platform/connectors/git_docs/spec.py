@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from knowledge_platform.connectors.spec import SourceSpec
+from knowledge_platform.connectors.spec import PushSpec, SourceSpec
 
 SPEC = SourceSpec(
     name="git_docs",
+    push=PushSpec(path="/hooks/git", module="knowledge_platform.connectors.git_docs.push"),
     connector="knowledge_platform.connectors.git_docs.connector:GitDocsConnector",
     probe_seconds=120,
     probe_key="sha",

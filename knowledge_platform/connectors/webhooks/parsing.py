@@ -8,13 +8,27 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from knowledge_platform.hooks.events import Accepted, Rejected
-from knowledge_platform.registry import Registry
+from knowledge_platform.connectors.base import SourceSettings
+from knowledge_platform.connectors.webhooks.events import Accepted, Rejected
 
 
 class Context(Protocol):
-    def registry(self) -> Registry: ...
-    def secrets(self, source: str) -> list[tuple[str, str]]: ...
+    """What a parser may ask of the receiver, read from the live registry per delivery."""
+
+    def secrets(self, source: str) -> list[tuple[str, str]]:
+        """(scope, webhook secret) of every scope reading `source` that names one."""
+        ...
+
+    def scopes(self, source: str) -> list[str]:
+        """The scopes that read `source`."""
+        ...
+
+    def settings(self, source: str, scope: str) -> SourceSettings: ...
+
+    def max_age_seconds(self) -> int:
+        """An event whose changes are all older than this is refused as stale."""
+        ...
+
     def now(self) -> float: ...
 
 

@@ -1,21 +1,31 @@
-"""Git push events: GitHub (`X-Hub-Signature-256: sha256=<hex HMAC>`), Gitea (the same
+"""git's push side. Push events: GitHub (`X-Hub-Signature-256: sha256=<hex HMAC>`), Gitea (the same
 header, or `X-Gitea-Signature: <hex>`), GitLab (`X-Gitlab-Token` equal to the secret). A push
 queues a run of every git_docs scope whose secret authenticated it, whose branch it moved
 (`branch`, or the repository's default branch for `HEAD`) and, when the scope's `repo` is a
-URL, whose repository it is. A scope pinned to a commit (`at_sha`) ignores pushes."""
+URL, whose repository it is. A scope pinned to a commit (`at_sha`) ignores pushes. A git
+host's API is not in the registry: `kp hooks register` prints what to configure on it."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
+from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.connectors.git_docs.settings import GitDocsSettings
-from knowledge_platform.hooks.events import Accepted, HookEvent, Rejected
-from knowledge_platform.hooks.parsing import Context, no_secret, parse_json
-from knowledge_platform.hooks.verify import signature_matches, token_matches
+from knowledge_platform.connectors.webhooks.contract import (
+    Outcome,
+    Registering,
+    Registration,
+    needs_secret,
+    secret_location,
+)
+from knowledge_platform.connectors.webhooks.events import Accepted, HookEvent, Rejected
+from knowledge_platform.connectors.webhooks.parsing import Context, no_secret, parse_json
+from knowledge_platform.connectors.webhooks.verify import signature_matches, token_matches
 
+RENEWS = False
 #: provider -> (event header, delivery id header)
 PROVIDERS = {"github": ("x-github-event", "x-github-delivery"),
              "gitea": ("x-gitea-event", "x-gitea-delivery"),
@@ -99,7 +109,7 @@ def _follows(cfg: GitDocsSettings, ref: str, data: dict[str, Any]) -> bool:
     return True  # a local path: the secret names the scope
 
 
-def git(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
+def parse(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
     provider = _provider(headers)
     scopes = _authentic(ctx, provider, headers, body)
     event_header, delivery_header = PROVIDERS[provider]
@@ -111,12 +121,32 @@ def git(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
     ref = data.get("ref")
     if not isinstance(ref, str) or not ref.startswith("refs/"):
         raise Rejected(400, "malformed: a push without a 'ref'", code="malformed")
-    reg = ctx.registry()
     follow = [scope for scope in scopes
-              if _follows(reg.source_settings("git_docs", scope), ref, data)]  # type: ignore[arg-type]
+              if _follows(cast(GitDocsSettings, ctx.settings("git_docs", scope)), ref, data)]
     if not follow:
         return Accepted([], note=f"push to {ref}: no scope follows that branch and repository; "
                                  "nothing queued")
     delivery = headers.get(delivery_header) or hashlib.sha256(body).hexdigest()[:32]
     return Accepted([HookEvent(f"git:{provider}:{delivery}@{scope}", "git_docs", scope)
                      for scope in follow], note=f"push to {ref}")
+
+
+def register(job: Registering) -> tuple[list[Outcome], list[Registration]]:
+    cfg, scope, endpoint = cast(GitDocsSettings, job.settings), job.scope, job.endpoint
+    where = secret_location(cfg)
+    if where is None:
+        return [needs_secret("git_docs", scope)], job.known
+    branch = "the default branch" if cfg.branch == "HEAD" else cfg.branch
+    message = (f"git_docs:{scope}: on the host of {cfg.repo}, add a webhook: URL {endpoint}, "
+               f"content type application/json, secret = the value of {where}, event push "
+               f"(GitHub/Gitea sign it; GitLab sends it as X-Gitlab-Token); pushes to "
+               f"{branch} are read")
+    reg = Registration(source="git_docs", scope=scope, kind="git_hook", id=endpoint,
+                       endpoint=endpoint, secret=where, location=cfg.repo, created_at=job.now)
+    return [Outcome("git_docs", scope, "instructions", message)], [reg]
+
+
+def health(settings: SourceSettings, reg: Registration, now: float,
+           ask: bool) -> tuple[str, str]:
+    del settings, reg, now, ask
+    return "ok", "configured on the git host (not checked)"
