@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from knowledge_platform.models import Point, SparseVector
 from knowledge_platform.store import shard_dirs as sd
-from knowledge_platform.store.base import SearchFilter, VectorStore
+from knowledge_platform.store.base import SearchFilter, SearchMode, VectorStore
 from knowledge_platform.store.edge import EdgeStore
 from knowledge_platform.store.server import QdrantServerStore
 from tests.store_fixtures import make_chunk
@@ -65,15 +65,16 @@ def latencies(store: VectorStore, points: list[Point], queries: int) -> dict[str
     rng = random.Random(1)
     flt = SearchFilter(sources=["clickup", "memory_files"])
     out: dict[str, str] = {}
-    for mode in ("dense", "sparse", "hybrid", "hybrid+filter"):
+    modes: dict[str, SearchMode] = {"dense": "dense", "sparse": "sparse", "hybrid": "hybrid",
+                                    "hybrid+filter": "hybrid"}
+    for mode, engine_mode in modes.items():
         ms = []
         for _ in range(queries):
             p = points[rng.randrange(len(points))]
             sparse = SparseVector(indices=p.sparse.indices[:6], values=[1.0] * 6)
-            engine_mode = "hybrid" if mode.startswith("hybrid") else mode
             f = flt if mode.endswith("filter") else None
             ms.append(1000 * timed(lambda p=p, s=sparse, m=engine_mode, f=f: store.search(
-                "internal", p.dense, s, limit=10, mode=m, flt=f)))  # type: ignore[arg-type]
+                "internal", p.dense, s, limit=10, mode=m, flt=f)))
         ms.sort()
         out[mode] = f"{statistics.median(ms):.2f} / {ms[int(len(ms) * 0.95) - 1]:.2f}"
     return out
