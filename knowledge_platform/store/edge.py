@@ -188,10 +188,7 @@ class EdgeStore(VectorStore):
 
     def _create(self, path: Path, dim: int) -> qe.EdgeShard:
         shard = qe.EdgeShard.create(str(path), self._config(dim))
-        kinds = qe.PayloadSchemaType
-        for name in FILTER_FIELDS:
-            schema = kinds.Datetime if name == "date" else kinds.Keyword
-            shard.update(qe.UpdateOperation.create_field_index(name, schema))
+        _index_filter_fields(shard)
         return shard
 
     @contextlib.contextmanager
@@ -230,6 +227,7 @@ class EdgeStore(VectorStore):
             else:
                 sd.copy_shard(cdir / ptr.version, build, link_immutable=self.link_immutable)
                 shard = qe.EdgeShard.load(str(build))
+                _index_filter_fields(shard)  # a collection made before a field was filtered on
         except Exception as exc:
             raise _err("open for writing", exc) from exc
         try:
@@ -459,3 +457,14 @@ def _rrf() -> Any:
 def _touch(path: Path) -> Path:
     path.touch()
     return path
+
+
+def _index_filter_fields(shard: qe.EdgeShard) -> None:
+    """A payload index on every FILTER_FIELDS field the shard lacks: without one, a filter that
+    few points match (marks: change) scans every point's payload on each query."""
+    have = set(shard.info().payload_schema)
+    kinds = qe.PayloadSchemaType
+    for name in FILTER_FIELDS:
+        if name not in have:
+            schema = kinds.Datetime if name == "date" else kinds.Keyword
+            shard.update(qe.UpdateOperation.create_field_index(name, schema))

@@ -185,9 +185,20 @@ class QdrantServerStore(VectorStore):
             if not self._check(name, model_id, dim):
                 raise _err(f"creating collection {name}", exc) from exc
             return
+        self._index_filter_fields(name)
+
+    def _index_filter_fields(self, name: str) -> None:
+        """A payload index on every FILTER_FIELDS field the collection lacks (one made before
+        a field was filtered on gets it at its next write)."""
+        try:
+            have = set(self.client.get_collection(name).payload_schema or {})
+        except Exception as exc:
+            raise _err(f"reading {name}", exc) from exc
         with warnings.catch_warnings():  # local mode warns that indexes do nothing there
             warnings.simplefilter("ignore", UserWarning)
             for field in FILTER_FIELDS:
+                if field in have:
+                    continue
                 schema = (models.PayloadSchemaType.DATETIME if field == "date"
                           else models.PayloadSchemaType.KEYWORD)
                 self.client.create_payload_index(name, field, schema, wait=True)
@@ -209,6 +220,8 @@ class QdrantServerStore(VectorStore):
         yield session
         if not exists:
             self._create(name, model_id, dim)
+        else:
+            self._index_filter_fields(name)
         try:
             for kind, items in session.ops:
                 for i in range(0, len(items), _PAGE):

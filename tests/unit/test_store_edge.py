@@ -232,3 +232,30 @@ def test_gc_keeps_recent_versions_and_live_readers(tmp_path: Path):
     with patient.writer("internal", MODEL, DIM) as w:
         w.upsert(make_points(1, start=200))
     assert len(list((tmp_path / "internal").glob("v*"))) == 3  # younger than the grace
+
+
+def test_a_collection_made_before_a_field_was_filtered_on_gets_its_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Without a payload index, a filter few points match (marks: change) scans every
+    point's payload on each query: the next write adds the index a newer version filters on."""
+    import knowledge_platform.store.edge as edge
+
+    def indexed(store: EdgeStore) -> set[str]:
+        cdir = tmp_path / "internal"
+        shard = qe.EdgeShard.load(str(cdir / sd.read_pointer(cdir).version))  # type: ignore[union-attr]
+        try:
+            return set(shard.info().payload_schema)
+        finally:
+            shard.close()
+
+    older = tuple(f for f in edge.FILTER_FIELDS if f not in ("marks", "time_kind"))
+    monkeypatch.setattr(edge, "FILTER_FIELDS", older)
+    store = EdgeStore(tmp_path)
+    with store.writer("internal", MODEL, DIM) as w:
+        w.upsert(make_points(3))
+    assert "marks" not in indexed(store)
+    monkeypatch.undo()
+    with store.writer("internal", MODEL, DIM) as w:
+        w.upsert(make_points(1))
+    assert {"marks", "time_kind"} <= indexed(store)
+    store.close()
