@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import yaml
 from _common import ROOT, load_average, markdown_table, model_cache, write_results
-from freshness_split import Edit, split, table_rows
+from freshness_split import Edit, save, split, table_rows
 
 from knowledge_platform.hooks.register import register
 from knowledge_platform.registry import load_registry
@@ -179,6 +179,7 @@ def run_mode(mode: str, edits: int, spacing: float,
     finally:
         stop_group(proc, timeout=60)
         fake.stop()
+    save(home, clock)
     phases = split(home / "dagster", clock) if mode == "webhook" else {}
     return [e.found - e.at for e in clock], answers, phases
 

@@ -5,19 +5,25 @@ edit to the first search hit is cut at that run's events.
 | phase | from → to |
 |---|---|
 | sensor | the edit → the run created (webhook delivery, queue, hooks_sensor tick) |
-| queue | created → dequeued (the daemon's run queue) |
-| launch+import | dequeued → run started (run worker process, code location import) |
+| queue | created → launching (the daemon's run queue) |
+| launch+import | launching → run started (run worker process, code location import) |
 | steps | run started → the collection step started (resources, raw, chunks, embeddings) |
 | publish | the collection step: started → succeeded (write, flush, pointer move) |
 | visible | publish done → the first search hit (the MCP service swaps the shard; the bench's
   watcher asks every 0.5 s) |
 
 The run's own end (checks, run success) is off the edit's path and not shown.
+
+    .venv/bin/python bench/freshness_split.py <KP_HOME of a webhook run of freshness.py>
+
+prints the table again from that home's event log and the edits freshness.py saved there.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import sys
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +43,7 @@ class Edit:
 @dataclass(frozen=True)
 class _Run:
     created: float
-    dequeued: float
+    launching: float
     started: float
     publish_start: float
     publish_end: float
@@ -60,11 +66,12 @@ def _runs(dagster_home: Path) -> list[_Run]:
                 if step and not (event.step_key or "").endswith("collection"):
                     continue
                 first.setdefault(event.event_type_value, entry.timestamp)
-            names = [DagsterEventType.RUN_DEQUEUED, DagsterEventType.RUN_START,
+            names = [DagsterEventType.RUN_STARTING, DagsterEventType.RUN_START,
                      DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS]
             if all(n.value in first for n in names):
-                dequeued, started, p0, p1 = (first[n.value] for n in names)
-                out.append(_Run(record.create_timestamp.timestamp(), dequeued, started, p0, p1))
+                launching, started, p0, p1 = (first[n.value] for n in names)
+                out.append(_Run(record.create_timestamp.timestamp(), launching, started, p0,
+                                p1))
     finally:
         instance.dispose()
     return sorted(out, key=lambda r: r.created)
@@ -79,13 +86,29 @@ def split(dagster_home: Path, edits: list[Edit]) -> dict[str, list[float]]:
                    None)
         if run is None:
             continue
-        marks = (edit.at, run.created, run.dequeued, run.started, run.publish_start,
+        marks = (edit.at, run.created, run.launching, run.started, run.publish_start,
                  run.publish_end, edit.found)
         for phase, a, b in zip(PHASES, marks, marks[1:], strict=False):
             phases[phase].append(b - a)
     return phases
 
 
+def save(home: Path, edits: list[Edit]) -> None:
+    (home / "edits.json").write_text(json.dumps([asdict(e) for e in edits]))
+
+
+def load(home: Path) -> list[Edit]:
+    return [Edit(**e) for e in json.loads((home / "edits.json").read_text())]
+
+
 def table_rows(phases: dict[str, list[float]]) -> list[list[str]]:
     return [[phase, str(len(v)), f"{np.percentile(v, 50):.2f}", f"{np.percentile(v, 95):.2f}"]
             for phase, v in phases.items() if v]
+
+
+if __name__ == "__main__":
+    from _common import markdown_table
+
+    home = Path(sys.argv[1])
+    print(markdown_table(["phase", "edits", "p50 s", "p95 s"],
+                         table_rows(split(home / "dagster", load(home)))))
