@@ -116,7 +116,7 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
             fake.update_task(tasks[i % len(tasks)],
                              description=f"Notes for item {i}: now mentions {word}.")
             pending[word] = time.monotonic()
-            clock[word] = Edit(time.time(), 0.0)
+            clock[word] = Edit(time.time(), 0.0, tasks[i % len(tasks)])
             await asyncio.sleep(spacing)
 
     async def watcher() -> None:
@@ -126,7 +126,7 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
                 for word, at in list(pending.items()):
                     if await found(client, word):
                         latencies[word] = time.monotonic() - at
-                        clock[word] = Edit(clock[word].at, time.time())
+                        clock[word] = Edit(clock[word].at, time.time(), clock[word].task)
                         del pending[word]
                         print(f"  {tag}: {word} searchable after {latencies[word]:.1f} s",
                               flush=True)

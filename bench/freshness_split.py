@@ -1,6 +1,7 @@
 """Where a webhook edit's freshness goes, read from Dagster's own event log after the fact:
-each edit is matched to the first hooks_sensor run created after it, and its time from the
-edit to the first search hit is cut at that run's events.
+each edit is matched to the first hooks_sensor run created after it whose `kp/hint` names
+the edited task (an event that arrives while the group's last run waits is held for the next
+one), and its time from the edit to the first search hit is cut at that run's events.
 
 | phase | from → to |
 |---|---|
@@ -30,6 +31,7 @@ import numpy as np
 
 PHASES = ("sensor", "queue", "launch+import", "steps", "publish", "visible")
 TRIGGER = ("kp/trigger", "hooks_sensor")
+HINT = "kp/hint"
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,12 @@ class Edit:
 
     at: float
     found: float
+    task: str = ""
 
 
 @dataclass(frozen=True)
 class _Run:
+    ids: frozenset[str]
     created: float
     launching: float
     started: float
@@ -70,8 +74,9 @@ def _runs(dagster_home: Path) -> list[_Run]:
                      DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS]
             if all(n.value in first for n in names):
                 launching, started, p0, p1 = (first[n.value] for n in names)
-                out.append(_Run(record.create_timestamp.timestamp(), launching, started, p0,
-                                p1))
+                hint = json.loads(record.dagster_run.tags.get(HINT, "{}"))
+                out.append(_Run(frozenset(hint.get("ids", [])),
+                                record.create_timestamp.timestamp(), launching, started, p0, p1))
     finally:
         instance.dispose()
     return sorted(out, key=lambda r: r.created)
@@ -82,8 +87,7 @@ def split(dagster_home: Path, edits: list[Edit]) -> dict[str, list[float]]:
     runs = _runs(dagster_home)
     phases: dict[str, list[float]] = {p: [] for p in PHASES}
     for edit in edits:
-        run = next((r for r in runs if r.created >= edit.at and r.publish_end <= edit.found),
-                   None)
+        run = next((r for r in runs if r.created >= edit.at and edit.task in r.ids), None)
         if run is None:
             continue
         marks = (edit.at, run.created, run.launching, run.started, run.publish_start,

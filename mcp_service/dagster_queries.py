@@ -112,8 +112,9 @@ query KpInFlightRuns($inFlight: [RunStatus!], $tags: [ExecutionTag!]) {
 
 def in_flight_request(scope: str) -> tuple[str, dict[str, object]]:
     """The queued and running runs of one scope's partition (any source)."""
-    return IN_FLIGHT_RUNS.replace("__RUN_FIELDS__", _RUN_FIELDS), {"inFlight": IN_FLIGHT,
-                            "tags": [{"key": "dagster/partition", "value": scope}]}
+    variables: dict[str, object] = {
+        "inFlight": IN_FLIGHT, "tags": [{"key": "dagster/partition", "value": scope}]}
+    return IN_FLIGHT_RUNS.replace("__RUN_FIELDS__", _RUN_FIELDS), variables
 
 
 PARTITION_KEYS = """
