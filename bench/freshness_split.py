@@ -6,7 +6,7 @@ one), and its time from the edit to the first search hit is cut at that run's ev
 | phase | from → to |
 |---|---|
 | sensor | the edit → the run created (webhook delivery, queue, hooks_sensor tick) |
-| queue | created → launching (the daemon's run queue) |
+| queue | created → launching (the asset planning events, the daemon's run queue) |
 | launch+import | launching → run started (run worker process, code location import) |
 | steps | run started → the collection step started (resources, raw, chunks, embeddings) |
 | publish | the collection step: started → succeeded (write, flush, pointer move) |
