@@ -30,8 +30,6 @@ from pathlib import Path
 import numpy as np
 
 PHASES = ("sensor", "queue", "launch+import", "steps", "publish", "visible")
-TRIGGER = ("kp/trigger", "hooks_sensor")
-HINT = "kp/hint"
 
 
 @dataclass(frozen=True)
@@ -56,10 +54,13 @@ class _Run:
 def _runs(dagster_home: Path) -> list[_Run]:
     from dagster import DagsterEventType, DagsterInstance, RunsFilter
 
+    from assets.factory import HINT_TAG
+    from assets.hooks import TRIGGER_TAG
+
     instance = DagsterInstance.from_config(str(dagster_home))
     out = []
     try:
-        for record in instance.get_run_records(RunsFilter(tags=dict([TRIGGER]))):
+        for record in instance.get_run_records(RunsFilter(tags={TRIGGER_TAG: "hooks_sensor"})):
             first: dict[str, float] = {}
             for entry in instance.all_logs(record.dagster_run.run_id):
                 event = entry.dagster_event
@@ -74,7 +75,7 @@ def _runs(dagster_home: Path) -> list[_Run]:
                      DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS]
             if all(n.value in first for n in names):
                 launching, started, p0, p1 = (first[n.value] for n in names)
-                hint = json.loads(record.dagster_run.tags.get(HINT, "{}"))
+                hint = json.loads(record.dagster_run.tags.get(HINT_TAG, "{}"))
                 out.append(_Run(frozenset(hint.get("ids", [])),
                                 record.create_timestamp.timestamp(), launching, started, p0, p1))
     finally:
