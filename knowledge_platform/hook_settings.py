@@ -33,7 +33,7 @@ class HooksConfig(BaseModel):
     drive_channel_hours: int = Field(default=24 * 6, ge=2, le=24 * 7)
     #: The hooks sensor's minimum interval. Dagster's sensor daemon looks every 5 s and skips
     #: a sensor whose interval has not quite passed, so 5 meant every 5-10 s (~8 s between
-    #: ticks, bench/freshness.py); at 1 (the default) it is evaluated on every look.
+    #: ticks in a kp up home's schedule storage, #29); at 1 (the default) on every look.
     sensor_seconds: int = Field(default=1, ge=1, le=600)
 
     @field_validator("rate_limit")
