@@ -32,7 +32,6 @@ from knowledge_platform.connectors.webhooks.events import encode_hint
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks.coalesce import last_covered, plan_runs
 from knowledge_platform.hooks.queue import open_queue
-from knowledge_platform.hooks.register import register
 from knowledge_platform.registry import Registry
 from resources.platform import RegistryResource
 
@@ -128,6 +127,8 @@ def build_renewal_sensor() -> SensorDefinition:
             default_status=DefaultSensorStatus.RUNNING,
             description="Renews Google Drive push channels a day before they expire.")
     def hooks_renewal_sensor(context: SensorEvaluationContext, registry: RegistryResource):
+        from knowledge_platform.hooks.register import register  # the source API clients
+
         reg = registry.load_fresh()
         if reg.service.public_url is None:
             return SkipReason("service.public_url is not set: no webhooks")

@@ -16,7 +16,8 @@ the time from the edit to the first knowledge_search result holding its word.
 
     .venv/bin/python bench/freshness.py [--edits 20] [--mode both|webhook|polling]
 
-The last line printed is `freshness_p95_s=<v> mode=webhook` (when webhook mode ran).
+The last line printed is `freshness_p95_s=<v> mode=webhook` (when webhook mode ran), the p50
+just before it; webhook mode also prints where each edit's time went (bench/freshness_split.py).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 import yaml
 from _common import ROOT, load_average, markdown_table, model_cache, write_results
+from freshness_split import Edit, save, split, table_rows
 
 from knowledge_platform.hooks.register import register
 from knowledge_platform.registry import load_registry
@@ -100,12 +102,13 @@ async def wait_until_found(url: str, token: str, word: str, timeout: float) -> f
 
 
 async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edits: int,
-                  spacing: float, timeout: float, tag: str) -> list[float]:
+                  spacing: float, timeout: float, tag: str) -> list[Edit]:
     from fastmcp import Client
 
     words = random.Random(tag).sample(WORDS, edits)
     pending: dict[str, float] = {}
     latencies: dict[str, float] = {}
+    clock: dict[str, Edit] = {}  # wall-clock times, to cut each edit at its run's events
 
     async def editor() -> None:
         for i in range(edits):
@@ -113,6 +116,7 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
             fake.update_task(tasks[i % len(tasks)],
                              description=f"Notes for item {i}: now mentions {word}.")
             pending[word] = time.monotonic()
+            clock[word] = Edit(time.time(), 0.0, tasks[i % len(tasks)])
             await asyncio.sleep(spacing)
 
     async def watcher() -> None:
@@ -122,6 +126,7 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
                 for word, at in list(pending.items()):
                     if await found(client, word):
                         latencies[word] = time.monotonic() - at
+                        clock[word] = Edit(clock[word].at, time.time(), clock[word].task)
                         del pending[word]
                         print(f"  {tag}: {word} searchable after {latencies[word]:.1f} s",
                               flush=True)
@@ -130,11 +135,13 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
     await asyncio.gather(editor(), watcher())
     if len(latencies) < edits:
         raise SystemExit(f"{tag}: {edits - len(latencies)} edits never became searchable")
-    return list(latencies.values())
+    return list(clock.values())
 
 
-def run_mode(mode: str, edits: int, spacing: float) -> tuple[list[float], list[float]]:
-    """(each edit's freshness, each webhook delivery's answer time) in seconds."""
+def run_mode(mode: str, edits: int, spacing: float,
+             ) -> tuple[list[float], list[float], dict[str, list[float]]]:
+    """(each edit's freshness, each webhook delivery's answer time) in seconds, and where the
+    webhook edits' time went (freshness_split)."""
     tmp = Path(tempfile.mkdtemp(prefix=f"kp-fresh-{mode}-"))
     fake = ClickUpFake(personal_token=TOKEN).start()
     tasks = populate(fake)
@@ -166,12 +173,15 @@ def run_mode(mode: str, edits: int, spacing: float) -> tuple[list[float], list[f
         first = asyncio.run(wait_until_found(url, token, "baseline0marker", 900))
         print(f"{mode}: first index searchable {first:.0f} s after start; editing", flush=True)
         timeout = 120 if mode == "webhook" else POLL_MINUTES * 60 + 300
-        values = asyncio.run(measure(url, token, fake, tasks, edits, spacing, timeout, mode))
+        clock = asyncio.run(measure(url, token, fake, tasks, edits, spacing, timeout, mode))
         fake.wait_deliveries()
-        return values, [a.elapsed for a in fake.deliverer.attempts if a.status == 200]
+        answers = [a.elapsed for a in fake.deliverer.attempts if a.status == 200]
     finally:
         stop_group(proc, timeout=60)
         fake.stop()
+    save(home, clock)
+    phases = split(home / "dagster", clock) if mode == "webhook" else {}
+    return [e.found - e.at for e in clock], answers, phases
 
 
 def main() -> None:
@@ -184,29 +194,32 @@ def main() -> None:
                         help="seconds between edits (default: 10 webhook, 15 polling)")
     args = parser.parse_args()
     modes = ["polling", "webhook"] if args.mode == "both" else [args.mode]
-    rows, figures = [], {}
+    rows, figures, phases = [], {}, {}
     for mode in modes:
         spacing = args.spacing or (10.0 if mode == "webhook" else 15.0)
-        values, answers = run_mode(mode, args.edits, spacing)
+        values, answers, cut = run_mode(mode, args.edits, spacing)
+        phases = cut or phases
         p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
-        figures[mode] = p95
+        figures[mode] = (p50, p95)
         answered = (f"{1000 * np.percentile(answers, 50):.0f} / "
                     f"{1000 * np.percentile(answers, 95):.0f}") if answers else "-"
         rows.append([mode, str(len(values)), f"{spacing:g}", f"{p50:.1f}", f"{p95:.1f}",
                      f"{max(values):.1f}", answered])
     table = markdown_table(["mode", "edits", "spacing s", "p50 s", "p95 s", "max s",
                             "/hooks/clickup answer p50 / p95 ms"], rows)
+    if phases:
+        table += "\n\nWebhook edits, where the time went (bench/freshness_split.py):\n\n"
+        table += markdown_table(["phase", "edits", "p50 s", "p95 s"], table_rows(phases))
     body = (f"{table}\n\n`.venv/bin/python bench/freshness.py --edits {args.edits} --mode "
             f"{args.mode}`; `kp up` (dagster dev + MCP), local model, ClickUp fake; hooks_sensor "
             f"every 5 s, polling every {POLL_MINUTES} min; {load_average()}.\n")
     path = write_results("freshness", "Freshness: ClickUp edit -> searchable over MCP", body)
     print(table)
     print(f"written to {path.relative_to(ROOT)}")
-    for mode in modes:
-        if mode != "webhook":
-            print(f"freshness_p95_s={figures[mode]:.1f} mode={mode}")
-    if "webhook" in figures:
-        print(f"freshness_p95_s={figures['webhook']:.1f} mode=webhook")
+    for mode in sorted(modes, key=lambda m: m == "webhook"):
+        p50, p95 = figures[mode]
+        print(f"freshness_p50_s={p50:.1f} mode={mode}")
+        print(f"freshness_p95_s={p95:.1f} mode={mode}")
 
 
 if __name__ == "__main__":

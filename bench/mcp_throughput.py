@@ -1,7 +1,7 @@
 """Throughput of `knowledge_search` over MCP HTTP against a bare FastMCP tool, in one run.
 
-(a) a bare FastMCP server (same FastMCP, same HTTP options as ours, one process, no auth)
-whose one tool returns a constant: the structured content of one of our real answers, so
+(a) a bare FastMCP server (same FastMCP, same HTTP options as ours, no auth) whose one tool
+returns a constant: the structured content of one of our real answers, so
 both answers are the same size; (b) `kp mcp` over a collection of `--size` chunks (SciFact
 chunks with their real vectors, scaled as bench/speed.py does), under two loads: the SciFact
 test claims in turn (repeating, as bench/speed.py sends them) and claims never sent before
@@ -10,11 +10,15 @@ interleaved slices so the machine's other load falls on all three alike. Reporte
 errors, p50/p95, service CPU per request (from /proc, every worker), RSS, the load
 generator's own CPU, and the 1-minute load average during each.
 
-The last line is `req_s=<ours> bare_req_s=<bare> ratio=<ours/bare> cpu_ms_per_req=<ours>`
-for the repeating load; the line before it gives the same for fresh queries.
+Both servers run with the same number of processes, at each of `--processes` in turn
+(default 2, then 1: ours `kp mcp` with KP_MCP_WORKERS=N, the bare one uvicorn with N
+workers). One line per process count, `req_s=<ours> bare_req_s=<bare> ratio=<ours/bare>
+cpu_ms_per_req=<ours> processes=<N>:<N>` for the repeating load, the last one last (1:1 by
+default); before them, the fresh queries' line of each count.
 
     .venv/bin/python bench/mcp_throughput.py [--size 50000] [--clients 8] [--seconds 30]
-        [--workers N] [--home DIR (kept; a second run reuses its index)] [--max-documents N]
+        [--processes 2 1] [--home DIR (kept; a second run reuses its index)]
+        [--max-documents N]
 """
 
 from __future__ import annotations
@@ -180,13 +184,13 @@ def one_answer(url: str, token: str, args: dict[str, Any]) -> dict[str, Any]:
 
 # -- the bare server ------------------------------------------------------------------------------
 
-BARE = textwrap.dedent('''
-    import json, sys
-    import uvicorn
+#: The bare server's module (uvicorn imports it by name in each of its worker processes).
+BARE_APP = textwrap.dedent('''
+    import json, os
     from fastmcp import FastMCP
-    from mcp_service.app import HTTP_APP_OPTIONS, UVICORN_OPTIONS
+    from mcp_service.app import HTTP_APP_OPTIONS
 
-    ANSWER = json.loads(open(sys.argv[1], encoding="utf-8").read())
+    ANSWER = json.loads(open(os.environ["KP_BENCH_ANSWER"], encoding="utf-8").read())
     mcp = FastMCP("bare")
 
     @mcp.tool
@@ -194,21 +198,38 @@ BARE = textwrap.dedent('''
         """A constant answer as large as a real one."""
         return ANSWER
 
-    uvicorn.run(mcp.http_app(**HTTP_APP_OPTIONS), host="127.0.0.1", port=int(sys.argv[2]),
-                **UVICORN_OPTIONS)
+    app = mcp.http_app(**HTTP_APP_OPTIONS)
+''')
+BARE_RUN = textwrap.dedent('''
+    import sys
+    import uvicorn
+    from mcp_service.app import UVICORN_OPTIONS
+
+    uvicorn.run("bare_app:app", host="127.0.0.1", port=int(sys.argv[1]),
+                workers=int(sys.argv[2]), **UVICORN_OPTIONS)
 ''')
 
 
-def start_bare(answer: dict[str, Any], workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_bare(answer: dict[str, Any], workdir: Path,
+               processes: int) -> tuple[subprocess.Popen[bytes], str]:
+    """The bare server with `processes` worker processes (1: uvicorn serves in-process)."""
     path = workdir / "answer.json"
     path.write_text(json.dumps(answer), encoding="utf-8")
+    (workdir / "bare_app.py").write_text(BARE_APP, encoding="utf-8")
     port = free_port()
     root = Path(__file__).resolve().parent.parent
     log = (workdir / "bare.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-c", BARE, str(path), str(port)], cwd=root,
-                            env={**os.environ, "PYTHONPATH": str(root)}, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    return proc, wait_listening(proc, port, workdir / "bare.log", "bare server", 60)
+    proc = subprocess.Popen([sys.executable, "-c", BARE_RUN, str(port), str(processes)],
+                            cwd=workdir, env={**os.environ, "KP_BENCH_ANSWER": str(path),
+                                              "PYTHONPATH": f"{root}:{workdir}"},
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = wait_listening(proc, port, workdir / "bare.log", "bare server", 60)
+    deadline = time.monotonic() + 60
+    while processes > 1 and len(_tree(proc.pid)) <= processes:  # its workers started
+        if time.monotonic() > deadline:
+            raise SystemExit(f"bare server: {processes} workers did not start")
+        time.sleep(0.2)
+    return proc, url
 
 
 # -- the collection -------------------------------------------------------------------------------
@@ -241,14 +262,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--home", type=Path, default=None,
                     help="keep the index here and reuse it on the next run")
-    ap.add_argument("--workers", type=int, default=None,
-                    help="kp mcp worker processes (default: its own, $KP_MCP_WORKERS or 1)")
+    ap.add_argument("--processes", type=int, nargs="+", default=[2, 1],
+                    help="server processes, each side, one comparison per value, in order")
     ap.add_argument("--max-documents", type=int, default=None,
                     help="index only the first N SciFact documents (default: all)")
     args = ap.parse_args()
 
-    if args.workers:
-        os.environ["KP_MCP_WORKERS"] = str(args.workers)  # start_mcp passes the environment on
     all_queries = read_queries(args.data / "queries.jsonl")
     test = read_qrels(args.data / "qrels" / "test.tsv")
     queries = [all_queries[q] for q in test if q in all_queries]
@@ -266,41 +285,19 @@ def main() -> None:
         lines = (args.data / "corpus.jsonl").read_text(encoding="utf-8").splitlines(True)
         (corpus / "corpus.jsonl").write_text("".join(lines[: args.max_documents]),
                                              encoding="utf-8")
+    levels: dict[int, list[Target]] = {}
+    answer: dict[str, Any] = {}
     with bench_home(corpus, home=args.home, clients=(scope,)) as bh:
         print(ensure_collection(bh, scope, args.size), f"({load_average()})", flush=True)
-        ours, url = start_mcp(bh, workdir / "mcp.log")
-        try:
-            token = (bh.home / "admin-token").read_text().strip()
-            answer = one_answer(url, token, calls[0])
-            bare, bare_url = start_bare(answer["structuredContent"], workdir)
-            try:
-                targets = [
-                    Target("bare FastMCP tool (constant answer)", bare_url, None, calls,
-                           [bare.pid]),
-                    Target(f"knowledge_search, {args.size:,} chunks, repeating queries", url,
-                           token, calls, _tree(ours.pid)),
-                    Target(f"knowledge_search, {args.size:,} chunks, fresh queries", url,
-                           token, fresh, _tree(ours.pid)),
-                ]
-                for target in targets:
-                    warm(target, calls)
-                # Interleaved slices: a change in the machine's other load hits all alike.
-                for _ in range(args.rounds):
-                    for target in targets:
-                        run_slice(target, args.clients, args.seconds / args.rounds)
-            finally:
-                stop(bare)
-        finally:
-            stop(ours)
+        for processes in args.processes:
+            levels[processes], answer = compare(bh, processes, calls, fresh, workdir, args)
 
-    bare_t, repeating, fresh_t = targets
     size = len(json.dumps(answer))
     table = markdown_table(
-        ["server and load", "req/s", "errors", "p50 / p95 ms", "service CPU ms/req",
-         "load generator CPU ms/req", "RSS MB (largest process)",
+        ["processes", "server and load", "req/s", "errors", "p50 / p95 ms",
+         "service CPU ms/req", "load generator CPU ms/req", "RSS MB (largest process)",
          "1-min load average: mean (range)"],
-        [t.row() for t in targets])
-    workers = os.environ.get("KP_MCP_WORKERS", "1")
+        [[f"{n}:{n}", *t.row()] for n, targets in levels.items() for t in targets])
     notes = [
         f"{args.clients} concurrent clients; {args.seconds:.0f} s per line in {args.rounds} "
         f"interleaved slices; limit {LIMIT}; one answer is {size:,} bytes of JSON-RPC result.",
@@ -308,8 +305,9 @@ def main() -> None:
         "them; the service's query-embedding LRU answers most of them after the first pass). "
         "Fresh: each request a claim with a number appended, never sent before, so every "
         "query is embedded.",
-        f"Ours: `kp mcp` with {workers} worker process(es). Bare: one process, FastMCP's HTTP "
-        "app with the same options (JSON responses, no access log), no auth, no work.",
+        "Processes N:N: ours `kp mcp` with KP_MCP_WORKERS=N; bare: FastMCP's HTTP app with "
+        "the same options (JSON responses, no access log), no auth, no work, under uvicorn "
+        "with N workers. Service CPU counts every process of the server.",
         "Clients are JSON-RPC POSTs on keep-alive connections (httpx) in this process; servers "
         f"and clients share the machine's {os.cpu_count()} cores with whatever else runs.",
     ]
@@ -317,10 +315,45 @@ def main() -> None:
     print(text)
     path = write_results("mcp_throughput", "MCP throughput: knowledge_search vs a bare tool", text)
     print(f"written to {path.relative_to(path.parents[2])}")
-    print(f"fresh queries: req_s={fresh_t.req_s:.1f} ratio={fresh_t.req_s / bare_t.req_s:.2f} "
-          f"cpu_ms_per_req={fresh_t.cpu_ms:.2f}")
-    print(f"req_s={repeating.req_s:.1f} bare_req_s={bare_t.req_s:.1f} "
-          f"ratio={repeating.req_s / bare_t.req_s:.2f} cpu_ms_per_req={repeating.cpu_ms:.2f}")
+    for n, (bare_t, _, fresh_t) in levels.items():
+        print(f"fresh queries: req_s={fresh_t.req_s:.1f} ratio={fresh_t.req_s / bare_t.req_s:.2f} "
+              f"cpu_ms_per_req={fresh_t.cpu_ms:.2f} processes={n}:{n}")
+    for n, (bare_t, repeating, _) in levels.items():
+        print(f"req_s={repeating.req_s:.1f} bare_req_s={bare_t.req_s:.1f} "
+              f"ratio={repeating.req_s / bare_t.req_s:.2f} cpu_ms_per_req={repeating.cpu_ms:.2f} "
+              f"processes={n}:{n}")
+
+
+def compare(bh: Any, processes: int, calls: list[dict[str, Any]], fresh: list[dict[str, Any]],
+            workdir: Path, args: argparse.Namespace) -> tuple[list[Target], dict[str, Any]]:
+    """Ours and the bare server, each with `processes` processes, under the same slices:
+    [bare, ours repeating, ours fresh], and the answer the bare one returns."""
+    os.environ["KP_MCP_WORKERS"] = str(processes)  # start_mcp passes the environment on
+    ours, url = start_mcp(bh, workdir / f"mcp-{processes}.log")
+    try:
+        token = (bh.home / "admin-token").read_text().strip()
+        answer = one_answer(url, token, calls[0])
+        bare, bare_url = start_bare(answer["structuredContent"], workdir, processes)
+        try:
+            targets = [
+                Target("bare FastMCP tool (constant answer)", bare_url, None, calls,
+                       _tree(bare.pid)),
+                Target(f"knowledge_search, {args.size:,} chunks, repeating queries",
+                       url, token, calls, _tree(ours.pid)),
+                Target(f"knowledge_search, {args.size:,} chunks, fresh queries", url,
+                       token, fresh, _tree(ours.pid)),
+            ]
+            for target in targets:
+                warm(target, calls)
+            # Interleaved slices: a change in the machine's other load hits all alike.
+            for _ in range(args.rounds):
+                for target in targets:
+                    run_slice(target, args.clients, args.seconds / args.rounds)
+        finally:
+            stop(bare)
+    finally:
+        stop(ours)
+    return targets, answer
 
 
 def _tree(pid: int) -> list[int]:

@@ -28,8 +28,10 @@ class HooksConfig(BaseModel):
     keep_days: int = Field(default=7, ge=1, le=90)
     #: Google Drive channels are asked to live this long, and renewed a day before they end.
     drive_channel_hours: int = Field(default=24 * 6, ge=2, le=24 * 7)
-    #: Seconds between the hooks sensor's evaluations (the bulk of push freshness).
-    sensor_seconds: int = Field(default=5, ge=1, le=600)
+    #: The hooks sensor's minimum interval. Dagster's sensor daemon looks every 5 s and skips
+    #: a sensor whose interval has not quite passed, so 5 meant every 5-10 s (~8 s between
+    #: ticks in a kp up home's schedule storage, #29); at 1 (the default) on every look.
+    sensor_seconds: int = Field(default=1, ge=1, le=600)
 
     @field_validator("rate_limit")
     @classmethod

@@ -19,10 +19,12 @@ import httpx
 
 from knowledge_platform import run_tags
 from mcp_service import dagster_queries as q
-from mcp_service.dagster_models import IndexStatus, LaunchedRun, Pair, SourceStatus
-from mcp_service.dagster_parse import parse_status, stale_pairs
+from mcp_service.dagster_models import IndexStatus, LaunchedRun, Pair, RunInfo, SourceStatus
+from mcp_service.dagster_parse import parse_status, runs_of, stale_pairs
 
 JOB = "reindex_job"
+#: A search of a scope with no index asks for its in-flight runs; it waits no longer than this.
+IN_FLIGHT_TIMEOUT = 3.0
 PARTITIONS_DEF = "scopes"
 STEPS = ("raw", "chunks", "embeddings", "collection")
 
@@ -39,9 +41,11 @@ class DagsterClient:
         self._timeout = timeout
         self._transport = transport
 
-    def graphql(self, query: str, variables: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def graphql(self, query: str, variables: Mapping[str, Any] | None = None, *,
+                timeout: float | None = None) -> dict[str, Any]:
         try:
-            with httpx.Client(timeout=self._timeout, transport=self._transport) as client:
+            with httpx.Client(timeout=timeout or self._timeout,
+                              transport=self._transport) as client:
                 response = client.post(self.endpoint, json={"query": query,
                                                             "variables": dict(variables or {})})
         except httpx.HTTPError as exc:
@@ -77,6 +81,13 @@ class DagsterClient:
                                checked_at=now, sources=rows, warnings=[str(exc)])
         return parse_status(data, pairs, sources, scopes, points, url=self.url, now=now,
                             deadlines=deadlines)
+
+    def in_flight(self, scope: str) -> list[RunInfo]:
+        """The runs of `scope`'s partition queued or running now (any source). Raises
+        DagsterUnavailable if Dagster cannot be asked."""
+        data = self.graphql(*q.in_flight_request(scope),
+                            timeout=min(self._timeout, IN_FLIGHT_TIMEOUT))
+        return runs_of(data, {scope})
 
     # -- launches -----------------------------------------------------------------------------
     def _repository(self) -> dict[str, str]:

@@ -50,7 +50,11 @@ class SourceStatus(BaseModel):
                                       description="Checks whose latest evaluation failed")
     errored_checks: list[str] = Field(default_factory=list,
                                       description="Checks that could not run (run failed)")
-    in_flight_runs: list[str] = Field(default_factory=list)
+    in_flight_runs: list[str] = Field(default_factory=list, description=(
+        "Runs of this source x scope queued or running now, the earliest first"))
+    indexing_since: dt.datetime | None = Field(default=None, description=(
+        "Never materialized and a run is in flight: when the earliest of those runs was "
+        "queued"))
     blocked: list[BlockedStep] = Field(default_factory=list, description=(
         "In-flight runs waiting for a pool slot longer than the source's deadline"))
 

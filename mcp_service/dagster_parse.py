@@ -91,7 +91,7 @@ def _check_states(node: dict[str, Any], data: dict[str, Any], alias: str,
     return out
 
 
-def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
+def runs_of(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
     runs = data.get("runsOrError") or {}
     out = []
     for run in runs.get("results") or []:
@@ -107,12 +107,28 @@ def _runs(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
     return out
 
 
+def indexing(runs: Sequence[RunInfo]) -> str | None:
+    """'indexing since <time>, run <id>' for the earliest of a scope's in-flight runs."""
+    if not runs:
+        return None
+    first = min(runs, key=lambda r: r.created or dt.datetime.max.replace(tzinfo=dt.UTC))
+    more = f" (and {len(runs) - 1} more run(s))" if len(runs) > 1 else ""
+    return _since(first.created, first.run_id) + more
+
+
+def _since(moment: dt.datetime | None, run_id: str) -> str:
+    when = moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else "an unknown time"
+    return f"indexing since {when}, run {run_id}"
+
+
 def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
          points: int | None, runs: list[RunInfo], checks: dict[str, dict[str, set[str]]],
          waiting: dict[str, list[BlockedStep]], deadline: float | None,
          now: dt.datetime) -> SourceStatus:
     row = SourceStatus(source=source, scope=scope, points=points)
-    row.in_flight_runs = [r.run_id for r in runs if r.scope == scope and r.source in (source, None)]
+    mine = sorted((r for r in runs if r.scope == scope and r.source in (source, None)),
+                  key=lambda r: r.created or now)
+    row.in_flight_runs = [r.run_id for r in mine]
     row.blocked = blocked([s for rid in row.in_flight_runs for s in waiting.get(rid, [])],
                           deadline, now)
     if node is None:
@@ -125,6 +141,8 @@ def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
         row.metadata = _metadata(event.get("metadataEntries") or [])
         sha = row.metadata.get("sha")
         row.sha = sha if isinstance(sha, str) else None
+    elif mine:
+        row.indexing_since = mine[0].created
     versions = node.get("dataVersionByPartition") or []
     row.data_version = versions[index] if index < len(versions) else None
     latest = node.get(f"p{index}") or {}
@@ -144,6 +162,8 @@ def _problems(row: SourceStatus, now: dt.datetime) -> list[str]:
     out = [f"{where}: {describe(b, now)}" for b in row.blocked]
     if row.freshness == "NOT_DEFINED":
         out.append(f"{where}: no such asset in Dagster")
+    elif row.indexing_since is not None:
+        out.append(f"{where}: {_since(row.indexing_since, row.in_flight_runs[0])}")
     elif row.last_materialization is None:
         pending = " (a run is in flight)" if row.in_flight_runs else ""
         out.append(f"{where}: never materialized{pending}")
@@ -165,7 +185,7 @@ def parse_status(data: dict[str, Any], pairs: Sequence[Pair], sources: Sequence[
     """`deadlines`: seconds per source after which a run waiting for a pool slot is shown
     as blocked (none given: never)."""
     nodes = {n["assetKey"]["path"][0]: n for n in data.get("assetNodes") or []}
-    runs = _runs(data, set(scopes))
+    runs = runs_of(data, set(scopes))
     checks = {source: _check_states(nodes[source], data, f"c{j}", source)
               for j, source in enumerate(sources) if source in nodes}
     waiting = waiting_steps(data)

@@ -6,6 +6,12 @@ from __future__ import annotations
 IN_FLIGHT = ["QUEUED", "NOT_STARTED", "STARTING", "STARTED", "CANCELING"]
 CHECK_HISTORY = 100
 
+_RUN_FIELDS = """results {
+        runId status creationTime startTime
+        tags { key value }
+        assetSelection { path }
+      }"""
+
 _MATERIALIZATION = """
       partition runId timestamp
       metadataEntries {
@@ -60,11 +66,7 @@ query KpIndexStatus($keys: [AssetKeyInput!], $partitions: [String!],
   runsOrError(filter: {statuses: $inFlight}, limit: 500) {
     __typename
     ... on Runs {
-      results {
-        runId status creationTime startTime
-        tags { key value }
-        assetSelection { path }
-      }
+      __RUN_FIELDS__
     }
     ... on PythonError { message }
   }
@@ -91,7 +93,28 @@ def status_query(n_partitions: int, n_checks: int) -> str:
             .replace("__CHECK_VARS__", check_vars)
             .replace("__MATERIALIZATION__", _MATERIALIZATION)
             .replace("__LATEST_RUNS__", runs)
-            .replace("__CHECK_EXECUTIONS__", checks))
+            .replace("__CHECK_EXECUTIONS__", checks)
+            .replace("__RUN_FIELDS__", _RUN_FIELDS))
+
+
+IN_FLIGHT_RUNS = """
+query KpInFlightRuns($inFlight: [RunStatus!], $tags: [ExecutionTag!]) {
+  runsOrError(filter: {statuses: $inFlight, tags: $tags}, limit: 50) {
+    __typename
+    ... on Runs {
+      __RUN_FIELDS__
+    }
+    ... on PythonError { message }
+  }
+}
+"""
+
+
+def in_flight_request(scope: str) -> tuple[str, dict[str, object]]:
+    """The queued and running runs of one scope's partition (any source)."""
+    variables: dict[str, object] = {
+        "inFlight": IN_FLIGHT, "tags": [{"key": "dagster/partition", "value": scope}]}
+    return IN_FLIGHT_RUNS.replace("__RUN_FIELDS__", _RUN_FIELDS), variables
 
 
 PARTITION_KEYS = """

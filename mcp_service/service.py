@@ -31,8 +31,9 @@ from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.supersession import names
 from mcp_service.blocked import deadline_seconds
-from mcp_service.dagster_client import DagsterClient
+from mcp_service.dagster_client import DagsterClient, DagsterUnavailable
 from mcp_service.dagster_models import IndexStatus, Pair
+from mcp_service.dagster_parse import indexing
 from mcp_service.documents import assemble, select_context
 from mcp_service.schemas import (
     ContextBlock,
@@ -97,10 +98,22 @@ class KnowledgeService:
                 "{path: <folder>}`; under `kp up` the registry sensor then indexes it")
 
     def _no_index(self, scope: str) -> list[str]:
-        if self.runtime.store.info(scope) is None:
-            return [self._no_sources(scope) or
-                    f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
-        return []
+        if self.runtime.store.info(scope) is not None:
+            return []
+        if hint := self._no_sources(scope):
+            return [hint]
+        if running := self._indexing(scope):
+            return [f"scope '{scope}' has no index yet: {running}; search again when it "
+                    "finishes"]
+        return [f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
+
+    def _indexing(self, scope: str) -> str | None:
+        """'indexing since …, run …' while the scope's first runs are queued or running;
+        None when none is, or Dagster cannot say."""
+        try:
+            return indexing(self.dagster.in_flight(scope))
+        except DagsterUnavailable:
+            return None
 
     def _nothing(self, scope: str, read: Read) -> list[str]:
         """Why nothing was found: no index, or nothing dated inside the question's window."""

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
-from openai import OpenAIError
-from openai.types.chat import ChatCompletionMessageParam
-
-from knowledge_platform import openai_api
 from knowledge_platform.answers.contract import Answer, Citation, Conflict, now_utc
 from knowledge_platform.answers.disagreements import Found, claims, find_conflicts
 from knowledge_platform.answers.extractive import (
@@ -30,6 +27,9 @@ from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import Hit
 from knowledge_platform.registry import AnswerConfig
 from knowledge_platform.serve.question import Question
+
+if TYPE_CHECKING:  # the SDK is imported on the first chat call, not by every reader
+    from openai.types.chat import ChatCompletionMessageParam
 
 SOURCE_CHARS = 1800
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -92,6 +92,10 @@ def _meta(cite: Citation, sources: Sources) -> str:
 
 
 def chat(messages: list[ChatCompletionMessageParam], config: AnswerConfig, api_key: str) -> str:
+    from openai import OpenAIError
+
+    from knowledge_platform import openai_api
+
     try:
         with openai_api.client(api_key, base_url=config.base_url,
                                timeout_s=config.timeout_seconds,

@@ -1,17 +1,15 @@
 """The conversion itself, in the calling process: preflight checks, then the format's
 converter. `api.convert` runs this in a limited worker; call it directly only on trusted
-files (tests, benchmarks)."""
+files (tests, benchmarks). Each format's parser library is imported on its first file, so a
+process that converts nothing (a code location, a run of a source without files) never loads
+them."""
 
 from __future__ import annotations
 
 from knowledge_platform.convert.formats import detect
 from knowledge_platform.convert.limits import ConvertLimits
-from knowledge_platform.convert.pdf import pdf_sections
 from knowledge_platform.convert.preflight import check
 from knowledge_platform.convert.result import Converted, Section
-from knowledge_platform.convert.sheets import xlsx_sections
-from knowledge_platform.convert.slides import pptx_sections
-from knowledge_platform.convert.word import docx_sections
 from knowledge_platform.errors import ConversionError, CorruptFileError
 
 
@@ -25,13 +23,21 @@ def convert_here(data: bytes, mime_type: str, name: str = "",
     notes: list[str] = []
     try:
         if fmt == "pdf":
+            from knowledge_platform.convert.pdf import pdf_sections
+
             sections, units, notes = pdf_sections(data, name)
         elif fmt == "docx":
+            from knowledge_platform.convert.word import docx_sections
+
             sections = docx_sections(data)
             units = len(sections)
         elif fmt == "pptx":
+            from knowledge_platform.convert.slides import pptx_sections
+
             sections, units = pptx_sections(data)
         else:
+            from knowledge_platform.convert.sheets import xlsx_sections
+
             sections, units, notes = xlsx_sections(data, limits.max_rows)
     except (ConversionError, MemoryError):
         raise

@@ -33,7 +33,7 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
     settings = Settings()
     defs = build_definitions(settings)
     sensor = defs.resolve_sensor_def("hooks_sensor")
-    assert sensor.minimum_interval_seconds == 5
+    assert sensor.minimum_interval_seconds == 1  # every look of the sensor daemon (5 s)
     assert sensor.default_status == DefaultSensorStatus.RUNNING
     queue = open_queue(settings.home_dir)
     burst = [HookEvent(f"clickup:taskUpdated:t1:{i}@internal", "clickup", "internal",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,7 +24,10 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 
 
-async def wait_for_hits(url: str, token: str, deadline: float) -> dict:
+async def wait_for_hits(url: str, token: str, deadline: float,
+                        seen: list[str] | None = None) -> dict:
+    """The first search answer with hits; the warnings of the answers before it go to
+    `seen`."""
     last: object = None
     while time.monotonic() < deadline:
         try:
@@ -35,6 +39,7 @@ async def wait_for_hits(url: str, token: str, deadline: float) -> dict:
                 if data.get("hits"):
                     return data
                 last = data
+                (seen if seen is not None else []).extend(data.get("warnings") or [])
         except Exception as exc:  # services still starting
             last = exc
         await asyncio.sleep(2)
@@ -51,8 +56,15 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
     with kp_up(tmp_path) as platform:
         started = time.monotonic()
         token = platform.token()
-        data = asyncio.run(wait_for_hits(platform.mcp_url, token, started + 420))
+        seen: list[str] = []
+        data = asyncio.run(wait_for_hits(platform.mcp_url, token, started + 420, seen))
         print(f"demo searchable {time.monotonic() - started:.1f}s after kp up")
+        # While the first runs were going, search said so (not "run trigger_reindex").
+        indexing = re.compile(r"scope 'internal' has no index yet: indexing since "
+                              r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, run ([0-9a-f-]{36})")
+        named = {m.group(1) for w in seen if (m := indexing.search(w))}
+        assert named, seen
+        assert named <= {r["runId"] for r in platform.runs()}
         top = data["hits"][0]
         assert top["title"] == "Knowledge platform operations"
         assert top["source"] == "memory_files" and top["scope"] == "internal"

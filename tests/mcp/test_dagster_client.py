@@ -4,7 +4,9 @@
 data/dagster_status.json: a stand-in code location with this project's asset keys, job and
 check names (unpartitioned check, one check evaluated as failed, a run in flight).
 data/dagster_status_project.json: this project's own code location (assets.definitions,
-memory_files over three scopes, partitioned checks), one scope's first run in flight."""
+memory_files over three scopes, partitioned checks), one scope's first run in flight: through
+the MCP tools, search and status say that scope is being indexed instead of advising a
+reindex."""
 
 from __future__ import annotations
 
@@ -16,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from fastmcp import Client
 
 from mcp_service.dagster_client import DagsterClient
+from mcp_service.server import build_server
+from tests.mcp.fixtures import make_runtime
 
 DATA = Path(__file__).parent / "data"
 RECORDED = json.loads((DATA / "dagster_status.json").read_text())
@@ -107,8 +113,48 @@ def test_recorded_project_status_with_partitioned_checks() -> None:
     assert rows["internal"].metadata["model"] == "test-hash-bow-64"
     pending = rows["shade_store"]
     assert pending.last_materialization is None and pending.in_flight_runs
-    assert status.health == ("degraded: memory_files/shade_store: never materialized (a run is "
-                             "in flight); 1 run(s) in flight")
+    assert status.health == (f"degraded: memory_files/shade_store: {INDEXING}; 1 run(s) in "
+                             "flight")
+
+
+FIRST_RUN = PROJECT["data"]["runsOrError"]["results"][0]
+QUEUED_AT = dt.datetime.fromtimestamp(FIRST_RUN["creationTime"], tz=dt.UTC)
+INDEXING = (f"indexing since {QUEUED_AT:%Y-%m-%d %H:%M:%S} UTC, run {FIRST_RUN['runId']}")
+
+
+@pytest.mark.anyio
+async def test_a_scope_whose_first_run_is_in_flight_is_indexing_not_missing(
+        tmp_path: Path) -> None:
+    """Nothing is indexed yet; Dagster (the recording) has shade_store's first run going and
+    none for hot."""
+    sent: list[dict[str, Any]] = []
+    runtime = make_runtime(tmp_path)
+    dagster = DagsterClient("http://dagster.test", transport=_replay(sent, recorded=PROJECT))
+    try:
+        async with Client(build_server(runtime, default_principal="compass",
+                                       dagster=dagster)) as client:
+            search = (await client.call_tool("knowledge_search", {
+                "query": "launch checklist", "scope": "shade_store"})).structured_content
+            ask = (await client.call_tool("knowledge_ask", {
+                "question": "What is on the launch checklist?", "scope": "shade_store"}
+                                          )).structured_content
+            other = (await client.call_tool("knowledge_search", {
+                "query": "launch checklist", "scope": "hot"})).structured_content
+            status = (await client.call_tool("get_index_status", {})).structured_content
+    finally:
+        runtime.close()
+    waiting = (f"scope 'shade_store' has no index yet: {INDEXING}; search again when it "
+               "finishes")
+    assert search["hits"] == [] and search["warnings"] == [waiting]
+    assert waiting in ask["warnings"] and "trigger_reindex" not in " ".join(ask["warnings"])
+    assert other["warnings"] == ["scope 'hot' has no index yet; ask an admin to run "
+                                 "trigger_reindex"]
+    asked = [b["variables"]["tags"] for b in sent if "KpInFlightRuns" in b["query"]]
+    assert [{"key": "dagster/partition", "value": "shade_store"}] in asked
+    row = next(r for r in status["sources"]
+               if (r["source"], r["scope"]) == ("memory_files", "shade_store"))
+    assert dt.datetime.fromisoformat(row["indexing_since"]) == QUEUED_AT
+    assert f"memory_files/shade_store: {INDEXING}" in status["health"]
 
 
 def test_in_flight_runs_of_other_scopes_are_hidden() -> None:
