@@ -51,8 +51,11 @@ def summarize(rows: list[dict], top: int = 10) -> dict[str, dict]:
         if not row.get("hits"):
             scope["gaps"].append(str(row.get("query", "")))
     return {
-        name: {"queries": s["queries"], "topics": s["topics"].most_common(top),
-               "gaps": Counter(s["gaps"]).most_common(top)}
+        name: {
+            "queries": s["queries"],
+            "topics": s["topics"].most_common(top),
+            "gaps": Counter(s["gaps"]).most_common(top),
+        }
         for name, s in sorted(out.items())
     }
 
@@ -64,29 +67,41 @@ def report_markdown(summary: dict[str, dict]) -> str:
     for scope, s in summary.items():
         topics = ", ".join(f"{t} ({n})" for t, n in s["topics"]) or "none"
         gaps = "\n".join(f"- {q} ({n}x)" for q, n in s["gaps"]) or "- none"
-        parts.append(f"### {scope} — {s['queries']} queries\n\n**Most asked:** {topics}\n\n"
-                     f"**Coverage gaps** (queries with no hit):\n{gaps}")
+        parts.append(
+            f"### {scope} — {s['queries']} queries\n\n**Most asked:** {topics}\n\n"
+            f"**Coverage gaps** (queries with no hit):\n{gaps}"
+        )
     return "\n\n".join(parts)
 
 
-@asset(key=["analytics", "query_report"], group_name="analytics", kinds={"python"},
-       description="Last 7 days of MCP searches and asks: most asked topics and coverage gaps "
-                   "per scope, from the service's query log.")
+@asset(
+    key=["analytics", "query_report"],
+    group_name="analytics",
+    kinds={"python"},
+    description="Last 7 days of MCP searches and asks: most asked topics and coverage gaps "
+    "per scope, from the service's query log.",
+)
 def query_report(context: AssetExecutionContext, query_log: QueryLogResource) -> MaterializeResult:
     rows = read_log(query_log.get().path, dt.datetime.now(dt.UTC) - WINDOW)
     summary = summarize(rows)
     context.log.info(f"{len(rows)} queries over {len(summary)} scopes")
-    return MaterializeResult(metadata={
-        "queries": len(rows),
-        "scopes": len(summary),
-        "gaps": sum(len(s["gaps"]) for s in summary.values()),
-        "report": MetadataValue.md(report_markdown(summary)),
-    })
+    return MaterializeResult(
+        metadata={
+            "queries": len(rows),
+            "scopes": len(summary),
+            "gaps": sum(len(s["gaps"]) for s in summary.values()),
+            "report": MetadataValue.md(report_markdown(summary)),
+        }
+    )
 
 
 analytics_job = define_asset_job("analytics_job", selection=[query_report.key])
 
 analytics_weekly_schedule = ScheduleDefinition(
-    name="analytics_weekly_schedule", job=analytics_job, cron_schedule="0 6 * * 1",
-    execution_timezone="America/New_York", default_status=DefaultScheduleStatus.RUNNING,
-    description="Monday 06:00 New York: the week's query report.")
+    name="analytics_weekly_schedule",
+    job=analytics_job,
+    cron_schedule="0 6 * * 1",
+    execution_timezone="America/New_York",
+    default_status=DefaultScheduleStatus.RUNNING,
+    description="Monday 06:00 New York: the week's query report.",
+)

@@ -81,8 +81,9 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
         held_ids = held.ids if held else []
         return AssetCheckResult(
             passed=share <= guard and not held_ids,
-            description=(f"{len(held_ids)} deletions held: {held.reason}"
-                         if held and held_ids else None),
+            description=(
+                f"{len(held_ids)} deletions held: {held.reason}" if held and held_ids else None
+            ),
             metadata={
                 "held_deletions": len(held_ids),
                 "held_examples": MetadataValue.json(held_ids[:5]),

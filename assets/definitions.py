@@ -29,8 +29,11 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
     if "google_drive" in sources:
         sensors.append(build_renewal_sensor())
     schedules = [build_weekly_reindex_schedule(sources), analytics_weekly_schedule]
-    schedules += [build_poll_schedule(s, minutes) for s in sources
-                  if (minutes := registry.poll_minutes_for(s))]
+    schedules += [
+        build_poll_schedule(s, minutes)
+        for s in sources
+        if (minutes := registry.poll_minutes_for(s))
+    ]
     return Definitions(
         assets=[*(a for source in sources for a in build_source_assets(source)), query_report],
         asset_checks=[c for source in sources for c in build_collection_checks(source)],

@@ -35,7 +35,6 @@ HINT_TAG = run_tags.HINT
 STEPS = ("raw", "chunks", "embeddings", "collection")
 
 
-
 def freshness_policy(source: str) -> FreshnessPolicy:
     fresh = spec(source).freshness
     return FreshnessPolicy.time_window(fail_window=fresh.fail_after, warn_window=fresh.warn_after)
@@ -69,14 +68,18 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         description=f"Documents pulled from {source}.",
     )
     def raw(
-        context: AssetExecutionContext, registry: RegistryResource, snapshots: SnapshotResource,
+        context: AssetExecutionContext,
+        registry: RegistryResource,
+        snapshots: SnapshotResource,
         signals: SignalsResource,
     ) -> MaterializeResult:
         scope = context.partition_key
-        options = PullOptions(full=_tag(context, FULL_PULL_TAG),
-                              full_reconcile=_tag(context, FULL_RECONCILE_TAG),
-                              hint=decode_hint(context.run.tags.get(HINT_TAG)),
-                              at_sha=context.run.tags.get(AT_SHA_TAG))
+        options = PullOptions(
+            full=_tag(context, FULL_PULL_TAG),
+            full_reconcile=_tag(context, FULL_RECONCILE_TAG),
+            hint=decode_hint(context.run.tags.get(HINT_TAG)),
+            at_sha=context.run.tags.get(AT_SHA_TAG),
+        )
         try:
             result, merged = pull_step(registry.get(), snapshots.get(), source, scope, options)
         except KnowledgePlatformError as exc:
@@ -115,11 +118,14 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         description="Sections sized to the embedding model's window, with provenance.",
     )
     def chunks(
-        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource,
+        context: AssetExecutionContext,
+        embedder: EmbedderResource,
+        snapshots: SnapshotResource,
         signals: SignalsResource,
     ) -> MaterializeResult:
-        docs, chunked = chunk_step(snapshots.get(), source, context.partition_key,
-                                   embedder.chunker())
+        docs, chunked = chunk_step(
+            snapshots.get(), source, context.partition_key, embedder.chunker()
+        )
         produced = chunked.chunks
         sample = produced[0] if produced else None
         sample_md = (
@@ -148,13 +154,21 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         description="Dense vectors (cached by model id + content hash) and BM25 sparse ones.",
     )
     def embeddings(
-        context: AssetExecutionContext, embedder: EmbedderResource, snapshots: SnapshotResource,
+        context: AssetExecutionContext,
+        embedder: EmbedderResource,
+        snapshots: SnapshotResource,
         signals: SignalsResource,
     ) -> MaterializeResult:
         model = embedder.get()
         try:
-            stats = embed_step(snapshots.get(), source, context.partition_key, model,
-                               embedder.cache(), SparseEncoder())
+            stats = embed_step(
+                snapshots.get(),
+                source,
+                context.partition_key,
+                model,
+                embedder.cache(),
+                SparseEncoder(),
+            )
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
         return MaterializeResult(
@@ -191,8 +205,14 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         scope = context.partition_key
         vector_store = store.get()
         try:
-            published = publish_step(vector_store, snapshots.get(), source, scope, embedder.get(),
-                                     full_reconcile=_tag(context, FULL_RECONCILE_TAG))
+            published = publish_step(
+                vector_store,
+                snapshots.get(),
+                source,
+                scope,
+                embedder.get(),
+                full_reconcile=_tag(context, FULL_RECONCILE_TAG),
+            )
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
         stats = published.stats
@@ -211,4 +231,3 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         )
 
     return [raw, chunks, embeddings, collection]
-

@@ -63,19 +63,26 @@ class _Latest:
 
 
 def _latest(context: SensorEvaluationContext, group: str) -> _Latest:
-    runs = context.instance.get_runs(filters=RunsFilter(
-        tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}), limit=_RECENT)
-    return _Latest(max((last_covered(r.tags.get(RUN_KEY_TAG)) for r in runs), default=0),
-                   any(r.status in WAITING for r in runs))
+    runs = context.instance.get_runs(
+        filters=RunsFilter(tags={TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group}), limit=_RECENT
+    )
+    return _Latest(
+        max((last_covered(r.tags.get(RUN_KEY_TAG)) for r in runs), default=0),
+        any(r.status in WAITING for r in runs),
+    )
 
 
 def build_hooks_sensor(registry: Registry) -> SensorDefinition:
     interval = registry.service.hooks.sensor_seconds
 
-    @sensor(name="hooks_sensor", job=reindex_job, minimum_interval_seconds=interval,
-            default_status=DefaultSensorStatus.RUNNING,
-            description="Turns queued webhook events into one run per source x scope they "
-                        "concern (coalesced; the ids they named as a hint).")
+    @sensor(
+        name="hooks_sensor",
+        job=reindex_job,
+        minimum_interval_seconds=interval,
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Turns queued webhook events into one run per source x scope they "
+        "concern (coalesced; the ids they named as a hint).",
+    )
     def hooks_sensor(context: SensorEvaluationContext, registry: RegistryResource):
         """Cursor: `low` (every row at or below it is drained) and `done` (per source x
         scope, the last id a run was requested for). Rows a run already covers are skipped
@@ -102,19 +109,31 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
                 continue
             done[group] = plan.last_id
             if not configured or plan.scope not in partitions:
-                context.log.info(f"{plan.events} events for {group}: not a configured, "
-                                 "indexed source x scope; dropped")
+                context.log.info(
+                    f"{plan.events} events for {group}: not a configured, "
+                    "indexed source x scope; dropped"
+                )
                 continue
-            tags = {TRIGGER_TAG: "hooks_sensor", GROUP_TAG: group,
-                    run_tags.HOOK_EVENTS: str(plan.events)}
+            tags = {
+                TRIGGER_TAG: "hooks_sensor",
+                GROUP_TAG: group,
+                run_tags.HOOK_EVENTS: str(plan.events),
+            }
             if (hint := encode_hint(plan.hint)) is not None:
                 tags[HINT_TAG] = hint
-            requests.append(RunRequest(run_key=plan.run_key, partition_key=plan.scope,
-                                       asset_selection=asset_keys(plan.source), tags=tags))
+            requests.append(
+                RunRequest(
+                    run_key=plan.run_key,
+                    partition_key=plan.scope,
+                    asset_selection=asset_keys(plan.source),
+                    tags=tags,
+                )
+            )
         low = min(held) - 1 if held else rows[-1].id
         done = {g: last for g, last in done.items() if last > low}
-        return SensorResult(run_requests=requests,
-                            cursor=json.dumps({"low": low, "done": done}, sort_keys=True))
+        return SensorResult(
+            run_requests=requests, cursor=json.dumps({"low": low, "done": done}, sort_keys=True)
+        )
 
     return hooks_sensor
 
@@ -123,9 +142,12 @@ def build_renewal_sensor() -> SensorDefinition:
     """`hooks_renewal_sensor`: hourly, renews the Drive channels `kp hooks register` made that
     have less than a day left (a channel lives at most a week)."""
 
-    @sensor(name="hooks_renewal_sensor", minimum_interval_seconds=3600,
-            default_status=DefaultSensorStatus.RUNNING,
-            description="Renews Google Drive push channels a day before they expire.")
+    @sensor(
+        name="hooks_renewal_sensor",
+        minimum_interval_seconds=3600,
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Renews Google Drive push channels a day before they expire.",
+    )
     def hooks_renewal_sensor(context: SensorEvaluationContext, registry: RegistryResource):
         from knowledge_platform.hooks.register import register  # the source API clients
 
@@ -133,8 +155,9 @@ def build_renewal_sensor() -> SensorDefinition:
         if reg.service.public_url is None:
             return SkipReason("service.public_url is not set: no webhooks")
         try:
-            outcomes = register(reg, registry.settings().home_dir, source="google_drive",
-                                renew_only=True)
+            outcomes = register(
+                reg, registry.settings().home_dir, source="google_drive", renew_only=True
+            )
         except KnowledgePlatformError as exc:
             context.log.warning(f"renewing Drive channels failed, will retry: {exc}")
             return SkipReason(str(exc))

@@ -44,8 +44,12 @@ from knowledge_platform import run_tags
 HOST_TAG = run_tags.HOST
 PID_TAG = run_tags.PID
 #: Run states in which a process should be alive (QUEUED runs have none yet).
-_LIVE = [DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
-         DagsterRunStatus.CANCELING]
+_LIVE = [
+    DagsterRunStatus.NOT_STARTED,
+    DagsterRunStatus.STARTING,
+    DagsterRunStatus.STARTED,
+    DagsterRunStatus.CANCELING,
+]
 #: Clock slack between a process's start time (kernel ticks) and the moment a run recorded it.
 _SLACK_SECONDS = 1.0
 
@@ -99,7 +103,7 @@ def _started_at(pid: int) -> float | None:
         except PermissionError:
             pass
         return 0.0
-    fields = stat[stat.rindex(")") + 2:].split()
+    fields = stat[stat.rindex(")") + 2 :].split()
     if fields[0] in ("Z", "X"):  # a zombie: dead, only not yet waited for
         return None
     return _boot_time() + int(fields[19]) / os.sysconf("SC_CLK_TCK")
@@ -119,15 +123,17 @@ def run_process(instance: DagsterInstance, run: DagsterRun, created: float) -> R
         return RunProcess(int(tags[PID_TAG]), created, f"kp index, pid {tags[PID_TAG]}")
     if not isinstance(instance.run_launcher, DefaultRunLauncher):
         return None
-    found = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.ENGINE_EVENT,
-                                         limit=20)
+    found = instance.get_records_for_run(
+        run.run_id, of_type=DagsterEventType.ENGINE_EVENT, limit=20
+    )
     for record in found.records:
         event = record.event_log_entry.dagster_event
         data = event.engine_event_data if event is not None else None
         pid = data.metadata.get("pid") if data is not None else None
         if pid is not None and str(pid.value).isdigit():
-            return RunProcess(int(str(pid.value)), record.event_log_entry.timestamp,
-                              f"pid {pid.value}")
+            return RunProcess(
+                int(str(pid.value)), record.event_log_entry.timestamp, f"pid {pid.value}"
+            )
     return None
 
 
@@ -140,8 +146,9 @@ def _held(instance: DagsterInstance) -> dict[str, list[str]]:
     for pool in storage.get_concurrency_keys():
         info = storage.get_concurrency_info(pool)
         claimed = {(s.run_id, s.step_key) for s in info.claimed_slots}
-        waiting = {(s.run_id, s.step_key) for s in info.pending_steps
-                   if not s.assigned_timestamp} - claimed
+        waiting = {
+            (s.run_id, s.step_key) for s in info.pending_steps if not s.assigned_timestamp
+        } - claimed
         for run_id, step in sorted(claimed):
             out.setdefault(run_id, []).append(f"{pool} ({step})")
         for run_id, step in sorted(waiting):
@@ -157,8 +164,9 @@ def _dead(instance: DagsterInstance) -> Iterator[tuple[DagsterRun, RunProcess]]:
             yield run, proc
 
 
-def release(instance: DagsterInstance, run_id: str, reason: str,
-            held: dict[str, list[str]] | None = None) -> Reaped | None:
+def release(
+    instance: DagsterInstance, run_id: str, reason: str, held: dict[str, list[str]] | None = None
+) -> Reaped | None:
     """End `run_id` (its process is gone or stopping): failed, or canceled if it was being
     canceled, saying `reason`; free its slots. None if it had ended and holds nothing."""
     held = _held(instance) if held is None else held
@@ -180,11 +188,16 @@ def reap(instance: DagsterInstance) -> list[Reaped]:
     """Mark every run whose process is gone failed (canceled if it was being canceled) and
     free the pool slots of those runs and of every finished run still holding one."""
     held = _held(instance)
-    reaped = [release(instance, run.run_id,
-                      f"the process running it, {proc.what}, is gone (killed, out of memory "
-                      "or a restart); the next run picks up from the last published state",
-                      held)
-              for run, proc in _dead(instance)]
+    reaped = [
+        release(
+            instance,
+            run.run_id,
+            f"the process running it, {proc.what}, is gone (killed, out of memory "
+            "or a restart); the next run picks up from the last published state",
+            held,
+        )
+        for run, proc in _dead(instance)
+    ]
     for run_id in list(held):
         run = instance.get_run_by_id(run_id)
         if run is None or run.is_finished:
@@ -196,10 +209,13 @@ def build_reaper_sensor(seconds: int = 10) -> SensorDefinition:
     """`runs_reaper_sensor`: `reap` every `seconds` under the daemon, so a `kp index` killed
     while `kp up` runs (or a run worker whose code server died) does not block the pools."""
 
-    @sensor(name="runs_reaper_sensor", minimum_interval_seconds=seconds,
-            default_status=DefaultSensorStatus.RUNNING,
-            description="Marks runs whose process is gone as failed and frees the pool slots "
-                        "of runs that have ended.")
+    @sensor(
+        name="runs_reaper_sensor",
+        minimum_interval_seconds=seconds,
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Marks runs whose process is gone as failed and frees the pool slots "
+        "of runs that have ended.",
+    )
     def runs_reaper_sensor(context: SensorEvaluationContext):
         started = time.monotonic()
         reaped = reap(context.instance)

@@ -65,22 +65,33 @@ def build_poll_schedule(source: str, minutes: int) -> ScheduleDefinition:
     the source, every `minutes` — the sync contract's deadline for deletes and moves."""
     name = f"{source}_incremental_schedule"
 
-    @schedule(name=name, cron_schedule=poll_cron(minutes), execution_timezone=TIMEZONE,
-              job=reindex_job, default_status=DefaultScheduleStatus.RUNNING,
-              description=f"Ordinary {source} run every {minutes} minutes: creates, edits, "
-                          "deletes and moves (see docs/sync-contract.md).")
+    @schedule(
+        name=name,
+        cron_schedule=poll_cron(minutes),
+        execution_timezone=TIMEZONE,
+        job=reindex_job,
+        default_status=DefaultScheduleStatus.RUNNING,
+        description=f"Ordinary {source} run every {minutes} minutes: creates, edits, "
+        "deletes and moves (see docs/sync-contract.md).",
+    )
     def poll_schedule(context: ScheduleEvaluationContext, registry: RegistryResource):
         reg = registry.load_fresh()
         partitions = set(context.instance.get_dynamic_partitions(SCOPES))
-        tick = context.scheduled_execution_time.isoformat() if context.scheduled_execution_time \
+        tick = (
+            context.scheduled_execution_time.isoformat()
+            if context.scheduled_execution_time
             else "manual"
+        )
         requests = [
-            RunRequest(run_key=f"{source}:{tick}:{scope}", partition_key=scope,
-                       asset_selection=asset_keys(source), tags={run_tags.TRIGGER: name})
+            RunRequest(
+                run_key=f"{source}:{tick}:{scope}",
+                partition_key=scope,
+                asset_selection=asset_keys(source),
+                tags={run_tags.TRIGGER: name},
+            )
             for scope in reg.scopes
             if scope in partitions and source in reg.sources_for(scope)
         ]
         return requests or SkipReason(f"no scope has {source} configured")
 
     return poll_schedule
-

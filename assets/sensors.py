@@ -78,12 +78,17 @@ def build_changes_sensor(source: str) -> SensorDefinition:
     key = source_spec.probe_key or ""
     name = f"{source}_changes_sensor"
 
-    @sensor(name=name, job=reindex_job, minimum_interval_seconds=source_spec.probe_seconds or 60,
-            default_status=DefaultSensorStatus.RUNNING,
-            description=f"Probes {source}'s cheap change signal ({key}) per scope and re-indexes "
-                        "only the scopes that moved.")
-    def changes_sensor(context: SensorEvaluationContext, registry: RegistryResource,
-                       snapshots: SnapshotResource):
+    @sensor(
+        name=name,
+        job=reindex_job,
+        minimum_interval_seconds=source_spec.probe_seconds or 60,
+        default_status=DefaultSensorStatus.RUNNING,
+        description=f"Probes {source}'s cheap change signal ({key}) per scope and re-indexes "
+        "only the scopes that moved.",
+    )
+    def changes_sensor(
+        context: SensorEvaluationContext, registry: RegistryResource, snapshots: SnapshotResource
+    ):
         reg = registry.load_fresh()
         seen = json.loads(context.cursor) if context.cursor else {}
         current: dict[str, str] = {}
@@ -106,9 +111,14 @@ def build_changes_sensor(source: str) -> SensorDefinition:
                 continue
             current[scope] = token
             if seen.get(scope, indexed.get(key)) != token:
-                requests.append(RunRequest(
-                    run_key=f"changes:{source}:{scope}:{token}", partition_key=scope,
-                    asset_selection=asset_keys(source), tags={run_tags.TRIGGER: name}))
+                requests.append(
+                    RunRequest(
+                        run_key=f"changes:{source}:{scope}:{token}",
+                        partition_key=scope,
+                        asset_selection=asset_keys(source),
+                        tags={run_tags.TRIGGER: name},
+                    )
+                )
         return SensorResult(run_requests=requests, cursor=json.dumps(current))
 
     return changes_sensor
@@ -119,7 +129,9 @@ def build_automation_sensor() -> AutomationConditionSensorDefinition:
     its own), declared here so that it runs by default: it evaluates the downstream assets'
     `AutomationCondition.eager()`, so materializing `<source>/raw` alone updates the rest."""
     return AutomationConditionSensorDefinition(
-        "default_automation_condition_sensor", target=AssetSelection.all(),
+        "default_automation_condition_sensor",
+        target=AssetSelection.all(),
         default_status=DefaultSensorStatus.RUNNING,
         description="Evaluates every asset's automation condition: a new `<source>/raw` "
-                    "materialization brings its chunks, embeddings and collection up to date.")
+        "materialization brings its chunks, embeddings and collection up to date.",
+    )

@@ -51,15 +51,26 @@ class BenchHome:
 
     def env(self) -> dict[str, str]:
         """Environment for a subprocess (`kp mcp`) that should see this home."""
-        return {**os.environ, "KP_HOME": str(self.home), "KP_CONFIG": str(self.settings.config),
-                "KP_MODEL_CACHE": str(self.settings.models_dir)}
+        return {
+            **os.environ,
+            "KP_HOME": str(self.home),
+            "KP_CONFIG": str(self.settings.config),
+            "KP_MODEL_CACHE": str(self.settings.models_dir),
+        }
 
 
 @contextmanager
-def bench_home(data: Path, *, provider: str = "local", model: str | None = None,
-               base_url: str | None = None, home: Path | None = None,
-               max_documents: int | None = None, cache: Path | None = None,
-               clients: tuple[str, ...] = ()) -> Iterator[BenchHome]:
+def bench_home(
+    data: Path,
+    *,
+    provider: str = "local",
+    model: str | None = None,
+    base_url: str | None = None,
+    home: Path | None = None,
+    max_documents: int | None = None,
+    cache: Path | None = None,
+    clients: tuple[str, ...] = (),
+) -> Iterator[BenchHome]:
     """A KP_HOME (temporary unless `home` is given, then kept) whose registry indexes the BEIR
     dataset at `data` into the `internal` scope with the given embedding provider. `cache`: a
     directory for the embedding cache that outlives the home. `clients`: extra (empty) scopes."""
@@ -75,13 +86,24 @@ def bench_home(data: Path, *, provider: str = "local", model: str | None = None,
     if max_documents:
         source["max_documents"] = max_documents
     config = root / "registry.yaml"
-    config.write_text(yaml.safe_dump(
-        {"embedding": embedding, "store": {"engine": "edge"},
-         "internal": {"name": "Benchmark", "sources": {SOURCE: source}},
-         "clients": {c: {"name": c, "director": "bench", "sources": {}} for c in clients}},
-        sort_keys=False))
-    settings = Settings.model_validate({"KP_HOME": str(root / "home"), "KP_CONFIG": str(config),
-                                        "KP_MODEL_CACHE": str(model_cache())})
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "embedding": embedding,
+                "store": {"engine": "edge"},
+                "internal": {"name": "Benchmark", "sources": {SOURCE: source}},
+                "clients": {c: {"name": c, "director": "bench", "sources": {}} for c in clients},
+            },
+            sort_keys=False,
+        )
+    )
+    settings = Settings.model_validate(
+        {
+            "KP_HOME": str(root / "home"),
+            "KP_CONFIG": str(config),
+            "KP_MODEL_CACHE": str(model_cache()),
+        }
+    )
     if cache is not None and not settings.cache_dir.exists():
         cache = Path(cache).expanduser().resolve()
         cache.mkdir(parents=True, exist_ok=True)
@@ -103,8 +125,9 @@ class IndexRun:
     checks: dict[str, bool]
 
 
-def index(settings: Settings, instance: Any = None, *, source: str = SOURCE,
-          scope: str = SCOPE) -> IndexRun:
+def index(
+    settings: Settings, instance: Any = None, *, source: str = SOURCE, scope: str = SCOPE
+) -> IndexRun:
     """Materialize <source>/raw -> chunks -> embeddings -> collection (+ collection checks) for
     one scope in-process, like `kp index` does; `instance` defaults to an ephemeral one."""
     from dagster import DagsterInstance, materialize
@@ -121,8 +144,12 @@ def index(settings: Settings, instance: Any = None, *, source: str = SOURCE,
     started = time.perf_counter()
     result = materialize(
         [*build_source_assets(source), *build_collection_checks(source)],
-        partition_key=scope, instance=instance, resources=platform_resources(settings),
-        tags={"kp/trigger": "bench"}, raise_on_error=False, run_config=QUIET,
+        partition_key=scope,
+        instance=instance,
+        resources=platform_resources(settings),
+        tags={"kp/trigger": "bench"},
+        raise_on_error=False,
+        run_config=QUIET,
     )
     seconds = time.perf_counter() - started
     metadata: dict[str, dict[str, Any]] = {}

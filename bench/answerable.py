@@ -57,8 +57,9 @@ class Case:
 
 def load(path: Path) -> list[Case]:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return [Case(d["question"], True, list(d["expect"])) for d in data["answerable"]] + \
-        [Case(q, False, []) for q in data["not_answerable"]]
+    return [Case(d["question"], True, list(d["expect"])) for d in data["answerable"]] + [
+        Case(q, False, []) for q in data["not_answerable"]
+    ]
 
 
 async def ask_all(runtime: Runtime, cases: list[Case]) -> None:
@@ -80,8 +81,12 @@ def figures(cases: list[Case], threshold: float) -> dict[str, float]:
     recall = tp / positives if positives else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     correct = sum(1 for c in answered if c.correct())
-    return {"precision": precision, "recall": recall, "f1": f1,
-            "correct": correct / positives if positives else 0.0}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "correct": correct / positives if positives else 0.0,
+    }
 
 
 def calibrate(cases: list[Case]) -> float:
@@ -95,53 +100,94 @@ def calibrate(cases: list[Case]) -> float:
 
 def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="kp-answerable-"))
-    settings = Settings.model_validate({"KP_HOME": str(root / "home"),
-                                        "KP_CONFIG": str(ROOT / "demo" / "registry.yaml"),
-                                        "KP_MODEL_CACHE": str(model_cache())})
+    settings = Settings.model_validate(
+        {
+            "KP_HOME": str(root / "home"),
+            "KP_CONFIG": str(ROOT / "demo" / "registry.yaml"),
+            "KP_MODEL_CACHE": str(model_cache()),
+        }
+    )
     main_set = load(DATA / "demo_questions.yaml")
     holdout = load(DATA / "demo_questions_holdout.yaml")
     runtime = Runtime(settings, embed_threads=1)
     # no chat model, and every answer's best score reported (the threshold applied here)
-    runtime.registry = runtime.registry.model_copy(update={"answer": AnswerConfig(
-        api_key_env="KP_BENCH_NO_CHAT_MODEL", min_score=0.0)})
+    runtime.registry = runtime.registry.model_copy(
+        update={"answer": AnswerConfig(api_key_env="KP_BENCH_NO_CHAT_MODEL", min_score=0.0)}
+    )
     try:
         index_scope(runtime, "internal")
         asyncio.run(ask_all(runtime, main_set + holdout))
     finally:
         runtime.close()
         shutil.rmtree(root, ignore_errors=True)
-    calibration = [c for group in (True, False)
-                   for c in [x for x in main_set if x.answerable == group][::2]]
+    calibration = [
+        c for group in (True, False) for c in [x for x in main_set if x.answerable == group][::2]
+    ]
     check = [c for c in main_set if c not in calibration]
     calibrated = calibrate(calibration)
     rows = []
-    for name, cases in (("calibration (demo_questions even rows)", calibration),
-                        ("check (demo_questions odd rows)", check),
-                        ("held-out (demo_questions_holdout)", holdout)):
+    for name, cases in (
+        ("calibration (demo_questions even rows)", calibration),
+        ("check (demo_questions odd rows)", check),
+        ("held-out (demo_questions_holdout)", holdout),
+    ):
         for label, t in (("calibrated", calibrated), ("committed MIN_SCORE", MIN_SCORE)):
             f = figures(cases, t)
-            rows.append([name, str(len(cases)), f"{label} {t:.3f}", f"{f['precision']:.3f}",
-                         f"{f['recall']:.3f}", f"{f['f1']:.3f}", f"{f['correct']:.3f}"])
-    table = markdown_table(["set", "questions", "threshold", "precision", "recall", "F1",
-                            "answered correctly"], rows)
-    misses = [f"- {'answerable' if c.answerable else 'not answerable'}, score {c.score:.3f}: "
-              f"{c.question}" for c in main_set + holdout
-              if (c.score >= MIN_SCORE) != c.answerable]
-    wrong = [f"- answered with none of the expected texts, score {c.score:.3f}: {c.question}"
-             for c in main_set + holdout
-             if c.answerable and c.score >= MIN_SCORE and not c.correct()]
-    every = markdown_table(["set", "label", "score", "quotes an expected text", "question"], [
-        [name, "answerable" if c.answerable else "not", f"{c.score:.3f}",
-         ("yes" if c.correct() else "no") if c.answerable else "", c.question]
-        for name, cases in (("calibration", calibration), ("check", check),
-                            ("held-out", holdout)) for c in cases])
+            rows.append(
+                [
+                    name,
+                    str(len(cases)),
+                    f"{label} {t:.3f}",
+                    f"{f['precision']:.3f}",
+                    f"{f['recall']:.3f}",
+                    f"{f['f1']:.3f}",
+                    f"{f['correct']:.3f}",
+                ]
+            )
+    table = markdown_table(
+        ["set", "questions", "threshold", "precision", "recall", "F1", "answered correctly"], rows
+    )
+    misses = [
+        f"- {'answerable' if c.answerable else 'not answerable'}, score {c.score:.3f}: {c.question}"
+        for c in main_set + holdout
+        if (c.score >= MIN_SCORE) != c.answerable
+    ]
+    wrong = [
+        f"- answered with none of the expected texts, score {c.score:.3f}: {c.question}"
+        for c in main_set + holdout
+        if c.answerable and c.score >= MIN_SCORE and not c.correct()
+    ]
+    every = markdown_table(
+        ["set", "label", "score", "quotes an expected text", "question"],
+        [
+            [
+                name,
+                "answerable" if c.answerable else "not",
+                f"{c.score:.3f}",
+                ("yes" if c.correct() else "no") if c.answerable else "",
+                c.question,
+            ]
+            for name, cases in (
+                ("calibration", calibration),
+                ("check", check),
+                ("held-out", holdout),
+            )
+            for c in cases
+        ],
+    )
     took = sorted(c.seconds * 1000 for c in main_set + holdout)
-    latency = (f"knowledge_ask in-process p50 {statistics.median(took):.0f} ms, "
-               f"p95 {took[int(0.95 * (len(took) - 1))]:.0f} ms")
-    body = (f"{load_average()}; local all-MiniLM-L6-v2 int8; `knowledge_ask` over the MCP "
-            f"in-memory client; {latency}.\n\n{table}\n\nMisjudged at MIN_SCORE {MIN_SCORE}:\n\n"
-            + "\n".join(misses or ["- none"]) + "\n\n" + "\n".join(wrong)
-            + f"\n\nEvery question:\n\n{every}\n")
+    latency = (
+        f"knowledge_ask in-process p50 {statistics.median(took):.0f} ms, "
+        f"p95 {took[int(0.95 * (len(took) - 1))]:.0f} ms"
+    )
+    body = (
+        f"{load_average()}; local all-MiniLM-L6-v2 int8; `knowledge_ask` over the MCP "
+        f"in-memory client; {latency}.\n\n{table}\n\nMisjudged at MIN_SCORE {MIN_SCORE}:\n\n"
+        + "\n".join(misses or ["- none"])
+        + "\n\n"
+        + "\n".join(wrong)
+        + f"\n\nEvery question:\n\n{every}\n"
+    )
     path = write_results("answerable", "Answerable-question precision/recall (demo)", body)
     print(table)
     print("\n".join(misses + wrong))
@@ -150,8 +196,10 @@ def main() -> None:
     if abs(calibrated - MIN_SCORE) > 0.005:
         print(f"note: the calibration half suggests {calibrated:.3f}; committed {MIN_SCORE}")
     f = figures(holdout, MIN_SCORE)
-    print(f"answerable precision={f['precision']:.3f} recall={f['recall']:.3f} "
-          f"threshold={MIN_SCORE} (held-out, {len(holdout)} questions)")
+    print(
+        f"answerable precision={f['precision']:.3f} recall={f['recall']:.3f} "
+        f"threshold={MIN_SCORE} (held-out, {len(holdout)} questions)"
+    )
 
 
 if __name__ == "__main__":

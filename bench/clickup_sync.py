@@ -64,9 +64,15 @@ def populate(fake: ClickUpFake, *, spread_days: float = 70) -> list[str]:
 
 class Index:
     def __init__(self, fake: ClickUpFake, clock: FakeClock) -> None:
-        cfg = ClickUpSettings.model_validate({
-            "base_url": fake.url("/api/v2"), "docs_base_url": fake.url("/api/v3"),
-            "team_id": "9001", "space_ids": ["s1"], "token_env": "CLICKUP_BENCH_TOKEN"})
+        cfg = ClickUpSettings.model_validate(
+            {
+                "base_url": fake.url("/api/v2"),
+                "docs_base_url": fake.url("/api/v3"),
+                "team_id": "9001",
+                "space_ids": ["s1"],
+                "token_env": "CLICKUP_BENCH_TOKEN",
+            }
+        )
         self.conn = ClickUpConnector(cfg, "internal", sleep=clock.sleep, clock=clock)
         self.clock = clock
         self.docs: dict[str, Any] = {}
@@ -79,8 +85,13 @@ class Index:
         merged = merge_pull(list(self.docs.values()), result)
         self.docs = {d.source_id: d for d in merged.documents}
         self.cursor = result.cursor
-        return [str(result.requests), f"{sum(self.clock.sleeps) - slept:.0f} s",
-                str(len(result.documents)), str(len(result.deleted)), str(len(result.missing))]
+        return [
+            str(result.requests),
+            f"{sum(self.clock.sleeps) - slept:.0f} s",
+            str(len(result.documents)),
+            str(len(result.deleted)),
+            str(len(result.missing)),
+        ]
 
 
 def requests_table(monkeypatch: pytest.MonkeyPatch) -> str:
@@ -137,11 +148,17 @@ def delete_to_gone(monkeypatch: pytest.MonkeyPatch) -> str:
             gone = not world.docs_with("Body of task 123.")
         finally:
             harness.stop()
-    return markdown_table(["run through the assets (500 tasks, hash embedder)", "wall time"], [
-        ["first run (full pull)", f"{first:.1f} s"],
-        ["ordinary run, nothing changed", f"{idle:.1f} s"],
-        ["ordinary run after a delete", f"{after_delete:.1f} s (task gone from search: {gone})"],
-    ])
+    return markdown_table(
+        ["run through the assets (500 tasks, hash embedder)", "wall time"],
+        [
+            ["first run (full pull)", f"{first:.1f} s"],
+            ["ordinary run, nothing changed", f"{idle:.1f} s"],
+            [
+                "ordinary run after a delete",
+                f"{after_delete:.1f} s (task gone from search: {gone})",
+            ],
+        ],
+    )
 
 
 def main() -> None:
@@ -150,9 +167,11 @@ def main() -> None:
         print(table, "\n")
         assets = delete_to_gone(monkeypatch)
         print(assets)
-    body = (f"Measured {time.strftime('%Y-%m-%d %H:%M')}, {load_average()}.\n\n{table}\n\n"
-            f"{assets}\n\nDeadline: a delete is gone within one ordinary run; the schedule "
-            "runs every 30 minutes (knowledge_platform/connectors/clickup/spec.py).\n")
+    body = (
+        f"Measured {time.strftime('%Y-%m-%d %H:%M')}, {load_average()}.\n\n{table}\n\n"
+        f"{assets}\n\nDeadline: a delete is gone within one ordinary run; the schedule "
+        "runs every 30 minutes (knowledge_platform/connectors/clickup/spec.py).\n"
+    )
     print("wrote", write_results("clickup_sync", "ClickUp sync: requests and delete-to-gone", body))
 
 

@@ -51,8 +51,15 @@ class Pair:
 
 def load(path: Path) -> list[Pair]:
     rows: list[dict[str, Any]] = yaml.safe_load(path.read_text(encoding="utf-8"))["pairs"]
-    return [Pair(r["question"], Statement(r["a"], r.get("a_context", "")),
-                 Statement(r["b"], r.get("b_context", "")), bool(r["conflict"])) for r in rows]
+    return [
+        Pair(
+            r["question"],
+            Statement(r["a"], r.get("a_context", "")),
+            Statement(r["b"], r.get("b_context", "")),
+            bool(r["conflict"]),
+        )
+        for r in rows
+    ]
 
 
 def rule_based(pair: Pair) -> bool:
@@ -61,10 +68,19 @@ def rule_based(pair: Pair) -> bool:
 
 def _hit(n: int, statement: Statement) -> Hit:
     headers = statement.context.split(" > ") if statement.context else []
-    chunk = Chunk(id=f"c{n}", doc_id=f"bench:{n}", source="bench", source_id=str(n),
-                  scope="internal", title=headers[0] if headers else f"Document {n}",
-                  text=statement.text, headers=headers, ordinal=0, kind="doc",
-                  date=dt.date(2026, 1, n))
+    chunk = Chunk(
+        id=f"c{n}",
+        doc_id=f"bench:{n}",
+        source="bench",
+        source_id=str(n),
+        scope="internal",
+        title=headers[0] if headers else f"Document {n}",
+        text=statement.text,
+        headers=headers,
+        ordinal=0,
+        kind="doc",
+        date=dt.date(2026, 1, n),
+    )
     return Hit(chunk=chunk, score=1.0)
 
 
@@ -73,6 +89,7 @@ def by_model(config: AnswerConfig, api_key: str) -> Callable[[Pair], bool]:
         sources = Sources([_hit(1, pair.a), _hit(2, pair.b)])
         text = chat(build_messages(Question.plain(pair.question), sources), config, api_key)
         return bool(model_conflicts(text, {1, 2})[1])
+
     return judge
 
 
@@ -89,8 +106,12 @@ def figures(pairs: list[Pair], detect: Any) -> tuple[dict[str, float], list[str]
             errors.append(f"- {kind}: {pair.a.text} | {pair.b.text}")
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
-    return {"precision": precision, "recall": recall,
-            "conflicts": sum(p.conflict for p in pairs), "pairs": len(pairs)}, errors
+    return {
+        "precision": precision,
+        "recall": recall,
+        "conflicts": sum(p.conflict for p in pairs),
+        "pairs": len(pairs),
+    }, errors
 
 
 def main() -> None:
@@ -98,8 +119,10 @@ def main() -> None:
     parser.add_argument("--model", help="also judge with this chat model ($OPENAI_API_KEY)")
     parser.add_argument("--base-url", help="an OpenAI-compatible server")
     args = parser.parse_args()
-    sets = {"tune (conflict_pairs)": load(DATA / "conflict_pairs.yaml"),
-            "held-out (conflict_pairs_holdout)": load(DATA / "conflict_pairs_holdout.yaml")}
+    sets = {
+        "tune (conflict_pairs)": load(DATA / "conflict_pairs.yaml"),
+        "held-out (conflict_pairs_holdout)": load(DATA / "conflict_pairs_holdout.yaml"),
+    }
     detectors: dict[str, Any] = {"rule-based": rule_based}
     if args.model:
         key = os.environ.get("OPENAI_API_KEY")
@@ -111,18 +134,30 @@ def main() -> None:
     for detector, detect in detectors.items():
         for name, pairs in sets.items():
             f, errors = figures(pairs, detect)
-            rows.append([detector, name, f"{f['pairs']:.0f} ({f['conflicts']:.0f} conflicts)",
-                         f"{f['precision']:.3f}", f"{f['recall']:.3f}"])
+            rows.append(
+                [
+                    detector,
+                    name,
+                    f"{f['pairs']:.0f} ({f['conflicts']:.0f} conflicts)",
+                    f"{f['precision']:.3f}",
+                    f"{f['recall']:.3f}",
+                ]
+            )
             notes += [f"{detector}, {name}:", *errors, ""]
     table = markdown_table(["detector", "set", "pairs", "precision", "recall"], rows)
-    path = write_results("conflicts", "Conflict detector precision/recall",
-                         f"{table}\n\nErrors:\n\n" + "\n".join(notes))
+    path = write_results(
+        "conflicts",
+        "Conflict detector precision/recall",
+        f"{table}\n\nErrors:\n\n" + "\n".join(notes),
+    )
     print(table)
     print("\n".join(notes))
     print(f"written to {path.relative_to(ROOT)}")
     f, _ = figures(sets["held-out (conflict_pairs_holdout)"], rule_based)
-    print(f"conflicts precision={f['precision']:.3f} recall={f['recall']:.3f} "
-          f"(rule-based, held-out, {f['pairs']:.0f} pairs)")
+    print(
+        f"conflicts precision={f['precision']:.3f} recall={f['recall']:.3f} "
+        f"(rule-based, held-out, {f['pairs']:.0f} pairs)"
+    )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,14 @@ from mcp_service.app import http_app
 from tests.procs import free_port, served_in_thread
 
 CATALOGUE, DEFAULT_SEARCH, ANY_RESULT = 3000, 2000, 8000
-QUERIES = ["weekly reindex schedule", "client reports cadence", "how do we onboard a client",
-           "Shade Store launch", "holiday freeze", "significance threshold for tests"]
+QUERIES = [
+    "weekly reindex schedule",
+    "client reports cadence",
+    "how do we onboard a client",
+    "Shade Store launch",
+    "holiday freeze",
+    "significance threshold for tests",
+]
 VERSIONS = ("2025-11-25", "2025-03-26")
 
 
@@ -44,18 +50,29 @@ class Session:
 
     def __init__(self, url: str, token: str, version: str) -> None:
         self.url, self.version, self.ids = url, version, 0
-        self.headers = {"Accept": "application/json, text/event-stream",
-                        "Authorization": f"Bearer {token}"}
-        opened = self.rpc("initialize", {"protocolVersion": version, "capabilities": {},
-                                         "clientInfo": {"name": "bench", "version": "0"}})
+        self.headers = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {token}",
+        }
+        opened = self.rpc(
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        )
         assert opened["protocolVersion"] == version, opened
         self.headers["MCP-Protocol-Version"] = version
 
     def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.ids += 1
-        reply = httpx.post(self.url, timeout=120, headers={**self.headers, "Mcp-Method": method},
-                           json={"jsonrpc": "2.0", "id": self.ids, "method": method,
-                                 "params": params})
+        reply = httpx.post(
+            self.url,
+            timeout=120,
+            headers={**self.headers, "Mcp-Method": method},
+            json={"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params},
+        )
         if "mcp-session-id" in reply.headers:
             self.headers["mcp-session-id"] = reply.headers["mcp-session-id"]
         body = reply.json()
@@ -79,12 +96,17 @@ def largest_calls(session: Session) -> list[tuple[str, dict[str, Any]]]:
             found = session.call("knowledge_search", query=query, scope=scope, limit=50)
             docs.update({(h["doc_id"], scope): None for h in found["structuredContent"]["hits"]})
     calls: list[tuple[str, dict[str, Any]]] = [
-        ("knowledge_search", {"query": q, "limit": 50}) for q in QUERIES]
+        ("knowledge_search", {"query": q, "limit": 50}) for q in QUERIES
+    ]
     calls += [("get_context", {"topic": q, "max_tokens": 6000}) for q in QUERIES]
     calls += [("knowledge_ask", {"question": q}) for q in QUERIES]
     calls += [("get_document", {"doc_id": d, "scope": s}) for d, s in docs]
-    calls += [("list_recent_memory", {"days": 365}), ("list_runbooks", {}),
-              ("list_decisions", {}), ("get_index_status", {})]
+    calls += [
+        ("list_recent_memory", {"days": 365}),
+        ("list_runbooks", {}),
+        ("list_decisions", {}),
+        ("get_index_status", {}),
+    ]
     return calls
 
 
@@ -93,26 +115,40 @@ def measure(url: str, token: str) -> tuple[list[list[str]], dict[str, int]]:
     sessions = {v: Session(url, token, v) for v in VERSIONS}
     catalogue = {v: tokens(counter, s.rpc("tools/list", {})) for v, s in sessions.items()}
     rows = [["tools/list", *(str(catalogue[v]) for v in VERSIONS)]]
-    default = {v: max(tokens(counter, s.call("knowledge_search", query=q))
-                      for q in QUERIES) for v, s in sessions.items()}
-    rows.append([f"knowledge_search, default limit, max of {len(QUERIES)} queries",
-                 *(str(default[v]) for v in VERSIONS)])
+    default = {
+        v: max(tokens(counter, s.call("knowledge_search", query=q)) for q in QUERIES)
+        for v, s in sessions.items()
+    }
+    rows.append(
+        [
+            f"knowledge_search, default limit, max of {len(QUERIES)} queries",
+            *(str(default[v]) for v in VERSIONS),
+        ]
+    )
     largest: dict[str, dict[str, int]] = {}
     for tool, args in largest_calls(sessions[VERSIONS[0]]):
         for v, s in sessions.items():
             size = tokens(counter, s.call(tool, **args))
             largest.setdefault(tool, {}).setdefault(v, 0)
             largest[tool][v] = max(largest[tool][v], size)
-    rows += [[f"{tool}, largest", *(str(sizes[v]) for v in VERSIONS)]
-             for tool, sizes in largest.items()]
-    figures = {"catalogue": catalogue[VERSIONS[0]], "default_search": default[VERSIONS[0]],
-               "largest_result": max(s[VERSIONS[0]] for s in largest.values())}
+    rows += [
+        [f"{tool}, largest", *(str(sizes[v]) for v in VERSIONS)] for tool, sizes in largest.items()
+    ]
+    figures = {
+        "catalogue": catalogue[VERSIONS[0]],
+        "default_search": default[VERSIONS[0]],
+        "largest_result": max(s[VERSIONS[0]] for s in largest.values()),
+    }
     return rows, figures
 
 
 def indexed_demo(home: Path) -> None:
-    env = {**os.environ, "KP_HOME": str(home), "KP_CONFIG": str(DEMO_CONFIG),
-           "KP_MODEL_CACHE": str(model_cache())}
+    env = {
+        **os.environ,
+        "KP_HOME": str(home),
+        "KP_CONFIG": str(DEMO_CONFIG),
+        "KP_MODEL_CACHE": str(model_cache()),
+    }
     kp = Path(sys.executable).with_name("kp")
     subprocess.run([str(kp), "index"], env=env, check=True, capture_output=True, timeout=900)
 
@@ -125,9 +161,14 @@ def main() -> None:
     try:
         if args.home is None:
             indexed_demo(home)
-        os.environ.update({"KP_HOME": str(home), "KP_CONFIG": str(DEMO_CONFIG),
-                           "KP_MODEL_CACHE": str(model_cache()),
-                           "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}"})
+        os.environ.update(
+            {
+                "KP_HOME": str(home),
+                "KP_CONFIG": str(DEMO_CONFIG),
+                "KP_MODEL_CACHE": str(model_cache()),
+                "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",
+            }
+        )
         settings = Settings()
         token, _, _ = ensure_admin_token(settings)
         with served_in_thread(http_app(settings)) as base:
@@ -135,15 +176,20 @@ def main() -> None:
     finally:
         if args.home is None:
             shutil.rmtree(home, ignore_errors=True)
-    verdict = (figures["catalogue"] <= CATALOGUE and figures["default_search"] <= DEFAULT_SEARCH
-               and figures["largest_result"] <= ANY_RESULT)
-    body = markdown_table(["result (tokens, cl100k_base)", *(f"protocol {v}" for v in VERSIONS)],
-                          rows) + (
+    verdict = (
+        figures["catalogue"] <= CATALOGUE
+        and figures["default_search"] <= DEFAULT_SEARCH
+        and figures["largest_result"] <= ANY_RESULT
+    )
+    body = markdown_table(
+        ["result (tokens, cl100k_base)", *(f"protocol {v}" for v in VERSIONS)], rows
+    ) + (
         f"\n\nTargets: tools/list <= {CATALOGUE}, default knowledge_search <= {DEFAULT_SEARCH}, "
         f"any result <= {ANY_RESULT} (on {VERSIONS[0]}): "
         f"{'met' if verdict else 'NOT met'}.\n\n- {load_average()}; the demo registry, "
         "indexed by `kp index`; get_index_status without Dagster running.\n\n"
-        "Command: `KP_MODEL_CACHE=... .venv/bin/python bench/context_budget.py`\n")
+        "Command: `KP_MODEL_CACHE=... .venv/bin/python bench/context_budget.py`\n"
+    )
     path = write_results("context_budget", "Context budget of the MCP service", body)
     print(body)
     print(f"written to {path.relative_to(ROOT)}")

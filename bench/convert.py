@@ -28,9 +28,30 @@ from knowledge_platform.convert.formats import MIME_TYPES  # noqa: E402
 from tests import office_files  # noqa: E402
 
 MIME = {fmt: mime for mime, fmt in reversed(MIME_TYPES.items())}
-VOCAB = ("account", "audit", "baseline", "checkout", "cohort", "conversion", "deck", "funnel",
-         "hypothesis", "invoice", "ledger", "margin", "onboarding", "pelican", "quarterly",
-         "retainer", "revenue", "segment", "significance", "swatch", "variant", "workshop")
+VOCAB = (
+    "account",
+    "audit",
+    "baseline",
+    "checkout",
+    "cohort",
+    "conversion",
+    "deck",
+    "funnel",
+    "hypothesis",
+    "invoice",
+    "ledger",
+    "margin",
+    "onboarding",
+    "pelican",
+    "quarterly",
+    "retainer",
+    "revenue",
+    "segment",
+    "significance",
+    "swatch",
+    "variant",
+    "workshop",
+)
 
 
 def prose(n: int, seed: int) -> str:
@@ -41,21 +62,43 @@ def corpus() -> dict[str, tuple[str, bytes, int]]:
     """name -> (format, bytes, pages/slides/sheets)."""
     docx_blocks: list[tuple[str, object]] = [("title", "Quarterly audit")]
     for s in range(12):
-        docx_blocks += [("h1", f"Section {s}"), ("p", prose(250, s)), ("h2", f"Findings {s}"),
-                        ("p", prose(120, s + 1)),
-                        ("table", [["metric", "control", "variant"]]
-                         + [[f"m{r}", f"{r}.1%", f"{r}.4%"] for r in range(8)])]
+        docx_blocks += [
+            ("h1", f"Section {s}"),
+            ("p", prose(250, s)),
+            ("h2", f"Findings {s}"),
+            ("p", prose(120, s + 1)),
+            (
+                "table",
+                [["metric", "control", "variant"]]
+                + [[f"m{r}", f"{r}.1%", f"{r}.4%"] for r in range(8)],
+            ),
+        ]
     return {
         "prose.pdf": ("pdf", office_files.pdf([prose(330, p) for p in range(40)]), 40),
-        "two-column.pdf": ("pdf", office_files.pdf(
-            [(prose(140, p), prose(140, p + 50)) for p in range(10)], interleave=True), 10),
+        "two-column.pdf": (
+            "pdf",
+            office_files.pdf(
+                [(prose(140, p), prose(140, p + 50)) for p in range(10)], interleave=True
+            ),
+            10,
+        ),
         "report.docx": ("docx", office_files.docx(docx_blocks), 12),
-        "deck.pptx": ("pptx", office_files.pptx(
-            [(f"Slide {i}", prose(40, i), prose(30, i + 9)) for i in range(30)]), 30),
-        "plan.xlsx": ("xlsx", office_files.xlsx({
-            "Plan": [["test", "owner", "start", "notes"]]
-            + [[f"t{i}", "maya", "2026-01-05", prose(8, i)] for i in range(1000)],
-            "Results": [["test", "lift"]] + [[f"t{i}", i / 10] for i in range(300)]}), 2),
+        "deck.pptx": (
+            "pptx",
+            office_files.pptx([(f"Slide {i}", prose(40, i), prose(30, i + 9)) for i in range(30)]),
+            30,
+        ),
+        "plan.xlsx": (
+            "xlsx",
+            office_files.xlsx(
+                {
+                    "Plan": [["test", "owner", "start", "notes"]]
+                    + [[f"t{i}", "maya", "2026-01-05", prose(8, i)] for i in range(1000)],
+                    "Results": [["test", "lift"]] + [[f"t{i}", i / 10] for i in range(300)],
+                }
+            ),
+            2,
+        ),
     }
 
 
@@ -91,28 +134,51 @@ def main() -> None:
     rows = []
     for name, (fmt, data, units) in files.items():
         here, isolated, cpu = paired(data, fmt, name, args.seconds)
-        rows.append((name, f"{len(data) / 1024:.0f} KB", units, f"{1 / here:.2f}",
-                     f"{1 / isolated:.2f}", f"{units / isolated:.1f}", f"{1 / cpu:.2f}",
-                     f"{units / cpu:.1f}"))
+        rows.append(
+            (
+                name,
+                f"{len(data) / 1024:.0f} KB",
+                units,
+                f"{1 / here:.2f}",
+                f"{1 / isolated:.2f}",
+                f"{units / isolated:.1f}",
+                f"{1 / cpu:.2f}",
+                f"{units / cpu:.1f}",
+            )
+        )
         print(*rows[-1], sep="  ", flush=True)
     tiny = office_files.pdf(["One short page."])
     here, isolated, _ = paired(tiny, "pdf", "tiny.pdf", args.seconds)
-    header = ("file", "size", "pages/slides/sheets", "files/s in-process", "files/s isolated",
-              "pages (slides, sheets)/s isolated", "files per CPU-second",
-              "pages (slides, sheets) per CPU-second")
+    header = (
+        "file",
+        "size",
+        "pages/slides/sheets",
+        "files/s in-process",
+        "files/s isolated",
+        "pages (slides, sheets)/s isolated",
+        "files per CPU-second",
+        "pages (slides, sheets) per CPU-second",
+    )
     table = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     table += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
-    text = "\n".join([
-        f"# File conversion speed ({dt.datetime.now(dt.UTC):%Y-%m-%d})", "",
-        f"`uv run python bench/convert.py --seconds {args.seconds:g}`; {load_average()}.",
-        "Medians of alternated calls; the last two columns from the in-process call's CPU "
-        "time, which other processes on the machine move far less than wall time.", "",
-        *table, "",
-        f"Isolation overhead per file (one-page PDF, {1000 * here:.1f} ms in-process): "
-        f"**{1000 * (isolated - here):.1f} ms** (fork a limited child, send the bytes, "
-        f"receive the result).",
-        f"Conversion helper start-up (imports the converters, once per process): "
-        f"{helper_start:.2f} s.", ""])
+    text = "\n".join(
+        [
+            f"# File conversion speed ({dt.datetime.now(dt.UTC):%Y-%m-%d})",
+            "",
+            f"`uv run python bench/convert.py --seconds {args.seconds:g}`; {load_average()}.",
+            "Medians of alternated calls; the last two columns from the in-process call's CPU "
+            "time, which other processes on the machine move far less than wall time.",
+            "",
+            *table,
+            "",
+            f"Isolation overhead per file (one-page PDF, {1000 * here:.1f} ms in-process): "
+            f"**{1000 * (isolated - here):.1f} ms** (fork a limited child, send the bytes, "
+            f"receive the result).",
+            f"Conversion helper start-up (imports the converters, once per process): "
+            f"{helper_start:.2f} s.",
+            "",
+        ]
+    )
     print("\n" + text)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "convert.md").write_text(text)

@@ -46,8 +46,10 @@ def pdf_cases() -> dict[str, tuple[bytes, list[list[str]]]]:
     return {
         "one column, 20 p.": (office_files.pdf([" ".join(t) for t in single]), single),
         "two columns, 5 p.": (office_files.pdf(cols), [a + b for a, b in two]),
-        "two columns drawn across, 5 p.": (office_files.pdf(cols, interleave=True),
-                                           [a + b for a, b in two]),
+        "two columns drawn across, 5 p.": (
+            office_files.pdf(cols, interleave=True),
+            [a + b for a, b in two],
+        ),
     }
 
 
@@ -115,11 +117,15 @@ def pdf_rows() -> list[str]:
             pages = fn(data)
             rate = len(truth) * per_second(lambda: fn(data))  # noqa: B023
             found = [set(TOKEN.findall(p)) for p in pages]
-            on_page = (sum(len(found[i] & set(t)) for i, t in enumerate(truth))
-                       / sum(map(len, truth))) if len(pages) == len(truth) else 0.0
+            on_page = (
+                (sum(len(found[i] & set(t)) for i, t in enumerate(truth)) / sum(map(len, truth)))
+                if len(pages) == len(truth)
+                else 0.0
+            )
             flat = [w for t in truth for w in t]
             order = difflib.SequenceMatcher(
-                None, TOKEN.findall("\n".join(pages)), flat, autojunk=False).ratio()
+                None, TOKEN.findall("\n".join(pages)), flat, autojunk=False
+            ).ratio()
             cells.append(f"{rate:.0f} p/s, on page {on_page:.2f}, order {order:.2f}")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
         print(out[-1], flush=True)
@@ -128,16 +134,23 @@ def pdf_rows() -> list[str]:
 
 def office_rows() -> list[str]:
     files = {name: v for name, v in corpus().items() if v[0] != "pdf"}
-    out = ["| file | ours: files/s | markitdown: files/s | what markitdown's output lacks |",
-           "| --- | --- | --- | --- |"]
-    lacks = {"docx": "the Title style as a heading (it goes mammoth -> HTML -> markdown)",
-             "pptx": "`## ` sections (slides are `<!-- Slide number: N -->` comments + `# title`)",
-             "xlsx": "a row cap: every row of every sheet, loaded through pandas"}
+    out = [
+        "| file | ours: files/s | markitdown: files/s | what markitdown's output lacks |",
+        "| --- | --- | --- | --- |",
+    ]
+    lacks = {
+        "docx": "the Title style as a heading (it goes mammoth -> HTML -> markdown)",
+        "pptx": "`## ` sections (slides are `<!-- Slide number: N -->` comments + `# title`)",
+        "xlsx": "a row cap: every row of every sheet, loaded through pandas",
+    }
     have_md = importlib.util.find_spec("markitdown") is not None
     for name, (fmt, data, _) in files.items():
         ours = per_second(lambda: convert_here(data, MIME[fmt], name))  # noqa: B023
-        theirs = (f"{per_second(lambda: _markitdown(data, '.' + fmt)):.1f}"  # noqa: B023
-                  if have_md else "not installed")
+        theirs = (
+            f"{per_second(lambda: _markitdown(data, '.' + fmt)):.1f}"  # noqa: B023
+            if have_md
+            else "not installed"
+        )
         out.append(f"| {name} | {ours:.1f} | {theirs} | {lacks[fmt]} |")
         print(out[-1], flush=True)
     return out
@@ -146,12 +159,23 @@ def office_rows() -> list[str]:
 def main() -> None:
     from _common import RESULTS, load_average
 
-    text = "\n".join([
-        f"# Conversion libraries compared ({dt.datetime.now(dt.UTC):%Y-%m-%d})", "",
-        f"`uv run python bench/convert_compare.py`; {load_average()}.", "",
-        "PDF: pages/s; share of each page's words found on that page's section; reading "
-        "order (difflib ratio of the word sequence against the true one, 1.00 = exact).", "",
-        *pdf_rows(), "", "DOCX, PPTX, XLSX (files of bench/convert.py):", "", *office_rows(), ""])
+    text = "\n".join(
+        [
+            f"# Conversion libraries compared ({dt.datetime.now(dt.UTC):%Y-%m-%d})",
+            "",
+            f"`uv run python bench/convert_compare.py`; {load_average()}.",
+            "",
+            "PDF: pages/s; share of each page's words found on that page's section; reading "
+            "order (difflib ratio of the word sequence against the true one, 1.00 = exact).",
+            "",
+            *pdf_rows(),
+            "",
+            "DOCX, PPTX, XLSX (files of bench/convert.py):",
+            "",
+            *office_rows(),
+            "",
+        ]
+    )
     print("\n" + text)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "convert_compare.md").write_text(text)

@@ -55,18 +55,25 @@ from tests.crash import run_of_process
 
 # -- kp index ------------------------------------------------------------------------------
 
+
 def _kp_index(environ: dict[str, str], timeout: float | None = None) -> tuple[bool, float]:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "kp", "index", "--source", "memory_files",
-                           "--scope", "internal"], cwd=ROOT, env=environ, capture_output=True,
-                          text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "kp", "index", "--source", "memory_files", "--scope", "internal"],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if done.returncode != 0:
         print(done.stderr[-2000:], flush=True)
     return done.returncode == 0, time.monotonic() - started
 
 
-def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
-               collection: float) -> list[Kill]:
+def index_mode(
+    kills: int, work: Workspace, home: Path, rng: random.Random, collection: float
+) -> list[Kill]:
     config = registry(home, work.root, embedder=ARGS.embedder)
     environ = env(home, config, model_cache())
     assert _kp_index(environ)[0], "the first kp index failed"
@@ -81,11 +88,27 @@ def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
         normal.refresh(len(out))
         work.edit(version)
         moment = Moment(rng, run_s, collection)
-        proc = subprocess.Popen([sys.executable, "-m", "kp", "index", "--source",
-                                 "memory_files", "--scope", "internal"], cwd=ROOT, env=environ,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not moment.wait(instance, lambda proc=proc: run_of_process(instance, proc.pid),
-                           lambda proc=proc: proc.poll() is not None):
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kp",
+                "index",
+                "--source",
+                "memory_files",
+                "--scope",
+                "internal",
+            ],
+            cwd=ROOT,
+            env=environ,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if not moment.wait(
+            instance,
+            lambda proc=proc: run_of_process(instance, proc.pid),
+            lambda proc=proc: proc.poll() is not None,
+        ):
             proc.wait()
             continue  # missed: the run ended first
         proc.kill()
@@ -94,8 +117,15 @@ def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
         run_id = run_of_process(instance, proc.pid)
         step, midpublish = step_state(instance, run_id)
         ok, seconds = _kp_index(environ, timeout=10 * normal.seconds)
-        kill = Kill("kp index", run_id, step, midpublish, seconds,
-                    time.monotonic() - killed_at, normal.seconds)
+        kill = Kill(
+            "kp index",
+            run_id,
+            step,
+            midpublish,
+            seconds,
+            time.monotonic() - killed_at,
+            normal.seconds,
+        )
         out.append(judge(kill, instance, searcher, work, ok, grace=0, normal=normal))
         report(out[-1], len(out))
     searcher.close()
@@ -104,6 +134,7 @@ def index_mode(kills: int, work: Workspace, home: Path, rng: random.Random,
 
 # -- report --------------------------------------------------------------------------------
 
+
 def _summary(kills: list[Kill]) -> list[list[str]]:
     rows = []
     for mode in ("kp index", "kp up", "power cut"):
@@ -111,16 +142,22 @@ def _summary(kills: list[Kill]) -> list[list[str]]:
         if not mine:
             continue
         steps = {s: sum(k.step == s for k in mine) for s in ("", *STEPS, "checks")}
-        rows.append([mode, str(len(mine)), str(sum(k.midpublish for k in mine)),
-                     ", ".join(f"{s or 'start'} {n}" for s, n in steps.items() if n),
-                     f"{median([k.normal_s for k in mine]):.1f}",
-                     f"{median([k.next_run_s for k in mine]):.1f}",
-                     f"{max(k.next_run_s for k in mine):.1f}",
-                     f"{max(k.recovery_s for k in mine):.1f}",
-                     f"{max(k.restart_s for k in mine):.1f}" if mode == "power cut" else "-",
-                     str(sum(k.control_s > 0 for k in mine)),
-                     str(sum(bool(k.stuck) for k in mine)),
-                     str(len({p for k in mine for p in k.lost}))])
+        rows.append(
+            [
+                mode,
+                str(len(mine)),
+                str(sum(k.midpublish for k in mine)),
+                ", ".join(f"{s or 'start'} {n}" for s, n in steps.items() if n),
+                f"{median([k.normal_s for k in mine]):.1f}",
+                f"{median([k.next_run_s for k in mine]):.1f}",
+                f"{max(k.next_run_s for k in mine):.1f}",
+                f"{max(k.recovery_s for k in mine):.1f}",
+                f"{max(k.restart_s for k in mine):.1f}" if mode == "power cut" else "-",
+                str(sum(k.control_s > 0 for k in mine)),
+                str(sum(bool(k.stuck) for k in mine)),
+                str(len({p for k in mine for p in k.lost})),
+            ]
+        )
     return rows
 
 
@@ -130,12 +167,21 @@ ARGS = argparse.Namespace()
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=120)
-    parser.add_argument("--up-share", type=float, default=0.5,
-                        help="share of kills under kp up (the rest under kp index)")
-    parser.add_argument("--cut-every", type=int, default=10,
-                        help="under kp up, every Nth kill is a power cut")
-    parser.add_argument("--collection-share", type=float, default=0.35,
-                        help="share of kills made just after the collection step starts")
+    parser.add_argument(
+        "--up-share",
+        type=float,
+        default=0.5,
+        help="share of kills under kp up (the rest under kp index)",
+    )
+    parser.add_argument(
+        "--cut-every", type=int, default=10, help="under kp up, every Nth kill is a power cut"
+    )
+    parser.add_argument(
+        "--collection-share",
+        type=float,
+        default=0.35,
+        help="share of kills made just after the collection step starts",
+    )
     parser.add_argument("--docs", type=int, default=150)
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--embedder", choices=["local", "hash"], default="local")
@@ -151,40 +197,68 @@ def main() -> None:
         if ARGS.kills - up_kills:
             work = Workspace(base / "ws-index", ARGS.docs, ARGS.edits, rng)
             work.create()
-            kills += index_mode(ARGS.kills - up_kills, work, base / "home-index", rng,
-                                ARGS.collection_share)
+            kills += index_mode(
+                ARGS.kills - up_kills, work, base / "home-index", rng, ARGS.collection_share
+            )
         if up_kills:
             work = Workspace(base / "ws-up", ARGS.docs, ARGS.edits, rng)
             work.create()
-            up, left = up_mode(up_kills, work, base / "home-up", rng, ARGS.collection_share,
-                               ARGS.cut_every, ARGS.embedder)
+            up, left = up_mode(
+                up_kills,
+                work,
+                base / "home-up",
+                rng,
+                ARGS.collection_share,
+                ARGS.cut_every,
+                ARGS.embedder,
+            )
             kills += up
     minutes = (time.monotonic() - started) / 60
     stuck = sum(bool(k.stuck) for k in kills) + left
     lost = {probe for k in kills for probe in k.lost}
     midpublish = sum(k.midpublish for k in kills)
     worst = max((k.recovery_s for k in kills), default=0.0)
-    table = markdown_table(["mode", "kills", "in collection", "killed in", "normal run p50 s",
-                            "next run p50 s", "next run max s", "worst recovery s",
-                            "restart max s", "rechecked", "stuck", "lost"], _summary(kills))
+    table = markdown_table(
+        [
+            "mode",
+            "kills",
+            "in collection",
+            "killed in",
+            "normal run p50 s",
+            "next run p50 s",
+            "next run max s",
+            "worst recovery s",
+            "restart max s",
+            "rechecked",
+            "stuck",
+            "lost",
+        ],
+        _summary(kills),
+    )
     notes = [f"- {k.mode} run {k.run_id}: {k.stuck}" for k in kills if k.stuck]
     notes += [f"- {left} run(s) unfinished at the end"] if left else []
     notes += [f"- probe lost: {a} {b}" for a, b in sorted(lost)]
-    body = (f"{table}\n\n" + "".join(f"{line}\n" for line in notes) +
-            f"\n`.venv/bin/python bench/crash.py --kills {ARGS.kills} --up-share "
-            f"{ARGS.up_share} --cut-every {ARGS.cut_every} --collection-share "
-            f"{ARGS.collection_share} --docs {ARGS.docs} --edits {ARGS.edits} --embedder "
-            f"{ARGS.embedder} --seed {ARGS.seed}`; {minutes:.0f} min; memory-files workspace, "
-            f"Qdrant Edge, sqlite; a kill that missed (the run ended first) is not counted; "
-            f"{load_average()} at the end. *rechecked*: next runs slower than twice the normal "
-            f"time, held to twice an uninterrupted run made right after them instead (the "
-            f"machine is shared).\n\nEvery kill, in order:\n\n```\n"
-            + "\n".join(kill_line(k, n) for n, k in enumerate(kills, 1)) + "\n```\n")
+    body = (
+        f"{table}\n\n"
+        + "".join(f"{line}\n" for line in notes)
+        + f"\n`.venv/bin/python bench/crash.py --kills {ARGS.kills} --up-share "
+        f"{ARGS.up_share} --cut-every {ARGS.cut_every} --collection-share "
+        f"{ARGS.collection_share} --docs {ARGS.docs} --edits {ARGS.edits} --embedder "
+        f"{ARGS.embedder} --seed {ARGS.seed}`; {minutes:.0f} min; memory-files workspace, "
+        f"Qdrant Edge, sqlite; a kill that missed (the run ended first) is not counted; "
+        f"{load_average()} at the end. *rechecked*: next runs slower than twice the normal "
+        f"time, held to twice an uninterrupted run made right after them instead (the "
+        f"machine is shared).\n\nEvery kill, in order:\n\n```\n"
+        + "\n".join(kill_line(k, n) for n, k in enumerate(kills, 1))
+        + "\n```\n"
+    )
     path = write_results("crash", "Crash recovery: runs killed -9 at random moments", body)
     print(table)
     print(f"written to {path.relative_to(ROOT)}")
-    print(f"crash: kills={len(kills)} midpublish={midpublish} stuck={stuck} lost={len(lost)} "
-          f"worst_recovery_s={worst:.1f}")
+    print(
+        f"crash: kills={len(kills)} midpublish={midpublish} stuck={stuck} lost={len(lost)} "
+        f"worst_recovery_s={worst:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,11 @@ def step_state(instance: DagsterInstance, run_id: str | None) -> tuple[str, bool
     """The step `run_id` was in (its last started one) and whether it was publishing."""
     if run_id is None:
         return "", False
-    kinds = {DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS,
-             DagsterEventType.STEP_FAILURE}
+    kinds = {
+        DagsterEventType.STEP_START,
+        DagsterEventType.STEP_SUCCESS,
+        DagsterEventType.STEP_FAILURE,
+    }
     records = instance.get_records_for_run(run_id, of_type=kinds).records
     started, ended = [], set()
     for record in records:
@@ -49,8 +52,9 @@ def step_state(instance: DagsterInstance, run_id: str | None) -> tuple[str, bool
         else:
             ended.add(step)
     last = started[-1] if started else ""
-    return (last if last in STEPS else ("checks" if last else "")), \
-        "collection" in started and "collection" not in ended
+    return (
+        last if last in STEPS else ("checks" if last else "")
+    ), "collection" in started and "collection" not in ended
 
 
 class Moment:
@@ -62,8 +66,9 @@ class Moment:
         self.publish = rng.random() < collection
         self.delay = rng.uniform(0.0, 0.05 if self.publish else 1.1 * run_s)
 
-    def wait(self, instance: DagsterInstance, run_id: Callable[[], str | None],
-             over: Callable[[], bool]) -> bool:
+    def wait(
+        self, instance: DagsterInstance, run_id: Callable[[], str | None], over: Callable[[], bool]
+    ) -> bool:
         """Until the moment; False if the run ended before it."""
         known: float | None = None
         while not over():
@@ -73,8 +78,7 @@ class Moment:
             if known is not None and self.publish and step_state(instance, rid)[1]:
                 time.sleep(self.delay)
                 return not over()
-            if known is not None and not self.publish and \
-                    time.monotonic() - known >= self.delay:
+            if known is not None and not self.publish and time.monotonic() - known >= self.delay:
                 return True
             time.sleep(0.05)
         return False
@@ -119,8 +123,12 @@ class Normal:
         return median(self.times[-5:])
 
 
-def measure_normal(what: str, work: Workspace, instance: DagsterInstance,
-                   ordinary: Callable[[], tuple[bool, float]]) -> tuple[Normal, float]:
+def measure_normal(
+    what: str,
+    work: Workspace,
+    instance: DagsterInstance,
+    ordinary: Callable[[], tuple[bool, float]],
+) -> tuple[Normal, float]:
     """Three uninterrupted runs: the Normal, and how long the Dagster run itself took."""
 
     def uninterrupted(version: int) -> float:
@@ -133,8 +141,10 @@ def measure_normal(what: str, work: Workspace, instance: DagsterInstance,
     for _ in range(3):
         normal.measure()
     run_s = run_seconds(instance, list(instance.get_run_ids(limit=3)))
-    print(f"{what}: normal run {normal.seconds:.1f} s, of which the Dagster run {run_s:.1f} s",
-          flush=True)
+    print(
+        f"{what}: normal run {normal.seconds:.1f} s, of which the Dagster run {run_s:.1f} s",
+        flush=True,
+    )
     return normal, run_s
 
 
@@ -143,8 +153,15 @@ def finished(instance: DagsterInstance, run_id: str | None) -> bool:
     return run is None or run.is_finished
 
 
-def judge(kill: Kill, instance: DagsterInstance, searcher: Searcher, work: Workspace,
-           ok: bool, grace: float, normal: Normal) -> Kill:
+def judge(
+    kill: Kill,
+    instance: DagsterInstance,
+    searcher: Searcher,
+    work: Workspace,
+    ok: bool,
+    grace: float,
+    normal: Normal,
+) -> Kill:
     deadline = time.monotonic() + grace
     while not finished(instance, kill.run_id) and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -155,9 +172,11 @@ def judge(kill: Kill, instance: DagsterInstance, searcher: Searcher, work: Works
     if not ok:
         reasons.append("the next run did not succeed")
     elif kill.next_run_s > limit:
-        reasons.append(f"the next run took {kill.next_run_s:.1f} s (normal "
-                       f"{kill.normal_s:.1f}, an uninterrupted run just after "
-                       f"{kill.control_s:.1f})")
+        reasons.append(
+            f"the next run took {kill.next_run_s:.1f} s (normal "
+            f"{kill.normal_s:.1f}, an uninterrupted run just after "
+            f"{kill.control_s:.1f})"
+        )
     if not finished(instance, kill.run_id):
         reasons.append(f"run {kill.run_id} still unfinished")
     if held := held_slots(instance):
@@ -174,9 +193,11 @@ def kill_line(kill: Kill, n: int) -> str:
     if kill.control_s and not kill.stuck:
         flag += f"  (slow machine: an uninterrupted run {kill.control_s:.1f} s)"
     lost = f"  LOST {len(kill.lost)}" if kill.lost else ""
-    return (f"{n:3d} {kill.mode:<9} killed {where}"
-            f"{' (publishing)' if kill.midpublish else ''}; next run {kill.next_run_s:.1f} s, "
-            f"recovered in {kill.recovery_s:.1f} s{cut}{flag}{lost}")
+    return (
+        f"{n:3d} {kill.mode:<9} killed {where}"
+        f"{' (publishing)' if kill.midpublish else ''}; next run {kill.next_run_s:.1f} s, "
+        f"recovered in {kill.recovery_s:.1f} s{cut}{flag}{lost}"
+    )
 
 
 def report(kill: Kill, n: int) -> None:

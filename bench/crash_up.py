@@ -38,8 +38,13 @@ class Platform:
         environ = {**self.environ, "KP_MCP_PORT": str(free_port())}
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "kp", "up", "--dagster-port", str(port)], cwd=ROOT,
-                env=environ, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                [sys.executable, "-m", "kp", "up", "--dagster-port", str(port)],
+                cwd=ROOT,
+                env=environ,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         while not self._answers():
             assert self.proc.poll() is None, f"kp up exited; see {self.log}"
             time.sleep(0.5)
@@ -47,14 +52,19 @@ class Platform:
 
     def _answers(self) -> bool:
         try:
-            return httpx.post(f"{self.url}/graphql", json={"query": "{ version }"},
-                              timeout=5).status_code == 200
+            return (
+                httpx.post(
+                    f"{self.url}/graphql", json={"query": "{ version }"}, timeout=5
+                ).status_code
+                == 200
+            )
         except httpx.HTTPError:
             return False
 
     def launch(self) -> str:
         (run,) = DagsterClient(self.url, timeout=60).launch_reindex(
-            [("memory_files", "internal")], trigger="bench")
+            [("memory_files", "internal")], trigger="bench"
+        )
         assert run.run_id, run.error
         return run.run_id
 
@@ -84,8 +94,15 @@ def _ordinary(platform: Platform, instance: DagsterInstance, timeout: float) -> 
     return ok, time.monotonic() - started
 
 
-def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collection: float,
-            cut_every: int, embedder: str) -> tuple[list[Kill], int]:
+def up_mode(
+    kills: int,
+    work: Workspace,
+    home: Path,
+    rng: random.Random,
+    collection: float,
+    cut_every: int,
+    embedder: str,
+) -> tuple[list[Kill], int]:
     config = registry(home, work.root, embedder=embedder)
     platform = Platform(home, env(home, config, model_cache()))
     platform.start()
@@ -94,8 +111,9 @@ def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collect
         time.sleep(1)  # the registry sensor's first run
     searcher = Searcher(home, config, model_cache())
 
-    normal, run_s = measure_normal("kp up", work, instance,
-                                   lambda: _ordinary(platform, instance, 600))
+    normal, run_s = measure_normal(
+        "kp up", work, instance, lambda: _ordinary(platform, instance, 600)
+    )
     out: list[Kill] = []
     version = 3
     try:
@@ -114,8 +132,7 @@ def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collect
                     pid.append(found)
                 return run_id if pid else None
 
-            if not moment.wait(instance, worker,
-                               lambda run_id=run_id: finished(instance, run_id)):
+            if not moment.wait(instance, worker, lambda run_id=run_id: finished(instance, run_id)):
                 _wait_run(instance, run_id, 600)
                 continue
             if cut:
@@ -126,10 +143,27 @@ def up_mode(kills: int, work: Workspace, home: Path, rng: random.Random, collect
             step, midpublish = step_state(instance, run_id)
             restart = platform.start() if cut else 0.0
             ok, seconds = _ordinary(platform, instance, 10 * normal.seconds)
-            kill = Kill("power cut" if cut else "kp up", run_id, step, midpublish, seconds,
-                        time.monotonic() - killed_at - restart, normal.seconds, restart)
-            out.append(judge(kill, instance, searcher, work, ok,
-                              grace=max(30.0, normal.seconds), normal=normal))
+            kill = Kill(
+                "power cut" if cut else "kp up",
+                run_id,
+                step,
+                midpublish,
+                seconds,
+                time.monotonic() - killed_at - restart,
+                normal.seconds,
+                restart,
+            )
+            out.append(
+                judge(
+                    kill,
+                    instance,
+                    searcher,
+                    work,
+                    ok,
+                    grace=max(30.0, normal.seconds),
+                    normal=normal,
+                )
+            )
             report(out[-1], len(out))
     finally:
         deadline = time.monotonic() + 300  # retries and sensor runs still going

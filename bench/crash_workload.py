@@ -15,13 +15,54 @@ import yaml
 
 #: Probe words: whole words to the model's tokenizer and the BM25 stemmer (made-up strings
 #: split into word pieces other documents share). A probe holds two, a pair no other has.
-WORDS = ("volcano", "saxophone", "glacier", "pineapple", "lighthouse", "cathedral", "penguin",
-         "tornado", "violin", "cactus", "harbor", "meteor", "orchard", "canyon", "falcon",
-         "lantern", "submarine", "tulip", "walrus", "compass", "dolphin", "pyramid",
-         "blizzard", "cinnamon", "kangaroo", "galaxy", "trumpet", "waterfall", "avalanche",
-         "mosquito", "bamboo", "hurricane", "octopus", "telescope", "vineyard", "giraffe")
-TOPICS = ("campaign reporting", "checkout analytics", "client onboarding", "weekly review",
-          "experiment design", "tracking plan", "budget pacing", "creative testing")
+WORDS = (
+    "volcano",
+    "saxophone",
+    "glacier",
+    "pineapple",
+    "lighthouse",
+    "cathedral",
+    "penguin",
+    "tornado",
+    "violin",
+    "cactus",
+    "harbor",
+    "meteor",
+    "orchard",
+    "canyon",
+    "falcon",
+    "lantern",
+    "submarine",
+    "tulip",
+    "walrus",
+    "compass",
+    "dolphin",
+    "pyramid",
+    "blizzard",
+    "cinnamon",
+    "kangaroo",
+    "galaxy",
+    "trumpet",
+    "waterfall",
+    "avalanche",
+    "mosquito",
+    "bamboo",
+    "hurricane",
+    "octopus",
+    "telescope",
+    "vineyard",
+    "giraffe",
+)
+TOPICS = (
+    "campaign reporting",
+    "checkout analytics",
+    "client onboarding",
+    "weekly review",
+    "experiment design",
+    "tracking plan",
+    "budget pacing",
+    "creative testing",
+)
 
 
 @dataclass
@@ -43,7 +84,9 @@ class Workspace:
         topic = TOPICS[i % len(TOPICS)]
         body = "\n\n".join(
             f"## Part {p}\nNotes on {topic} for account {i}, revision {version}: the team "
-            f"agreed the next steps, owners and dates for item {i}-{p}." for p in range(1, 4))
+            f"agreed the next steps, owners and dates for item {i}-{p}."
+            for p in range(1, 4)
+        )
         (self.root / f"note-{i:04d}.md").write_text(f"# Note {i}: {topic}\n\n{body}\n")
 
     def edit(self, version: int) -> tuple[str, str]:
@@ -53,22 +96,33 @@ class Workspace:
         pair = next(self._pairs)
         n = len(self.probes)
         (self.root / f"probe-{n:04d}.md").write_text(
-            f"# Probe {n}\n\nThe probe words of run {version} are {pair[0]} and {pair[1]}.\n")
+            f"# Probe {n}\n\nThe probe words of run {version} are {pair[0]} and {pair[1]}.\n"
+        )
         self.probes.append(pair)
         return pair
 
 
 def registry(home: Path, workspace: Path, embedder: str) -> Path:
     path = home.parent / f"{home.name}-registry.yaml"
-    path.write_text(yaml.safe_dump({
-        "embedding": {"provider": embedder}, "store": {"engine": "edge"},
-        "internal": {"sources": {"memory_files": {"path": str(workspace)}}}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "embedding": {"provider": embedder},
+                "store": {"engine": "edge"},
+                "internal": {"sources": {"memory_files": {"path": str(workspace)}}},
+            }
+        )
+    )
     return path
 
 
 def env(home: Path, config: Path, models: Path) -> dict[str, str]:
-    return {**os.environ, "KP_HOME": str(home), "KP_CONFIG": str(config),
-            "KP_MODEL_CACHE": str(models)}
+    return {
+        **os.environ,
+        "KP_HOME": str(home),
+        "KP_CONFIG": str(config),
+        "KP_MODEL_CACHE": str(models),
+    }
 
 
 class Searcher:
@@ -78,8 +132,11 @@ class Searcher:
         from knowledge_platform.runtime import Runtime
         from knowledge_platform.settings import Settings
 
-        self.runtime = Runtime(Settings.model_validate(
-            {"KP_HOME": home, "KP_CONFIG": config, "KP_MODEL_CACHE": models}))
+        self.runtime = Runtime(
+            Settings.model_validate(
+                {"KP_HOME": home, "KP_CONFIG": config, "KP_MODEL_CACHE": models}
+            )
+        )
 
     def missing(self, probes: list[tuple[str, str]]) -> list[tuple[str, str]]:
         out = []

@@ -35,7 +35,8 @@ RESULTS = Path(__file__).resolve().parent / "results" / "drive_sync.md"
 
 def _pull(fake: FakeGoogle, root: str, cursor: dict[str, Any] | None) -> tuple[Any, float]:
     settings = GoogleDriveSettings.model_validate(
-        {"folder_ids": [root], **fake.endpoints(), "backoff_seconds": 0.01})
+        {"folder_ids": [root], **fake.endpoints(), "backoff_seconds": 0.01}
+    )
     start = time.perf_counter()
     result = GoogleDriveConnector(settings, "internal").pull(cursor)
     return result, time.perf_counter() - start
@@ -48,26 +49,43 @@ def connector_rows(docs: int, folders: int) -> list[tuple[str, str, str, str]]:
         root = fake.add_folder("Root", file_id="root")
         parents = [fake.add_folder(f"F{i}", root) for i in range(folders)]
         for i in range(docs):
-            fake.add_doc(f"Doc {i}", parents[i % folders], f"# Doc {i}\n\nText {i}.\n",
-                         file_id=f"doc-{i}")
+            fake.add_doc(
+                f"Doc {i}", parents[i % folders], f"# Doc {i}\n\nText {i}.\n", file_id=f"doc-{i}"
+            )
         full, took = _pull(fake, root, None)
-        rows.append(("full pull", f"{len(full.documents)} docs", str(full.requests),
-                     f"{took:.2f} s ({full.requests / took:.0f} req/s)"))
+        rows.append(
+            (
+                "full pull",
+                f"{len(full.documents)} docs",
+                str(full.requests),
+                f"{took:.2f} s ({full.requests / took:.0f} req/s)",
+            )
+        )
         for i in range(5):
             fake.modify(f"doc-{i}", markdown=f"# Doc {i}\n\nEdited {i}.\n")
         fake.delete(f"doc-{docs - 1}")
         ordinary, took = _pull(fake, root, full.cursor)
-        rows.append(("ordinary run (5 edits, 1 delete)",
-                     f"{len(ordinary.documents)} read, {len(ordinary.deleted)} deleted",
-                     str(ordinary.requests), f"{took:.2f} s"))
+        rows.append(
+            (
+                "ordinary run (5 edits, 1 delete)",
+                f"{len(ordinary.documents)} read, {len(ordinary.deleted)} deleted",
+                str(ordinary.requests),
+                f"{took:.2f} s",
+            )
+        )
         fake.modify("doc-7", markdown="# Doc 7\n\nAgain.\n")
         fake.fail_next(1, 401, "authError", path_part="/export")  # the token stops working
         grants = len(fake.token_grants)
         refreshed, took = _pull(fake, root, ordinary.cursor)
-        rows.append(("ordinary run, token refused once",
-                     f"{len(refreshed.documents)} read, "
-                     f"{len(fake.token_grants) - grants} token exchanges",
-                     str(refreshed.requests), f"{took:.2f} s"))
+        rows.append(
+            (
+                "ordinary run, token refused once",
+                f"{len(refreshed.documents)} read, "
+                f"{len(fake.token_grants) - grants} token exchanges",
+                str(refreshed.requests),
+                f"{took:.2f} s",
+            )
+        )
     return rows
 
 
@@ -97,13 +115,20 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=300)
     parser.add_argument("--folders", type=int, default=10)
     args = parser.parse_args()
-    lines = [f"# Google Drive against the fake ({load_average()})", "",
-             "| run | result | requests | wall time |", "|---|---|---|---|"]
+    lines = [
+        f"# Google Drive against the fake ({load_average()})",
+        "",
+        "| run | result | requests | wall time |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| {' | '.join(row)} |" for row in connector_rows(args.docs, args.folders)]
     took, gone = delete_to_gone()
-    lines += ["", f"Delete-to-gone through the assets: one ordinary run {took:.1f} s, "
-              f"deleted doc {'gone from search' if gone else 'STILL FOUND'} (schedule: the "
-              "change probe every 2 min)."]
+    lines += [
+        "",
+        f"Delete-to-gone through the assets: one ordinary run {took:.1f} s, "
+        f"deleted doc {'gone from search' if gone else 'STILL FOUND'} (schedule: the "
+        "change probe every 2 min).",
+    ]
     text = "\n".join(lines)
     print(text)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -48,23 +48,65 @@ TOKEN = "pk_42_BENCH"
 #: One word per edit, each a whole word to the model's tokenizer and the BM25 stemmer, so a
 #: query for it ranks its task first once indexed (made-up letter strings split into word
 #: pieces other tasks share, and ranked the edited task below others).
-WORDS = ("volcano", "saxophone", "glacier", "pineapple", "lighthouse", "cathedral", "penguin",
-         "tornado", "violin", "cactus", "harbor", "meteor", "orchard", "canyon", "falcon",
-         "lantern", "submarine", "tulip", "walrus", "compass", "dolphin", "pyramid",
-         "blizzard", "cinnamon", "kangaroo", "galaxy", "trumpet", "waterfall", "avalanche",
-         "mosquito", "bamboo", "hurricane", "octopus", "telescope", "vineyard", "giraffe",
-         "parachute", "lobster", "marathon", "peacock")
+WORDS = (
+    "volcano",
+    "saxophone",
+    "glacier",
+    "pineapple",
+    "lighthouse",
+    "cathedral",
+    "penguin",
+    "tornado",
+    "violin",
+    "cactus",
+    "harbor",
+    "meteor",
+    "orchard",
+    "canyon",
+    "falcon",
+    "lantern",
+    "submarine",
+    "tulip",
+    "walrus",
+    "compass",
+    "dolphin",
+    "pyramid",
+    "blizzard",
+    "cinnamon",
+    "kangaroo",
+    "galaxy",
+    "trumpet",
+    "waterfall",
+    "avalanche",
+    "mosquito",
+    "bamboo",
+    "hurricane",
+    "octopus",
+    "telescope",
+    "vineyard",
+    "giraffe",
+    "parachute",
+    "lobster",
+    "marathon",
+    "peacock",
+)
 SECRET_ENV = "KP_BENCH_CLICKUP_HOOK"
 TASKS = 40
 POLL_MINUTES = 5
 
 
 def registry(fake: ClickUpFake, mcp_port: int, mode: str) -> dict[str, Any]:
-    clickup: dict[str, Any] = {"base_url": fake.url("/api/v2"),
-                               "docs_base_url": fake.url("/api/v3"), "team_id": "9001",
-                               "list_ids": ["L1"], "attachments": False}
-    data: dict[str, Any] = {"service": {"public_url": f"http://127.0.0.1:{mcp_port}"},
-                            "internal": {"sources": {"clickup": clickup}}}
+    clickup: dict[str, Any] = {
+        "base_url": fake.url("/api/v2"),
+        "docs_base_url": fake.url("/api/v3"),
+        "team_id": "9001",
+        "list_ids": ["L1"],
+        "attachments": False,
+    }
+    data: dict[str, Any] = {
+        "service": {"public_url": f"http://127.0.0.1:{mcp_port}"},
+        "internal": {"sources": {"clickup": clickup}},
+    }
     if mode == "webhook":
         clickup["webhook_secret_env"] = SECRET_ENV
     else:
@@ -74,13 +116,16 @@ def registry(fake: ClickUpFake, mcp_port: int, mode: str) -> dict[str, Any]:
 
 def populate(fake: ClickUpFake) -> list[str]:
     fake.add_hierarchy("9001", "s1", None, "L1")
-    return [fake.add_task("L1", f"Work item {i}", description=f"Notes for item {i}: baseline"
-                          f"{i}marker.") for i in range(TASKS)]
+    return [
+        fake.add_task("L1", f"Work item {i}", description=f"Notes for item {i}: baseline{i}marker.")
+        for i in range(TASKS)
+    ]
 
 
 async def found(client: Any, word: str) -> bool:
-    result = await client.call_tool("knowledge_search",
-                                    {"query": word, "scope": "internal", "limit": 3})
+    result = await client.call_tool(
+        "knowledge_search", {"query": word, "scope": "internal", "limit": 3}
+    )
     hits = (result.structured_content or {}).get("hits", [])
     return any(word in hit.get("snippet", "") for hit in hits)
 
@@ -101,8 +146,16 @@ async def wait_until_found(url: str, token: str, word: str, timeout: float) -> f
     raise SystemExit(f"{word!r} not searchable within {timeout:.0f} s")
 
 
-async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edits: int,
-                  spacing: float, timeout: float, tag: str) -> list[Edit]:
+async def measure(
+    url: str,
+    token: str,
+    fake: ClickUpFake,
+    tasks: list[str],
+    edits: int,
+    spacing: float,
+    timeout: float,
+    tag: str,
+) -> list[Edit]:
     from fastmcp import Client
 
     words = random.Random(tag).sample(WORDS, edits)
@@ -113,8 +166,9 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
     async def editor() -> None:
         for i in range(edits):
             word = words[i]
-            fake.update_task(tasks[i % len(tasks)],
-                             description=f"Notes for item {i}: now mentions {word}.")
+            fake.update_task(
+                tasks[i % len(tasks)], description=f"Notes for item {i}: now mentions {word}."
+            )
             pending[word] = time.monotonic()
             clock[word] = Edit(time.time(), 0.0, tasks[i % len(tasks)])
             await asyncio.sleep(spacing)
@@ -128,8 +182,9 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
                         latencies[word] = time.monotonic() - at
                         clock[word] = Edit(clock[word].at, time.time(), clock[word].task)
                         del pending[word]
-                        print(f"  {tag}: {word} searchable after {latencies[word]:.1f} s",
-                              flush=True)
+                        print(
+                            f"  {tag}: {word} searchable after {latencies[word]:.1f} s", flush=True
+                        )
                 await asyncio.sleep(0.5)
 
     await asyncio.gather(editor(), watcher())
@@ -138,8 +193,11 @@ async def measure(url: str, token: str, fake: ClickUpFake, tasks: list[str], edi
     return list(clock.values())
 
 
-def run_mode(mode: str, edits: int, spacing: float,
-             ) -> tuple[list[float], list[float], dict[str, list[float]]]:
+def run_mode(
+    mode: str,
+    edits: int,
+    spacing: float,
+) -> tuple[list[float], list[float], dict[str, list[float]]]:
     """(each edit's freshness, each webhook delivery's answer time) in seconds, and where the
     webhook edits' time went (freshness_split)."""
     tmp = Path(tempfile.mkdtemp(prefix=f"kp-fresh-{mode}-"))
@@ -149,9 +207,14 @@ def run_mode(mode: str, edits: int, spacing: float,
     config = tmp / "registry.yaml"
     config.write_text(yaml.safe_dump(registry(fake, mcp_port, mode), sort_keys=False))
     home = tmp / "home"
-    env = {**os.environ, "KP_HOME": str(home), "KP_CONFIG": str(config),
-           "KP_MCP_PORT": str(mcp_port), "KP_MODEL_CACHE": str(model_cache()),
-           "CLICKUP_TOKEN": TOKEN}
+    env = {
+        **os.environ,
+        "KP_HOME": str(home),
+        "KP_CONFIG": str(config),
+        "KP_MCP_PORT": str(mcp_port),
+        "KP_MODEL_CACHE": str(model_cache()),
+        "CLICKUP_TOKEN": TOKEN,
+    }
     if mode == "webhook":
         os.environ["CLICKUP_TOKEN"] = TOKEN
         (outcome,) = register(load_registry(config), home)
@@ -159,9 +222,14 @@ def run_mode(mode: str, edits: int, spacing: float,
         print(f"{mode}: {outcome.message}", flush=True)
     log = tmp / "kp-up.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "kp", "up", "--dagster-port",
-                                 str(dagster_port)], cwd=ROOT, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kp", "up", "--dagster-port", str(dagster_port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 300
         while not (home / "admin-token").exists() or not listening(mcp_port):
@@ -187,11 +255,16 @@ def run_mode(mode: str, edits: int, spacing: float,
 def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # the fake's request lines
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--edits", type=int, default=20, choices=range(1, len(WORDS) + 1),
-                        metavar="N")
+    parser.add_argument(
+        "--edits", type=int, default=20, choices=range(1, len(WORDS) + 1), metavar="N"
+    )
     parser.add_argument("--mode", choices=["both", "webhook", "polling"], default="both")
-    parser.add_argument("--spacing", type=float, default=None,
-                        help="seconds between edits (default: 10 webhook, 15 polling)")
+    parser.add_argument(
+        "--spacing",
+        type=float,
+        default=None,
+        help="seconds between edits (default: 10 webhook, 15 polling)",
+    )
     args = parser.parse_args()
     modes = ["polling", "webhook"] if args.mode == "both" else [args.mode]
     rows, figures, phases = [], {}, {}
@@ -201,18 +274,42 @@ def main() -> None:
         phases = cut or phases
         p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
         figures[mode] = (p50, p95)
-        answered = (f"{1000 * np.percentile(answers, 50):.0f} / "
-                    f"{1000 * np.percentile(answers, 95):.0f}") if answers else "-"
-        rows.append([mode, str(len(values)), f"{spacing:g}", f"{p50:.1f}", f"{p95:.1f}",
-                     f"{max(values):.1f}", answered])
-    table = markdown_table(["mode", "edits", "spacing s", "p50 s", "p95 s", "max s",
-                            "/hooks/clickup answer p50 / p95 ms"], rows)
+        answered = (
+            (f"{1000 * np.percentile(answers, 50):.0f} / {1000 * np.percentile(answers, 95):.0f}")
+            if answers
+            else "-"
+        )
+        rows.append(
+            [
+                mode,
+                str(len(values)),
+                f"{spacing:g}",
+                f"{p50:.1f}",
+                f"{p95:.1f}",
+                f"{max(values):.1f}",
+                answered,
+            ]
+        )
+    table = markdown_table(
+        [
+            "mode",
+            "edits",
+            "spacing s",
+            "p50 s",
+            "p95 s",
+            "max s",
+            "/hooks/clickup answer p50 / p95 ms",
+        ],
+        rows,
+    )
     if phases:
         table += "\n\nWebhook edits, where the time went (bench/freshness_split.py):\n\n"
         table += markdown_table(["phase", "edits", "p50 s", "p95 s"], table_rows(phases))
-    body = (f"{table}\n\n`.venv/bin/python bench/freshness.py --edits {args.edits} --mode "
-            f"{args.mode}`; `kp up` (dagster dev + MCP), local model, ClickUp fake; hooks_sensor "
-            f"every 5 s, polling every {POLL_MINUTES} min; {load_average()}.\n")
+    body = (
+        f"{table}\n\n`.venv/bin/python bench/freshness.py --edits {args.edits} --mode "
+        f"{args.mode}`; `kp up` (dagster dev + MCP), local model, ClickUp fake; hooks_sensor "
+        f"every 5 s, polling every {POLL_MINUTES} min; {load_average()}.\n"
+    )
     path = write_results("freshness", "Freshness: ClickUp edit -> searchable over MCP", body)
     print(table)
     print(f"written to {path.relative_to(ROOT)}")

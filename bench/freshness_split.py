@@ -66,18 +66,32 @@ def _runs(dagster_home: Path) -> list[_Run]:
                 event = entry.dagster_event
                 if event is None:
                     continue
-                step = event.event_type in (DagsterEventType.STEP_START,
-                                            DagsterEventType.STEP_SUCCESS)
+                step = event.event_type in (
+                    DagsterEventType.STEP_START,
+                    DagsterEventType.STEP_SUCCESS,
+                )
                 if step and not (event.step_key or "").endswith("collection"):
                     continue
                 first.setdefault(event.event_type_value, entry.timestamp)
-            names = [DagsterEventType.RUN_STARTING, DagsterEventType.RUN_START,
-                     DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS]
+            names = [
+                DagsterEventType.RUN_STARTING,
+                DagsterEventType.RUN_START,
+                DagsterEventType.STEP_START,
+                DagsterEventType.STEP_SUCCESS,
+            ]
             if all(n.value in first for n in names):
                 launching, started, p0, p1 = (first[n.value] for n in names)
                 hint = json.loads(record.dagster_run.tags.get(HINT_TAG, "{}"))
-                out.append(_Run(frozenset(hint.get("ids", [])),
-                                record.create_timestamp.timestamp(), launching, started, p0, p1))
+                out.append(
+                    _Run(
+                        frozenset(hint.get("ids", [])),
+                        record.create_timestamp.timestamp(),
+                        launching,
+                        started,
+                        p0,
+                        p1,
+                    )
+                )
     finally:
         instance.dispose()
     return sorted(out, key=lambda r: r.created)
@@ -91,8 +105,15 @@ def split(dagster_home: Path, edits: list[Edit]) -> dict[str, list[float]]:
         run = next((r for r in runs if r.created >= edit.at and edit.task in r.ids), None)
         if run is None:
             continue
-        marks = (edit.at, run.created, run.launching, run.started, run.publish_start,
-                 run.publish_end, edit.found)
+        marks = (
+            edit.at,
+            run.created,
+            run.launching,
+            run.started,
+            run.publish_start,
+            run.publish_end,
+            edit.found,
+        )
         for phase, a, b in zip(PHASES, marks, marks[1:], strict=False):
             phases[phase].append(b - a)
     return phases
@@ -107,13 +128,19 @@ def load(home: Path) -> list[Edit]:
 
 
 def table_rows(phases: dict[str, list[float]]) -> list[list[str]]:
-    return [[phase, str(len(v)), f"{np.percentile(v, 50):.2f}", f"{np.percentile(v, 95):.2f}"]
-            for phase, v in phases.items() if v]
+    return [
+        [phase, str(len(v)), f"{np.percentile(v, 50):.2f}", f"{np.percentile(v, 95):.2f}"]
+        for phase, v in phases.items()
+        if v
+    ]
 
 
 if __name__ == "__main__":
     from _common import markdown_table
 
     home = Path(sys.argv[1])
-    print(markdown_table(["phase", "edits", "p50 s", "p95 s"],
-                         table_rows(split(home / "dagster", load(home)))))
+    print(
+        markdown_table(
+            ["phase", "edits", "p50 s", "p95 s"], table_rows(split(home / "dagster", load(home)))
+        )
+    )

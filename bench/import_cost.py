@@ -37,10 +37,14 @@ print(json.dumps({{"s": time.perf_counter() - t0, "cpu": time.process_time() - c
 
 
 def measure(tree: Path, code: str) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", PROBE.format(code=code)], cwd=tree,
-                          env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin",
-                               "HOME": str(Path.home())},
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(code=code)],
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         raise SystemExit(f"{tree}: {code!r} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -64,15 +68,19 @@ def main() -> None:
         modules = int(statistics.median(r["modules"] for r in runs))
         rows.append([str(tree), name, f"{wall:.2f}", f"{cpu:.2f}", str(modules)])
     table = markdown_table(["tree", "target", "wall s", "cpu s", "modules"], rows)
-    body = (f"{table}\n\n`.venv/bin/python bench/import_cost.py --repeat {args.repeat} "
-            f"{' '.join(f'--tree {t}' for t in trees)}`; median of {args.repeat}; "
-            f"{load_average()}.\n")
+    body = (
+        f"{table}\n\n`.venv/bin/python bench/import_cost.py --repeat {args.repeat} "
+        f"{' '.join(f'--tree {t}' for t in trees)}`; median of {args.repeat}; "
+        f"{load_average()}.\n"
+    )
     path = write_results("import_cost", "Import cost: code location, kp, MCP service", body)
     print(table)
     print(f"written to {path.relative_to(ROOT)}; {load_average()}")
     last = samples[(trees[-1], "code location")]
-    print(f"import_s={statistics.median(r['s'] for r in last):.2f} "
-          f"modules={int(statistics.median(r['modules'] for r in last))}")
+    print(
+        f"import_s={statistics.median(r['s'] for r in last):.2f} "
+        f"modules={int(statistics.median(r['modules'] for r in last))}"
+    )
 
 
 if __name__ == "__main__":

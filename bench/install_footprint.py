@@ -65,20 +65,44 @@ class Install:
         shutil.rmtree(self.venv, ignore_errors=True)
         start = time.perf_counter()
         run(["uv", "venv", "--quiet", "--python", "3.11", str(self.venv)])
-        run(["uv", "pip", "sync", "--quiet", "--python", self.python,
-             *(str(self.tree / lock) for lock in self.locks)])
-        run(["uv", "pip", "install", "--quiet", "--python", self.python, "--no-deps", "-e",
-             str(self.tree)])
+        run(
+            [
+                "uv",
+                "pip",
+                "sync",
+                "--quiet",
+                "--python",
+                self.python,
+                *(str(self.tree / lock) for lock in self.locks),
+            ]
+        )
+        run(
+            [
+                "uv",
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                self.python,
+                "--no-deps",
+                "-e",
+                str(self.tree),
+            ]
+        )
         return time.perf_counter() - start
 
     def import_code_location(self, *flags: str) -> str:
         """Wall and CPU seconds (this process's children: user + sys) of one import, noted."""
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.work),
-               "KP_HOME": str(self.work / "home")}
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.work), "KP_HOME": str(self.work / "home")}
         cpu = _children_cpu()
         start = time.perf_counter()
-        done = subprocess.run([self.python, *flags, "-c", "import assets.definitions"],
-                              cwd=self.tree, env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [self.python, *flags, "-c", "import assets.definitions"],
+            cwd=self.tree,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         self.imports.append(time.perf_counter() - start)
         self.import_cpu.append(_children_cpu() - cpu)
         if done.returncode != 0:
@@ -143,17 +167,30 @@ def main() -> None:
     before_tree = work / "before-tree"
     shutil.rmtree(before_tree, ignore_errors=True)
     before_tree.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", args.before], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(before_tree)], input=archive, check=True)
     installs = [
         Install(f"before ({args.before})", before_tree, ["requirements.lock"], work / "before"),
-        Install("after: default (scripts/bootstrap, scripts/up)", ROOT, ["requirements.lock"],
-                work / "default"),
-        Install("after: CI (KP_EXTRAS='dev production')", ROOT,
-                ["requirements.lock", "requirements-production.lock"], work / "ci"),
-        Install("after: image (runtime + production)", ROOT,
-                ["requirements-production.lock"], work / "image"),
+        Install(
+            "after: default (scripts/bootstrap, scripts/up)",
+            ROOT,
+            ["requirements.lock"],
+            work / "default",
+        ),
+        Install(
+            "after: CI (KP_EXTRAS='dev production')",
+            ROOT,
+            ["requirements.lock", "requirements-production.lock"],
+            work / "ci",
+        ),
+        Install(
+            "after: image (runtime + production)",
+            ROOT,
+            ["requirements-production.lock"],
+            work / "image",
+        ),
     ]
     try:
         for inst in installs:  # warm uv's cache with everything any install needs
@@ -165,36 +202,51 @@ def main() -> None:
             for inst in installs:
                 inst.import_code_location()
         sizes = {inst.label: inst.sizes() for inst in installs}
-        lines = ["## install_footprint", "",
-                 f"uv {run(['uv', '--version']).split()[1]}, warm cache; install = uv venv + "
-                 f"uv pip sync + editable project, median of {args.repeat}; import = `python -c "
-                 f"\"import assets.definitions\"`, median (min) of {args.imports}; "
-                 f"{load_average()}", "",
-                 "| install | locks | packages | `du -sh` venv | install s | import s | "
-                 "import CPU s |", "|---|---|---|---|---|---|---|"]
+        lines = [
+            "## install_footprint",
+            "",
+            f"uv {run(['uv', '--version']).split()[1]}, warm cache; install = uv venv + "
+            f"uv pip sync + editable project, median of {args.repeat}; import = `python -c "
+            f'"import assets.definitions"`, median (min) of {args.imports}; '
+            f"{load_average()}",
+            "",
+            "| install | locks | packages | `du -sh` venv | install s | import s | import CPU s |",
+            "|---|---|---|---|---|---|---|",
+        ]
         lines.extend(
             f"| {inst.label} | {' + '.join(inst.locks)} | {len(sizes[inst.label])} | "
             f"{inst.du()} | {statistics.median(inst.seconds):.1f} | "
             f"{statistics.median(inst.imports):.2f} ({min(inst.imports):.2f}) | "
             f"{statistics.median(inst.import_cpu):.2f} ({min(inst.import_cpu):.2f}) |"
-            for inst in installs)
+            for inst in installs
+        )
         before, default = sizes[installs[0].label], sizes[installs[1].label]
         ci = sizes[installs[2].label]
         gone = sorted(set(before) - set(default), key=lambda n: -before[n])
-        lines += ["", "Packages the default install no longer has (installed size):", "",
-                  "| package | MB | where now |", "|---|---|---|"]
+        lines += [
+            "",
+            "Packages the default install no longer has (installed size):",
+            "",
+            "| package | MB | where now |",
+            "|---|---|---|",
+        ]
         for name in gone:
             where = "production extra" if name in ci else "dropped"
             lines.append(f"| {name} | {before[name] / 1e6:.1f} | {where} |")
         modules = json.loads(run([installs[0].python, "-c", MODULES, *gone]))
-        runs = [own_import_seconds(installs[0].import_code_location("-X", "importtime"), modules)
-                for _ in range(3)]
+        runs = [
+            own_import_seconds(installs[0].import_code_location("-X", "importtime"), modules)
+            for _ in range(3)
+        ]
         del installs[0].imports[-3:], installs[0].import_cpu[-3:]
         own = {d: statistics.median(r[d] for r in runs) for d in gone}
-        lines += ["", f"Their own modules' share of the code location's import at {args.before} "
-                  "(`python -X importtime` self times, summed per package, median of 3): "
-                  + ", ".join(f"{d} {own[d]:.2f} s" for d in gone if own[d] >= 0.005)
-                  + f"; {sum(own.values()):.2f} s in all."]
+        lines += [
+            "",
+            f"Their own modules' share of the code location's import at {args.before} "
+            "(`python -X importtime` self times, summed per package, median of 3): "
+            + ", ".join(f"{d} {own[d]:.2f} s" for d in gone if own[d] >= 0.005)
+            + f"; {sum(own.values()):.2f} s in all.",
+        ]
         table = "\n".join(lines) + "\n"
         print(table)
         (RESULTS / "install_footprint.md").write_text(table)

@@ -21,8 +21,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 RESULTS = Path(__file__).resolve().parent / "results" / "load.md"
-QUERIES = ("when does the weekly reindex run", "standing rules for experiments",
-           "decisions from the ops sync", "how long does every experiment run")
+QUERIES = (
+    "when does the weekly reindex run",
+    "standing rules for experiments",
+    "decisions from the ops sync",
+    "how long does every experiment run",
+)
 #: A check of one answer: an error description, or None when the answer is acceptable.
 Check = Callable[[dict[str, Any]], "str | None"]
 
@@ -64,9 +68,16 @@ class LoadStats:
         return head + "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
 
 
-async def _client_loop(url: str, token: str, deadline: float, queries: Sequence[str],
-                       args: dict[str, Any], check: Check | None, stats: LoadStats,
-                       offset: int) -> None:
+async def _client_loop(
+    url: str,
+    token: str,
+    deadline: float,
+    queries: Sequence[str],
+    args: dict[str, Any],
+    check: Check | None,
+    stats: LoadStats,
+    offset: int,
+) -> None:
     from fastmcp import Client
 
     cycle = itertools.islice(itertools.cycle(queries), offset, None)
@@ -75,24 +86,38 @@ async def _client_loop(url: str, token: str, deadline: float, queries: Sequence[
             query = next(cycle)
             started = time.perf_counter()
             try:
-                result = await client.call_tool("knowledge_search", {"query": query, **args},
-                                                raise_on_error=False)
+                result = await client.call_tool(
+                    "knowledge_search", {"query": query, **args}, raise_on_error=False
+                )
             except Exception as exc:  # transport failures count as errors, the loop goes on
                 stats.errors.append(f"{type(exc).__name__}: {exc}"[:300])
                 continue
             elapsed = time.perf_counter() - started
             data = result.structured_content or {}
-            problem = (f"tool error: {result.content}"[:300] if result.is_error
-                       else check(data) if check else None)
+            problem = (
+                f"tool error: {result.content}"[:300]
+                if result.is_error
+                else check(data)
+                if check
+                else None
+            )
             if problem:
                 stats.errors.append(problem)
             else:
                 stats.latencies.append(elapsed)
 
 
-async def run_load(url: str, token: str, *, clients: int = 16, seconds: float = 60.0,
-                   queries: Sequence[str] = QUERIES, scope: str = "internal", limit: int = 5,
-                   check: Check | None = None) -> LoadStats:
+async def run_load(
+    url: str,
+    token: str,
+    *,
+    clients: int = 16,
+    seconds: float = 60.0,
+    queries: Sequence[str] = QUERIES,
+    scope: str = "internal",
+    limit: int = 5,
+    check: Check | None = None,
+) -> LoadStats:
     """`clients` concurrent sessions searching for `seconds`; every answer is timed and
     passed to `check`. Loopback URLs only: this is a load generator."""
     host = urlsplit(url).hostname
@@ -102,8 +127,12 @@ async def run_load(url: str, token: str, *, clients: int = 16, seconds: float = 
     started = time.monotonic()
     deadline = started + seconds
     args = {"scope": scope, "limit": limit}
-    await asyncio.gather(*(_client_loop(url, token, deadline, queries, args, check, stats, i)
-                           for i in range(clients)))
+    await asyncio.gather(
+        *(
+            _client_loop(url, token, deadline, queries, args, check, stats, i)
+            for i in range(clients)
+        )
+    )
     stats.seconds = time.monotonic() - started
     return stats
 
@@ -123,9 +152,16 @@ def main() -> None:
     parser.add_argument("--scope", default="internal")
     parser.add_argument("--query", action="append", help="repeatable; default: a few demo ones")
     args = parser.parse_args()
-    stats = asyncio.run(run_load(args.url, args.token, clients=args.clients,
-                                 seconds=args.seconds, queries=args.query or QUERIES,
-                                 scope=args.scope))
+    stats = asyncio.run(
+        run_load(
+            args.url,
+            args.token,
+            clients=args.clients,
+            seconds=args.seconds,
+            queries=args.query or QUERIES,
+            scope=args.scope,
+        )
+    )
     title = f"knowledge_search, {args.clients} clients, scope {args.scope}"
     print(stats.table(title))
     for error in stats.errors[:10]:

@@ -98,29 +98,45 @@ class Target:
 
     def row(self) -> list[str]:
         loads = self.load_avgs or [float("nan")]
-        return [self.name, f"{self.req_s:.1f}", str(len(self.errors)),
-                f"{self.ms(50):.1f} / {self.ms(95):.1f}", f"{self.cpu_ms:.2f}",
-                f"{1000 * self.client_cpu_s / max(1, self.requests):.2f}",
-                f"{self.rss_mb:.0f}",
-                f"{sum(loads) / len(loads):.1f} ({min(loads):.1f}-{max(loads):.1f})"]
+        return [
+            self.name,
+            f"{self.req_s:.1f}",
+            str(len(self.errors)),
+            f"{self.ms(50):.1f} / {self.ms(95):.1f}",
+            f"{self.cpu_ms:.2f}",
+            f"{1000 * self.client_cpu_s / max(1, self.requests):.2f}",
+            f"{self.rss_mb:.0f}",
+            f"{sum(loads) / len(loads):.1f} ({min(loads):.1f}-{max(loads):.1f})",
+        ]
 
 
 def call_body(i: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    meta = {"io.modelcontextprotocol/protocolVersion": MCP_VERSION,
-            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
-    return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments, "_meta": meta}}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MCP_VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    return {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": meta},
+    }
 
 
-async def _session(target: Target, calls: list[dict[str, Any]], turn: Iterator[int],
-                   deadline: float, record: bool) -> None:
+async def _session(
+    target: Target, calls: list[dict[str, Any]], turn: Iterator[int], deadline: float, record: bool
+) -> None:
     """One client: JSON-RPC `tools/call` POSTs on one keep-alive connection, as an MCP client
     speaking the stateless HTTP revision sends them, without an SDK client's own work."""
     import httpx
 
-    headers = {"MCP-Protocol-Version": MCP_VERSION, "Mcp-Method": "tools/call",
-               "Mcp-Name": TOOL, "Accept": "application/json, text/event-stream"}
+    headers = {
+        "MCP-Protocol-Version": MCP_VERSION,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": TOOL,
+        "Accept": "application/json, text/event-stream",
+    }
     if target.token:
         headers["Authorization"] = f"Bearer {target.token}"
     async with httpx.AsyncClient(timeout=60, headers=headers) as http:
@@ -147,8 +163,12 @@ def run_slice(target: Target, clients: int, seconds: float) -> None:
     started = time.monotonic()
 
     async def many() -> None:
-        await asyncio.gather(*(_session(target, target.calls, target.turn, started + seconds,
-                                        True) for _ in range(clients)))
+        await asyncio.gather(
+            *(
+                _session(target, target.calls, target.turn, started + seconds, True)
+                for _ in range(clients)
+            )
+        )
 
     asyncio.run(many())
     target.seconds += time.monotonic() - started
@@ -175,9 +195,13 @@ def one_answer(url: str, token: str, args: dict[str, Any]) -> dict[str, Any]:
     tool's constant)."""
     import httpx
 
-    headers = {"MCP-Protocol-Version": MCP_VERSION, "Mcp-Method": "tools/call",
-               "Mcp-Name": TOOL, "Authorization": f"Bearer {token}",
-               "Accept": "application/json, text/event-stream"}
+    headers = {
+        "MCP-Protocol-Version": MCP_VERSION,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": TOOL,
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+    }
     reply = httpx.post(url, json=call_body(0, TOOL, args), headers=headers, timeout=60)
     return reply.json()["result"]
 
@@ -200,18 +224,19 @@ BARE_APP = textwrap.dedent('''
 
     app = mcp.http_app(**HTTP_APP_OPTIONS)
 ''')
-BARE_RUN = textwrap.dedent('''
+BARE_RUN = textwrap.dedent("""
     import sys
     import uvicorn
     from mcp_service.app import UVICORN_OPTIONS
 
     uvicorn.run("bare_app:app", host="127.0.0.1", port=int(sys.argv[1]),
                 workers=int(sys.argv[2]), **UVICORN_OPTIONS)
-''')
+""")
 
 
-def start_bare(answer: dict[str, Any], workdir: Path,
-               processes: int) -> tuple[subprocess.Popen[bytes], str]:
+def start_bare(
+    answer: dict[str, Any], workdir: Path, processes: int
+) -> tuple[subprocess.Popen[bytes], str]:
     """The bare server with `processes` worker processes (1: uvicorn serves in-process)."""
     path = workdir / "answer.json"
     path.write_text(json.dumps(answer), encoding="utf-8")
@@ -219,10 +244,14 @@ def start_bare(answer: dict[str, Any], workdir: Path,
     port = free_port()
     root = Path(__file__).resolve().parent.parent
     log = (workdir / "bare.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-c", BARE_RUN, str(port), str(processes)],
-                            cwd=workdir, env={**os.environ, "KP_BENCH_ANSWER": str(path),
-                                              "PYTHONPATH": f"{root}:{workdir}"},
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BARE_RUN, str(port), str(processes)],
+        cwd=workdir,
+        env={**os.environ, "KP_BENCH_ANSWER": str(path), "PYTHONPATH": f"{root}:{workdir}"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = wait_listening(proc, port, workdir / "bare.log", "bare server", 60)
     deadline = time.monotonic() + 60
     while processes > 1 and len(_tree(proc.pid)) <= processes:  # its workers started
@@ -252,20 +281,35 @@ def ensure_collection(bh: Any, scope: str, size: int) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR dataset directory")
     ap.add_argument("--size", type=int, default=50_000, help="chunks in the collection")
     ap.add_argument("--clients", type=int, default=8)
-    ap.add_argument("--seconds", type=float, default=30.0,
-                    help="load per server and kind of load, in --rounds interleaved slices")
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=30.0,
+        help="load per server and kind of load, in --rounds interleaved slices",
+    )
     ap.add_argument("--rounds", type=int, default=6)
-    ap.add_argument("--home", type=Path, default=None,
-                    help="keep the index here and reuse it on the next run")
-    ap.add_argument("--processes", type=int, nargs="+", default=[2, 1],
-                    help="server processes, each side, one comparison per value, in order")
-    ap.add_argument("--max-documents", type=int, default=None,
-                    help="index only the first N SciFact documents (default: all)")
+    ap.add_argument(
+        "--home", type=Path, default=None, help="keep the index here and reuse it on the next run"
+    )
+    ap.add_argument(
+        "--processes",
+        type=int,
+        nargs="+",
+        default=[2, 1],
+        help="server processes, each side, one comparison per value, in order",
+    )
+    ap.add_argument(
+        "--max-documents",
+        type=int,
+        default=None,
+        help="index only the first N SciFact documents (default: all)",
+    )
     args = ap.parse_args()
 
     all_queries = read_queries(args.data / "queries.jsonl")
@@ -275,16 +319,18 @@ def main() -> None:
     scope = f"scale{args.size}"
     calls = [{"query": q, "scope": scope, "limit": LIMIT} for q in queries]
     # Never sent before (the service keeps recent query embeddings): claim + a number.
-    fresh = [{"query": f"{q} ({n})", "scope": scope, "limit": LIMIT}
-             for n in range(1, 100) for q in queries]
+    fresh = [
+        {"query": f"{q} ({n})", "scope": scope, "limit": LIMIT}
+        for n in range(1, 100)
+        for q in queries
+    ]
     workdir = Path(tempfile.mkdtemp(prefix="kp-throughput-"))
     corpus = args.data
     if args.max_documents:
         corpus = workdir / "scifact"
         corpus.mkdir()
         lines = (args.data / "corpus.jsonl").read_text(encoding="utf-8").splitlines(True)
-        (corpus / "corpus.jsonl").write_text("".join(lines[: args.max_documents]),
-                                             encoding="utf-8")
+        (corpus / "corpus.jsonl").write_text("".join(lines[: args.max_documents]), encoding="utf-8")
     levels: dict[int, list[Target]] = {}
     answer: dict[str, Any] = {}
     with bench_home(corpus, home=args.home, clients=(scope,)) as bh:
@@ -294,10 +340,19 @@ def main() -> None:
 
     size = len(json.dumps(answer))
     table = markdown_table(
-        ["processes", "server and load", "req/s", "errors", "p50 / p95 ms",
-         "service CPU ms/req", "load generator CPU ms/req", "RSS MB (largest process)",
-         "1-min load average: mean (range)"],
-        [[f"{n}:{n}", *t.row()] for n, targets in levels.items() for t in targets])
+        [
+            "processes",
+            "server and load",
+            "req/s",
+            "errors",
+            "p50 / p95 ms",
+            "service CPU ms/req",
+            "load generator CPU ms/req",
+            "RSS MB (largest process)",
+            "1-min load average: mean (range)",
+        ],
+        [[f"{n}:{n}", *t.row()] for n, targets in levels.items() for t in targets],
+    )
     notes = [
         f"{args.clients} concurrent clients; {args.seconds:.0f} s per line in {args.rounds} "
         f"interleaved slices; limit {LIMIT}; one answer is {size:,} bytes of JSON-RPC result.",
@@ -316,16 +371,26 @@ def main() -> None:
     path = write_results("mcp_throughput", "MCP throughput: knowledge_search vs a bare tool", text)
     print(f"written to {path.relative_to(path.parents[2])}")
     for n, (bare_t, _, fresh_t) in levels.items():
-        print(f"fresh queries: req_s={fresh_t.req_s:.1f} ratio={fresh_t.req_s / bare_t.req_s:.2f} "
-              f"cpu_ms_per_req={fresh_t.cpu_ms:.2f} processes={n}:{n}")
+        print(
+            f"fresh queries: req_s={fresh_t.req_s:.1f} ratio={fresh_t.req_s / bare_t.req_s:.2f} "
+            f"cpu_ms_per_req={fresh_t.cpu_ms:.2f} processes={n}:{n}"
+        )
     for n, (bare_t, repeating, _) in levels.items():
-        print(f"req_s={repeating.req_s:.1f} bare_req_s={bare_t.req_s:.1f} "
-              f"ratio={repeating.req_s / bare_t.req_s:.2f} cpu_ms_per_req={repeating.cpu_ms:.2f} "
-              f"processes={n}:{n}")
+        print(
+            f"req_s={repeating.req_s:.1f} bare_req_s={bare_t.req_s:.1f} "
+            f"ratio={repeating.req_s / bare_t.req_s:.2f} cpu_ms_per_req={repeating.cpu_ms:.2f} "
+            f"processes={n}:{n}"
+        )
 
 
-def compare(bh: Any, processes: int, calls: list[dict[str, Any]], fresh: list[dict[str, Any]],
-            workdir: Path, args: argparse.Namespace) -> tuple[list[Target], dict[str, Any]]:
+def compare(
+    bh: Any,
+    processes: int,
+    calls: list[dict[str, Any]],
+    fresh: list[dict[str, Any]],
+    workdir: Path,
+    args: argparse.Namespace,
+) -> tuple[list[Target], dict[str, Any]]:
     """Ours and the bare server, each with `processes` processes, under the same slices:
     [bare, ours repeating, ours fresh], and the answer the bare one returns."""
     os.environ["KP_MCP_WORKERS"] = str(processes)  # start_mcp passes the environment on
@@ -336,12 +401,23 @@ def compare(bh: Any, processes: int, calls: list[dict[str, Any]], fresh: list[di
         bare, bare_url = start_bare(answer["structuredContent"], workdir, processes)
         try:
             targets = [
-                Target("bare FastMCP tool (constant answer)", bare_url, None, calls,
-                       _tree(bare.pid)),
-                Target(f"knowledge_search, {args.size:,} chunks, repeating queries",
-                       url, token, calls, _tree(ours.pid)),
-                Target(f"knowledge_search, {args.size:,} chunks, fresh queries", url,
-                       token, fresh, _tree(ours.pid)),
+                Target(
+                    "bare FastMCP tool (constant answer)", bare_url, None, calls, _tree(bare.pid)
+                ),
+                Target(
+                    f"knowledge_search, {args.size:,} chunks, repeating queries",
+                    url,
+                    token,
+                    calls,
+                    _tree(ours.pid),
+                ),
+                Target(
+                    f"knowledge_search, {args.size:,} chunks, fresh queries",
+                    url,
+                    token,
+                    fresh,
+                    _tree(ours.pid),
+                ),
             ]
             for target in targets:
                 warm(target, calls)
@@ -358,8 +434,9 @@ def compare(bh: Any, processes: int, calls: list[dict[str, Any]], fresh: list[di
 
 def _tree(pid: int) -> list[int]:
     """`pid` and its descendants (worker processes)."""
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True,
-                         text=True, check=False).stdout.split()
+    out = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True, check=False
+    ).stdout.split()
     return [pid, *(q for p in out for q in _tree(int(p)))]
 
 

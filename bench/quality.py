@@ -62,13 +62,15 @@ def configs() -> list[tuple[str, SearchMode, Fusion | None]]:
         ("hybrid-blend(w=0.5)", "hybrid", Fusion(method="blend", dense_weight=0.5)),
         (f"hybrid-blend(w={tuned})", "hybrid", Fusion(method="blend", dense_weight=tuned)),
     ]
-    return [(f"{name} (default)" if fusion == DEFAULT_FUSION else name, mode, fusion)
-            for name, mode, fusion in rows]
+    return [
+        (f"{name} (default)" if fusion == DEFAULT_FUSION else name, mode, fusion)
+        for name, mode, fusion in rows
+    ]
 
 
-def run_queries(retriever: Retriever, queries: dict[str, str], mode: SearchMode,
-                fusion: Fusion | None) -> tuple[dict[str, list[str]], dict[str, list[str]],
-                                                list[float]]:
+def run_queries(
+    retriever: Retriever, queries: dict[str, str], mode: SearchMode, fusion: Fusion | None
+) -> tuple[dict[str, list[str]], dict[str, list[str]], list[float]]:
     """(top documents at the tool's limit, top documents of a deep search, ms per query)."""
     shallow: dict[str, list[str]] = {}
     deep: dict[str, list[str]] = {}
@@ -78,25 +80,38 @@ def run_queries(retriever: Retriever, queries: dict[str, str], mode: SearchMode,
         hits = retriever.search(SCOPE, text, limit=TOOL_LIMIT, mode=mode, fusion=fusion)
         ms.append(1000 * (time.perf_counter() - started))
         shallow[qid] = rank_documents(hits)
-        hits = retriever.search(SCOPE, text, limit=DEEP_LIMIT, prefetch=DEEP_LIMIT, mode=mode,
-                                fusion=fusion)
+        hits = retriever.search(
+            SCOPE, text, limit=DEEP_LIMIT, prefetch=DEEP_LIMIT, mode=mode, fusion=fusion
+        )
         deep[qid] = rank_documents(hits)[:100]
     return shallow, deep, ms
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR dataset directory")
     ap.add_argument("--split", choices=("test", "train"), default="test")
     ap.add_argument("--provider", choices=("local", "openai"), default="local")
     ap.add_argument("--model", default=None, help="embedding model of the provider")
-    ap.add_argument("--base-url", default=None,
-                    help="openai: an OpenAI-compatible endpoint instead of the default")
-    ap.add_argument("--max-documents", type=int, default=None,
-                    help="index only the first N documents (a smoke run; scores not comparable)")
-    ap.add_argument("--embedding-cache", type=Path, default=None,
-                    help="keep dense vectors in DIR across runs (default: a temporary home)")
+    ap.add_argument(
+        "--base-url",
+        default=None,
+        help="openai: an OpenAI-compatible endpoint instead of the default",
+    )
+    ap.add_argument(
+        "--max-documents",
+        type=int,
+        default=None,
+        help="index only the first N documents (a smoke run; scores not comparable)",
+    )
+    ap.add_argument(
+        "--embedding-cache",
+        type=Path,
+        default=None,
+        help="keep dense vectors in DIR across runs (default: a temporary home)",
+    )
     args = ap.parse_args()
     if args.provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
         raise SystemExit("--provider openai needs an API key in OPENAI_API_KEY")
@@ -104,9 +119,14 @@ def main() -> None:
     qrels = read_qrels(args.data / "qrels" / f"{args.split}.tsv")
     all_queries = read_queries(args.data / "queries.jsonl")
     queries = {q: all_queries[q] for q in qrels if q in all_queries}
-    with bench_home(args.data, provider=args.provider, model=args.model,
-                    base_url=args.base_url, max_documents=args.max_documents,
-                    cache=args.embedding_cache) as bh:
+    with bench_home(
+        args.data,
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        max_documents=args.max_documents,
+        cache=args.embedding_cache,
+    ) as bh:
         indexed = index(bh.settings)
         runtime = platform_runtime(bh.settings)
         model_id = runtime.embedder.model_id
@@ -115,16 +135,32 @@ def main() -> None:
             shallow, deep, ms = run_queries(runtime.retriever, queries, mode, fusion)
             scores = {**evaluate(shallow, qrels, ks=(10,)), **evaluate(deep, qrels, ks=(100,))}
             results[name] = scores
-            rows.append([name, f"{scores['nDCG@10']:.3f}", f"{scores['Recall@10']:.3f}",
-                         f"{scores['Recall@100']:.3f}", f"{statistics.median(ms):.1f}"])
+            rows.append(
+                [
+                    name,
+                    f"{scores['nDCG@10']:.3f}",
+                    f"{scores['Recall@10']:.3f}",
+                    f"{scores['Recall@100']:.3f}",
+                    f"{statistics.median(ms):.1f}",
+                ]
+            )
         runtime.close()
 
     chunks = indexed.metadata["chunks"]
     embeddings = indexed.metadata["embeddings"]
-    ours = markdown_table(["configuration (ours, " + args.split + ")", "nDCG@10", "Recall@10",
-                           "Recall@100", "ms/query p50"], rows)
-    published = markdown_table(["published (test split)", "nDCG@10", "Recall@100"],
-                               [list(r) for r in PUBLISHED])
+    ours = markdown_table(
+        [
+            "configuration (ours, " + args.split + ")",
+            "nDCG@10",
+            "Recall@10",
+            "Recall@100",
+            "ms/query p50",
+        ],
+        rows,
+    )
+    published = markdown_table(
+        ["published (test split)", "nDCG@10", "Recall@100"], [list(r) for r in PUBLISHED]
+    )
     default = DEFAULT_FUSION
     notes = [
         f"SciFact {args.split}: {len(queries)} queries with judgments; corpus "
@@ -150,8 +186,10 @@ def main() -> None:
         path = write_results("quality", f"Retrieval quality: BEIR SciFact ({args.split})", text)
         print(f"\nwritten to {path.relative_to(path.parents[2])}")
     name = next(n for n in results if n.endswith("(default)"))
-    print(f"nDCG@10={results[name]['nDCG@10']:.4f} split={args.split} "
-          f"config={name.removesuffix(' (default)')}")
+    print(
+        f"nDCG@10={results[name]['nDCG@10']:.4f} split={args.split} "
+        f"config={name.removesuffix(' (default)')}"
+    )
 
 
 if __name__ == "__main__":

@@ -62,8 +62,13 @@ def demo_copy(root: Path) -> Path:
 
 def checks_per_search(config: Path, home: Path) -> int:
     """`RegistryWatch.current()` calls during one knowledge_search over HTTP."""
-    os.environ.update({"KP_HOME": str(home), "KP_CONFIG": str(config),
-                       "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}"})
+    os.environ.update(
+        {
+            "KP_HOME": str(home),
+            "KP_CONFIG": str(config),
+            "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",
+        }
+    )
     settings = Settings()
     token, _, _ = ensure_admin_token(settings)
     port = free_port()
@@ -115,23 +120,26 @@ def main() -> None:
     share = per_search_us / (SEARCH_CPU_MS * 1000) * 100
     rows = [
         ["one check of an unchanged registry (os.stat)", f"{check_us:.2f} µs"],
-        ["authenticate a token: fixed / following the file",
-         f"{fixed_us:.2f} / {live_us:.2f} µs"],
+        ["authenticate a token: fixed / following the file", f"{fixed_us:.2f} / {live_us:.2f} µs"],
         ["checks per knowledge_search over HTTP", str(checks)],
-        ["registry checks per search / share of a search's CPU",
-         f"{per_search_us:.1f} µs / {share:.2f}%"],
+        [
+            "registry checks per search / share of a search's CPU",
+            f"{per_search_us:.1f} µs / {share:.2f}%",
+        ],
         ["reload after an edit (read + validate + authenticator)", f"{reload_ms:.2f} ms"],
     ]
     body = markdown_table(["what", "cost"], rows) + (
         f"\n\n- {load_average()}; the demo registry (2 clients, 2 principals, 3 sources).\n"
         f"- Search CPU {SEARCH_CPU_MS} ms/request from bench/results/"
-        "mcp_throughput-2026-12-01.md.\n\nCommand: `.venv/bin/python bench/registry_reload.py`\n")
-    path = write_results("registry_reload", "Following the registry file: cost per request",
-                         body)
+        "mcp_throughput-2026-12-01.md.\n\nCommand: `.venv/bin/python bench/registry_reload.py`\n"
+    )
+    path = write_results("registry_reload", "Following the registry file: cost per request", body)
     print(body)
     print(f"written to {path.relative_to(ROOT)}")
-    print(f"check_us={check_us:.2f} checks_per_search={checks} share_pct={share:.2f} "
-          f"reload_ms={reload_ms:.2f}")
+    print(
+        f"check_us={check_us:.2f} checks_per_search={checks} share_pct={share:.2f} "
+        f"reload_ms={reload_ms:.2f}"
+    )
 
 
 if __name__ == "__main__":

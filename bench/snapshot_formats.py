@@ -49,31 +49,55 @@ def corpus(data: Path, n: int) -> tuple[list[Document], list[Chunk], Vectors]:
     for i in range(n):
         parts = [abstracts[(3 * i + k) % len(abstracts)] for k in range(3)]
         text = "\n\n".join(f"## {p['title']}\n\n{p['text']}" for p in parts)
-        docs.append(Document(
-            source=SOURCE, source_id=f"1x{i:07d}", scope=SCOPE, title=parts[0]["title"][:80],
-            kind="doc", text=text, url=f"https://docs.google.com/document/d/1x{i:07d}/edit",
-            version=f"{i}-2026-01-01T00:00:00.000Z",
-            extra={"mime_type": "application/vnd.google-apps.document",
-                   "modified_time": "2026-01-01T00:00:00.000Z"}))
+        docs.append(
+            Document(
+                source=SOURCE,
+                source_id=f"1x{i:07d}",
+                scope=SCOPE,
+                title=parts[0]["title"][:80],
+                kind="doc",
+                text=text,
+                url=f"https://docs.google.com/document/d/1x{i:07d}/edit",
+                version=f"{i}-2026-01-01T00:00:00.000Z",
+                extra={
+                    "mime_type": "application/vnd.google-apps.document",
+                    "modified_time": "2026-01-01T00:00:00.000Z",
+                },
+            )
+        )
     chunks = []
     for doc in docs:
-        pieces = [doc.text[a:a + 900] for a in range(0, len(doc.text), 900)]
+        pieces = [doc.text[a : a + 900] for a in range(0, len(doc.text), 900)]
         for ordinal, piece in enumerate(pieces):
-            chunks.append(Chunk(
-                id=chunk_id(SCOPE, SOURCE, doc.source_id, ordinal), doc_id=doc.doc_id,
-                source=SOURCE, source_id=doc.source_id, scope=SCOPE, title=doc.title,
-                kind=doc.kind, url=doc.url, version=doc.version, text=piece,
-                headers=[doc.title], ordinal=ordinal, tokens=len(piece) // 4,
-                content_hash=content_hash(piece), fingerprint=content_hash(f"{piece}|x"),
-                extra=doc.extra))
+            chunks.append(
+                Chunk(
+                    id=chunk_id(SCOPE, SOURCE, doc.source_id, ordinal),
+                    doc_id=doc.doc_id,
+                    source=SOURCE,
+                    source_id=doc.source_id,
+                    scope=SCOPE,
+                    title=doc.title,
+                    kind=doc.kind,
+                    url=doc.url,
+                    version=doc.version,
+                    text=piece,
+                    headers=[doc.title],
+                    ordinal=ordinal,
+                    tokens=len(piece) // 4,
+                    content_hash=content_hash(piece),
+                    fingerprint=content_hash(f"{piece}|x"),
+                    extra=doc.extra,
+                )
+            )
     rng = np.random.default_rng(0)
     dense = rng.standard_normal((len(chunks), DIM)).astype(np.float32)
     sparse = []
     for chunk in chunks:
         terms = len(set(chunk.text.lower().split()))
         idx = np.sort(rng.choice(2**31, terms, replace=False))
-        sparse.append(SparseVector(indices=idx.tolist(),
-                                   values=rng.random(terms).round(4).tolist()))
+        sparse.append(
+            SparseVector(indices=idx.tolist(), values=rng.random(terms).round(4).tolist())
+        )
     return docs, chunks, ([c.content_hash for c in chunks], dense, sparse)
 
 
@@ -88,10 +112,14 @@ class ParquetStore:
 
     def write_documents(self, docs: Sequence[Document]) -> None:
         pl = self.pl
-        pl.DataFrame({"source_id": [d.source_id for d in docs], "title": [d.title for d in docs],
-                      "json": [d.model_dump_json() for d in docs]},
-                     schema={"source_id": pl.String, "title": pl.String, "json": pl.String},
-                     ).write_parquet(self.root / "raw.parquet")
+        pl.DataFrame(
+            {
+                "source_id": [d.source_id for d in docs],
+                "title": [d.title for d in docs],
+                "json": [d.model_dump_json() for d in docs],
+            },
+            schema={"source_id": pl.String, "title": pl.String, "json": pl.String},
+        ).write_parquet(self.root / "raw.parquet")
 
     def read_documents(self) -> list[Document]:
         frame = self.pl.read_parquet(self.root / "raw.parquet")
@@ -99,13 +127,16 @@ class ParquetStore:
 
     def write_chunks(self, chunks: Sequence[Chunk], keys: dict[str, str]) -> None:
         pl = self.pl
-        pl.DataFrame({"id": [c.id for c in chunks], "doc_id": [c.doc_id for c in chunks],
-                      "content_hash": [c.content_hash for c in chunks],
-                      "doc_key": [keys.get(c.doc_id, "") for c in chunks],
-                      "json": [c.model_dump_json() for c in chunks]},
-                     schema={k: pl.String for k in ("id", "doc_id", "content_hash", "doc_key",
-                                                    "json")},
-                     ).write_parquet(self.root / "chunks.parquet")
+        pl.DataFrame(
+            {
+                "id": [c.id for c in chunks],
+                "doc_id": [c.doc_id for c in chunks],
+                "content_hash": [c.content_hash for c in chunks],
+                "doc_key": [keys.get(c.doc_id, "") for c in chunks],
+                "json": [c.model_dump_json() for c in chunks],
+            },
+            schema={k: pl.String for k in ("id", "doc_id", "content_hash", "doc_key", "json")},
+        ).write_parquet(self.root / "chunks.parquet")
 
     def read_chunks_by_key(self) -> dict[str, list[Chunk]]:
         frame = self.pl.read_parquet(self.root / "chunks.parquet")
@@ -119,20 +150,37 @@ class ParquetStore:
         pl = self.pl
         hashes, dense, sparse = vectors
         frame = pl.DataFrame(
-            {"content_hash": hashes, "dense": dense, "sparse_indices": [s.indices for s in sparse],
-             "sparse_values": [s.values for s in sparse]},
-            schema={"content_hash": pl.String, "dense": pl.Array(pl.Float32, dense.shape[1]),
-                    "sparse_indices": pl.List(pl.UInt32), "sparse_values": pl.List(pl.Float32)})
+            {
+                "content_hash": hashes,
+                "dense": dense,
+                "sparse_indices": [s.indices for s in sparse],
+                "sparse_values": [s.values for s in sparse],
+            },
+            schema={
+                "content_hash": pl.String,
+                "dense": pl.Array(pl.Float32, dense.shape[1]),
+                "sparse_indices": pl.List(pl.UInt32),
+                "sparse_values": pl.List(pl.Float32),
+            },
+        )
         frame.with_columns(pl.lit("bench").alias("model_id")).write_parquet(
-            self.root / "embeddings.parquet")
+            self.root / "embeddings.parquet"
+        )
 
     def read_embeddings(self) -> dict[str, tuple[np.ndarray, SparseVector]]:
         frame = self.pl.read_parquet(self.root / "embeddings.parquet")
         dense = frame["dense"].to_numpy()
-        return {h: (dense[i], SparseVector(indices=list(ix), values=list(vs)))
-                for i, (h, ix, vs) in enumerate(zip(frame["content_hash"],
-                                                    frame["sparse_indices"],
-                                                    frame["sparse_values"], strict=True))}
+        return {
+            h: (dense[i], SparseVector(indices=list(ix), values=list(vs)))
+            for i, (h, ix, vs) in enumerate(
+                zip(
+                    frame["content_hash"],
+                    frame["sparse_indices"],
+                    frame["sparse_values"],
+                    strict=True,
+                )
+            )
+        }
 
     def sizes(self) -> dict[str, int]:
         return {p.name.split(".")[0]: p.stat().st_size for p in self.root.glob("*.parquet")}
@@ -208,12 +256,17 @@ def main() -> None:
                 if step == "read embeddings":
                     assert len(out) == len(set(vectors[0])), name
     names = list(stores)
-    lines = ["## snapshot_formats", "",
-             f"{len(docs)} documents ({sum(len(d.text) for d in docs) / 1e6:.1f} MB of text), "
-             f"{len(chunks)} chunks, {DIM}-d dense + sparse ("
-             f"{statistics.mean(len(s.indices) for s in vectors[2]):.0f} terms on average); "
-             f"seconds, median of {args.repeat}; {load_average()}", "",
-             "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    lines = [
+        "## snapshot_formats",
+        "",
+        f"{len(docs)} documents ({sum(len(d.text) for d in docs) / 1e6:.1f} MB of text), "
+        f"{len(chunks)} chunks, {DIM}-d dense + sparse ("
+        f"{statistics.mean(len(s.indices) for s in vectors[2]):.0f} terms on average); "
+        f"seconds, median of {args.repeat}; {load_average()}",
+        "",
+        "| | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
     for step, _ in steps:
         cells = [f"{statistics.median(times[(step, n)]):.2f} s" for n in names]
         lines.append(f"| {step} | " + " | ".join(cells) + " |")

@@ -124,8 +124,12 @@ def bench_ingest(bh: Any, runtime: Runtime, corpus: Path) -> tuple[list[list[str
     docs = full.metadata["raw"]["documents"]
     n_chunks = full.metadata["chunks"]["chunks"]
     embed_s, embed_calls = timer.seconds, timer.calls
-    texts = list({c.content_hash: c.embedding_text()
-                  for c in runtime.snapshots.read_chunks(SOURCE, SCOPE) or []}.values())
+    texts = list(
+        {
+            c.content_hash: c.embedding_text()
+            for c in runtime.snapshots.read_chunks(SOURCE, SCOPE) or []
+        }.values()
+    )
     started = time.perf_counter()
     timer._inner(texts)
     alone_s = time.perf_counter() - started
@@ -141,29 +145,47 @@ def bench_ingest(bh: Any, runtime: Runtime, corpus: Path) -> tuple[list[list[str
     expected = sum(1 for c in chunks_after if c.source_id in changed)
     sent = embedder.texts_embedded - before[1]
     rows = [
-        ["full ingest", f"{full.seconds:.1f} s",
-         f"{docs} docs, {n_chunks} chunks: {docs / full.seconds:.1f} docs/s, "
-         f"{n_chunks / full.seconds:.1f} chunks/s"],
-        ["  per step", per_step(full),
-         "raw / chunks / embeddings / collection (checks: "
-         f"{'all passed' if all(full.checks.values()) else full.checks})"],
-        ["  in the embedding model", f"{embed_s:.1f} s",
-         f"{100 * embed_s / full.seconds:.0f}% of the run ({embed_calls} calls)"],
-        ["embedding the same chunks alone", f"{alone_s:.1f} s",
-         f"ingest / embed-alone = {full.seconds / alone_s:.2f} (target <= 1.15); model load "
-         f"{load_s:.1f} s before the run"],
-        ["no-op reindex", f"{noop.seconds:.1f} s",
-         f"{noop_calls} embedding calls, embedded {noop.metadata['embeddings']['embedded']} "
-         f"(must be 0); {noop.metadata['chunks']['reused_documents']} of {docs} documents' "
-         f"chunks reused; {100 * noop.seconds / full.seconds:.1f}% of full ingest "
-         f"(target <= 5%); per step {per_step(noop)}"],
-        ["reindex after editing 1% of documents", f"{edit.seconds:.1f} s",
-         f"{len(changed)} docs edited; embedded {edit.metadata['embeddings']['embedded']} "
-         f"chunks, texts sent to the model {sent}, chunks of those docs {expected} "
-         f"({'exact' if sent == expected else 'MISMATCH'}); collection "
-         f"updated {edit.metadata['collection']['updated']}, added "
-         f"{edit.metadata['collection']['added']}, deleted "
-         f"{edit.metadata['collection']['deleted']}"],
+        [
+            "full ingest",
+            f"{full.seconds:.1f} s",
+            f"{docs} docs, {n_chunks} chunks: {docs / full.seconds:.1f} docs/s, "
+            f"{n_chunks / full.seconds:.1f} chunks/s",
+        ],
+        [
+            "  per step",
+            per_step(full),
+            "raw / chunks / embeddings / collection (checks: "
+            f"{'all passed' if all(full.checks.values()) else full.checks})",
+        ],
+        [
+            "  in the embedding model",
+            f"{embed_s:.1f} s",
+            f"{100 * embed_s / full.seconds:.0f}% of the run ({embed_calls} calls)",
+        ],
+        [
+            "embedding the same chunks alone",
+            f"{alone_s:.1f} s",
+            f"ingest / embed-alone = {full.seconds / alone_s:.2f} (target <= 1.15); model load "
+            f"{load_s:.1f} s before the run",
+        ],
+        [
+            "no-op reindex",
+            f"{noop.seconds:.1f} s",
+            f"{noop_calls} embedding calls, embedded {noop.metadata['embeddings']['embedded']} "
+            f"(must be 0); {noop.metadata['chunks']['reused_documents']} of {docs} documents' "
+            f"chunks reused; {100 * noop.seconds / full.seconds:.1f}% of full ingest "
+            f"(target <= 5%); per step {per_step(noop)}",
+        ],
+        [
+            "reindex after editing 1% of documents",
+            f"{edit.seconds:.1f} s",
+            f"{len(changed)} docs edited; embedded {edit.metadata['embeddings']['embedded']} "
+            f"chunks, texts sent to the model {sent}, chunks of those docs {expected} "
+            f"({'exact' if sent == expected else 'MISMATCH'}); collection "
+            f"updated {edit.metadata['collection']['updated']}, added "
+            f"{edit.metadata['collection']['added']}, deleted "
+            f"{edit.metadata['collection']['deleted']}",
+        ],
     ]
     return rows, texts
 
@@ -186,20 +208,25 @@ def scale_points(runtime: Runtime, scope: str, size: int, seed: int = 0) -> list
         copy = i // len(chunks)
         dense, sparse = vectors[base.content_hash]
         source_id = base.source_id if copy == 0 else f"{base.source_id}-copy{copy}"
-        fields: dict[str, Any] = {"scope": scope, "source_id": source_id,
-                                  "doc_id": f"{SOURCE}:{source_id}",
-                                  "id": chunk_id(scope, SOURCE, source_id, base.ordinal)}
+        fields: dict[str, Any] = {
+            "scope": scope,
+            "source_id": source_id,
+            "doc_id": f"{SOURCE}:{source_id}",
+            "id": chunk_id(scope, SOURCE, source_id, base.ordinal),
+        }
         if copy:
             dense = dense + rng.normal(0, NOISE, dense.shape).astype(np.float32)
             dense = dense / np.linalg.norm(dense)
             jitter = rng.uniform(0.9, 1.1, len(sparse.values))
-            sparse = SparseVector(indices=sparse.indices,
-                                  values=[float(v * j) for v, j in zip(sparse.values, jitter,
-                                                                        strict=True)])
+            sparse = SparseVector(
+                indices=sparse.indices,
+                values=[float(v * j) for v, j in zip(sparse.values, jitter, strict=True)],
+            )
             fields["text"] = f"{base.text} [copy {copy}]"
         chunk = base.model_copy(update=fields)
-        points.append(Point(id=chunk.id, dense=dense.tolist(), sparse=sparse,
-                            payload=chunk.payload()))
+        points.append(
+            Point(id=chunk.id, dense=dense.tolist(), sparse=sparse, payload=chunk.payload())
+        )
     return points
 
 
@@ -208,7 +235,7 @@ def write_scale(runtime: Runtime, scope: str, size: int) -> float:
     started = time.perf_counter()
     with runtime.store.writer(scope, runtime.embedder.model_id, runtime.embedder.dim) as w:
         for i in range(0, len(points), 1000):
-            w.upsert(points[i:i + 1000])
+            w.upsert(points[i : i + 1000])
     return time.perf_counter() - started
 
 
@@ -226,13 +253,19 @@ def start_mcp(bh: Any, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     kp = Path(sys.executable).with_name("kp")
     cmd = [str(kp)] if kp.exists() else [sys.executable, "-m", "kp"]
     with log.open("wb") as out:
-        proc = subprocess.Popen([*cmd, "mcp", "--port", str(port)], env=bh.env(), stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [*cmd, "mcp", "--port", str(port)],
+            env=bh.env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     return proc, wait_listening(proc, port, log, "kp mcp", 180)
 
 
-def wait_listening(proc: subprocess.Popen[bytes], port: int, log: Path, what: str,
-                   seconds: float) -> str:
+def wait_listening(
+    proc: subprocess.Popen[bytes], port: int, log: Path, what: str, seconds: float
+) -> str:
     """The MCP URL once `proc` listens on `port`; exits with its log's tail if it dies."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -294,18 +327,31 @@ async def bare_client(url: str, token: str, scope: str, queries: list[str]) -> l
     takes, without an MCP SDK client's own work (e.g. validating each result's schema)."""
     import httpx
 
-    headers = {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": MCP_VERSION,
-               "Accept": "application/json, text/event-stream", "Mcp-Method": "tools/call",
-               "Mcp-Name": "knowledge_search"}
-    meta = {"io.modelcontextprotocol/protocolVersion": MCP_VERSION,
-            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "MCP-Protocol-Version": MCP_VERSION,
+        "Accept": "application/json, text/event-stream",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "knowledge_search",
+    }
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MCP_VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
     ms = []
     async with httpx.AsyncClient(timeout=60) as http:
         for i, q in enumerate([*queries[:5], *queries]):
-            body = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                    "params": {"name": "knowledge_search", "arguments": search_args(q, scope),
-                               "_meta": meta}}
+            body = {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {
+                    "name": "knowledge_search",
+                    "arguments": search_args(q, scope),
+                    "_meta": meta,
+                },
+            }
             started = time.perf_counter()
             reply = await http.post(url, json=body, headers=headers)
             if reply.status_code != 200 or reply.json().get("result", {}).get("isError", True):
@@ -315,8 +361,9 @@ async def bare_client(url: str, token: str, scope: str, queries: list[str]) -> l
     return ms
 
 
-async def many_clients(url: str, token: str, scope: str, queries: list[str], clients: int,
-                       per_client: int) -> tuple[float, int, int]:
+async def many_clients(
+    url: str, token: str, scope: str, queries: list[str], clients: int, per_client: int
+) -> tuple[float, int, int]:
     """(requests/s, ok, errors) of `clients` sessions each sending `per_client` searches."""
     from fastmcp import Client
 
@@ -326,8 +373,9 @@ async def many_clients(url: str, token: str, scope: str, queries: list[str], cli
             for i in range(per_client):
                 q = queries[(offset * 37 + i) % len(queries)]
                 try:
-                    result = await client.call_tool("knowledge_search", search_args(q, scope),
-                                                    raise_on_error=False)
+                    result = await client.call_tool(
+                        "knowledge_search", search_args(q, scope), raise_on_error=False
+                    )
                     ok, errors = (ok, errors + 1) if result.is_error else (ok + 1, errors)
                 except Exception:
                     errors += 1
@@ -344,8 +392,9 @@ async def many_clients(url: str, token: str, scope: str, queries: list[str], cli
 def in_process(runtime: Runtime, scope: str, queries: list[str]) -> tuple[list[float], ...]:
     """Retriever.search (query embedding included), the store's part alone, RRF alone."""
     retriever, store = runtime.retriever, runtime.store
-    vectors = [(runtime.embedder.embed_query(q).tolist(), runtime.sparse.encode_query(q))
-               for q in queries]
+    vectors = [
+        (runtime.embedder.embed_query(q).tolist(), runtime.sparse.encode_query(q)) for q in queries
+    ]
     retriever.search(scope, queries[0], limit=LIMIT)
     full, blended, rrf = [], [], []
     for q, (dense, sparse) in zip(queries, vectors, strict=True):
@@ -354,9 +403,11 @@ def in_process(runtime: Runtime, scope: str, queries: list[str]) -> tuple[list[f
         full.append(1000 * (time.perf_counter() - started))
         started = time.perf_counter()
         depth = max(PREFETCH, LIMIT)
-        blend(store.search(scope, dense, None, limit=depth, mode="dense"),
-              store.search(scope, None, sparse, limit=depth, mode="sparse"),
-              DEFAULT_FUSION.dense_weight)
+        blend(
+            store.search(scope, dense, None, limit=depth, mode="dense"),
+            store.search(scope, None, sparse, limit=depth, mode="sparse"),
+            DEFAULT_FUSION.dense_weight,
+        )
         blended.append(1000 * (time.perf_counter() - started))
         started = time.perf_counter()
         store.search(scope, dense, sparse, limit=LIMIT, mode="hybrid")
@@ -364,8 +415,15 @@ def in_process(runtime: Runtime, scope: str, queries: list[str]) -> tuple[list[f
     return full, blended, rrf
 
 
-def bench_queries(bh: Any, runtime: Runtime, sizes: list[int], queries: list[str],
-                  clients: int, per_client: int, workdir: Path) -> list[list[str]]:
+def bench_queries(
+    bh: Any,
+    runtime: Runtime,
+    sizes: list[int],
+    queries: list[str],
+    clients: int,
+    per_client: int,
+    workdir: Path,
+) -> list[list[str]]:
     token_file = bh.home / "admin-token"
     rows = []
     for size in sizes:
@@ -380,28 +438,47 @@ def bench_queries(bh: Any, runtime: Runtime, sizes: list[int], queries: list[str
             single = asyncio.run(one_client(url, token, scope, queries))
             bare = asyncio.run(bare_client(url, token, scope, queries))
             cpu_before = cpu_seconds(proc.pid)
-            rps, ok, errors = asyncio.run(many_clients(url, token, scope, queries, clients,
-                                                       per_client))
+            rps, ok, errors = asyncio.run(
+                many_clients(url, token, scope, queries, clients, per_client)
+            )
             cpu_ms = 1000 * (cpu_seconds(proc.pid) - cpu_before) / max(1, ok + errors)
             rss, peak = rss_mb(proc.pid)
         finally:
             stop(proc)
         full, blended, rrf = in_process(runtime, scope, queries)
-        rows.append([f"{size:,}", f"{build_s:.0f} s", ms3(single), ms3(bare),
-                     f"{rps:.0f} ({errors}); {cpu_ms:.0f} ms",
-                     f"{rss:.0f} / {peak:.0f}", ms3(full), ms3(blended), ms3(rrf)])
+        rows.append(
+            [
+                f"{size:,}",
+                f"{build_s:.0f} s",
+                ms3(single),
+                ms3(bare),
+                f"{rps:.0f} ({errors}); {cpu_ms:.0f} ms",
+                f"{rss:.0f} / {peak:.0f}",
+                ms3(full),
+                ms3(blended),
+                ms3(rrf),
+            ]
+        )
         print(f"  {' | '.join(rows[-1])} ({load_average()})", flush=True)
     return rows
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR dataset directory")
-    ap.add_argument("--sizes", default="5000,50000",
-                    help="collection sizes for the query benchmark (200000 takes long)")
-    ap.add_argument("--max-documents", type=int, default=None,
-                    help="ingest only the first N documents (the full corpus by default)")
+    ap.add_argument(
+        "--sizes",
+        default="5000,50000",
+        help="collection sizes for the query benchmark (200000 takes long)",
+    )
+    ap.add_argument(
+        "--max-documents",
+        type=int,
+        default=None,
+        help="ingest only the first N documents (the full corpus by default)",
+    )
     ap.add_argument("--queries", type=int, default=200, help="SciFact test queries per run")
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--per-client", type=int, default=50, help="searches per concurrent client")
@@ -419,31 +496,39 @@ def main() -> None:
         source_corpus = args.data / "corpus.jsonl"
         lines = source_corpus.read_text(encoding="utf-8").splitlines(keepends=True)
         (corpus_dir / "corpus.jsonl").write_text(
-            "".join(lines[: args.max_documents] if args.max_documents else lines),
-            encoding="utf-8")
-        with bench_home(corpus_dir, home=workdir / "kp",
-                        clients=tuple(f"scale{s}" for s in sizes)) as bh:
+            "".join(lines[: args.max_documents] if args.max_documents else lines), encoding="utf-8"
+        )
+        with bench_home(
+            corpus_dir, home=workdir / "kp", clients=tuple(f"scale{s}" for s in sizes)
+        ) as bh:
             runtime = platform_runtime(bh.settings)
             print(f"ingest ({load_average()})", flush=True)
             ingest_rows, _ = bench_ingest(bh, runtime, corpus_dir / "corpus.jsonl")
             print(markdown_table(["ingest", "time", "figures"], ingest_rows), flush=True)
             print(f"queries ({load_average()})", flush=True)
-            query_rows = bench_queries(bh, runtime, sizes, queries, args.clients,
-                                       args.per_client, workdir)
+            query_rows = bench_queries(
+                bh, runtime, sizes, queries, args.clients, args.per_client, workdir
+            )
             model_id = runtime.embedder.model_id
             runtime.close()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    ingest = markdown_table(["ingest (embedded default, Dagster)", "time", "figures"],
-                            ingest_rows)
+    ingest = markdown_table(["ingest (embedded default, Dagster)", "time", "figures"], ingest_rows)
     query = markdown_table(
-        ["chunks", "build + publish", "MCP knowledge_search ms p50/p95/p99 (1 client)",
-         "same as bare JSON-RPC POSTs ms",
-         f"MCP req/s, {args.clients} clients (errors); service CPU per request",
-         "MCP RSS MB now / peak",
-         "in-process Retriever.search ms", "store alone: blend ms", "store alone: RRF ms"],
-        query_rows)
+        [
+            "chunks",
+            "build + publish",
+            "MCP knowledge_search ms p50/p95/p99 (1 client)",
+            "same as bare JSON-RPC POSTs ms",
+            f"MCP req/s, {args.clients} clients (errors); service CPU per request",
+            "MCP RSS MB now / peak",
+            "in-process Retriever.search ms",
+            "store alone: blend ms",
+            "store alone: RRF ms",
+        ],
+        query_rows,
+    )
     notes = [
         f"Queries: {len(queries)} SciFact test claims, limit {LIMIT}; "
         f"{args.clients} clients x {args.per_client} searches for throughput. Targets at 50k: "

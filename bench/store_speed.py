@@ -40,10 +40,16 @@ def make_data(n: int, seed: int = 0) -> tuple[list[Point], np.ndarray]:
     for i in range(n):
         idx = np.sort(rng.choice(VOCAB, TERMS, replace=False))
         chunk = make_chunk(source=sources[i % 4], n=i, source_id=f"doc-{i}")
-        points.append(Point(id=chunk.id, dense=dense[i].tolist(),
-                            sparse=SparseVector(indices=idx.tolist(),
-                                                values=rng.random(TERMS).round(3).tolist()),
-                            payload=chunk.payload()))
+        points.append(
+            Point(
+                id=chunk.id,
+                dense=dense[i].tolist(),
+                sparse=SparseVector(
+                    indices=idx.tolist(), values=rng.random(TERMS).round(3).tolist()
+                ),
+                payload=chunk.payload(),
+            )
+        )
     return points, dense
 
 
@@ -56,7 +62,7 @@ def timed(fn: Callable[[], object]) -> float:
 def write(store: VectorStore, points: list[Point], deletes: list[str] = ()) -> None:  # type: ignore[assignment]
     with store.writer("internal", MODEL, DIM) as w:
         for i in range(0, len(points), 1000):
-            w.upsert(points[i:i + 1000])
+            w.upsert(points[i : i + 1000])
         if deletes:
             w.delete(list(deletes))
 
@@ -65,16 +71,26 @@ def latencies(store: VectorStore, points: list[Point], queries: int) -> dict[str
     rng = random.Random(1)
     flt = SearchFilter(sources=["clickup", "memory_files"])
     out: dict[str, str] = {}
-    modes: dict[str, SearchMode] = {"dense": "dense", "sparse": "sparse", "hybrid": "hybrid",
-                                    "hybrid+filter": "hybrid"}
+    modes: dict[str, SearchMode] = {
+        "dense": "dense",
+        "sparse": "sparse",
+        "hybrid": "hybrid",
+        "hybrid+filter": "hybrid",
+    }
     for mode, engine_mode in modes.items():
         ms = []
         for _ in range(queries):
             p = points[rng.randrange(len(points))]
             sparse = SparseVector(indices=p.sparse.indices[:6], values=[1.0] * 6)
             f = flt if mode.endswith("filter") else None
-            ms.append(1000 * timed(lambda p=p, s=sparse, m=engine_mode, f=f: store.search(
-                "internal", p.dense, s, limit=10, mode=m, flt=f)))
+            ms.append(
+                1000
+                * timed(
+                    lambda p=p, s=sparse, m=engine_mode, f=f: store.search(
+                        "internal", p.dense, s, limit=10, mode=m, flt=f
+                    )
+                )
+            )
         ms.sort()
         out[mode] = f"{statistics.median(ms):.2f} / {ms[int(len(ms) * 0.95) - 1]:.2f}"
     return out
@@ -93,18 +109,20 @@ def bench_edge(points: list[Point], queries: int, root: Path) -> dict[str, str]:
     v2 = cdir / sd.read_pointer(cdir).version  # type: ignore[union-attr]
     row["reader swap (copy+load)"] = f"{timed(lambda: store.count('internal')):.2f} s"
     row.update(latencies(store, points, queries))
-    changed = [p.model_copy(update={"payload": {**p.payload, "text": "changed"}})
-               for p in points[:1000]]
+    changed = [
+        p.model_copy(update={"payload": {**p.payload, "text": "changed"}}) for p in points[:1000]
+    ]
     row["write 1k + delete 1k"] = (
-        f"{timed(lambda: write(store, changed, [p.id for p in points[1000:2000]])):.2f} s")
+        f"{timed(lambda: write(store, changed, [p.id for p in points[1000:2000]])):.2f} s"
+    )
     v3 = cdir / sd.read_pointer(cdir).version  # type: ignore[union-attr]
     v2_inodes = {f.stat().st_ino for f in v2.rglob("*") if f.is_file()}
     apparent = sum(f.stat().st_size for f in v2.rglob("*") if f.is_file())
-    row["version on disk"] = (f"{sd.disk_usage(v2) / 1e6:.0f} MB (apparent "
-                              f"{apparent / 1e6:.0f} MB)")
+    row["version on disk"] = f"{sd.disk_usage(v2) / 1e6:.0f} MB (apparent {apparent / 1e6:.0f} MB)"
     row["next version, new blocks"] = (
         f"{sd.disk_usage(v3, exclude_inodes=v2_inodes) / 1e6:.0f} MB "
-        f"(without links {sd.disk_usage(v3) / 1e6:.0f} MB)")
+        f"(without links {sd.disk_usage(v3) / 1e6:.0f} MB)"
+    )
     store.close()
     return row
 
@@ -122,8 +140,7 @@ def bench_server(points: list[Point], queries: int, url: str) -> dict[str, str]:
 def table(rows: list[dict[str, str]]) -> str:
     """One row per measurement, one column per engine."""
     keys = [k for k in dict.fromkeys(k for r in rows for k in r) if k != "engine"]
-    lines = ["| | " + " | ".join(r["engine"] for r in rows) + " |",
-             "|---|" + "---|" * len(rows)]
+    lines = ["| | " + " | ".join(r["engine"] for r in rows) + " |", "|---|" + "---|" * len(rows)]
     lines += ["| " + k + " | " + " | ".join(r.get(k, "-") for r in rows) + " |" for k in keys]
     return "\n".join(lines)
 
@@ -142,8 +159,10 @@ def main() -> None:
         rows.append(bench_edge(points, args.queries, Path(tmp)))
     if not args.skip_server:
         rows.append(bench_server(points, args.server_queries, args.url))
-    title = (f"{args.n} points, {DIM}-d dense + {TERMS}-term sparse; query ms p50 / p95, "
-             "limit 10, prefetch 50")
+    title = (
+        f"{args.n} points, {DIM}-d dense + {TERMS}-term sparse; query ms p50 / p95, "
+        "limit 10, prefetch 50"
+    )
     text = f"## store_speed\n\n{title}\n\n{table(rows)}\n"
     print(text)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -69,20 +69,26 @@ def main() -> None:
     parser.add_argument("--sources", default=",".join(sorted(HARNESSES)))
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    rows = ["| source | ordinary run (median of runs) | gone from search | deadline |",
-            "|---|---|---|---|"]
+    rows = [
+        "| source | ordinary run (median of runs) | gone from search | deadline |",
+        "|---|---|---|---|",
+    ]
     for name in args.sources.split(","):
         times, ok = measure(name, args.repeats)
         median = statistics.median(times)
-        line = (f"| {name} | {median:.2f} s ({', '.join(f'{t:.2f}' for t in times)}) | "
-                f"{'yes' if ok else 'NO'} | {interval(name)} + {median:.1f} s |")
+        line = (
+            f"| {name} | {median:.2f} s ({', '.join(f'{t:.2f}' for t in times)}) | "
+            f"{'yes' if ok else 'NO'} | {interval(name)} + {median:.1f} s |"
+        )
         rows.append(line)
         print(line, flush=True)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
-    text = (f"# Delete-to-gone per source ({stamp}, {load_average()})\n\n"
-            "`uv run python bench/sync_deadlines.py`: ten items, a full run, one delete and "
-            "one move to the client scope, then the timed ordinary run (hash embedder, fakes "
-            "on loopback).\n\n" + "\n".join(rows) + "\n")
+    text = (
+        f"# Delete-to-gone per source ({stamp}, {load_average()})\n\n"
+        "`uv run python bench/sync_deadlines.py`: ten items, a full run, one delete and "
+        "one move to the client scope, then the timed ordinary run (hash embedder, fakes "
+        "on loopback).\n\n" + "\n".join(rows) + "\n"
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"sync_deadlines-{stamp}.md").write_text(text)
     print(text)

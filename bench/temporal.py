@@ -72,8 +72,14 @@ from temporal_world.model import CLIENT_SCOPE, INTERNAL, TYPES, Question
 from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, type_score
 
 SOURCES = (("memory_files", INTERNAL), ("git_docs", INTERNAL), ("memory_files", CLIENT_SCOPE))
-TYPE_SCORE = {"answerable": "recall", "current": "current", "dated": "dated",
-              "conflict": "conflict_flagged", "named": "named", "unanswerable": "notfound_recall"}
+TYPE_SCORE = {
+    "answerable": "recall",
+    "current": "current",
+    "dated": "dated",
+    "conflict": "conflict_flagged",
+    "named": "named",
+    "unanswerable": "notfound_recall",
+}
 
 
 @dataclass
@@ -90,22 +96,35 @@ class Outcome:
 
 def code_version() -> str:
     """The commit measured, "+changes" when the work tree differs from it."""
+
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
-                              text=True, check=False).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
+        ).stdout.strip()
+
     changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results")
     return git("rev-parse", "--short", "HEAD") + ("+changes" if changed else "")
 
 
 def registry(layout: Layout) -> dict[str, Any]:
     return {
-        "embedding": {"provider": "local"}, "store": {"engine": "edge"},
+        "embedding": {"provider": "local"},
+        "store": {"engine": "edge"},
         "answer": {"api_key_env": "KP_BENCH_NO_CHAT_MODEL"},  # extractive answers only
-        "internal": {"name": "Fernhill Digital", "sources": {
-            "memory_files": {"path": str(layout.workspaces[INTERNAL])},
-            "git_docs": {"repo": str(layout.handbook), "globs": ["**/*.md"]}}},
-        "clients": {CLIENT_SCOPE: {"name": "Quayside Ferries", "director": "kwame", "sources": {
-            "memory_files": {"path": str(layout.workspaces[CLIENT_SCOPE])}}}},
+        "internal": {
+            "name": "Fernhill Digital",
+            "sources": {
+                "memory_files": {"path": str(layout.workspaces[INTERNAL])},
+                "git_docs": {"repo": str(layout.handbook), "globs": ["**/*.md"]},
+            },
+        },
+        "clients": {
+            CLIENT_SCOPE: {
+                "name": "Quayside Ferries",
+                "director": "kwame",
+                "sources": {"memory_files": {"path": str(layout.workspaces[CLIENT_SCOPE])}},
+            }
+        },
     }
 
 
@@ -121,15 +140,18 @@ async def ask_all(runtime: Any, questions: list[Question]) -> list[Outcome]:
             started = time.perf_counter()
             try:
                 result = await client.call_tool(
-                    "knowledge_ask", {"question": q.question, "scope": q.scope})
+                    "knowledge_ask", {"question": q.question, "scope": q.scope}
+                )
                 asked = Asked.model_validate(result.structured_content or {})
             except ToolError as exc:
                 asked = Asked(answer=f"error: {exc}")
             seconds = time.perf_counter() - started
             result = await client.call_tool(
-                "knowledge_search", {"query": q.question, "scope": q.scope, "limit": 10})
-            out.append(Outcome(q, asked, Searched.model_validate(result.structured_content or {}),
-                               seconds))
+                "knowledge_search", {"query": q.question, "scope": q.scope, "limit": 10}
+            )
+            out.append(
+                Outcome(q, asked, Searched.model_validate(result.structured_content or {}), seconds)
+            )
     return out
 
 
@@ -143,10 +165,13 @@ def figures(outcomes: list[Outcome]) -> dict[str, float]:
     return {
         "answerable_recall": share(answerable, lambda o: recalled(o.q, o.asked)),
         "notfound_precision": share(refused, lambda o: o.q.type == "unanswerable")
-        if refused else 1.0,
+        if refused
+        else 1.0,
         "notfound_recall": share(of["unanswerable"], lambda o: o.asked.mode == "not_found"),
-        **{TYPE_SCORE[t]: share(of[t], lambda o: type_score(o.q, o.asked))
-           for t in ("current", "dated", "conflict", "named")},
+        **{
+            TYPE_SCORE[t]: share(of[t], lambda o: type_score(o.q, o.asked))
+            for t in ("current", "dated", "conflict", "named")
+        },
         "mrr": statistics.fmean(o.rr for o in answerable) if answerable else 0.0,
     }
 
@@ -156,35 +181,61 @@ def type_table(outcomes: list[Outcome]) -> str:
     for t in TYPES:
         items = [o for o in outcomes if o.q.type == t]
         n = len(items)
-        rows.append([t, str(n),
-                     str(sum(1 for o in items if o.asked.mode == "not_found")),
-                     f"{sum(recalled(o.q, o.asked) for o in items) / n:.3f}"
-                     if t != "unanswerable" else "",
-                     f"{TYPE_SCORE[t]} {sum(type_score(o.q, o.asked) for o in items) / n:.3f}",
-                     f"{statistics.fmean(o.rr for o in items):.3f}"
-                     if t != "unanswerable" else ""])
-    return markdown_table(["type", "questions", "not_found", "recall", "type score", "MRR"],
-                          rows)
+        rows.append(
+            [
+                t,
+                str(n),
+                str(sum(1 for o in items if o.asked.mode == "not_found")),
+                f"{sum(recalled(o.q, o.asked) for o in items) / n:.3f}"
+                if t != "unanswerable"
+                else "",
+                f"{TYPE_SCORE[t]} {sum(type_score(o.q, o.asked) for o in items) / n:.3f}",
+                f"{statistics.fmean(o.rr for o in items):.3f}" if t != "unanswerable" else "",
+            ]
+        )
+    return markdown_table(["type", "questions", "not_found", "recall", "type score", "MRR"], rows)
 
 
 def verdicts(outcomes: list[Outcome]) -> str:
     return markdown_table(
         ["id", "mode", "recall", "type score", "RR", "question"],
-        [[o.q.id, o.asked.mode, "yes" if recalled(o.q, o.asked) else "no",
-          "yes" if type_score(o.q, o.asked) else "no", f"{o.rr:.2f}", o.q.question]
-         for o in outcomes])
+        [
+            [
+                o.q.id,
+                o.asked.mode,
+                "yes" if recalled(o.q, o.asked) else "no",
+                "yes" if type_score(o.q, o.asked) else "no",
+                f"{o.rr:.2f}",
+                o.q.question,
+            ]
+            for o in outcomes
+        ],
+    )
 
 
 def dump(path: Path, outcomes: list[Outcome]) -> None:
-    rows = [{"id": o.q.id, "type": o.q.type, "question": o.q.question, "scope": o.q.scope,
-             "expect": list(o.q.expect), "old": list(o.q.old), "docs": list(o.q.docs),
-             "window": o.q.window, "recall": recalled(o.q, o.asked),
-             "type_score": type_score(o.q, o.asked), "rr": round(o.rr, 3),
-             "answer": o.asked.model_dump(),
-             "hits": [h.model_dump() for h in o.searched.hits],
-             "search_interpreted_dates": o.searched.interpreted_dates} for o in outcomes]
-    path.write_text(yaml.safe_dump(rows, sort_keys=False, allow_unicode=True, width=100),
-                    encoding="utf-8")
+    rows = [
+        {
+            "id": o.q.id,
+            "type": o.q.type,
+            "question": o.q.question,
+            "scope": o.q.scope,
+            "expect": list(o.q.expect),
+            "old": list(o.q.old),
+            "docs": list(o.q.docs),
+            "window": o.q.window,
+            "recall": recalled(o.q, o.asked),
+            "type_score": type_score(o.q, o.asked),
+            "rr": round(o.rr, 3),
+            "answer": o.asked.model_dump(),
+            "hits": [h.model_dump() for h in o.searched.hits],
+            "search_interpreted_dates": o.searched.interpreted_dates,
+        }
+        for o in outcomes
+    ]
+    path.write_text(
+        yaml.safe_dump(rows, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
 
 
 def run(split: str, seed: int, keep: Path | None) -> tuple[list[Outcome], str]:
@@ -195,9 +246,11 @@ def run(split: str, seed: int, keep: Path | None) -> tuple[list[Outcome], str]:
     if seed == DEFAULT_SEED:
         stale = stale_files(corpus, seed)
         if stale:
-            raise SystemExit(f"bench/data/temporal/{', '.join(stale)} differ from the "
-                             "generator: run .venv/bin/python bench/temporal_data.py "
-                             "--write-questions")
+            raise SystemExit(
+                f"bench/data/temporal/{', '.join(stale)} differ from the "
+                "generator: run .venv/bin/python bench/temporal_data.py "
+                "--write-questions"
+            )
         questions = load_questions(split)
     else:
         questions = [q for q in corpus.questions if q.split == split]
@@ -206,14 +259,20 @@ def run(split: str, seed: int, keep: Path | None) -> tuple[list[Outcome], str]:
         layout = write(corpus, root / "corpus")
         config = root / "registry.yaml"
         config.write_text(yaml.safe_dump(registry(layout), sort_keys=False), encoding="utf-8")
-        settings = Settings.model_validate({"KP_HOME": str(root / "home"),
-                                            "KP_CONFIG": str(config),
-                                            "KP_MODEL_CACHE": str(model_cache())})
+        settings = Settings.model_validate(
+            {
+                "KP_HOME": str(root / "home"),
+                "KP_CONFIG": str(config),
+                "KP_MODEL_CACHE": str(model_cache()),
+            }
+        )
         from dagster import DagsterInstance
 
         instance = DagsterInstance.ephemeral()
-        runs = [(source, scope, index(settings, instance, source=source, scope=scope))
-                for source, scope in SOURCES]
+        runs = [
+            (source, scope, index(settings, instance, source=source, scope=scope))
+            for source, scope in SOURCES
+        ]
         indexed = ", ".join(f"{source}/{scope} {r.seconds:.1f} s" for source, scope, r in runs)
         runtime = Runtime(settings, embed_threads=1)
         try:
@@ -239,19 +298,33 @@ def main() -> None:
     f = figures(outcomes)
     table = type_table(outcomes)
     took = sorted(o.seconds * 1000 for o in outcomes)
-    summary = (f"{args.split} half, {len(outcomes)} questions, seed {args.seed}, KP_NOW={KP_NOW}, "
-               f"code {code_version()}; "
-               f"{indexed}; knowledge_ask p50 {statistics.median(took):.0f} ms, "
-               f"p95 {took[int(0.95 * (len(took) - 1))]:.0f} ms; "
-               f"{time.perf_counter() - started:.0f} s in all; {load_average()}")
-    last = ("temporal: " + " ".join(f"{k}={f[k]:.3f}" for k in (
-        "answerable_recall", "notfound_precision", "current", "dated", "conflict_flagged",
-        "named", "mrr")))
-    body = (f"`.venv/bin/python bench/temporal.py --split {args.split} --seed {args.seed}`\n\n"
-            f"{summary}\n\n{table}\n\nnotfound_recall={f['notfound_recall']:.3f}\n\n`{last}`\n\n"
-            f"Every question:\n\n{verdicts(outcomes)}\n")
-    path = write_results(f"temporal-{args.split}", "Answers that know time (dated evaluation)",
-                         body)
+    summary = (
+        f"{args.split} half, {len(outcomes)} questions, seed {args.seed}, KP_NOW={KP_NOW}, "
+        f"code {code_version()}; "
+        f"{indexed}; knowledge_ask p50 {statistics.median(took):.0f} ms, "
+        f"p95 {took[int(0.95 * (len(took) - 1))]:.0f} ms; "
+        f"{time.perf_counter() - started:.0f} s in all; {load_average()}"
+    )
+    last = "temporal: " + " ".join(
+        f"{k}={f[k]:.3f}"
+        for k in (
+            "answerable_recall",
+            "notfound_precision",
+            "current",
+            "dated",
+            "conflict_flagged",
+            "named",
+            "mrr",
+        )
+    )
+    body = (
+        f"`.venv/bin/python bench/temporal.py --split {args.split} --seed {args.seed}`\n\n"
+        f"{summary}\n\n{table}\n\nnotfound_recall={f['notfound_recall']:.3f}\n\n`{last}`\n\n"
+        f"Every question:\n\n{verdicts(outcomes)}\n"
+    )
+    path = write_results(
+        f"temporal-{args.split}", "Answers that know time (dated evaluation)", body
+    )
     if args.dump:
         dump(args.dump, outcomes)
     print(summary)

@@ -42,31 +42,39 @@ def questions_yaml(corpus: Corpus, split: str, seed: int) -> str:
 
 def load_questions(split: str) -> list[Question]:
     rows: list[dict[str, Any]] = yaml.safe_load(
-        (QUESTIONS / f"{split}.yaml").read_text(encoding="utf-8"))
+        (QUESTIONS / f"{split}.yaml").read_text(encoding="utf-8")
+    )
     return [Question.from_yaml(row) for row in rows]
 
 
 def stale_files(corpus: Corpus, seed: int) -> list[str]:
     """Committed question files that differ from what the generator makes now."""
-    return [f"{split}.yaml" for split in SPLITS
-            if not (QUESTIONS / f"{split}.yaml").exists()
-            or (QUESTIONS / f"{split}.yaml").read_text(encoding="utf-8")
-            != questions_yaml(corpus, split, seed)]
+    return [
+        f"{split}.yaml"
+        for split in SPLITS
+        if not (QUESTIONS / f"{split}.yaml").exists()
+        or (QUESTIONS / f"{split}.yaml").read_text(encoding="utf-8")
+        != questions_yaml(corpus, split, seed)
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--write-questions", action="store_true",
-                        help="write bench/data/temporal/{tune,holdout}.yaml")
+    parser.add_argument(
+        "--write-questions",
+        action="store_true",
+        help="write bench/data/temporal/{tune,holdout}.yaml",
+    )
     parser.add_argument("--out", type=Path, help="write the corpus into this (new) folder")
     args = parser.parse_args()
     corpus = generate(args.seed)
     if args.write_questions:
         QUESTIONS.mkdir(parents=True, exist_ok=True)
         for split in SPLITS:
-            (QUESTIONS / f"{split}.yaml").write_text(questions_yaml(corpus, split, args.seed),
-                                                     encoding="utf-8")
+            (QUESTIONS / f"{split}.yaml").write_text(
+                questions_yaml(corpus, split, args.seed), encoding="utf-8"
+            )
         print(f"wrote {len(corpus.questions)} questions to {QUESTIONS}")
     if args.out:
         layout: Layout = write(corpus, args.out)

@@ -58,8 +58,12 @@ def ours(case: Labelled, now: dt.datetime) -> tuple[bool, str]:
     window = resolve(case.question, now.date()).window
     if window is None:
         return False, "no window"
-    ok = (window.start <= case.narrow[0] and window.end >= case.narrow[1]
-          and window.start >= case.wide[0] and window.end <= case.wide[1])
+    ok = (
+        window.start <= case.narrow[0]
+        and window.end >= case.narrow[1]
+        and window.start >= case.wide[0]
+        and window.end <= case.wide[1]
+    )
     return ok, f"{window.text!r} -> {window.start}..{window.end}"
 
 
@@ -68,8 +72,11 @@ def theirs(case: Labelled, now: dt.datetime) -> tuple[bool, str]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        found = search_dates(case.question, languages=["en"], settings={
-            "RELATIVE_BASE": now, "PREFER_DATES_FROM": "past"})
+        found = search_dates(
+            case.question,
+            languages=["en"],
+            settings={"RELATIVE_BASE": now, "PREFER_DATES_FROM": "past"},
+        )
     if not found:
         return False, "nothing found"
     text, when = found[0]
@@ -90,15 +97,24 @@ def main() -> None:
         ok_b, said_b = theirs(case, now)
         mine += ok_a
         other += ok_b
-        rows.append([case.question, f"{case.narrow[0]}..{case.narrow[1]}",
-                     f"{'yes' if ok_a else 'NO'}: {said_a}",
-                     f"{'yes' if ok_b else 'NO'}: {said_b}"])
+        rows.append(
+            [
+                case.question,
+                f"{case.narrow[0]}..{case.narrow[1]}",
+                f"{'yes' if ok_a else 'NO'}: {said_a}",
+                f"{'yes' if ok_b else 'NO'}: {said_b}",
+            ]
+        )
     took = time.perf_counter() - started
     table = markdown_table(["question", "answer's window", "ours", "dateparser"], rows)
-    last = (f"expressions: ours={mine / len(cases):.3f} dateparser={other / len(cases):.3f} "
-            f"n={len(cases)}")
-    body = (f"`.venv/bin/python bench/time_expressions.py --split {args.split}`; clock {KP_NOW}; "
-            f"{took:.1f} s for both; {load_average()}\n\n{table}\n\n`{last}`\n")
+    last = (
+        f"expressions: ours={mine / len(cases):.3f} dateparser={other / len(cases):.3f} "
+        f"n={len(cases)}"
+    )
+    body = (
+        f"`.venv/bin/python bench/time_expressions.py --split {args.split}`; clock {KP_NOW}; "
+        f"{took:.1f} s for both; {load_average()}\n\n{table}\n\n`{last}`\n"
+    )
     path = write_results("time_expressions", "Time expressions: ours vs dateparser", body)
     print(table)
     print(f"written to {path}")

@@ -27,8 +27,10 @@ from knowledge_platform.connectors.website.connector import (  # noqa: E402
 from tests.fakes.website_server import BRAND, CTA, WebsiteFake  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-FILLER = ("Each engagement starts with a research sprint, a testing roadmap and experiments "
-          "that run until they reach significance. ")
+FILLER = (
+    "Each engagement starts with a research sprint, a testing roadmap and experiments "
+    "that run until they reach significance. "
+)
 
 
 def build(site: WebsiteFake, short: int, long: int) -> dict[str, str]:
@@ -52,8 +54,11 @@ def measure(site: WebsiteFake, kinds: dict[str, str], **overrides: object) -> di
         docs = [d for d in result.documents if kinds.get(d.source_id) == kind]
         marks = (BRAND[:24], CTA[:24])
         body = [d.text.removeprefix(f"# {d.title}").lstrip() for d in docs]
-        row[kind] = (len(docs), sum(any(m in t for m in marks) for t in body),
-                     sum(t.startswith(marks) for t in body))
+        row[kind] = (
+            len(docs),
+            sum(any(m in t for m in marks) for t in body),
+            sum(t.startswith(marks) for t in body),
+        )
     return row
 
 

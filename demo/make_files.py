@@ -37,18 +37,26 @@ SOW_PAGES = [
 ]
 
 REVIEW_SLIDES = [
-    ("Q1 experiment review: The Shade Store",
-     "Six experiments shipped, three winners\nCombined revenue per visitor +7.8%",
-     "Open with the headline: three of six tests won, which is above our 30% base rate."),
-    ("Swatch ordering test",
-     "Free swatches moved above the fold\nSwatch orders +22%, conversion to purchase +4.1%",
-     "The lift held for 21 days; mobile carried most of it. Ship to 100%."),
-    ("Checkout trust badges",
-     "Badges next to the pay button\nNo significant change after 28 days",
-     "Call it flat, not a loss. Keep the badges for brand reasons; no revenue claim."),
-    ("Q2 plan",
-     "Measure-and-install flow redesign\nMotorized shades configurator\nPrice anchoring",
-     "Ask Maya for the measure-and-install analytics access before the kickoff."),
+    (
+        "Q1 experiment review: The Shade Store",
+        "Six experiments shipped, three winners\nCombined revenue per visitor +7.8%",
+        "Open with the headline: three of six tests won, which is above our 30% base rate.",
+    ),
+    (
+        "Swatch ordering test",
+        "Free swatches moved above the fold\nSwatch orders +22%, conversion to purchase +4.1%",
+        "The lift held for 21 days; mobile carried most of it. Ship to 100%.",
+    ),
+    (
+        "Checkout trust badges",
+        "Badges next to the pay button\nNo significant change after 28 days",
+        "Call it flat, not a loss. Keep the badges for brand reasons; no revenue claim.",
+    ),
+    (
+        "Q2 plan",
+        "Measure-and-install flow redesign\nMotorized shades configurator\nPrice anchoring",
+        "Ask Maya for the measure-and-install analytics access before the kickoff.",
+    ),
 ]
 
 _FIXED_TIME = (2026, 1, 1, 0, 0, 0)
@@ -57,8 +65,10 @@ _FIXED_TIME = (2026, 1, 1, 0, 0, 0)
 def reproducible_zip(data: bytes) -> bytes:
     """The same zip with every member's timestamp fixed (OOXML writers stamp the save time)."""
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, \
-            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+    with (
+        zipfile.ZipFile(io.BytesIO(data)) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
         for item in src.infolist():
             fixed = zipfile.ZipInfo(item.filename, date_time=_FIXED_TIME)
             fixed.compress_type = zipfile.ZIP_DEFLATED

@@ -79,8 +79,14 @@ class Grant:
         return None if self.admin else list(VISIBLE[self.role])
 
 
-def grant_for(registry: Registry, name: str, *, admin: bool = False,
-              scopes: list[str] | None = None, role: Role = "internal") -> Grant:
+def grant_for(
+    registry: Registry,
+    name: str,
+    *,
+    admin: bool = False,
+    scopes: list[str] | None = None,
+    role: Role = "internal",
+) -> Grant:
     """Admins get every scope; others get `internal` and the clients they direct, plus any
     scope listed for them that the registry knows."""
     known = registry.scopes
@@ -94,24 +100,35 @@ def grant_for(registry: Registry, name: str, *, admin: bool = False,
 class Authenticator:
     """Maps bearer tokens to grants. Built once per process from the registry."""
 
-    def __init__(self, registry: Registry, *, admin_token: str | None = None,
-                 env: Mapping[str, str] | None = None, vault: Vault | None = None,
-                 previous: Authenticator | None = None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        admin_token: str | None = None,
+        env: Mapping[str, str] | None = None,
+        vault: Vault | None = None,
+        previous: Authenticator | None = None,
+    ) -> None:
         self.registry = registry
         self._grants: dict[str, Grant] = {
             ADMIN_PRINCIPAL: grant_for(registry, ADMIN_PRINCIPAL, admin=True)
         }
         self._hashes: list[tuple[str, str]] = []
         for p in registry.principals:
-            self._grants[p.name] = grant_for(registry, p.name, admin=p.admin, scopes=p.scopes,
-                                             role=p.role)
+            self._grants[p.name] = grant_for(
+                registry, p.name, admin=p.admin, scopes=p.scopes, role=p.role
+            )
             if p.token_sha256:
                 self._hashes.append((p.token_sha256.lower(), p.name))
         if admin_token:
             self._hashes.append((hash_token(admin_token), ADMIN_PRINCIPAL))
         #: Tokens from the environment or 1Password, re-read when the vault's TTL passes.
-        self.tokens = PrincipalTokens(registry.principals, env=env, vault=vault,
-                                      previous=previous.tokens if previous else None)
+        self.tokens = PrincipalTokens(
+            registry.principals,
+            env=env,
+            vault=vault,
+            previous=previous.tokens if previous else None,
+        )
 
     @property
     def principals(self) -> list[str]:
@@ -178,14 +195,19 @@ class LiveAuthenticator:
     from the next request on and a new one works. Principals whose token source did not change
     keep their digests (no vault read for them)."""
 
-    def __init__(self, registry: Callable[[], Registry], *, admin_token: str | None = None,
-                 env: Mapping[str, str] | None = None, vault: Vault | None = None) -> None:
+    def __init__(
+        self,
+        registry: Callable[[], Registry],
+        *,
+        admin_token: str | None = None,
+        env: Mapping[str, str] | None = None,
+        vault: Vault | None = None,
+    ) -> None:
         self._registry = registry
         self._options = {"admin_token": admin_token, "env": env, "vault": vault}
         self._lock = threading.Lock()
         first = registry()
-        self._current = (first, Authenticator(first, admin_token=admin_token, env=env,
-                                              vault=vault))
+        self._current = (first, Authenticator(first, admin_token=admin_token, env=env, vault=vault))
 
     def current(self) -> Authenticator:
         registry = self._registry()

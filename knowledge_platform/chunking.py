@@ -128,11 +128,16 @@ class Chunker:
     def fingerprint(self) -> str:
         """Every setting that shapes chunks: the code's version and the Chunk fields it fills,
         the tokenizer, window, overlap and limits."""
-        settings = {"version": CHUNKING_VERSION, "fields": sorted(Chunk.model_fields),
-                    "tokenizer": self.counter.name,
-                    "window_tokens": self.window_tokens, "overlap": self.overlap,
-                    "max_target": MAX_TARGET, "min_budget": MIN_BUDGET,
-                    "max_chars_per_token": MAX_CHARS_PER_TOKEN}
+        settings = {
+            "version": CHUNKING_VERSION,
+            "fields": sorted(Chunk.model_fields),
+            "tokenizer": self.counter.name,
+            "window_tokens": self.window_tokens,
+            "overlap": self.overlap,
+            "max_target": MAX_TARGET,
+            "min_budget": MIN_BUDGET,
+            "max_chars_per_token": MAX_CHARS_PER_TOKEN,
+        }
         return content_hash(json.dumps(settings, sort_keys=True))
 
     def doc_key(self, doc: Document) -> str:

@@ -20,16 +20,41 @@ from knowledge_platform.frontmatter import parse_date
 from knowledge_platform.models import TimeKind
 
 #: Front-matter keys that say when a standing text was last checked to be true.
-REVIEW_KEYS = ("updated", "last_updated", "reviewed", "last_reviewed", "revised", "as_of",
-               "verified")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december")
+REVIEW_KEYS = (
+    "updated",
+    "last_updated",
+    "reviewed",
+    "last_reviewed",
+    "revised",
+    "as_of",
+    "verified",
+)
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "may"), "sept"])
 _SPELLED = [
-    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{_MONTH})\.?,?\s+"
-               rf"(?P<year>\d{{4}})\b", re.I),
-    re.compile(rf"\b(?P<month>{_MONTH})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
-               rf"(?P<year>\d{{4}})\b", re.I),
+    re.compile(
+        rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{_MONTH})\.?,?\s+"
+        rf"(?P<year>\d{{4}})\b",
+        re.I,
+    ),
+    re.compile(
+        rf"\b(?P<month>{_MONTH})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
+        rf"(?P<year>\d{{4}})\b",
+        re.I,
+    ),
 ]
 #: Words of a statement of change: a text that says a value changed ("handed over to",
 #: "moved from X to Y", "replaces", "no longer"). Such chunks are marked CHANGE, so the read
@@ -39,7 +64,9 @@ CHANGE_CUE = re.compile(
     r"moved|moves|switched|switches|changed|changes|raised|lowered|increased|decreased|"
     r"reduced|replaced|replaces|supersedes|superseded|no\s+longer|instead\s+of|"
     r"from\s+now\s+on|from\s+today|effective\s+(?:today|immediately|from)|going\s+forward|"
-    r"now\s+(?:owns|leads|runs|uses|goes|go))\b", re.I)
+    r"now\s+(?:owns|leads|runs|uses|goes|go))\b",
+    re.I,
+)
 CHANGE = "change"
 #: A heading that dates a review of standing text, not an event ("Clients (updated 3 May
 #: 2026)").
@@ -54,8 +81,11 @@ def text_date(text: str) -> dt.date | None:
     for pattern in _SPELLED:
         m = pattern.search(text)
         if m:
-            month = next(i for i, name in enumerate(_MONTHS, 1)
-                         if name.startswith(m.group("month").lower()[:3]))
+            month = next(
+                i
+                for i, name in enumerate(_MONTHS, 1)
+                if name.startswith(m.group("month").lower()[:3])
+            )
             try:
                 return dt.date(int(m.group("year")), month, int(m.group("day")))
             except ValueError:
@@ -63,17 +93,25 @@ def text_date(text: str) -> dt.date | None:
     return None
 
 
-def document_time(meta: Mapping[str, Any], name: str, first_heading: str | None, *,
-                  known: dt.date | None = None, standing: bool = False,
-                  ) -> tuple[dt.date | None, TimeKind]:
+def document_time(
+    meta: Mapping[str, Any],
+    name: str,
+    first_heading: str | None,
+    *,
+    known: dt.date | None = None,
+    standing: bool = False,
+) -> tuple[dt.date | None, TimeKind]:
     """A file's effective date and kind of time from its front matter `meta`, file `name`
     and first heading, else `known` (what the source knows: a commit date). `standing`:
     the file's kind is standing text whatever its dates say (a runbook, a decision record)."""
     reviewed = [d for key in REVIEW_KEYS if (d := parse_date(meta.get(key))) is not None]
     if reviewed:
         return max(reviewed), "standing"
-    said = (parse_date(meta.get("date")) or parse_date(name)
-            or (text_date(first_heading) if first_heading else None))
+    said = (
+        parse_date(meta.get("date"))
+        or parse_date(name)
+        or (text_date(first_heading) if first_heading else None)
+    )
     if said is not None:
         return said, "standing" if standing else "event"
     return known, "standing"
@@ -84,8 +122,9 @@ def marks(text: str) -> list[str]:
     return [CHANGE] if CHANGE_CUE.search(text) else []
 
 
-def section_time(headers: list[str] | tuple[str, ...], date: dt.date | None,
-                 kind: TimeKind) -> tuple[dt.date | None, TimeKind]:
+def section_time(
+    headers: list[str] | tuple[str, ...], date: dt.date | None, kind: TimeKind
+) -> tuple[dt.date | None, TimeKind]:
     """A section's date and kind: its nearest dated heading's, else its document's."""
     for header in reversed(headers):
         found = text_date(header)

@@ -26,8 +26,9 @@ from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.supersession import names
 
 DECISION_KINDS = ["memory", "decision"]
-_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?Decision(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$",
-                   re.IGNORECASE)
+_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?Decision(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$", re.IGNORECASE
+)
 _HEADER = re.compile(r"^decisions?\b\s*[:\-—]?\s*(.*)$", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+(.+)$")
 _STATUS = re.compile(r"^\s*(?:\*\*)?status(?:\*\*)?\s*:\s*(\w[\w -]*)", re.IGNORECASE | re.M)
@@ -70,8 +71,11 @@ def decision_lines(text: str) -> list[str]:
         if match:
             current = [match.group(1).strip()]
             found.append(current)
-        elif current is not None and line.strip() and not line.lstrip().startswith(("#", "-",
-                                                                                    "*", "+")):
+        elif (
+            current is not None
+            and line.strip()
+            and not line.lstrip().startswith(("#", "-", "*", "+"))
+        ):
             current.append(line.strip())
         else:
             current = None
@@ -100,10 +104,15 @@ def _from_memory(chunk: Chunk) -> list[Decision]:
     topic = section[1] if section and section[1] else None
     status = _status(chunk.text) or ("deprecated" if chunk.lifecycle == "deprecated" else "decided")
     return [
-        Decision(date=chunk.date, status=status, summary=line,
-                 title=topic or _first_words(line), citation=_cite(chunk),
-                 superseded=status.lower() in _SUPERSEDED_STATUSES,
-                 supersedes=old_phrases(line))
+        Decision(
+            date=chunk.date,
+            status=status,
+            summary=line,
+            title=topic or _first_words(line),
+            citation=_cite(chunk),
+            superseded=status.lower() in _SUPERSEDED_STATUSES,
+            supersedes=old_phrases(line),
+        )
         for line in lines
     ]
 
@@ -130,7 +139,8 @@ def _from_record(chunk: Chunk) -> Decision:
         summary=_clip(summary),
         title=chunk.title,
         citation=_cite(chunk),
-        superseded=bool(successor) or status in _SUPERSEDED_STATUSES
+        superseded=bool(successor)
+        or status in _SUPERSEDED_STATUSES
         or chunk.lifecycle == "deprecated",
         superseded_by=successor[0] if successor else None,
         supersedes=names(chunk.extra.get("supersedes")),
@@ -186,8 +196,9 @@ def decisions_from_chunks(chunks: Iterable[Chunk]) -> list[Decision]:
             continue
         for decision in _from_memory(chunk):
             key = (chunk.doc_id, decision.summary[:120].lower())
-            if key not in seen and not any(k[0] == key[0] and (k[1] in key[1] or key[1] in k[1])
-                                           for k in seen):
+            if key not in seen and not any(
+                k[0] == key[0] and (k[1] in key[1] or key[1] in k[1]) for k in seen
+            ):
                 seen.add(key)
                 found.append(decision)
     _link(found, records)

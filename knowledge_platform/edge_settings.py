@@ -81,8 +81,10 @@ class EdgeConfig(BaseModel):
     def _hosts(cls, value: list[str]) -> list[str]:
         for host in value:
             if not host or (any(c in host for c in "/:@ ") and not host.startswith("[")):
-                raise ValueError(f"allowed_hosts: {host!r} is not a host name (no scheme or "
-                                 "port, e.g. kb.example.com)")
+                raise ValueError(
+                    f"allowed_hosts: {host!r} is not a host name (no scheme or "
+                    "port, e.g. kb.example.com)"
+                )
         return [h.lower() for h in value]
 
     @field_validator("allowed_origins")

@@ -39,8 +39,9 @@ class HooksConfig(BaseModel):
         try:
             parse_limit(value)
         except ValueError:
-            raise ValueError(f"rate_limit {value!r}: expected e.g. '600/minute' or "
-                             "'20/second'") from None
+            raise ValueError(
+                f"rate_limit {value!r}: expected e.g. '600/minute' or '20/second'"
+            ) from None
         return value
 
 
@@ -61,8 +62,10 @@ class ServiceConfig(EdgeConfig):
         if parts.scheme not in ("https", "http") or not parts.hostname:
             raise ValueError(f"public_url {value!r}: give an absolute https:// URL")
         if parts.scheme == "http" and not loopback(parts.hostname):
-            raise ValueError(f"public_url {value!r}: sources deliver webhooks over https only "
-                             "(http is accepted for loopback tests)")
+            raise ValueError(
+                f"public_url {value!r}: sources deliver webhooks over https only "
+                "(http is accepted for loopback tests)"
+            )
         if parts.query or parts.fragment or parts.username or parts.password:
             raise ValueError(f"public_url {value!r}: no query, fragment or credentials")
         return value.strip().rstrip("/")
@@ -70,8 +73,10 @@ class ServiceConfig(EdgeConfig):
     @model_validator(mode="after")
     def _oauth_needs_public_url(self) -> ServiceConfig:
         if self.oauth is not None and not self.public_url:
-            raise ValueError("oauth: set service.public_url too (the URL clients reach the "
-                             "service under: tokens name it, the OAuth metadata advertises it)")
+            raise ValueError(
+                "oauth: set service.public_url too (the URL clients reach the "
+                "service under: tokens name it, the OAuth metadata advertises it)"
+            )
         return self
 
     @property

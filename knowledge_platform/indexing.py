@@ -8,12 +8,22 @@ from knowledge_platform.runtime import Runtime
 from knowledge_platform.steps import PullOptions, StepsRun, run_steps
 
 
-def index_source(runtime: Runtime, source: str, scope: str = "internal",
-                 options: PullOptions | None = None) -> StepsRun:
+def index_source(
+    runtime: Runtime, source: str, scope: str = "internal", options: PullOptions | None = None
+) -> StepsRun:
     """One run of `source`'s steps for `scope`: incremental from the snapshots a previous
     run left under KP_HOME, a full pull the first time."""
-    return run_steps(runtime.registry, runtime.snapshots, runtime.store, runtime.embedder,
-                     runtime.cache, runtime.chunker, source, scope, options)
+    return run_steps(
+        runtime.registry,
+        runtime.snapshots,
+        runtime.store,
+        runtime.embedder,
+        runtime.cache,
+        runtime.chunker,
+        source,
+        scope,
+        options,
+    )
 
 
 def index_scope(runtime: Runtime, scope: str = "internal") -> None:

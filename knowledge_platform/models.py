@@ -9,8 +9,9 @@ from typing import Any, Literal, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Kind = Literal["memory", "task", "doc", "sheet", "slide", "row", "page", "runbook", "decision",
-               "attachment"]
+Kind = Literal[
+    "memory", "task", "doc", "sheet", "slide", "row", "page", "runbook", "decision", "attachment"
+]
 Lifecycle = Literal["stable", "draft", "deprecated"]
 LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
 Trust = Literal["internal", "client", "public"]
@@ -57,12 +58,12 @@ class Provenance(BaseModel):
     url: str | None = Field(default=None, description="link for people")
     uri: str | None = Field(default=None, description="where it is read from")
     date: dt.date | None = Field(default=None, description="when it was said")
-    time_kind: TimeKind = Field(default="standing", description=(
-        "event: true on its date; standing: until changed"))
+    time_kind: TimeKind = Field(
+        default="standing", description=("event: true on its date; standing: until changed")
+    )
     version: str = Field(default="", description="source version")
     lifecycle: Lifecycle = Field(default="stable", description="stable, draft or deprecated")
-    confidentiality: str = Field(default="internal", description="public, internal or "
-                                                                 "restricted")
+    confidentiality: str = Field(default="internal", description="public, internal or restricted")
 
 
 class Record(Provenance):
@@ -150,8 +151,9 @@ class Reference(Provenance):
 
     doc_id: str = Field(description="handle for get_document")
     sha: str | None = Field(default=None, description="git commit the text was read at")
-    superseded_by: str | None = Field(default=None, description=(
-        "doc_id of the document that supersedes this one"))
+    superseded_by: str | None = Field(
+        default=None, description=("doc_id of the document that supersedes this one")
+    )
     file_name: str | None = _shown("file it was converted from")
     mime_type: str | None = _shown("the file's MIME type")
     page: int | None = _shown("PDF page (1-based)")
@@ -166,11 +168,18 @@ class Reference(Provenance):
         (no page, slide or sheet)."""
         extra = chunk.extra
         found = {} if whole else {u: extra[u] for u in UNITS if u in extra}
-        return cls(**{f: getattr(chunk, f) for f in Provenance.model_fields},
-                   doc_id=chunk.doc_id, sha=chunk.sha, superseded_by=chunk.successor,
-                   file_name=extra.get(FILE_NAME), mime_type=extra.get(MIME_TYPE),
-                   stale=extra.get(STALE), last_refreshed=extra.get(LAST_REFRESHED),
-                   **found, **fields)
+        return cls(
+            **{f: getattr(chunk, f) for f in Provenance.model_fields},
+            doc_id=chunk.doc_id,
+            sha=chunk.sha,
+            superseded_by=chunk.successor,
+            file_name=extra.get(FILE_NAME),
+            mime_type=extra.get(MIME_TYPE),
+            stale=extra.get(STALE),
+            last_refreshed=extra.get(LAST_REFRESHED),
+            **found,
+            **fields,
+        )
 
 
 class SparseVector(BaseModel):

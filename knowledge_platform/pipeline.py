@@ -120,7 +120,8 @@ def reconcile(
         stale = [pid for pid in current if pid not in wanted]
         if stale and not wanted and not allow_empty:
             raise DeletionGuardError(
-                guard_excess(len(current), len(stale), 0, 1.0) or "refusing to empty")
+                guard_excess(len(current), len(stale), 0, 1.0) or "refusing to empty"
+            )
         points: list[Point] = []
         for cid, chunk in wanted.items():
             seen = current.get(cid)

@@ -22,22 +22,34 @@ log = logging.getLogger(__name__)
 
 
 class PrincipalTokens:
-    def __init__(self, principals: Sequence[Principal], *, env: Mapping[str, str] | None = None,
-                 vault: Vault | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 previous: PrincipalTokens | None = None) -> None:
+    def __init__(
+        self,
+        principals: Sequence[Principal],
+        *,
+        env: Mapping[str, str] | None = None,
+        vault: Vault | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        previous: PrincipalTokens | None = None,
+    ) -> None:
         """`previous`: the tokens of the registry this one replaces; a principal whose token
         source is unchanged keeps its digest (a reload reads only new or moved tokens)."""
         self._env = os.environ if env is None else env
         self._vault = vault or default_vault()
         self._clock = clock
         self._sources: dict[str, SecretSource] = {
-            p.name: p.secret("token") for p in principals
+            p.name: p.secret("token")
+            for p in principals
             if not p.token_sha256 and (p.token_env or p.token_ref)
         }
-        kept = {} if previous is None else {
-            name: digest for name, digest in previous._digests.items()
-            if previous._sources.get(name) == self._sources.get(name)}
+        kept = (
+            {}
+            if previous is None
+            else {
+                name: digest
+                for name, digest in previous._digests.items()
+                if previous._sources.get(name) == self._sources.get(name)
+            }
+        )
         self._digests: dict[str, str] = kept
         self._lock = threading.Lock()
         self._refreshing: threading.Thread | None = None
@@ -55,8 +67,9 @@ class PrincipalTokens:
             with self._lock:
                 if self._refreshing is None or not self._refreshing.is_alive():
                     self._read_at = self._clock()
-                    self._refreshing = threading.Thread(target=self.refresh, daemon=True,
-                                                        name="kp-principal-tokens")
+                    self._refreshing = threading.Thread(
+                        target=self.refresh, daemon=True, name="kp-principal-tokens"
+                    )
                     self._refreshing.start()
         return [(digest, name) for name, digest in self._digests.items()]
 
@@ -74,8 +87,13 @@ class PrincipalTokens:
             if names is not None and name not in names:
                 continue
             try:
-                token = resolve_optional(source, owner=f"principal {name}",
-                                         what="bearer token", env=self._env, vault=self._vault)
+                token = resolve_optional(
+                    source,
+                    owner=f"principal {name}",
+                    what="bearer token",
+                    env=self._env,
+                    vault=self._vault,
+                )
             except SecretError as exc:
                 kept = " (keeping the token read before)" if name in digests else ""
                 log.warning("%s; %s cannot sign in until it is fixed%s", exc, name, kept)

@@ -19,8 +19,17 @@ class QueryLog:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def append(self, *, principal: str, scope: str, tool: str, query: str, hits: int,
-               top_score: float | None, **extra: Any) -> None:
+    def append(
+        self,
+        *,
+        principal: str,
+        scope: str,
+        tool: str,
+        query: str,
+        hits: int,
+        top_score: float | None,
+        **extra: Any,
+    ) -> None:
         record = {
             "time": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
             "principal": principal,

@@ -18,8 +18,9 @@ MASK = "***"
 #: Shorter values are not masked: they would mask ordinary words (and are no real secret).
 MIN_LENGTH = 8
 #: Request headers that carry credentials.
-CREDENTIAL_HEADERS = frozenset({"authorization", "apikey", "x-api-key", "proxy-authorization",
-                                "cookie"})
+CREDENTIAL_HEADERS = frozenset(
+    {"authorization", "apikey", "x-api-key", "proxy-authorization", "cookie"}
+)
 _SCHEMES = ("bearer ", "basic ", "token ")
 
 _known: set[str] = set()
@@ -30,8 +31,14 @@ def forms(value: str) -> set[str]:
     """How a value shows in a message: as it is, URL-encoded, and escaped the way Python's
     repr (of the text, or of its bytes: httpx's "Illegal header value b'...'") and JSON
     escape a line break, a quote or a backslash."""
-    return {value, value.strip(), quote(value, safe=""), repr(value)[1:-1],
-            repr(value.encode())[2:-1], json.dumps(value)[1:-1]}
+    return {
+        value,
+        value.strip(),
+        quote(value, safe=""),
+        repr(value)[1:-1],
+        repr(value.encode())[2:-1],
+        json.dumps(value)[1:-1],
+    }
 
 
 def remember(value: str) -> str:
@@ -59,4 +66,4 @@ def remember_headers(headers: Mapping[str, str] | None) -> None:
     for name, value in (headers or {}).items():
         if name.lower() in CREDENTIAL_HEADERS and value:
             scheme = next((s for s in _SCHEMES if value.lower().startswith(s)), "")
-            remember(value[len(scheme):].strip())
+            remember(value[len(scheme) :].strip())

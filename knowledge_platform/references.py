@@ -20,17 +20,34 @@ from knowledge_platform.store.base import SearchFilter, VectorStore
 CANDIDATES = 20
 #: A named document's chunks the answer reads: a decision record's every section, mostly.
 CHUNKS_PER_DOCUMENT = 6
-_FAMILY = {"adr": "decision", "decision": "decision", "record": "decision", "rfc": "rfc",
-           "runbook": "runbook", "ticket": "ticket", "doc": "", "document": "", "": ""}
-_NUMBERED = re.compile(r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)s?"
-                       r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b", re.I)
+_FAMILY = {
+    "adr": "decision",
+    "decision": "decision",
+    "record": "decision",
+    "rfc": "rfc",
+    "runbook": "runbook",
+    "ticket": "ticket",
+    "doc": "",
+    "document": "",
+    "": "",
+}
+_NUMBERED = re.compile(
+    r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)s?"
+    r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b",
+    re.I,
+)
 #: A file path: a name with an extension, or folders ending in a name with a digit or a
 #: hyphen ("decisions/0007-monthly-reports"); not "A/B" or "America/New_York".
-_PATH = re.compile(r"[\w.-]+\.(?:md|markdown|txt|rst|adoc)\b"
-                   r"|[\w.-]+(?:/[\w.-]+)*/[\w.]*[-\d][\w.-]*")
-_RECORD = re.compile(r"\b(record|adr|rfc|runbook|playbook|handbook|policy|decision|document|"
-                     r"doc|page|file|note|memo|minutes|spec)s?\b|['\"\u2018\u201c][^'\"]{3,}"
-                     r"['\"\u2019\u201d]", re.I)
+_PATH = re.compile(
+    r"[\w.-]+\.(?:md|markdown|txt|rst|adoc)\b"
+    r"|[\w.-]+(?:/[\w.-]+)*/[\w.]*[-\d][\w.-]*"
+)
+_RECORD = re.compile(
+    r"\b(record|adr|rfc|runbook|playbook|handbook|policy|decision|document|"
+    r"doc|page|file|note|memo|minutes|spec)s?\b|['\"\u2018\u201c][^'\"]{3,}"
+    r"['\"\u2019\u201d]",
+    re.I,
+)
 _LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
 _KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
 _KINDS_OF_FAMILY = {"decision": "decision", "runbook": "runbook"}
@@ -66,7 +83,8 @@ def names(question: str, chunk: Chunk) -> bool:
     title = _norm(chunk.title)
     parts = [_norm(p) for p in chunk.title.split(":")[1:]]  # "ADR 7: monthly client reports"
     if (len(title.split()) >= 2 and f" {title} " in q) or any(
-            len(p.split()) >= 3 and f" {p} " in q for p in parts):
+        len(p.split()) >= 3 and f" {p} " in q for p in parts
+    ):
         return True
     wanted = numbered(question)
     for family, number in _document_numbers(chunk):
@@ -96,8 +114,14 @@ def refers_to_record(question: str) -> bool:
     return bool(_RECORD.search(question) or has_cue(question))
 
 
-def named_current(retriever: Retriever, store: VectorStore, scope: str, question: str,
-                  flt: SearchFilter, hits: list[Hit]) -> list[Hit]:
+def named_current(
+    retriever: Retriever,
+    store: VectorStore,
+    scope: str,
+    question: str,
+    flt: SearchFilter,
+    hits: list[Hit],
+) -> list[Hit]:
     """Hits of the current documents the question names as documents (refers_to_record):
     those among `hits` (by title, number or path), else, for a question with a number or
     path, any such document of the kinds its cue points at. A title that merely shares the
@@ -115,8 +139,9 @@ def named_current(retriever: Retriever, store: VectorStore, scope: str, question
     return named_documents(retriever, store, scope, question, scan)
 
 
-def _best_chunks(retriever: Retriever, scope: str, question: str, flt: SearchFilter,
-                 doc_ids: list[str]) -> list[Hit]:
+def _best_chunks(
+    retriever: Retriever, scope: str, question: str, flt: SearchFilter, doc_ids: list[str]
+) -> list[Hit]:
     """Each document's best chunks for the question (documents in the given order)."""
     hits: list[Hit] = []
     for doc_id in doc_ids:
@@ -125,13 +150,19 @@ def _best_chunks(retriever: Retriever, scope: str, question: str, flt: SearchFil
     return hits
 
 
-def successors(retriever: Retriever, scope: str, question: str, flt: SearchFilter,
-               hits: list[Hit]) -> list[Hit]:
+def successors(
+    retriever: Retriever, scope: str, question: str, flt: SearchFilter, hits: list[Hit]
+) -> list[Hit]:
     """The best chunks, for the question, of the documents that supersede those of `hits`
     (not already among them)."""
     present = {h.chunk.doc_id for h in hits}
-    wanted = list(dict.fromkeys(h.chunk.successor for h in hits if h.chunk.successor
-                                and h.chunk.successor not in present))
+    wanted = list(
+        dict.fromkeys(
+            h.chunk.successor
+            for h in hits
+            if h.chunk.successor and h.chunk.successor not in present
+        )
+    )
     found: list[Hit] = []
     for doc_id in wanted:
         only = flt.model_copy(update={"doc_ids": [doc_id], "lifecycles": None})
@@ -139,14 +170,16 @@ def successors(retriever: Retriever, scope: str, question: str, flt: SearchFilte
     return found
 
 
-def named_documents(retriever: Retriever, store: VectorStore, scope: str, question: str,
-                    flt: SearchFilter) -> list[Hit]:
+def named_documents(
+    retriever: Retriever, store: VectorStore, scope: str, question: str, flt: SearchFilter
+) -> list[Hit]:
     """The best chunks of each document matching `flt` that the question names, ranked
     for the question (documents in order of their best hit)."""
     if not store.exists(scope, flt):
         return []  # most scopes hide nothing: saves a sparse search and 20 payloads a call
-    candidates = [h.chunk for h in retriever.search(scope, question, limit=CANDIDATES, flt=flt,
-                                                    mode="sparse")]
+    candidates = [
+        h.chunk for h in retriever.search(scope, question, limit=CANDIDATES, flt=flt, mode="sparse")
+    ]
     if has_cue(question):
         candidates += store.scroll(scope, flt)
     named = list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))

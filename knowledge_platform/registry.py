@@ -103,8 +103,10 @@ class Principal(_Strict, SecretFields):
     @classmethod
     def _digest(cls, value: str | None) -> str | None:
         if value is not None and not _SHA256.fullmatch(value):
-            raise ValueError("token_sha256 must be the sha256 hex digest of the token (64 hex "
-                             "digits); the token itself goes in token_env or token_ref")
+            raise ValueError(
+                "token_sha256 must be the sha256 hex digest of the token (64 hex "
+                "digits); the token itself goes in token_env or token_ref"
+            )
         return value
 
     @property
@@ -147,8 +149,9 @@ class Registry(_Strict):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown timezone {value!r}; use an IANA name such as "
-                             "America/New_York") from None
+            raise ValueError(
+                f"unknown timezone {value!r}; use an IANA name such as America/New_York"
+            ) from None
         return value
 
     @field_validator("poll_minutes")
@@ -172,8 +175,10 @@ class Registry(_Strict):
         in through the authorization server alone."""
         for p in self.principals:
             if not p.has_token and self.service.oauth is None:
-                raise ValueError(f"principals.{p.name}: give token_sha256, token_env or "
-                                 "token_ref (or configure service.oauth to sign in with it)")
+                raise ValueError(
+                    f"principals.{p.name}: give token_sha256, token_env or "
+                    "token_ref (or configure service.oauth to sign in with it)"
+                )
         return self
 
     @field_validator("clients")
@@ -220,8 +225,11 @@ class Registry(_Strict):
         if not settings.containers():
             return settings
         others = [s for s in self.scopes if s != scope and source in self.scope(s).sources]
-        return settings.with_elsewhere(frozenset(
-            cid for other in others for _, cid in self._validated(source, other).containers()))
+        return settings.with_elsewhere(
+            frozenset(
+                cid for other in others for _, cid in self._validated(source, other).containers()
+            )
+        )
 
     def _validated(self, source: str, scope: str) -> SourceSettings:
         raw = self.scope(scope).sources.get(source)
@@ -235,7 +243,8 @@ class Registry(_Strict):
             # The scope and the registry's client ids are validation context: a setting may
             # depend on them (a Supabase table says which of its rows are the scope's).
             return cls.settings_model.model_validate(
-                resolved, context={"scope": scope, "clients": tuple(self.clients)})
+                resolved, context={"scope": scope, "clients": tuple(self.clients)}
+            )
         except ValidationError as exc:
             raise ConfigError(_describe(exc, where)) from None
 

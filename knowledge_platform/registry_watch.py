@@ -66,29 +66,39 @@ class RegistryWatch:
             fresh = load_registry(self.path)
         except ConfigError as exc:
             self.refused = str(exc).splitlines()[0]
-            log.warning("registry not reloaded, still serving the version read at %s: %s",
-                        self.loaded_at.isoformat(timespec="seconds"), self.refused)
+            log.warning(
+                "registry not reloaded, still serving the version read at %s: %s",
+                self.loaded_at.isoformat(timespec="seconds"),
+                self.refused,
+            )
             return
         old = self._registry
-        self.pending_restart = [k for k in PINNED
-                                if getattr(fresh, k) != getattr(self._started, k)]
+        self.pending_restart = [k for k in PINNED if getattr(fresh, k) != getattr(self._started, k)]
         self._registry, self.refused = fresh, None
         self.loaded_at = dt.datetime.now(dt.UTC)
-        log.info("registry %s reloaded: scopes %s; principals %s%s", self.path,
-                 _diff(old.scopes, fresh.scopes),
-                 _diff([p.name for p in old.principals], [p.name for p in fresh.principals]),
-                 f"; {', '.join(self.pending_restart)} settings apply on restart"
-                 if self.pending_restart else "")
+        log.info(
+            "registry %s reloaded: scopes %s; principals %s%s",
+            self.path,
+            _diff(old.scopes, fresh.scopes),
+            _diff([p.name for p in old.principals], [p.name for p in fresh.principals]),
+            f"; {', '.join(self.pending_restart)} settings apply on restart"
+            if self.pending_restart
+            else "",
+        )
 
     def warnings(self) -> list[str]:
         """One line each for an edit not applied and settings that need a restart."""
         out = []
         if self.refused:
-            out.append(f"registry edit not applied (still serving the version read at "
-                       f"{self.loaded_at.isoformat(timespec='seconds')}): {self.refused}")
+            out.append(
+                f"registry edit not applied (still serving the version read at "
+                f"{self.loaded_at.isoformat(timespec='seconds')}): {self.refused}"
+            )
         if self.pending_restart:
-            out.append(f"registry {', '.join(self.pending_restart)} settings changed; the "
-                       "MCP service applies them on restart")
+            out.append(
+                f"registry {', '.join(self.pending_restart)} settings changed; the "
+                "MCP service applies them on restart"
+            )
         return out
 
 

@@ -124,23 +124,34 @@ class Retriever:
         def fuse(lists: list[list[Scored]]) -> list[Scored]:
             return blend_scores(lists[0], lists[1], dense_weight, depth)[:limit]
 
-        return self.store.search_fused(scope, [  # both lists from one published version
-            VectorQuery(dense=dense, limit=depth, mode="dense"),
-            VectorQuery(sparse=sparse, limit=depth, mode="sparse"),
-        ], fuse, flt=flt)
+        return self.store.search_fused(
+            scope,
+            [  # both lists from one published version
+                VectorQuery(dense=dense, limit=depth, mode="dense"),
+                VectorQuery(sparse=sparse, limit=depth, mode="sparse"),
+            ],
+            fuse,
+            flt=flt,
+        )
 
 
-def blend(dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float,
-          depth: int | None = None) -> list[Hit]:
+def blend(
+    dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float, depth: int | None = None
+) -> list[Hit]:
     """`blend_scores` of two hit lists."""
     chunks = {h.chunk.id: h.chunk for h in (*dense, *sparse)}
-    ranked = blend_scores([(h.chunk.id, h.score) for h in dense],
-                          [(h.chunk.id, h.score) for h in sparse], dense_weight, depth)
+    ranked = blend_scores(
+        [(h.chunk.id, h.score) for h in dense],
+        [(h.chunk.id, h.score) for h in sparse],
+        dense_weight,
+        depth,
+    )
     return [Hit(chunk=chunks[cid], score=score) for cid, score in ranked]
 
 
-def blend_scores(dense: Sequence[Scored], sparse: Sequence[Scored],
-                 dense_weight: float, depth: int | None = None) -> list[Scored]:
+def blend_scores(
+    dense: Sequence[Scored], sparse: Sequence[Scored], dense_weight: float, depth: int | None = None
+) -> list[Scored]:
     """The union of both result lists by weighted sum of top-scaled scores, best first.
     `depth`: how many each list was asked for (None: unknown, every list counts as full)."""
     d, d_floor = _scaled(dense, depth)

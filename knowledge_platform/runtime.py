@@ -22,15 +22,17 @@ from knowledge_platform.store.factory import make_store
 from knowledge_platform.tokens import counter_for
 
 
-def build_embedder(settings: Settings, registry: Registry, *,
-                   threads: int | None = None) -> Embedder:
+def build_embedder(
+    settings: Settings, registry: Registry, *, threads: int | None = None
+) -> Embedder:
     cfg = registry.embedding
     return make_embedder(
         cfg.provider,
         model=cfg.model,
         cache_dir=settings.models_dir,
         api_key=cfg.resolve_secret("api_key", owner="embedding", what="OpenAI API key")
-        if cfg.provider == "openai" else None,
+        if cfg.provider == "openai"
+        else None,
         base_url=cfg.base_url,
         timeout_s=cfg.timeout_seconds,
         max_retries=cfg.max_retries,
@@ -44,8 +46,9 @@ def build_store(settings: Settings, registry: Registry) -> VectorStore:
     if cfg.engine == "qdrant":
         url = cfg.resolve_secret("url", owner="store engine 'qdrant'", what="server URL")
         api_key = cfg.resolve_optional_secret("api_key", owner="store", what="Qdrant API key")
-        return make_store("qdrant", path=None, url=url, api_key=api_key,
-                          lock_dir=settings.home_dir / "locks")
+        return make_store(
+            "qdrant", path=None, url=url, api_key=api_key, lock_dir=settings.home_dir / "locks"
+        )
     return make_store("edge", path=settings.shards_dir, url=None, api_key=None)
 
 
@@ -55,16 +58,23 @@ def build_chunker(registry: Registry, embedder: Embedder) -> Chunker:
 
 
 class Runtime:
-    def __init__(self, settings: Settings, registry: Registry | None = None, *,
-                 embed_threads: int | None = None, follow: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        registry: Registry | None = None,
+        *,
+        embed_threads: int | None = None,
+        follow: bool = False,
+    ) -> None:
         """`embed_threads`: CPU threads each local embedding call may use (None: all, which
         suits ingest batches); a service running many short calls at once wants 1.
         `follow`: re-read the registry file whenever it changes (a long-running service);
         the embedder, store and chunker keep the settings the process started with."""
         self.settings = settings
         self.watch = RegistryWatch(settings.config) if follow and registry is None else None
-        self._registry = registry or (self.watch.current() if self.watch
-                                      else load_registry(settings.config))
+        self._registry = registry or (
+            self.watch.current() if self.watch else load_registry(settings.config)
+        )
         self.embed_threads = embed_threads
 
     @property

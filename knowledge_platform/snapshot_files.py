@@ -35,8 +35,10 @@ class SnapshotError(KnowledgePlatformError):
 
 
 def _unreadable(path: Path, why: str) -> SnapshotError:
-    return SnapshotError(f"{path} is not a snapshot this version can read ({why}); remove "
-                         f"{path.parent} to rebuild it with a full pull on the next run")
+    return SnapshotError(
+        f"{path} is not a snapshot this version can read ({why}); remove "
+        f"{path.parent} to rebuild it with a full pull on the next run"
+    )
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,9 @@ class Lines:
 
 def write_lines(path: Path, kind: str, rows: Sequence[str], **header: Any) -> None:
     """`rows`: one JSON text each (JSON has no raw line breaks, so one line each)."""
-    head = json.dumps({"snapshot": kind, "version": VERSION, "count": len(rows), **header},
-                      sort_keys=True)
+    head = json.dumps(
+        {"snapshot": kind, "version": VERSION, "count": len(rows), **header}, sort_keys=True
+    )
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         fh.write(head + "\n")
         for row in rows:

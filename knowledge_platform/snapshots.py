@@ -44,8 +44,12 @@ class SnapshotStore:
 
     # documents -------------------------------------------------------------------------
     def write_documents(self, source: str, scope: str, docs: Sequence[Document]) -> None:
-        self._replace(source, scope, RAW, lambda tmp: files.write_lines(
-            tmp, "documents", [d.model_dump_json() for d in docs]))
+        self._replace(
+            source,
+            scope,
+            RAW,
+            lambda tmp: files.write_lines(tmp, "documents", [d.model_dump_json() for d in docs]),
+        )
 
     def read_documents(self, source: str, scope: str) -> list[Document] | None:
         read = files.read_lines(self._path(source, scope, RAW), "documents")
@@ -60,9 +64,14 @@ class SnapshotStore:
         doc_keys: Mapping[str, str] | None = None,
     ) -> None:
         """`doc_keys`: doc_id -> the Chunker.doc_key its chunks were made under (for reuse)."""
-        self._replace(source, scope, CHUNKS, lambda tmp: files.write_lines(
-            tmp, "chunks", [c.model_dump_json() for c in chunks],
-            doc_keys=dict(doc_keys or {})))
+        self._replace(
+            source,
+            scope,
+            CHUNKS,
+            lambda tmp: files.write_lines(
+                tmp, "chunks", [c.model_dump_json() for c in chunks], doc_keys=dict(doc_keys or {})
+            ),
+        )
 
     def read_chunks(self, source: str, scope: str) -> list[Chunk] | None:
         read = files.read_lines(self._path(source, scope, CHUNKS), "chunks")
@@ -91,8 +100,13 @@ class SnapshotStore:
         sparse: Sequence[SparseVector],
         model_id: str,
     ) -> None:
-        vectors = files.Vectors(model_id, list(hashes), dense.astype(np.float32),
-                                [s.indices for s in sparse], [s.values for s in sparse])
+        vectors = files.Vectors(
+            model_id,
+            list(hashes),
+            dense.astype(np.float32),
+            [s.indices for s in sparse],
+            [s.values for s in sparse],
+        )
         self._replace(source, scope, EMBEDDINGS, lambda tmp: files.write_vectors(tmp, vectors))
 
     def read_embeddings(
@@ -103,11 +117,14 @@ class SnapshotStore:
         if vectors is None:
             return None
         out = {
-            h: (vectors.dense[i],
+            h: (
+                vectors.dense[i],
                 # our own file, written from validated vectors: no need to validate again
-                SparseVector.model_construct(indices=ix, values=vs))
+                SparseVector.model_construct(indices=ix, values=vs),
+            )
             for i, (h, ix, vs) in enumerate(
-                zip(vectors.hashes, vectors.indices, vectors.values, strict=True))
+                zip(vectors.hashes, vectors.indices, vectors.values, strict=True)
+            )
         }
         return (vectors.model_id if out else ""), out
 
@@ -124,8 +141,9 @@ class SnapshotStore:
 
     # sync state (the pipeline's own, beside the connector's cursor) ----------------------
     def read_sync(self, source: str, scope: str) -> SyncState:
-        return SyncState.model_validate(self._read_json(self._path(source, scope, "sync.json"))
-                                        or {})
+        return SyncState.model_validate(
+            self._read_json(self._path(source, scope, "sync.json")) or {}
+        )
 
     def write_sync(self, source: str, scope: str, state: SyncState) -> None:
         self._write_json(self._path(source, scope, "sync.json"), state.model_dump(mode="json"))
@@ -133,8 +151,10 @@ class SnapshotStore:
     # io --------------------------------------------------------------------------------
     def _legacy(self, source: str, scope: str, name: str) -> bool:
         """`name` exists only as an earlier version's Parquet file."""
-        return (not self._path(source, scope, name).exists()
-                and self._path(source, scope, LEGACY[name]).exists())
+        return (
+            not self._path(source, scope, name).exists()
+            and self._path(source, scope, LEGACY[name]).exists()
+        )
 
     def _replace(self, source: str, scope: str, name: str, write: files.Writer) -> None:
         """Write `name` through a temporary file, then drop the Parquet file it replaces."""

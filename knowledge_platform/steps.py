@@ -42,28 +42,47 @@ class PullOptions:
     at_sha: str | None = None
 
 
-def pull_step(registry: Registry, snaps: SnapshotStore, source: str, scope: str,
-              options: PullOptions | None = None) -> tuple[PullResult, Merged]:
+def pull_step(
+    registry: Registry,
+    snaps: SnapshotStore,
+    source: str,
+    scope: str,
+    options: PullOptions | None = None,
+) -> tuple[PullResult, Merged]:
     options = options or PullOptions()
     settings = registry.source_settings(source, scope)
     if options.at_sha and "at_sha" in type(settings).model_fields:
-        settings = type(settings).model_validate({**settings.model_dump(),
-                                                  "at_sha": options.at_sha})
+        settings = type(settings).model_validate(
+            {**settings.model_dump(), "at_sha": options.at_sha}
+        )
     connector = connector_class(source)(settings, scope)
-    return pull_into_snapshot(connector, snaps, full=options.full, guard=registry.deletion_guard,
-                              full_reconcile=options.full_reconcile, hint=options.hint)
+    return pull_into_snapshot(
+        connector,
+        snaps,
+        full=options.full,
+        guard=registry.deletion_guard,
+        full_reconcile=options.full_reconcile,
+        hint=options.hint,
+    )
 
 
-def chunk_step(snaps: SnapshotStore, source: str, scope: str,
-               chunker: Chunker) -> tuple[list[Document], Chunked]:
+def chunk_step(
+    snaps: SnapshotStore, source: str, scope: str, chunker: Chunker
+) -> tuple[list[Document], Chunked]:
     docs = snaps.read_documents(source, scope) or []
     chunked = rechunk(docs, chunker, snaps.read_chunks_by_key(source, scope))
     snaps.write_chunks(source, scope, chunked.chunks, chunked.keys)
     return docs, chunked
 
 
-def embed_step(snaps: SnapshotStore, source: str, scope: str, embedder: Embedder,
-               cache: EmbeddingCache, sparse: SparseEncoder) -> EmbedStats:
+def embed_step(
+    snaps: SnapshotStore,
+    source: str,
+    scope: str,
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    sparse: SparseEncoder,
+) -> EmbedStats:
     chunks = snaps.read_chunks(source, scope) or []
     hashes, dense, sparse_vectors, stats = embed_chunks(chunks, embedder, cache, sparse)
     snaps.write_embeddings(source, scope, hashes, dense, sparse_vectors, embedder.model_id)
@@ -78,8 +97,15 @@ class Published:
     sha: str | None
 
 
-def publish_step(store: VectorStore, snaps: SnapshotStore, source: str, scope: str,
-                 embedder: Embedder, *, full_reconcile: bool = False) -> Published:
+def publish_step(
+    store: VectorStore,
+    snaps: SnapshotStore,
+    source: str,
+    scope: str,
+    embedder: Embedder,
+    *,
+    full_reconcile: bool = False,
+) -> Published:
     """The collection made equal to the chunks snapshot, with the embeddings snapshot's
     vectors (and its model: a snapshot embedded by another model publishes as that one)."""
     chunks = snaps.read_chunks(source, scope) or []
@@ -89,8 +115,16 @@ def publish_step(store: VectorStore, snaps: SnapshotStore, source: str, scope: s
     dim = next(iter(vectors.values()))[0].shape[0] if vectors else embedder.dim
     model_id = model_id or embedder.model_id
     emptied = snaps.read_sync(source, scope).emptied_by_source
-    stats = reconcile(store, scope, source, chunks, vectors, model_id=model_id, dim=dim,
-                      allow_empty=full_reconcile or emptied)
+    stats = reconcile(
+        store,
+        scope,
+        source,
+        chunks,
+        vectors,
+        model_id=model_id,
+        dim=dim,
+        allow_empty=full_reconcile or emptied,
+    )
     sha = cursor.get("sha")
     return Published(stats, model_id, str(sha) if sha else None)
 
@@ -103,14 +137,23 @@ class StepsRun:
     published: Published
 
 
-def run_steps(registry: Registry, snaps: SnapshotStore, store: VectorStore, embedder: Embedder,
-              cache: EmbeddingCache, chunker: Chunker, source: str, scope: str,
-              options: PullOptions | None = None) -> StepsRun:
+def run_steps(
+    registry: Registry,
+    snaps: SnapshotStore,
+    store: VectorStore,
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    chunker: Chunker,
+    source: str,
+    scope: str,
+    options: PullOptions | None = None,
+) -> StepsRun:
     """The four steps in order, as one run of the source's assets does them."""
     options = options or PullOptions()
     _, merged = pull_step(registry, snaps, source, scope, options)
     _, chunked = chunk_step(snaps, source, scope, chunker)
     embedded = embed_step(snaps, source, scope, embedder, cache, SparseEncoder())
-    published = publish_step(store, snaps, source, scope, embedder,
-                             full_reconcile=options.full_reconcile)
+    published = publish_step(
+        store, snaps, source, scope, embedder, full_reconcile=options.full_reconcile
+    )
     return StepsRun(merged.documents, len(chunked.chunks), embedded.embedded, published)

@@ -33,19 +33,30 @@ from knowledge_platform.sync_state import HeldDeletions, Problem, SyncState
 GUARD_MIN_DELETIONS = 5
 
 
-def guard_excess(existing: int, stale: int, remaining: int, guard: float, *,
-                 step: str = "reconcile", unit: str = "points") -> str | None:
+def guard_excess(
+    existing: int,
+    stale: int,
+    remaining: int,
+    guard: float,
+    *,
+    step: str = "reconcile",
+    unit: str = "points",
+) -> str | None:
     """Why deleting `stale` of `existing` items (leaving `remaining`) is too much for the
     guard — all of them, or more than `guard` of them and more than GUARD_MIN_DELETIONS —
     or None when it is not."""
     if stale == 0:
         return None
     if remaining == 0:
-        return (f"{step} would remove all {existing} {unit} (a source outage?); refusing to "
-                "empty the collection. Re-run with a full reconcile if this is intended")
+        return (
+            f"{step} would remove all {existing} {unit} (a source outage?); refusing to "
+            "empty the collection. Re-run with a full reconcile if this is intended"
+        )
     if stale > GUARD_MIN_DELETIONS and stale > guard * existing:
-        return (f"{step} would delete {stale} of {existing} {unit} ({stale / existing:.0%}), "
-                f"over the {guard:.0%} guard; re-run with a full reconcile if this is intended")
+        return (
+            f"{step} would delete {stale} of {existing} {unit} ({stale / existing:.0%}), "
+            f"over the {guard:.0%} guard; re-run with a full reconcile if this is intended"
+        )
     return None
 
 
@@ -84,9 +95,14 @@ def _stale(doc: Document, reason: str, refreshed: str | None) -> Document:
     return doc if extra == doc.extra else doc.model_copy(update={"extra": extra})
 
 
-def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
-               guard: float = 0.3, full_reconcile: bool = False,
-               refreshed: str | None = None) -> Merged:
+def merge_pull(
+    previous: Sequence[Document] | None,
+    result: PullResult,
+    *,
+    guard: float = 0.3,
+    full_reconcile: bool = False,
+    refreshed: str | None = None,
+) -> Merged:
     """The new snapshot. Supersession links are resolved over the whole of it (a new record
     can supersede an unchanged one, which then counts as changed). `refreshed`: when
     `previous` was pulled (ISO 8601), if known."""
@@ -102,8 +118,9 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
         present = [i for i in ids if i in before]
         if skip.gone or skip.unsupported or skip.refused:
             confirmed.update(ids)
-            action = ("removed" if skip.gone else "unsupported" if skip.unsupported
-                      else "not indexed")
+            action = (
+                "removed" if skip.gone else "unsupported" if skip.unsupported else "not indexed"
+            )
             problems.append(Problem(skip.source_id, skip.reason, action, max(1, len(present))))
             continue
         reason = skip.reason
@@ -132,20 +149,29 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
         after.pop(sid, None)
     held: list[str] = []
     reasons: list[str] = []
-    reason = None if full_reconcile else guard_excess(
-        len(before), len(inferred), len(after), guard, step="the pull", unit="documents")
+    reason = (
+        None
+        if full_reconcile
+        else guard_excess(
+            len(before), len(inferred), len(after), guard, step="the pull", unit="documents"
+        )
+    )
     if reason is not None:
         held = sorted(inferred)
         after.update({sid: before[sid] for sid in held})
-        problems.append(Problem(f"{len(held)} documents missing from the listing", reason,
-                                "held", len(held)))
+        problems.append(
+            Problem(f"{len(held)} documents missing from the listing", reason, "held", len(held))
+        )
         inferred = set()
         reasons.append(reason)
     if vanished and not full_reconcile:
         held = sorted({*held, *(sid for ids in vanished.values() for sid in ids)})
-        reasons += [f"{what} answered not found as a whole: its {len(ids)} documents are kept "
-                    "(stale) until it answers again or a full reconcile removes them"
-                    for what, ids in vanished.items() if ids]
+        reasons += [
+            f"{what} answered not found as a whole: its {len(ids)} documents are kept "
+            "(stale) until it answers again or a full reconcile removes them"
+            for what, ids in vanished.items()
+            if ids
+        ]
     reason = "; ".join(reasons) or None
     docs = link_successors(sorted(after.values(), key=lambda d: d.source_id))
     gone_confirmed = sorted(confirmed & before.keys())
@@ -163,9 +189,15 @@ def merge_pull(previous: Sequence[Document] | None, result: PullResult, *,
     return Merged(docs, stats, problems, held, reason, gone_confirmed, retry)
 
 
-def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool, guard: float,
-                       full_reconcile: bool, hint: Hint | None = None,
-                       ) -> tuple[PullResult, Merged]:
+def pull_into_snapshot(
+    connector: Connector,
+    snaps: SnapshotStore,
+    *,
+    full: bool,
+    guard: float,
+    full_reconcile: bool,
+    hint: Hint | None = None,
+) -> tuple[PullResult, Merged]:
     """One raw step: pull with what the index knows, merge, and persist the snapshot, the
     connector's cursor and the sync state (retries, held and confirmed deletions, problems).
     With a `hint` (webhooks named these ids) an ordinary pull reads only those where the
@@ -184,16 +216,21 @@ def pull_into_snapshot(connector: Connector, snaps: SnapshotStore, *, full: bool
         result = connector.pull_hinted(cursor, hint, known)
     if result is None:
         result = connector.pull(cursor, full=full or cursor is None, known=known)
-    merged = merge_pull(previous, result, guard=guard, full_reconcile=full_reconcile,
-                        refreshed=state.pulled_at)
+    merged = merge_pull(
+        previous, result, guard=guard, full_reconcile=full_reconcile, refreshed=state.pulled_at
+    )
     snaps.write_documents(source, scope, merged.documents)
     snaps.write_cursor(source, scope, result.cursor)
-    snaps.write_sync(source, scope, SyncState(
-        retry=merged.retry,
-        held=HeldDeletions(ids=merged.held, reason=merged.held_reason) if merged.held else None,
-        confirmed=merged.confirmed,
-        emptied_by_source=not merged.documents and bool(merged.confirmed),
-        problems=merged.problems,
-        pulled_at=pulled_at,
-    ))
+    snaps.write_sync(
+        source,
+        scope,
+        SyncState(
+            retry=merged.retry,
+            held=HeldDeletions(ids=merged.held, reason=merged.held_reason) if merged.held else None,
+            confirmed=merged.confirmed,
+            emptied_by_source=not merged.documents and bool(merged.confirmed),
+            problems=merged.problems,
+            pulled_at=pulled_at,
+        ),
+    )
     return result, merged

@@ -24,8 +24,11 @@ class Problem:
 
     def line(self) -> str:
         count = f" ({self.documents} documents)" if self.documents > 1 else ""
-        action = {"kept": "kept the last good version", "held": "deletion held",
-                  "unsupported": "not indexed (type not read)"}.get(self.action, self.action)
+        action = {
+            "kept": "kept the last good version",
+            "held": "deletion held",
+            "unsupported": "not indexed (type not read)",
+        }.get(self.action, self.action)
         return f"{self.what}: {self.reason} -> {action}{count}"
 
 

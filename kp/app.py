@@ -146,13 +146,19 @@ def search(
         out.print("no hits")
     for rank, hit in enumerate(hits, 1):
         c, ref = hit.chunk, Reference.of(hit.chunk)
-        out.print(f"[bold]{rank}. {escape(c.title)}[/bold]{_trail(c.title, c.headers)}  "
-                  f"score={hit.score:.3f}")
-        out.print(f"   {c.source} · {c.date or 'undated'}{_place(ref)} · "
-                  f"{c.url or c.uri or c.source_id}")
+        out.print(
+            f"[bold]{rank}. {escape(c.title)}[/bold]{_trail(c.title, c.headers)}  "
+            f"score={hit.score:.3f}"
+        )
+        out.print(
+            f"   {c.source} · {c.date or 'undated'}{_place(ref)} · {c.url or c.uri or c.source_id}"
+        )
         if ref.stale:
-            since = f" (last read {ref.last_refreshed:%Y-%m-%d %H:%M} UTC)" \
-                if ref.last_refreshed else ""
+            since = (
+                f" (last read {ref.last_refreshed:%Y-%m-%d %H:%M} UTC)"
+                if ref.last_refreshed
+                else ""
+            )
             out.print(f"   [yellow]stale[/yellow]: {escape(ref.stale)}{since}")
         out.print(f"   {c.text[:240].replace(chr(10), ' ')}")
 
@@ -186,8 +192,9 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     settings = Settings()
     runtime = Runtime(settings)
     try:
-        service = KnowledgeService(runtime, DagsterClient(settings.dagster_url),
-                                   QueryLog(settings.query_log))
+        service = KnowledgeService(
+            runtime, DagsterClient(settings.dagster_url), QueryLog(settings.query_log)
+        )
         # The CLI runs with the operator's file access to KP_HOME: it sees every scope.
         report = service.index_status(grant_for(runtime.registry, ADMIN_PRINCIPAL, admin=True))
         sources = runtime.registry.sources
@@ -198,8 +205,16 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
         return
     out.print(report.health)
     table = Table()
-    columns = ("source", "scope", "last materialized", "last run", "points", "freshness",
-               "checks", "git sha")
+    columns = (
+        "source",
+        "scope",
+        "last materialized",
+        "last run",
+        "points",
+        "freshness",
+        "checks",
+        "git sha",
+    )
     for col in columns:
         table.add_column(col)
     for e in report.sources:
@@ -216,8 +231,9 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     out.print(table)
     for e in report.sources:  # a run waiting for a pool slot past the source's deadline
         for step in e.blocked:
-            out.print(f"{e.source}/{e.scope}: {escape(describe(step, report.checked_at))}",
-                      soft_wrap=True)
+            out.print(
+                f"{e.source}/{e.scope}: {escape(describe(step, report.checked_at))}", soft_wrap=True
+            )
     for source in sources:  # what an ordinary run sees late, said as the sync contract does
         for bound in spec(source).bounds:
             out.print(f"[dim]{source}: {escape(bound)}[/dim]")
@@ -233,21 +249,24 @@ def clients_add(
     client_id: Annotated[str, typer.Argument(help="Client id: lowercase letters, digits, '_'.")],
     director: Annotated[str, typer.Option(help="Account director (gets access to the client).")],
     name: Annotated[str | None, typer.Option(help="Display name.")] = None,
-    source: Annotated[list[str] | None, typer.Option(
-        help="A source for the client: name or name:key=value,... (repeatable).")] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(help="A source for the client: name or name:key=value,... (repeatable)."),
+    ] = None,
 ) -> None:
     """Add a client to the registry; `kp up`'s registry sensor then backfills its sources."""
     from kp.clients import add_client
 
     settings = Settings()
     try:
-        add_client(settings.config, client_id, director=director, name=name,
-                   sources=source or [])
+        add_client(settings.config, client_id, director=director, name=name, sources=source or [])
     except KnowledgePlatformError as exc:
         raise _fail(str(exc)) from None
     console.print(f"added client {client_id!r} to {settings.config}")
-    console.print("under `kp up` the registry sensor adds its partition and backfills its "
-                  f"sources within a minute; without it run `kp index --scope {client_id}`")
+    console.print(
+        "under `kp up` the registry sensor adds its partition and backfills its "
+        f"sources within a minute; without it run `kp index --scope {client_id}`"
+    )
 
 
 @app.command()
@@ -255,8 +274,11 @@ def mcp(
     transport: Annotated[str, typer.Option(help="http or stdio.")] = "http",
     host: Annotated[str | None, typer.Option()] = None,
     port: Annotated[int | None, typer.Option()] = None,
-    workers: Annotated[int | None, typer.Option(
-        min=1, max=16, help="HTTP processes sharing the port (default $KP_MCP_WORKERS or 1).")
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=16, help="HTTP processes sharing the port (default $KP_MCP_WORKERS or 1)."
+        ),
     ] = None,
 ) -> None:
     """Run the MCP service alone (streamable HTTP at /mcp, or stdio)."""
@@ -277,8 +299,10 @@ def mcp(
 @app.command()
 def publish(
     url: Annotated[str | None, typer.Option(envvar="QDRANT_URL", help="Qdrant server.")] = None,
-    api_key: Annotated[str | None, typer.Option(envvar="QDRANT_API_KEY", show_default=False,
-                                                help="Qdrant API key.")] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(envvar="QDRANT_API_KEY", show_default=False, help="Qdrant API key."),
+    ] = None,
     scope: Annotated[list[str] | None, typer.Option(help="Only this scope (repeatable).")] = None,
 ) -> None:
     """Copy the embedded Edge collections ($KP_HOME/qdrant) into a Qdrant server."""

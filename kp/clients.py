@@ -30,8 +30,9 @@ def parse_source_option(option: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), settings
 
 
-def add_client(config: Path, client_id: str, *, director: str, name: str | None,
-               sources: list[str]) -> None:
+def add_client(
+    config: Path, client_id: str, *, director: str, name: str | None, sources: list[str]
+) -> None:
     """Validate the whole registry with the new client, then write it back atomically."""
     text = config.read_text(encoding="utf-8")
     before = _load(text, config)
@@ -44,8 +45,10 @@ def add_client(config: Path, client_id: str, *, director: str, name: str | None,
     updated = _insert_client(text, client_id, entry, config)
     after = _load(updated, config)
     if {**before, "clients": {**(before.get("clients") or {}), client_id: entry}} != after:
-        raise ConfigError(f"could not add {client_id!r} to {config} without changing other "
-                          "entries; add it by hand")
+        raise ConfigError(
+            f"could not add {client_id!r} to {config} without changing other "
+            "entries; add it by hand"
+        )
     registry = parse_registry(after, config.resolve().parent, origin=str(config))
     _check_folders(registry, client_id)
     tmp = config.with_name(f".{config.name}.tmp")
@@ -79,22 +82,25 @@ def _insert_client(text: str, client_id: str, entry: dict[str, Any], config: Pat
         last = min(last, len(lines) - 1)
         while last > key.start_mark.line and lines[last].strip()[:1] in ("", "#"):
             last -= 1  # blank lines and comments before the next key stay where they are
-        return "".join([*lines[:last + 1], *_block(client_id, entry, indent),
-                        *lines[last + 1:]])
+        return "".join([*lines[: last + 1], *_block(client_id, entry, indent), *lines[last + 1 :]])
     empty = (isinstance(value, yaml.MappingNode) and not value.value) or (
-        isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null"))
+        isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")
+    )
     if not empty or value.start_mark.line != key.start_mark.line:
-        raise ConfigError(f"{config}: write `clients:` as a block mapping (one client per "
-                          "indented key) to add clients with `kp clients add`")
+        raise ConfigError(
+            f"{config}: write `clients:` as a block mapping (one client per "
+            "indented key) to add clients with `kp clients add`"
+        )
     row = key.start_mark.line  # `clients:`, `clients: {}` or `clients: null`: drop the value
-    line = lines[row][:value.start_mark.column] + lines[row][value.end_mark.column:]
+    line = lines[row][: value.start_mark.column] + lines[row][value.end_mark.column :]
     lines[row] = line.rstrip() + "\n"
-    return "".join([*lines[:row + 1], *_block(client_id, entry, _INDENT), *lines[row + 1:]])
+    return "".join([*lines[: row + 1], *_block(client_id, entry, _INDENT), *lines[row + 1 :]])
 
 
 def _block(client_id: str, entry: dict[str, Any], indent: int) -> list[str]:
-    dumped = yaml.safe_dump({client_id: entry}, sort_keys=False, allow_unicode=True,
-                            default_flow_style=False)
+    dumped = yaml.safe_dump(
+        {client_id: entry}, sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
     return [" " * indent + line + "\n" for line in dumped.splitlines()]
 
 
@@ -105,5 +111,7 @@ def _check_folders(registry: Registry, client_id: str) -> None:
         for field in ("path", "repo"):  # local paths are absolute once resolved
             value = getattr(settings, field, None)
             if value is not None and Path(value).is_absolute() and not Path(value).is_dir():
-                raise ConfigError(f"--source {source}: folder {value} does not exist; create "
-                                  f"it first (relative paths start at {registry.base_dir})")
+                raise ConfigError(
+                    f"--source {source}: folder {value} does not exist; create "
+                    f"it first (relative paths start at {registry.base_dir})"
+                )

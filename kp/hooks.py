@@ -14,8 +14,9 @@ from rich.table import Table
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.settings import Settings
 
-hooks_app = typer.Typer(help="Source webhooks: register them, see their health.",
-                        no_args_is_help=True)
+hooks_app = typer.Typer(
+    help="Source webhooks: register them, see their health.", no_args_is_help=True
+)
 console = Console(stderr=True, soft_wrap=True)
 out = Console(soft_wrap=True)
 
@@ -33,8 +34,10 @@ def _when(ts: float | None) -> str:
 
 @hooks_app.command("register")
 def register_cmd(
-    source: Annotated[str | None, typer.Option(
-        help="clickup, google_drive or git_docs (default: every one configured).")] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(help="clickup, google_drive or git_docs (default: every one configured)."),
+    ] = None,
     scope: Annotated[str | None, typer.Option(help="One scope (default: every scope).")] = None,
 ) -> None:
     """Create or renew webhooks and Drive channels through each source's API; record them
@@ -44,8 +47,9 @@ def register_cmd(
 
     settings = Settings()
     try:
-        outcomes = register(load_registry(settings.config), settings.home_dir, source=source,
-                            scope=scope)
+        outcomes = register(
+            load_registry(settings.config), settings.home_dir, source=source, scope=scope
+        )
     except KnowledgePlatformError as exc:
         raise _fail(str(exc)) from None
     if not outcomes:
@@ -69,22 +73,44 @@ def status_cmd(
 
     settings = Settings()
     try:
-        report = hooks_status(load_registry(settings.config), settings.home_dir,
-                              open_queue(settings.home_dir), check_sources=check)
+        report = hooks_status(
+            load_registry(settings.config),
+            settings.home_dir,
+            open_queue(settings.home_dir),
+            check_sources=check,
+        )
     except KnowledgePlatformError as exc:
         raise _fail(str(exc)) from None
     if as_json:
         out.print_json(json.dumps(report.as_dict()))
         return
     table = Table(title=f"webhooks (queue: {report.queue})")
-    for col in ("source", "scope", "id", "health", "last delivery", "expires", "secret in",
-                "detail"):
+    for col in (
+        "source",
+        "scope",
+        "id",
+        "health",
+        "last delivery",
+        "expires",
+        "secret in",
+        "detail",
+    ):
         table.add_column(col)
     for h in report.hooks:
-        table.add_row(h.source, h.scope, h.id, h.health, _when(h.last_delivery),
-                      _when(h.expires_at) if h.expires_at else "", h.secret, h.detail)
+        table.add_row(
+            h.source,
+            h.scope,
+            h.id,
+            h.health,
+            _when(h.last_delivery),
+            _when(h.expires_at) if h.expires_at else "",
+            h.secret,
+            h.detail,
+        )
     out.print(table if report.hooks else "no webhooks registered: run `kp hooks register`")
     for r in report.rejects:
         times = "once" if r["count"] == 1 else f"{r['count']} times"
-        out.print(f"refused {r['source']} {r['status']} {r['code']}: {times}, last "
-                  f"{_when(r['last_at'])} ({escape(r['last_reason'])})")
+        out.print(
+            f"refused {r['source']} {r['status']} {r['code']}: {times}, last "
+            f"{_when(r['last_at'])} ({escape(r['last_reason'])})"
+        )

@@ -34,8 +34,9 @@ def ensure_dagster_home(settings: Settings) -> None:
     home.mkdir(parents=True, exist_ok=True)
     target = home / "dagster.yaml"
     template = (REPO_ROOT / "dagster.yaml").read_text(encoding="utf-8")
-    if not target.exists() or (settings.dagster_home_env is None
-                               and target.read_text(encoding="utf-8") != template):
+    if not target.exists() or (
+        settings.dagster_home_env is None and target.read_text(encoding="utf-8") != template
+    ):
         target.write_text(template, encoding="utf-8")
 
 
@@ -104,8 +105,7 @@ def run_index(
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
     )
-    with stop_signals() as signals, Progress(*columns, console=console,
-                                             transient=True) as progress:
+    with stop_signals() as signals, Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("indexing", total=len(pairs))
         for src, sc in pairs:
             where = f"{src} / {sc}"
@@ -114,17 +114,26 @@ def run_index(
             def on_start(step: str, where: str = where) -> None:
                 progress.update(task, description=f"{where}: {step}")
 
-            def on_step(step: str, seconds: float, figures: dict[str, Any],
-                        where: str = where) -> None:
-                progress.console.print(f"{where}  {step:<10}  {describe(step, figures)}  "
-                                       f"({seconds:.1f} s)")
+            def on_step(
+                step: str, seconds: float, figures: dict[str, Any], where: str = where
+            ) -> None:
+                progress.console.print(
+                    f"{where}  {step:<10}  {describe(step, figures)}  ({seconds:.1f} s)"
+                )
 
             pair_started = time.perf_counter()
             defs = [*build_source_assets(src), *build_collection_checks(src)]
             with RunFollower(instance, on_start, on_step) as follower:
-                result = _materialize(instance, follower, signals, where, defs,
-                                      partition_key=sc, resources=resources,
-                                      tags={**tags, **follower.tags()})
+                result = _materialize(
+                    instance,
+                    follower,
+                    signals,
+                    where,
+                    defs,
+                    partition_key=sc,
+                    resources=resources,
+                    tags={**tags, **follower.tags()},
+                )
             row: dict[str, Any] = {
                 "source": src,
                 "scope": sc,
@@ -148,15 +157,22 @@ def run_index(
     return rows
 
 
-def _materialize(instance: Any, follower: RunFollower, signals: SignalLog, where: str,
-                 defs: list[Any], **kwargs: Any) -> Any:
+def _materialize(
+    instance: Any,
+    follower: RunFollower,
+    signals: SignalLog,
+    where: str,
+    defs: list[Any],
+    **kwargs: Any,
+) -> Any:
     """One in-process run. IndexStopped if SIGTERM or Ctrl-C stopped it, once the run has
     ended (failed) and its slots are freed."""
     from dagster import RunsFilter, materialize
 
     try:
-        result = materialize(defs, instance=instance, raise_on_error=False, run_config=QUIET,
-                             **kwargs)
+        result = materialize(
+            defs, instance=instance, raise_on_error=False, run_config=QUIET, **kwargs
+        )
     except KeyboardInterrupt:  # kp's own handler, just before or after the run
         result = None
     stopped = signals.stopped_by()

@@ -44,9 +44,13 @@ class RunFollower:
     """Polls the event log of the run tagged `tags()[TAG]` and calls `on_step(step,
     seconds, figures)` when a step finishes and `on_start(step)` when one starts."""
 
-    def __init__(self, instance: Any, on_start: Callable[[str], None],
-                 on_step: Callable[[str, float, dict[str, Any]], None],
-                 interval: float = 0.25) -> None:
+    def __init__(
+        self,
+        instance: Any,
+        on_start: Callable[[str], None],
+        on_step: Callable[[str, float, dict[str, Any]], None],
+        interval: float = 0.25,
+    ) -> None:
         self.instance = instance
         self.on_start = on_start
         self.on_step = on_step
@@ -86,8 +90,12 @@ class RunFollower:
             if not ids:
                 return
             self._run_id = ids[0]
-        kinds = {DagsterEventType.STEP_START, DagsterEventType.ASSET_MATERIALIZATION,
-                 DagsterEventType.STEP_SUCCESS, DagsterEventType.STEP_FAILURE}
+        kinds = {
+            DagsterEventType.STEP_START,
+            DagsterEventType.ASSET_MATERIALIZATION,
+            DagsterEventType.STEP_SUCCESS,
+            DagsterEventType.STEP_FAILURE,
+        }
         found = self.instance.get_records_for_run(self._run_id, self._cursor, of_type=kinds)
         self._cursor = found.cursor
         for record in found.records:

@@ -15,13 +15,16 @@ from knowledge_platform.store.migrate import PublishResult, publish
 from knowledge_platform.store.server import QdrantServerStore
 
 
-def run_publish(settings: Settings, *, url: str | None, api_key: str | None,
-                scopes: Sequence[str] | None = None) -> list[PublishResult]:
+def run_publish(
+    settings: Settings, *, url: str | None, api_key: str | None, scopes: Sequence[str] | None = None
+) -> list[PublishResult]:
     if not url:
         raise ConfigError("no Qdrant server to publish to: pass --url or set QDRANT_URL")
     if not settings.shards_dir.is_dir():
-        raise ConfigError(f"no embedded shards at {settings.shards_dir}; set KP_HOME to the "
-                          "embedded deployment's data directory")
+        raise ConfigError(
+            f"no embedded shards at {settings.shards_dir}; set KP_HOME to the "
+            "embedded deployment's data directory"
+        )
     edge = EdgeStore(settings.shards_dir)
     target = QdrantServerStore(url=url, api_key=api_key)
     try:
@@ -36,8 +39,14 @@ def results_table(results: Sequence[PublishResult], url: str) -> Table:
     for col in ("collection", "model", "dim", "edge points", "published", "server points"):
         table.add_column(col, justify="left" if col in ("collection", "model") else "right")
     for r in results:
-        table.add_row(r.collection, r.model_id, str(r.dim), str(r.source_points),
-                      str(r.published), str(r.target_points))
+        table.add_row(
+            r.collection,
+            r.model_id,
+            str(r.dim),
+            str(r.source_points),
+            str(r.published),
+            str(r.target_points),
+        )
     return table
 
 
@@ -45,5 +54,7 @@ def report(results: Sequence[PublishResult], url: str, out: Console, console: Co
     out.print(results_table(results, url))
     for r in results:
         if r.target_points > r.source_points:
-            console.print(f"{r.collection}: the server holds {r.target_points - r.source_points}"
-                          " point(s) the shards do not; the next collection run reconciles them")
+            console.print(
+                f"{r.collection}: the server holds {r.target_points - r.source_points}"
+                " point(s) the shards do not; the next collection run reconciles them"
+            )

@@ -72,17 +72,21 @@ def check_ports(host: str, ports: dict[str, tuple[str, int]]) -> None:
     (first, (option, port)), *rest = ports.items()
     for what, (other, same) in rest:
         if same == port:
-            raise ConfigError(f"{first} and {what} both asked for port {port}; give {option} "
-                              f"and {other} different ports")
+            raise ConfigError(
+                f"{first} and {what} both asked for port {port}; give {option} "
+                f"and {other} different ports"
+            )
     from mcp_service.workers import listener  # the MCP service's own bind
 
     for what, (option, port) in ports.items():
         try:
             listener(host, port).close()
         except OSError as exc:
-            raise ConfigError(f"port {port} on {host} ({what}) is not free: {exc.strerror}; "
-                              f"stop what uses it or pass {option} <another port>; "
-                              "nothing was started") from None
+            raise ConfigError(
+                f"port {port} on {host} ({what}) is not free: {exc.strerror}; "
+                f"stop what uses it or pass {option} <another port>; "
+                "nothing was started"
+            ) from None
 
 
 def record_urls(settings: Settings, urls: dict[str, str]) -> Path:
@@ -119,8 +123,10 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     from knowledge_platform.access import ensure_admin_token
     from knowledge_platform.runtime import Runtime
 
-    check_ports(host, {"Dagster UI": ("--dagster-port", dagster_port),
-                       "MCP service": ("--mcp-port", mcp_port)})
+    check_ports(
+        host,
+        {"Dagster UI": ("--dagster-port", dagster_port), "MCP service": ("--mcp-port", mcp_port)},
+    )
     settings.home_dir.mkdir(parents=True, exist_ok=True)
     ensure_dagster_home(settings)
     reap_runs(settings, "before starting")
@@ -138,10 +144,28 @@ def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: 
     record_urls(settings, urls)
     logs = settings.home_dir / "logs"
     dagster_bin = str(Path(sys.executable).with_name("dagster"))
-    dagster = [dagster_bin, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-h", host,
-               "-p", str(dagster_port)]
-    mcp = [sys.executable, "-m", "kp", "mcp", "--transport", "http", "--host", host,
-           "--port", str(mcp_port)]
+    dagster = [
+        dagster_bin,
+        "dev",
+        "-w",
+        str(REPO_ROOT / "workspace.yaml"),
+        "-h",
+        host,
+        "-p",
+        str(dagster_port),
+    ]
+    mcp = [
+        sys.executable,
+        "-m",
+        "kp",
+        "mcp",
+        "--transport",
+        "http",
+        "--host",
+        host,
+        "--port",
+        str(mcp_port),
+    ]
     # Dagster runs from its own home so it never mistakes the repo's dagster.yaml template
     # for the instance config; the MCP service from the repository.
     procs = {

@@ -14,12 +14,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stdio", action="store_true", help="serve stdio instead of HTTP")
     parser.add_argument("--host", default=None)
     parser.add_argument("--port", type=int, default=None)
-    parser.add_argument("--workers", type=int, default=None,
-                        help="HTTP processes sharing the port (default $KP_MCP_WORKERS or 1)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="HTTP processes sharing the port (default $KP_MCP_WORKERS or 1)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
-    run(load_settings(), "stdio" if args.stdio else "http", args.host, args.port,
-        workers=args.workers)
+    run(
+        load_settings(),
+        "stdio" if args.stdio else "http",
+        args.host,
+        args.port,
+        workers=args.workers,
+    )
 
 
 if __name__ == "__main__":

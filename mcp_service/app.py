@@ -32,8 +32,12 @@ Transport = Literal["http", "stdio"]
 #: One JSON body per call instead of an SSE stream (the tools send no progress), and no
 #: access-log line per request: both cost a search measurable time (bench/speed.py).
 HTTP_APP_OPTIONS = {"json_response": True}
-UVICORN_OPTIONS: dict[str, Any] = {"access_log": False, "timeout_graceful_shutdown": 2,
-                                   "lifespan": "on", "log_level": "info"}
+UVICORN_OPTIONS: dict[str, Any] = {
+    "access_log": False,
+    "timeout_graceful_shutdown": 2,
+    "lifespan": "on",
+    "log_level": "info",
+}
 
 
 def http_options(runtime: Runtime) -> dict[str, Any]:
@@ -45,10 +49,15 @@ def http_options(runtime: Runtime) -> dict[str, Any]:
         oauth = runtime.registry.service.oauth
         return oauth.issuer if oauth else None
 
-    return {**HTTP_APP_OPTIONS, "middleware": [
-        Middleware(HostOriginGuard, service=lambda: runtime.registry.service),
-        Middleware(InvalidRequestCode),
-        Middleware(ExplainUnauthorized, issuer=issuer)]}
+    return {
+        **HTTP_APP_OPTIONS,
+        "middleware": [
+            Middleware(HostOriginGuard, service=lambda: runtime.registry.service),
+            Middleware(InvalidRequestCode),
+            Middleware(ExplainUnauthorized, issuer=issuer),
+        ],
+    }
+
 
 #: One CPU thread per query embedding: searches run in parallel threads, and two threads on one
 #: short query cost ~1.7x the CPU for ~15% less latency (bench/speed.py, CPU per request).
@@ -116,9 +125,15 @@ def one_line_logs() -> None:
     core.propagate = False  # `python -m mcp_service` also configures the root logger
 
 
-def run(settings: Settings, transport: Transport = "http", host: str | None = None,
-        port: int | None = None, *, stdio_principal: str = ADMIN_PRINCIPAL,
-        workers: int | None = None) -> None:
+def run(
+    settings: Settings,
+    transport: Transport = "http",
+    host: str | None = None,
+    port: int | None = None,
+    *,
+    stdio_principal: str = ADMIN_PRINCIPAL,
+    workers: int | None = None,
+) -> None:
     """Serve until interrupted. HTTP: `http://host:port/mcp`, every request needs a bearer
     token (the admin token is created under KP_HOME on first start), served by `workers`
     processes (default: KP_MCP_WORKERS), to which one process hands the connections in
@@ -130,8 +145,11 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
         _, path, created = ensure_admin_token(settings)
         if created:
             log.warning("admin token written to %s (mode 0600)", path)
-        options = {**UVICORN_OPTIONS, "host": host or settings.mcp_host,
-                   "port": port or settings.mcp_port}
+        options = {
+            **UVICORN_OPTIONS,
+            "host": host or settings.mcp_host,
+            "port": port or settings.mcp_port,
+        }
         count = workers or settings.mcp_workers
         if count > 1:
             _export(settings)
@@ -151,7 +169,11 @@ def run(settings: Settings, transport: Transport = "http", host: str | None = No
 
 def _export(settings: Settings) -> None:
     """Worker processes read their settings from the environment: these settings."""
-    os.environ.update({"KP_HOME": str(settings.home_dir),
-                       "KP_CONFIG": str(settings.config.resolve()),
-                       "KP_MODEL_CACHE": str(settings.models_dir),
-                       "KP_DAGSTER_URL": settings.dagster_url})
+    os.environ.update(
+        {
+            "KP_HOME": str(settings.home_dir),
+            "KP_CONFIG": str(settings.config.resolve()),
+            "KP_MODEL_CACHE": str(settings.models_dir),
+            "KP_DAGSTER_URL": settings.dagster_url,
+        }
+    )

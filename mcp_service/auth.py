@@ -36,13 +36,19 @@ class RegistryTokenVerifier(TokenVerifier):
         grant = self.authenticator.authenticate(token)
         if grant is None:
             return None
-        return AccessToken(token=token, client_id=grant.principal, scopes=[],
-                           expires_at=None, claims={PRINCIPAL_CLAIM: grant.principal})
+        return AccessToken(
+            token=token,
+            client_id=grant.principal,
+            scopes=[],
+            expires_at=None,
+            claims={PRINCIPAL_CLAIM: grant.principal},
+        )
 
 
 class Caller:
-    def __init__(self, authenticator: Authenticator | LiveAuthenticator,
-                 default_principal: str | None) -> None:
+    def __init__(
+        self, authenticator: Authenticator | LiveAuthenticator, default_principal: str | None
+    ) -> None:
         self.authenticator = authenticator
         self.default_principal = default_principal
         if default_principal is not None:
@@ -57,16 +63,20 @@ class Caller:
                     raise ToolError("this access token names no principal of this service")
                 return self.authenticator.grant(name)
             if self.default_principal is None:
-                raise ToolError("not authenticated: send 'Authorization: Bearer <token>' "
-                                "(this server has no default principal)")
+                raise ToolError(
+                    "not authenticated: send 'Authorization: Bearer <token>' "
+                    "(this server has no default principal)"
+                )
             return self.authenticator.grant(self.default_principal)
         except AccessDeniedError as exc:
             raise ToolError(str(exc)) from None
 
 
 #: Where a caller's token comes from, for a 401: registry settings, never a server path.
-STATIC_TOKENS = ("a principal's token (registry: principals[].token_sha256, token_env or "
-                 "token_ref; the admin's is the file admin-token under KP_HOME)")
+STATIC_TOKENS = (
+    "a principal's token (registry: principals[].token_sha256, token_env or "
+    "token_ref; the admin's is the file admin-token under KP_HOME)"
+)
 _PARAM = re.compile(r'(resource_metadata|scope)="([^"]*)"')
 
 
@@ -85,24 +95,36 @@ class ExplainUnauthorized:
         challenge = headers.get(b"www-authenticate", b"Bearer").decode("latin-1")
         params = "".join(f', {k}="{v}"' for k, v in _PARAM.findall(challenge))
         issuer = self.issuer()
-        sources = STATIC_TOKENS + (f", or an access token from {issuer} (registry: "
-                                   "service.oauth)" if issuer else "")
+        sources = STATIC_TOKENS + (
+            f", or an access token from {issuer} (registry: service.oauth)" if issuer else ""
+        )
         if "invalid_token" in challenge:
             error = "invalid_token"
-            text = ("this bearer token is not one this service accepts (unknown, expired, or "
-                    f"from another issuer); send 'Authorization: Bearer <token>' with {sources}")
-            challenge = ('Bearer error="invalid_token", error_description="unknown, expired or '
-                         f'foreign bearer token"{params}')
+            text = (
+                "this bearer token is not one this service accepts (unknown, expired, or "
+                f"from another issuer); send 'Authorization: Bearer <token>' with {sources}"
+            )
+            challenge = (
+                'Bearer error="invalid_token", error_description="unknown, expired or '
+                f'foreign bearer token"{params}'
+            )
         else:
             error = "unauthorized"
             text = f"this MCP endpoint needs the header 'Authorization: Bearer <token>': {sources}"
             challenge = "Bearer" + params.replace(",", "", 1)
         body = json.dumps({"error": error, "error_description": text}).encode()
-        return ({"type": "http.response.start", "status": 401,
-                 "headers": [(b"content-type", b"application/json"),
-                             (b"content-length", str(len(body)).encode()),
-                             (b"www-authenticate", challenge.encode("latin-1"))]},
-                {"type": "http.response.body", "body": body})
+        return (
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", challenge.encode("latin-1")),
+                ],
+            },
+            {"type": "http.response.body", "body": body},
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith("/hooks/"):  # signed, no token

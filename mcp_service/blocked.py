@@ -32,15 +32,21 @@ def waiting_steps(data: dict[str, Any]) -> dict[str, list[BlockedStep]]:
             if step.get("assignedTimestamp") is not None:
                 continue  # it has its slot
             run_id = step["runId"]
-            out.setdefault(run_id, []).append(BlockedStep(
-                run_id=run_id, step=step["stepKey"], pool=pool["concurrencyKey"],
-                since=dt.datetime.fromtimestamp(float(step["enqueuedTimestamp"]), tz=dt.UTC),
-                held_by=[h for h in holders if h != run_id]))
+            out.setdefault(run_id, []).append(
+                BlockedStep(
+                    run_id=run_id,
+                    step=step["stepKey"],
+                    pool=pool["concurrencyKey"],
+                    since=dt.datetime.fromtimestamp(float(step["enqueuedTimestamp"]), tz=dt.UTC),
+                    held_by=[h for h in holders if h != run_id],
+                )
+            )
     return out
 
 
-def blocked(steps: list[BlockedStep], deadline: float | None,
-            now: dt.datetime) -> list[BlockedStep]:
+def blocked(
+    steps: list[BlockedStep], deadline: float | None, now: dt.datetime
+) -> list[BlockedStep]:
     """The steps waiting longer than `deadline` seconds (None: no deadline known)."""
     if deadline is None:
         return []
@@ -49,7 +55,11 @@ def blocked(steps: list[BlockedStep], deadline: float | None,
 
 def describe(step: BlockedStep, now: dt.datetime) -> str:
     minutes = (now - step.since).total_seconds() / 60
-    held = (f"held by run {', '.join(h[:8] for h in step.held_by)}" if step.held_by
-            else "no run holds it (a slot limit of 0?)")
-    return (f"run {step.run_id[:8]} blocked {minutes:.0f} min on pool {step.pool} "
-            f"({step.step}), {held}")
+    held = (
+        f"held by run {', '.join(h[:8] for h in step.held_by)}"
+        if step.held_by
+        else "no run holds it (a slot limit of 0?)"
+    )
+    return (
+        f"run {step.run_id[:8]} blocked {minutes:.0f} min on pool {step.pool} ({step.step}), {held}"
+    )

@@ -34,23 +34,32 @@ class DagsterUnavailable(Exception):
 
 
 class DagsterClient:
-    def __init__(self, url: str, *, timeout: float = 10.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 10.0, transport: httpx.BaseTransport | None = None
+    ) -> None:
         self.url = url.rstrip("/")
         self.endpoint = self.url + "/graphql"
         self._timeout = timeout
         self._transport = transport
 
-    def graphql(self, query: str, variables: Mapping[str, Any] | None = None, *,
-                timeout: float | None = None) -> dict[str, Any]:
+    def graphql(
+        self,
+        query: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
         try:
-            with httpx.Client(timeout=timeout or self._timeout,
-                              transport=self._transport) as client:
-                response = client.post(self.endpoint, json={"query": query,
-                                                            "variables": dict(variables or {})})
+            with httpx.Client(
+                timeout=timeout or self._timeout, transport=self._transport
+            ) as client:
+                response = client.post(
+                    self.endpoint, json={"query": query, "variables": dict(variables or {})}
+                )
         except httpx.HTTPError as exc:
-            raise DagsterUnavailable(f"Dagster at {self.url} is not reachable "
-                                     f"({type(exc).__name__})") from None
+            raise DagsterUnavailable(
+                f"Dagster at {self.url} is not reachable ({type(exc).__name__})"
+            ) from None
         if response.status_code != 200:
             raise DagsterUnavailable(f"Dagster at {self.url} answered HTTP {response.status_code}")
         try:
@@ -63,10 +72,13 @@ class DagsterClient:
         return body.get("data") or {}
 
     # -- status -------------------------------------------------------------------------------
-    def index_status(self, pairs: Sequence[Pair],
-                     points: Mapping[Pair, int | None] | None = None,
-                     now: dt.datetime | None = None,
-                     deadlines: Mapping[str, float] | None = None) -> IndexStatus:
+    def index_status(
+        self,
+        pairs: Sequence[Pair],
+        points: Mapping[Pair, int | None] | None = None,
+        now: dt.datetime | None = None,
+        deadlines: Mapping[str, float] | None = None,
+    ) -> IndexStatus:
         now = now or dt.datetime.now(dt.UTC)
         points = points or {}
         sources = sorted({s for s, _ in pairs})
@@ -74,19 +86,25 @@ class DagsterClient:
         try:
             data = self.graphql(*q.status_request(sources, scopes)) if pairs else {}
         except DagsterUnavailable as exc:
-            rows = [SourceStatus(source=s, scope=p, points=points.get((s, p)))
-                    for s, p in pairs]
-            return IndexStatus(status="unavailable", health=f"unavailable: {exc}; point counts "
-                               "come from the store only", dagster_url=self.url,
-                               checked_at=now, sources=rows, warnings=[str(exc)])
-        return parse_status(data, pairs, sources, scopes, points, url=self.url, now=now,
-                            deadlines=deadlines)
+            rows = [SourceStatus(source=s, scope=p, points=points.get((s, p))) for s, p in pairs]
+            return IndexStatus(
+                status="unavailable",
+                health=f"unavailable: {exc}; point counts come from the store only",
+                dagster_url=self.url,
+                checked_at=now,
+                sources=rows,
+                warnings=[str(exc)],
+            )
+        return parse_status(
+            data, pairs, sources, scopes, points, url=self.url, now=now, deadlines=deadlines
+        )
 
     def in_flight(self, scope: str) -> list[RunInfo]:
         """The runs of `scope`'s partition queued or running now (any source). Raises
         DagsterUnavailable if Dagster cannot be asked."""
-        data = self.graphql(*q.in_flight_request(scope),
-                            timeout=min(self._timeout, IN_FLIGHT_TIMEOUT))
+        data = self.graphql(
+            *q.in_flight_request(scope), timeout=min(self._timeout, IN_FLIGHT_TIMEOUT)
+        )
         return runs_of(data, {scope})
 
     # -- launches -----------------------------------------------------------------------------
@@ -95,8 +113,10 @@ class DagsterClient:
         repos = data.get("repositoriesOrError") or {}
         for node in repos.get("nodes") or []:
             if any(j.get("name") == JOB for j in node.get("jobs") or []):
-                return {"repositoryName": node["name"],
-                        "repositoryLocationName": node["location"]["name"]}
+                return {
+                    "repositoryName": node["name"],
+                    "repositoryLocationName": node["location"]["name"],
+                }
         raise DagsterUnavailable(f"no code location at {self.url} defines {JOB}")
 
     def _ensure_partitions(self, repo: dict[str, str], pairs: Sequence[Pair]) -> None:
@@ -109,12 +129,12 @@ class DagsterClient:
                 continue
             existing = set(node.get("partitionKeys") or [])
             for scope in stale_pairs(pairs, source, existing):
-                self.graphql(q.ADD_PARTITION, {"repo": repo, "name": PARTITIONS_DEF,
-                                               "key": scope})
+                self.graphql(q.ADD_PARTITION, {"repo": repo, "name": PARTITIONS_DEF, "key": scope})
                 existing.add(scope)
 
-    def launch_reindex(self, pairs: Sequence[Pair], *, trigger: str = "mcp",
-                       principal: str = "") -> list[LaunchedRun]:
+    def launch_reindex(
+        self, pairs: Sequence[Pair], *, trigger: str = "mcp", principal: str = ""
+    ) -> list[LaunchedRun]:
         """One `reindex_job` run per source x scope, selecting that source's four assets for
         the scope's partition. Raises DagsterUnavailable if Dagster cannot be reached."""
         repo = self._repository()
@@ -122,22 +142,31 @@ class DagsterClient:
         launched: list[LaunchedRun] = []
         for source, scope in pairs:
             params = {
-                "selector": {**repo, "jobName": JOB,
-                             "assetSelection": [{"path": [source, step]} for step in STEPS]},
-                "executionMetadata": {"tags": [
-                    {"key": "dagster/partition", "value": scope},
-                    {"key": run_tags.TRIGGER, "value": trigger},
-                    *([{"key": run_tags.PRINCIPAL, "value": principal}] if principal else []),
-                ]},
+                "selector": {
+                    **repo,
+                    "jobName": JOB,
+                    "assetSelection": [{"path": [source, step]} for step in STEPS],
+                },
+                "executionMetadata": {
+                    "tags": [
+                        {"key": "dagster/partition", "value": scope},
+                        {"key": run_tags.TRIGGER, "value": trigger},
+                        *([{"key": run_tags.PRINCIPAL, "value": principal}] if principal else []),
+                    ]
+                },
             }
             result = self.graphql(q.LAUNCH_RUN, {"params": params}).get("launchRun") or {}
             if result.get("__typename") == "LaunchRunSuccess":
                 run = result["run"]
-                launched.append(LaunchedRun(source=source, scope=scope, run_id=run["runId"],
-                                            status=run.get("status")))
+                launched.append(
+                    LaunchedRun(
+                        source=source, scope=scope, run_id=run["runId"], status=run.get("status")
+                    )
+                )
             else:
-                launched.append(LaunchedRun(source=source, scope=scope,
-                                            error=_launch_error(result)))
+                launched.append(
+                    LaunchedRun(source=source, scope=scope, error=_launch_error(result))
+                )
         return launched
 
 

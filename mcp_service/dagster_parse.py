@@ -49,8 +49,9 @@ def _metadata(entries: Iterable[dict[str, Any]]) -> dict[str, int | float | str 
     return out
 
 
-def _partition_freshness(policy: dict[str, Any] | None, last: dt.datetime | None,
-                         now: dt.datetime) -> PartitionFreshness:
+def _partition_freshness(
+    policy: dict[str, Any] | None, last: dt.datetime | None, now: dt.datetime
+) -> PartitionFreshness:
     if last is None:
         return "never"
     if not policy or policy.get("__typename") != "TimeWindowFreshnessPolicy":
@@ -62,8 +63,9 @@ def _partition_freshness(policy: dict[str, Any] | None, last: dt.datetime | None
     return "warn" if warn is not None and age > float(warn) else "fresh"
 
 
-def _check_states(node: dict[str, Any], data: dict[str, Any], alias: str,
-                  source: str) -> dict[str, dict[str, set[str]]]:
+def _check_states(
+    node: dict[str, Any], data: dict[str, Any], alias: str, source: str
+) -> dict[str, dict[str, set[str]]]:
     """scope -> {"FAILED": names, "EXECUTION_FAILED": names}: from partitioned checks'
     `partitionStatuses`, and from the recent executions under `alias` (newest first; the
     run's `dagster/partition` tag names the scope when the execution has no partition)."""
@@ -100,10 +102,16 @@ def runs_of(data: dict[str, Any], scopes: set[str]) -> list[RunInfo]:
         if scope not in scopes:
             continue  # another scope's run is none of this caller's business
         heads = {a["path"][0] for a in run.get("assetSelection") or [] if a.get("path")}
-        out.append(RunInfo(run_id=run["runId"], status=run["status"], scope=scope,
-                           source=heads.pop() if len(heads) == 1 else None,
-                           created=_time(run.get("creationTime")),
-                           started=_time(run.get("startTime"))))
+        out.append(
+            RunInfo(
+                run_id=run["runId"],
+                status=run["status"],
+                scope=scope,
+                source=heads.pop() if len(heads) == 1 else None,
+                created=_time(run.get("creationTime")),
+                started=_time(run.get("startTime")),
+            )
+        )
     return out
 
 
@@ -121,16 +129,27 @@ def _since(moment: dt.datetime | None, run_id: str) -> str:
     return f"indexing since {when}, run {run_id}"
 
 
-def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
-         points: int | None, runs: list[RunInfo], checks: dict[str, dict[str, set[str]]],
-         waiting: dict[str, list[BlockedStep]], deadline: float | None,
-         now: dt.datetime) -> SourceStatus:
+def _row(
+    node: dict[str, Any] | None,
+    source: str,
+    scope: str,
+    index: int,
+    points: int | None,
+    runs: list[RunInfo],
+    checks: dict[str, dict[str, set[str]]],
+    waiting: dict[str, list[BlockedStep]],
+    deadline: float | None,
+    now: dt.datetime,
+) -> SourceStatus:
     row = SourceStatus(source=source, scope=scope, points=points)
-    mine = sorted((r for r in runs if r.scope == scope and r.source in (source, None)),
-                  key=lambda r: r.created or now)
+    mine = sorted(
+        (r for r in runs if r.scope == scope and r.source in (source, None)),
+        key=lambda r: r.created or now,
+    )
     row.in_flight_runs = [r.run_id for r in mine]
-    row.blocked = blocked([s for rid in row.in_flight_runs for s in waiting.get(rid, [])],
-                          deadline, now)
+    row.blocked = blocked(
+        [s for rid in row.in_flight_runs for s in waiting.get(rid, [])], deadline, now
+    )
     if node is None:
         row.freshness = "NOT_DEFINED"
         return row
@@ -149,8 +168,9 @@ def _row(node: dict[str, Any] | None, source: str, scope: str, index: int,
     row.latest_run_id, row.latest_run_status = latest.get("runId"), latest.get("status")
     info = node.get("freshnessStatusInfo") or {}
     row.freshness = info.get("freshnessStatus") or "NOT_APPLICABLE"
-    row.partition_freshness = _partition_freshness(node.get("internalFreshnessPolicy"),
-                                                   row.last_materialization, now)
+    row.partition_freshness = _partition_freshness(
+        node.get("internalFreshnessPolicy"), row.last_materialization, now
+    )
     states = checks.get(scope) or {}
     row.failing_checks = sorted(states.get("FAILED", set()))
     row.errored_checks = sorted(states.get("EXECUTION_FAILED", set()))
@@ -178,32 +198,60 @@ def _problems(row: SourceStatus, now: dt.datetime) -> list[str]:
     return out
 
 
-def parse_status(data: dict[str, Any], pairs: Sequence[Pair], sources: Sequence[str],
-                 scopes: Sequence[str],
-                 points: Mapping[Pair, int | None], *, url: str,
-                 now: dt.datetime, deadlines: Mapping[str, float] | None = None) -> IndexStatus:
+def parse_status(
+    data: dict[str, Any],
+    pairs: Sequence[Pair],
+    sources: Sequence[str],
+    scopes: Sequence[str],
+    points: Mapping[Pair, int | None],
+    *,
+    url: str,
+    now: dt.datetime,
+    deadlines: Mapping[str, float] | None = None,
+) -> IndexStatus:
     """`deadlines`: seconds per source after which a run waiting for a pool slot is shown
     as blocked (none given: never)."""
     nodes = {n["assetKey"]["path"][0]: n for n in data.get("assetNodes") or []}
     runs = runs_of(data, set(scopes))
-    checks = {source: _check_states(nodes[source], data, f"c{j}", source)
-              for j, source in enumerate(sources) if source in nodes}
+    checks = {
+        source: _check_states(nodes[source], data, f"c{j}", source)
+        for j, source in enumerate(sources)
+        if source in nodes
+    }
     waiting = waiting_steps(data)
-    rows = [_row(nodes.get(source), source, scope, list(scopes).index(scope),
-                 points.get((source, scope)), runs, checks.get(source, {}), waiting,
-                 (deadlines or {}).get(source), now)
-            for source, scope in pairs]
+    rows = [
+        _row(
+            nodes.get(source),
+            source,
+            scope,
+            list(scopes).index(scope),
+            points.get((source, scope)),
+            runs,
+            checks.get(source, {}),
+            waiting,
+            (deadlines or {}).get(source),
+            now,
+        )
+        for source, scope in pairs
+    ]
     problems = [p for row in rows for p in _problems(row, now)]
     flight = f"; {len(runs)} run(s) in flight" if runs else ""
     if problems:
-        shown = "; ".join(problems[:6]) + (f"; and {len(problems) - 6} more"
-                                           if len(problems) > 6 else "")
+        shown = "; ".join(problems[:6]) + (
+            f"; and {len(problems) - 6} more" if len(problems) > 6 else ""
+        )
         health = f"degraded: {shown}{flight}"
     else:
-        health = (f"ok: {len(rows)} source x scope partition(s) materialized, checks passing"
-                  f"{flight}")
+        health = f"ok: {len(rows)} source x scope partition(s) materialized, checks passing{flight}"
     warnings = []
     if (data.get("runsOrError") or {}).get("__typename") == "PythonError":
         warnings.append("Dagster could not list runs; in-flight runs unknown")
-    return IndexStatus(status="degraded" if problems else "ok", health=health, dagster_url=url,
-                       checked_at=now, sources=rows, in_flight=runs, warnings=warnings)
+    return IndexStatus(
+        status="degraded" if problems else "ok",
+        health=health,
+        dagster_url=url,
+        checked_at=now,
+        sources=rows,
+        in_flight=runs,
+        warnings=warnings,
+    )

@@ -89,12 +89,14 @@ def status_query(n_partitions: int, n_checks: int) -> str:
         " { runId status partition timestamp run { tags { key value } } }"
         for j in range(n_checks)
     )
-    return (STATUS_TEMPLATE.replace("__PARTITION_VARS__", variables)
-            .replace("__CHECK_VARS__", check_vars)
-            .replace("__MATERIALIZATION__", _MATERIALIZATION)
-            .replace("__LATEST_RUNS__", runs)
-            .replace("__CHECK_EXECUTIONS__", checks)
-            .replace("__RUN_FIELDS__", _RUN_FIELDS))
+    return (
+        STATUS_TEMPLATE.replace("__PARTITION_VARS__", variables)
+        .replace("__CHECK_VARS__", check_vars)
+        .replace("__MATERIALIZATION__", _MATERIALIZATION)
+        .replace("__LATEST_RUNS__", runs)
+        .replace("__CHECK_EXECUTIONS__", checks)
+        .replace("__RUN_FIELDS__", _RUN_FIELDS)
+    )
 
 
 IN_FLIGHT_RUNS = """
@@ -113,7 +115,9 @@ query KpInFlightRuns($inFlight: [RunStatus!], $tags: [ExecutionTag!]) {
 def in_flight_request(scope: str) -> tuple[str, dict[str, object]]:
     """The queued and running runs of one scope's partition (any source)."""
     variables: dict[str, object] = {
-        "inFlight": IN_FLIGHT, "tags": [{"key": "dagster/partition", "value": scope}]}
+        "inFlight": IN_FLIGHT,
+        "tags": [{"key": "dagster/partition", "value": scope}],
+    }
     return IN_FLIGHT_RUNS.replace("__RUN_FIELDS__", _RUN_FIELDS), variables
 
 
@@ -125,6 +129,7 @@ query KpPartitionKeys($key: AssetKeyInput!) {
   }
 }
 """
+
 
 def check_name(source: str) -> str:
     return f"{source}_collection_matches_chunks"

@@ -24,7 +24,7 @@ def remainder(prev: str, nxt: str) -> str | None:
     while start != -1:
         tail = prev[start:]
         if nxt.startswith(tail):
-            return nxt[len(tail):].lstrip()
+            return nxt[len(tail) :].lstrip()
         start = prev.find(probe, start + 1)
     return None
 
@@ -84,8 +84,9 @@ def _priority(hits: list[Hit], chunks: list[Chunk]) -> list[Chunk]:
     return [by_ordinal[o] for o in seen]
 
 
-def select_context(hits: Sequence[Hit], doc_chunks: dict[str, list[Chunk]],
-                   max_tokens: int) -> tuple[list[Selection], int, bool]:
+def select_context(
+    hits: Sequence[Hit], doc_chunks: dict[str, list[Chunk]], max_tokens: int
+) -> tuple[list[Selection], int, bool]:
     """One selection per document (best hit first) within `max_tokens` in total.
     Returns (selections, tokens used, truncated)."""
     grouped: dict[str, list[Hit]] = {}

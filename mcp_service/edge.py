@@ -35,23 +35,29 @@ def refusal(service: ServiceConfig, host: str | None, origin: str | None) -> str
     name = host_name(host or "")
     known = {*service.allowed_hosts, *([public.hostname] if public and public.hostname else [])}
     if not name or not (loopback(name) or name in known):
-        return (f"host {shown(name)} is not one this service answers to: set "
-                "service.public_url in the registry to the URL clients use, or add the host "
-                "to service.allowed_hosts")
+        return (
+            f"host {shown(name)} is not one this service answers to: set "
+            "service.public_url in the registry to the URL clients use, or add the host "
+            "to service.allowed_hosts"
+        )
     if origin is None:
         return None
     try:
         wanted = origin_of(origin)
     except ValueError:
         wanted = None
-    allowed = {*service.allowed_origins,
-               *([origin_of(service.public_url)] if service.public_url else [])}
+    allowed = {
+        *service.allowed_origins,
+        *([origin_of(service.public_url)] if service.public_url else []),
+    }
     origin_host = host_name(urlsplit(wanted).netloc) if wanted else ""
     if wanted and (wanted in allowed or (loopback(origin_host) and loopback(name))):
         return None
-    return (f"origin {shown(origin)} may not call this service: add it to "
-            "service.allowed_origins in the registry (public_url's origin and loopback are "
-            "allowed)")
+    return (
+        f"origin {shown(origin)} may not call this service: add it to "
+        "service.allowed_origins in the registry (public_url's origin and loopback are "
+        "allowed)"
+    )
 
 
 class HostOriginGuard:
@@ -71,7 +77,14 @@ class HostOriginGuard:
             await self.app(scope, receive, send)
             return
         body = (reason + "\n").encode()
-        await send({"type": "http.response.start", "status": 403,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

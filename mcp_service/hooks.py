@@ -36,8 +36,12 @@ def _answer(status: int, text: str, headers: dict[str, str] | None = None) -> Re
 
 
 class HookEndpoints:
-    def __init__(self, registry: Callable[[], Registry], queue: Callable[[], HookQueue],
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        registry: Callable[[], Registry],
+        queue: Callable[[], HookQueue],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.registry = registry
         self.queue = queue
         self.receiver = Receiver(registry, queue, clock)
@@ -55,22 +59,28 @@ class HookEndpoints:
             return _answer(404, "no such webhook endpoint; use " + ", ".join(self.paths.values()))
         wait = self.limits.retry_after(source, self.registry().service.hooks.rate_limit)
         if wait is not None:
-            return _answer(429, f"rate limited: too many {source} deliveries; retry in {wait} s",
-                           {"Retry-After": str(wait)})
+            return _answer(
+                429,
+                f"rate limited: too many {source} deliveries; retry in {wait} s",
+                {"Retry-After": str(wait)},
+            )
         try:
             body = await _read_capped(request)
-            accepted = await run_in_threadpool(self.receiver.accept, source,
-                                               dict(request.headers), body)
+            accepted = await run_in_threadpool(
+                self.receiver.accept, source, dict(request.headers), body
+            )
         except Rejected as exc:
             log.info("hooks: %s refused %d: %s", source, exc.status, exc.reason)
             await run_in_threadpool(self._record, source, exc)
             return _answer(exc.status, exc.reason)
         queued = len(accepted.events)
         scopes = ", ".join(sorted({e.scope for e in accepted.events})) or "none"
-        log.info("hooks: %s accepted (%s): %d queued for %s", source, accepted.note, queued,
-                 scopes)
-        return _answer(200, f"accepted: {queued} queued for {scopes}"
-                            + (f" ({accepted.note})" if accepted.note else ""))
+        log.info("hooks: %s accepted (%s): %d queued for %s", source, accepted.note, queued, scopes)
+        return _answer(
+            200,
+            f"accepted: {queued} queued for {scopes}"
+            + (f" ({accepted.note})" if accepted.note else ""),
+        )
 
     def _record(self, source: str, exc: Rejected) -> None:
         try:
@@ -85,14 +95,20 @@ async def _read_capped(request: Request) -> bytes:
         if not declared.isdigit():
             raise Rejected(400, "malformed: Content-Length is not a number", code="malformed")
         if int(declared) > MAX_BODY_BYTES:
-            raise Rejected(413, f"too large: {int(declared)} bytes, over the "
-                                f"{MAX_BODY_BYTES} byte limit", code="too_large")
+            raise Rejected(
+                413,
+                f"too large: {int(declared)} bytes, over the {MAX_BODY_BYTES} byte limit",
+                code="too_large",
+            )
     body = bytearray()
     async for chunk in request.stream():
         body.extend(chunk)
         if len(body) > MAX_BODY_BYTES:
-            raise Rejected(413, f"too large: over the {MAX_BODY_BYTES} byte limit; not read "
-                                "further", code="too_large")
+            raise Rejected(
+                413,
+                f"too large: over the {MAX_BODY_BYTES} byte limit; not read further",
+                code="too_large",
+            )
     return bytes(body)
 
 

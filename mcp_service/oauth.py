@@ -31,10 +31,16 @@ class PrincipalJWTVerifier(JWTVerifier):
     translates the claim's value when given (and only mapped values pass), else the value
     must be the name of a principal in the registry."""
 
-    def __init__(self, config: OAuthConfig, audience: str,
-                 registry: Callable[[], Registry]) -> None:
-        super().__init__(jwks_uri=config.jwks_uri, issuer=config.issuer, audience=audience,
-                         algorithm=config.algorithm, required_scopes=config.scopes or None)
+    def __init__(
+        self, config: OAuthConfig, audience: str, registry: Callable[[], Registry]
+    ) -> None:
+        super().__init__(
+            jwks_uri=config.jwks_uri,
+            issuer=config.issuer,
+            audience=audience,
+            algorithm=config.algorithm,
+            required_scopes=config.scopes or None,
+        )
         self.config = config
         self.registry = registry
 
@@ -54,8 +60,11 @@ class PrincipalJWTVerifier(JWTVerifier):
             return None
         name = self.principal(verified.claims)
         if name is None:
-            self.logger.warning("OAuth token of %r names no principal of this service (claim "
-                                "%r)", verified.client_id, self.config.principal_claim)
+            self.logger.warning(
+                "OAuth token of %r names no principal of this service (claim %r)",
+                verified.client_id,
+                self.config.principal_claim,
+            )
             return None
         return verified.model_copy(update={"claims": {**verified.claims, PRINCIPAL_CLAIM: name}})
 
@@ -70,8 +79,9 @@ class ProtectedResource(RemoteAuthProvider):
         return routes
 
 
-def auth_provider(registry: Callable[[], Registry],
-                  authenticator: Authenticator | LiveAuthenticator) -> AuthProvider:
+def auth_provider(
+    registry: Callable[[], Registry], authenticator: Authenticator | LiveAuthenticator
+) -> AuthProvider:
     """The HTTP app's auth: static tokens, plus OAuth when `service.oauth` is configured (read
     when the app is built: a change of it takes a restart)."""
     static = RegistryTokenVerifier(authenticator)
@@ -81,9 +91,12 @@ def auth_provider(registry: Callable[[], Registry],
         return static
     jwt = PrincipalJWTVerifier(config, config.audience or resource, registry)
     metadata = ProtectedResource(
-        token_verifier=jwt, authorization_servers=[AnyHttpUrl(config.issuer)],
-        base_url=service.public_url, scopes_supported=config.scopes or None,
+        token_verifier=jwt,
+        authorization_servers=[AnyHttpUrl(config.issuer)],
+        base_url=service.public_url,
+        scopes_supported=config.scopes or None,
         resource_name=TITLE,
-        resource_documentation=AnyHttpUrl(service.website_url) if service.website_url else None)
+        resource_documentation=AnyHttpUrl(service.website_url) if service.website_url else None,
+    )
     # Scopes are the JWT verifier's to check: a static token carries none, and is not refused.
     return MultiAuth(server=metadata, verifiers={"registry-tokens": static}, required_scopes=[])

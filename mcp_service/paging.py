@@ -39,14 +39,19 @@ def decode(cursor: str | None, version: str, *key: object) -> int:
         data = json.loads(raw)
         offset, their_key, their_version = data["o"], data["k"], data["v"]
     except (ValueError, KeyError, TypeError):
-        raise ToolError("invalid cursor: pass the next_cursor of the previous page as it "
-                        "was returned, or omit it for the first page") from None
+        raise ToolError(
+            "invalid cursor: pass the next_cursor of the previous page as it "
+            "was returned, or omit it for the first page"
+        ) from None
     if their_key != _key(*key) or not isinstance(offset, int) or offset < 0:
-        raise ToolError("invalid cursor: it belongs to another call; repeat the call's other "
-                        "arguments unchanged, or omit the cursor for the first page")
+        raise ToolError(
+            "invalid cursor: it belongs to another call; repeat the call's other "
+            "arguments unchanged, or omit the cursor for the first page"
+        )
     if their_version != version:
-        raise ToolError("this cursor's content changed since it was issued; start again "
-                        "without a cursor")
+        raise ToolError(
+            "this cursor's content changed since it was issued; start again without a cursor"
+        )
     return offset
 
 
@@ -54,8 +59,9 @@ def _version(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()[:12]
 
 
-def items(found: Sequence[T], cursor: str | None, size: int,
-          *key: object) -> tuple[list[T], str | None]:
+def items(
+    found: Sequence[T], cursor: str | None, size: int, *key: object
+) -> tuple[list[T], str | None]:
     """One page of `found` and the cursor of the next, if any."""
     version = _version("".join(item.model_dump_json() for item in found))
     start = decode(cursor, version, *key)
@@ -63,8 +69,9 @@ def items(found: Sequence[T], cursor: str | None, size: int,
     return list(found[start:end]), encode(end, version, *key) if end < len(found) else None
 
 
-def text(whole: str, cursor: str | None, *key: object,
-         size: int | None = None) -> tuple[str, str | None]:
+def text(
+    whole: str, cursor: str | None, *key: object, size: int | None = None
+) -> tuple[str, str | None]:
     """One page of `whole` (ending at a paragraph, line or word break) and the next cursor."""
     size = size or PAGE_CHARS
     version = _version(whole)
@@ -73,7 +80,7 @@ def text(whole: str, cursor: str | None, *key: object,
         raise ToolError("invalid cursor: past the end of the text; omit it for the first page")
     end = len(whole)
     if end - start > size:
-        window = whole[start:start + size]
+        window = whole[start : start + size]
         cuts = (window.rfind(sep) for sep in ("\n\n", "\n", " "))
         end = start + next((cut for cut in cuts if cut > size // 2), size)
     return whole[start:end].strip(), encode(end, version, *key) if end < len(whole) else None

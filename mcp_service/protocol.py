@@ -28,9 +28,11 @@ _SDK_VALIDATION = "Validation error"
 
 
 class DiscoverEveryVersion(Middleware):
-    async def on_discover(self, context: MiddlewareContext[DiscoverRequest],
-                          call_next: CallNext[DiscoverRequest, DiscoverResult | dict[str, Any]],
-                          ) -> DiscoverResult | dict[str, Any]:
+    async def on_discover(
+        self,
+        context: MiddlewareContext[DiscoverRequest],
+        call_next: CallNext[DiscoverRequest, DiscoverResult | dict[str, Any]],
+    ) -> DiscoverResult | dict[str, Any]:
         result = await call_next(context)
         if isinstance(result, DiscoverResult):
             return result.model_copy(update={"supported_versions": SUPPORTED})
@@ -70,8 +72,9 @@ class InvalidRequestCode:
                 return
             fixed = _fixed(bytes(body))
             headers = [(k, v) for k, v in held["headers"] if k != b"content-length"]
-            await send({**held, "headers": [*headers, (b"content-length",
-                                                      str(len(fixed)).encode())]})
+            await send(
+                {**held, "headers": [*headers, (b"content-length", str(len(fixed)).encode())]}
+            )
             await send({"type": "http.response.body", "body": fixed})
 
         await self.app(scope, receive, checked)
@@ -86,7 +89,11 @@ def _fixed(body: bytes) -> bytes:
         return body
     if not wrong:
         return body
-    reply["error"] = {"code": INVALID_REQUEST, "message": (
-        "Invalid Request: not a JSON-RPC 2.0 request object (jsonrpc '2.0', a string method, "
-        "an id that is a string or number)")}
+    reply["error"] = {
+        "code": INVALID_REQUEST,
+        "message": (
+            "Invalid Request: not a JSON-RPC 2.0 request object (jsonrpc '2.0', a string method, "
+            "an id that is a string or number)"
+        ),
+    }
     return json.dumps(reply).encode()

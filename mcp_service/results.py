@@ -51,13 +51,19 @@ class StructuredOnce(Middleware):
     """Replaces the JSON text copy of a structured result with its `brief` for clients whose
     protocol revision has structured results."""
 
-    async def on_call_tool(self, context: MiddlewareContext[CallToolRequestParams],
-                           call_next: CallNext[CallToolRequestParams, ToolResult]) -> ToolResult:
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[CallToolRequestParams],
+        call_next: CallNext[CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
         result = await call_next(context)
         ctx = context.fastmcp_context
         request = ctx.request_context if ctx is not None else None
         version = request.protocol_version if request is not None else None
         if result.structured_content is None or version is None or version < STRUCTURED_SINCE:
             return result
-        return ToolResult(content=[TextContent(type="text", text=brief(result.structured_content))],
-                          structured_content=result.structured_content, meta=result.meta)
+        return ToolResult(
+            content=[TextContent(type="text", text=brief(result.structured_content))],
+            structured_content=result.structured_content,
+            meta=result.meta,
+        )

@@ -50,9 +50,12 @@ class SearchResult(BaseModel):
     query: str = Field(description="the query as searched")
     scope: str = Field(description="the scope searched")
     interpreted_dates: InterpretedDates | None = Field(default=None, description=_DATES)
-    hits: list[SearchHit] = Field(description=(
-        "ranked: title, doc_id, ordinal, source, kind, date, url/uri, score, headers, snippet, "
-        "superseded_by"))
+    hits: list[SearchHit] = Field(
+        description=(
+            "ranked: title, doc_id, ordinal, source, kind, date, url/uri, score, headers, snippet, "
+            "superseded_by"
+        )
+    )
     warnings: list[str] = Field(default_factory=list, description="notes on the results")
 
     @model_validator(mode="after")
@@ -77,8 +80,11 @@ class ContextResult(BaseModel):
     topic: str = Field(description="the topic as searched")
     scope: str = Field(description="the scope searched")
     interpreted_dates: InterpretedDates | None = Field(default=None, description=_DATES)
-    blocks: list[ContextBlock] = Field(description=(
-        "per document: title, doc_id, url/uri, date, text (sections around the matches)"))
+    blocks: list[ContextBlock] = Field(
+        description=(
+            "per document: title, doc_id, url/uri, date, text (sections around the matches)"
+        )
+    )
     tokens: int = Field(description="tokens of text in all blocks")
     max_tokens: int = Field(description="the budget asked for")
     truncated: bool = Field(default=False, description="text was left out for the budget")
@@ -94,8 +100,11 @@ class MemoryList(BaseModel):
     scope: str = Field(description="the scope listed")
     date_from: dt.date = Field(description="first day of the window (UTC)")
     date_to: dt.date = Field(description="last day of the window (UTC)")
-    entries: list[MemoryEntry] = Field(description=(
-        "newest first: title, doc_id, date, text, truncated (get_document has the rest)"))
+    entries: list[MemoryEntry] = Field(
+        description=(
+            "newest first: title, doc_id, date, text, truncated (get_document has the rest)"
+        )
+    )
     next_cursor: str | None = Field(default=None, description=_CURSOR)
 
 
@@ -105,15 +114,19 @@ class DocumentResult(Reference):
     sheet: int | None = Field(default=None, exclude=True)
     # The catalogue shows each field of a document: its shortest true description.
     sha: str | None = Field(default=None, description="git commit read")
-    superseded_by: str | None = Field(default=None, exclude_if=_absent,
-                                      description="doc_id of its replacement")
-    file_name: str | None = Field(default=None, exclude_if=_absent,
-                                  description="file it was converted from")
+    superseded_by: str | None = Field(
+        default=None, exclude_if=_absent, description="doc_id of its replacement"
+    )
+    file_name: str | None = Field(
+        default=None, exclude_if=_absent, description="file it was converted from"
+    )
     mime_type: str | None = Field(default=None, exclude_if=_absent, description="its MIME type")
-    stale: str | None = Field(default=None, exclude_if=_absent,
-                              description="why this is the last good version")
-    last_refreshed: dt.datetime | None = Field(default=None, exclude_if=_absent,
-                                               description="when last read as current")
+    stale: str | None = Field(
+        default=None, exclude_if=_absent, description="why this is the last good version"
+    )
+    last_refreshed: dt.datetime | None = Field(
+        default=None, exclude_if=_absent, description="when last read as current"
+    )
     text: str = Field(description="this page of the text")
     chunks: int = Field(description="passages stored")
     sections: list[list[str]] = Field(default_factory=list, description="section header trails")
@@ -139,16 +152,22 @@ class RunbookList(BaseModel):
     scope: str = Field(description="the scope listed")
     prefix: str | None = Field(default=None, description="the path prefix filtered on")
     tag: str | None = Field(default=None, description="the tag filtered on")
-    runbooks: list[RunbookEntry] = Field(description=(
-        "by path: title, path, doc_id, url/uri, lifecycle, sha, updated, tags, superseded_by"))
+    runbooks: list[RunbookEntry] = Field(
+        description=(
+            "by path: title, path, doc_id, url/uri, lifecycle, sha, updated, tags, superseded_by"
+        )
+    )
     warnings: list[str] = Field(default_factory=list, description="notes on the list")
     next_cursor: str | None = Field(default=None, description=_CURSOR)
 
 
 class DecisionList(BaseModel):
     scope: str = Field(description="the scope listed")
-    decisions: list[Decision] = Field(description=(
-        "newest first: date, status, summary, title, citation, superseded_by, supersedes"))
+    decisions: list[Decision] = Field(
+        description=(
+            "newest first: date, status, summary, title, citation, superseded_by, supersedes"
+        )
+    )
     next_cursor: str | None = Field(default=None, description=_CURSOR)
 
 

@@ -54,27 +54,33 @@ T = TypeVar("T")
 log = get_logger("mcp_service")  # under FastMCP's logger: the same handler, the same mcp.log
 #: Readers: read-only (which makes destructive and idempotent moot) over a closed world.
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-LAUNCH = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                         open_world_hint=False)
+LAUNCH = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
 INSTRUCTIONS = (
     "Surefoot's knowledge base: memory files, ClickUp, Google Drive, Supabase, the website and "
     "git runbooks, one scope per client. Search `internal` unless the question is about one "
     "client; cite the title and url/uri of what you use."
 )
 
-Scope = Annotated[str, Field(min_length=1, max_length=64,
-                             description="'internal' or a client id")]
-Query = Annotated[str, Field(min_length=1, max_length=2000,
-                             description="natural-language question or keywords")]
-Cursor = Annotated[str | None, Field(max_length=512, description=(
-    "next_cursor of the previous page; omit for the first page"))]
+Scope = Annotated[str, Field(min_length=1, max_length=64, description="'internal' or a client id")]
+Query = Annotated[
+    str, Field(min_length=1, max_length=2000, description="natural-language question or keywords")
+]
+Cursor = Annotated[
+    str | None,
+    Field(
+        max_length=512, description=("next_cursor of the previous page; omit for the first page")
+    ),
+]
 Drafts = Annotated[bool, Field(description="also drafts")]
 Deprecated = Annotated[bool, Field(description="also deprecated documents")]
 #: List items per page (decisions, runbooks, memory entries), each page within the result
 #: budget bench/context_budget.py checks.
 DECISIONS_PAGE, RUNBOOKS_PAGE, MEMORY_PAGE = 25, 50, 10
-DateFrom = Annotated[dt.date | None, Field(description=(
-    "dated on or after; else read from the question"))]
+DateFrom = Annotated[
+    dt.date | None, Field(description=("dated on or after; else read from the question"))
+]
 DateTo = Annotated[dt.date | None, Field(description="dated on or before")]
 
 
@@ -101,8 +107,11 @@ def _edge() -> Iterator[None]:
 class OneLineErrors(Middleware):
     """Argument validation failures as one line naming the argument, no pydantic essay."""
 
-    async def on_call_tool(self, context: MiddlewareContext[CallToolRequestParams],
-                           call_next: CallNext[CallToolRequestParams, ToolResult]) -> ToolResult:
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[CallToolRequestParams],
+        call_next: CallNext[CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
         try:
             return await call_next(context)
         except ValidationError as exc:
@@ -118,31 +127,46 @@ class LogToolErrors(Middleware):
     """FastMCP logs a failed call as "Error calling tool 'x'" without the reason; this logs
     the reason too (what the caller was told, or the masked exception), so mcp.log says why."""
 
-    async def on_call_tool(self, context: MiddlewareContext[CallToolRequestParams],
-                           call_next: CallNext[CallToolRequestParams, ToolResult]) -> ToolResult:
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[CallToolRequestParams],
+        call_next: CallNext[CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
         try:
             return await call_next(context)
         except ToolError as exc:
             cause = exc.__cause__
             reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            log.warning("tool %r failed: %s", context.message.name,
-                        redact(reason).splitlines()[0])  # any exception: may quote a secret
+            log.warning(
+                "tool %r failed: %s", context.message.name, redact(reason).splitlines()[0]
+            )  # any exception: may quote a secret
             raise
 
 
-def build_server(runtime: Runtime, *, default_principal: str | None = None, auth: bool = True,
-                 authenticator: Authenticator | LiveAuthenticator | None = None,
-                 dagster: DagsterClient | None = None) -> FastMCP:
+def build_server(
+    runtime: Runtime,
+    *,
+    default_principal: str | None = None,
+    auth: bool = True,
+    authenticator: Authenticator | LiveAuthenticator | None = None,
+    dagster: DagsterClient | None = None,
+) -> FastMCP:
     settings = runtime.settings
     authn = authenticator or authenticator_for(settings, runtime.check_registry)
     caller = Caller(authn, default_principal)
-    service = KnowledgeService(runtime, dagster or DagsterClient(settings.dagster_url),
-                               QueryLog(settings.query_log))
-    mcp = FastMCP("knowledge-platform", instructions=INSTRUCTIONS,
-                  website_url=website(runtime.registry.service), icons=ICONS,
-                  auth=auth_provider(lambda: runtime.registry, authn) if auth else None,
-                  mask_error_details=True, list_page_size=PAGE_SIZE,
-                  middleware=[LogToolErrors(), OneLineErrors(), StructuredOnce()])
+    service = KnowledgeService(
+        runtime, dagster or DagsterClient(settings.dagster_url), QueryLog(settings.query_log)
+    )
+    mcp = FastMCP(
+        "knowledge-platform",
+        instructions=INSTRUCTIONS,
+        website_url=website(runtime.registry.service),
+        icons=ICONS,
+        auth=auth_provider(lambda: runtime.registry, authn) if auth else None,
+        mask_error_details=True,
+        list_page_size=PAGE_SIZE,
+        middleware=[LogToolErrors(), OneLineErrors(), StructuredOnce()],
+    )
     mcp._mcp_server.title = TITLE  # FastMCP takes no title; the SDK's server has one
     conform(mcp)
 
@@ -169,10 +193,12 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         query: Query,
         scope: Scope = "internal",
         limit: Annotated[int, Field(ge=1, le=50, description="hits to return")] = 10,
-        sources: Annotated[list[str] | None, Field(max_length=10, description=(
-            "only these sources, e.g. clickup"))] = None,
-        kinds: Annotated[list[Kind] | None, Field(max_length=10, description=(
-            "only these kinds"))] = None,
+        sources: Annotated[
+            list[str] | None, Field(max_length=10, description=("only these sources, e.g. clickup"))
+        ] = None,
+        kinds: Annotated[
+            list[Kind] | None, Field(max_length=10, description=("only these kinds"))
+        ] = None,
         date_from: DateFrom = None,
         date_to: DateTo = None,
         include_drafts: Drafts = False,
@@ -181,13 +207,30 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         """Ranked passages, each a snippet with handles; get_document(doc_id) has the whole
         text. knowledge_ask answers with citations, get_context gives whole sections."""
         q = _clean(query, "query")
-        return await run_search(lambda g: service.search(
-            g, q, scope, limit, sources, kinds, date_from, date_to, include_drafts,
-            include_deprecated), scope, q)
+        return await run_search(
+            lambda g: service.search(
+                g,
+                q,
+                scope,
+                limit,
+                sources,
+                kinds,
+                date_from,
+                date_to,
+                include_drafts,
+                include_deprecated,
+            ),
+            scope,
+            q,
+        )
 
     @mcp.tool(annotations=READ, output_schema=output_schema(Answer))
-    def knowledge_ask(question: Query, scope: Scope = "internal", date_from: DateFrom = None,
-                      date_to: DateTo = None) -> Answer:
+    def knowledge_ask(
+        question: Query,
+        scope: Scope = "internal",
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+    ) -> Answer:
         """A short answer with numbered citations; `mode` says how it was made."""
         q = _clean(question, "question")
         return run(lambda g: service.ask(g, q, scope, date_from, date_to))
@@ -196,8 +239,9 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
     def get_context(
         topic: Query,
         scope: Scope = "internal",
-        max_tokens: Annotated[int, Field(ge=100, le=6000, description=(
-            "budget for the text of all blocks"))] = 1500,
+        max_tokens: Annotated[
+            int, Field(ge=100, le=6000, description=("budget for the text of all blocks"))
+        ] = 1500,
         date_from: DateFrom = None,
         date_to: DateTo = None,
     ) -> ContextResult:
@@ -208,15 +252,18 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
 
     @mcp.tool(annotations=READ, output_schema=output_schema(DecisionList))
     def list_decisions(
-        client: Annotated[str | None, Field(min_length=1, max_length=64,
-                                            description="client id; omit for internal")] = None,
+        client: Annotated[
+            str | None,
+            Field(min_length=1, max_length=64, description="client id; omit for internal"),
+        ] = None,
         cursor: Cursor = None,
     ) -> DecisionList:
         """Decisions (memory `Decision:` lines, decision records, decision tasks), newest
         first, with status and superseded pointers."""
         found = run(lambda g: service.decisions(g, client))
         found.decisions, found.next_cursor = paging.items(
-            found.decisions, cursor, DECISIONS_PAGE, "list_decisions", client)
+            found.decisions, cursor, DECISIONS_PAGE, "list_decisions", client
+        )
         return found
 
     @mcp.tool(annotations=READ, output_schema=output_schema(MemoryList))
@@ -228,29 +275,38 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
         """Memory entries dated within the last `days` days, newest first."""
         found = run(lambda g: service.recent_memory(g, days, scope))
         found.entries, found.next_cursor = paging.items(
-            found.entries, cursor, MEMORY_PAGE, "list_recent_memory", days, scope)
+            found.entries, cursor, MEMORY_PAGE, "list_recent_memory", days, scope
+        )
         return found
 
     @mcp.tool(annotations=READ, output_schema=output_schema(DocumentResult))
     def get_document(
-        doc_id: Annotated[str, Field(min_length=1, max_length=512,
-                                     description="doc_id from a search hit")],
+        doc_id: Annotated[
+            str, Field(min_length=1, max_length=512, description="doc_id from a search hit")
+        ],
         scope: Scope = "internal",
         cursor: Cursor = None,
     ) -> DocumentResult:
         """A whole document with provenance, a page of text at a time (next_cursor). Use
         after a search when the snippet is not enough."""
         found = run(lambda g: service.document(g, doc_id, scope))
-        found.text, found.next_cursor = paging.text(found.text, cursor, "get_document",
-                                                    doc_id, scope)
+        found.text, found.next_cursor = paging.text(
+            found.text, cursor, "get_document", doc_id, scope
+        )
         return found
 
     @mcp.tool(annotations=READ, output_schema=output_schema(RunbookList))
     def list_runbooks(
-        prefix: Annotated[str | None, Field(max_length=512, description=(
-            "path prefix in the repository, e.g. 'runbooks/incidents/'"))] = None,
-        tag: Annotated[str | None, Field(min_length=1, max_length=64,
-                                         description="a front-matter tag")] = None,
+        prefix: Annotated[
+            str | None,
+            Field(
+                max_length=512,
+                description=("path prefix in the repository, e.g. 'runbooks/incidents/'"),
+            ),
+        ] = None,
+        tag: Annotated[
+            str | None, Field(min_length=1, max_length=64, description="a front-matter tag")
+        ] = None,
         scope: Scope = "internal",
         include_drafts: Drafts = False,
         include_deprecated: Deprecated = False,
@@ -258,19 +314,31 @@ def build_server(runtime: Runtime, *, default_principal: str | None = None, auth
     ) -> RunbookList:
         """Runbooks, decision records and docs from git, by path; get_document has the
         text."""
-        found = run(lambda g: service.runbooks(g, prefix, tag, scope, include_drafts,
-                                               include_deprecated))
+        found = run(
+            lambda g: service.runbooks(g, prefix, tag, scope, include_drafts, include_deprecated)
+        )
         found.runbooks, found.next_cursor = paging.items(
-            found.runbooks, cursor, RUNBOOKS_PAGE, "list_runbooks", prefix, tag, scope,
-            include_drafts, include_deprecated)
+            found.runbooks,
+            cursor,
+            RUNBOOKS_PAGE,
+            "list_runbooks",
+            prefix,
+            tag,
+            scope,
+            include_drafts,
+            include_deprecated,
+        )
         return found
 
     @mcp.tool(annotations=LAUNCH, output_schema=output_schema(ReindexResult))
     def trigger_reindex(
-        source: Annotated[str, Field(min_length=1, max_length=64, description=(
-            "a source name, or 'all'"))] = "all",
-        scope: Annotated[str | None, Field(min_length=1, max_length=64, description=(
-            "one scope; omit for every scope"))] = None,
+        source: Annotated[
+            str, Field(min_length=1, max_length=64, description=("a source name, or 'all'"))
+        ] = "all",
+        scope: Annotated[
+            str | None,
+            Field(min_length=1, max_length=64, description=("one scope; omit for every scope")),
+        ] = None,
     ) -> ReindexResult:
         """Admins only: launch reindex runs, one per source x scope. Follow them with
         get_index_status."""

@@ -71,31 +71,53 @@ class KnowledgeService:
         return self.runtime.registry
 
     # -- helpers ------------------------------------------------------------------------------
-    def _filter(self, grant: Grant, *, lifecycles: list[str] | None,
-                sources: list[str] | None = None, kinds: list[str] | None = None,
-                doc_ids: list[str] | None = None, date_from: dt.date | None = None,
-                date_to: dt.date | None = None) -> SearchFilter:
-        return SearchFilter(lifecycles=lifecycles, confidentiality=grant.confidentiality,
-                            sources=sources, kinds=kinds, doc_ids=doc_ids, date_from=date_from,
-                            date_to=date_to)
+    def _filter(
+        self,
+        grant: Grant,
+        *,
+        lifecycles: list[str] | None,
+        sources: list[str] | None = None,
+        kinds: list[str] | None = None,
+        doc_ids: list[str] | None = None,
+        date_from: dt.date | None = None,
+        date_to: dt.date | None = None,
+    ) -> SearchFilter:
+        return SearchFilter(
+            lifecycles=lifecycles,
+            confidentiality=grant.confidentiality,
+            sources=sources,
+            kinds=kinds,
+            doc_ids=doc_ids,
+            date_from=date_from,
+            date_to=date_to,
+        )
 
-    def _search(self, grant: Grant, scope: str, query: str, limit: int,
-                flt: SearchFilter) -> list[Hit]:
+    def _search(
+        self, grant: Grant, scope: str, query: str, limit: int, flt: SearchFilter
+    ) -> list[Hit]:
         hits = self.runtime.retriever.search(scope, query, limit=limit, flt=flt)
         return [h for h in hits if h.chunk.scope == scope]  # defence in depth
 
     def _record(self, grant: Grant, scope: str, tool: str, query: str, hits: list[Hit]) -> None:
-        self.log.append(principal=grant.principal, scope=scope, tool=tool, query=query,
-                        hits=len(hits), top_score=hits[0].score if hits else None)
+        self.log.append(
+            principal=grant.principal,
+            scope=scope,
+            tool=tool,
+            query=query,
+            hits=len(hits),
+            top_score=hits[0].score if hits else None,
+        )
 
     def _no_sources(self, scope: str) -> str | None:
         """What to do about a scope the registry feeds from no source, if it is one."""
         if self.registry.sources_for(scope):
             return None
         where = "internal" if scope == "internal" else f"clients.{scope}"
-        return (f"scope '{scope}' has no sources yet: add one under {where}.sources in the "
-                f"registry ({self.runtime.settings.config.name}), e.g. `memory_files: "
-                "{path: <folder>}`; under `kp up` the registry sensor then indexes it")
+        return (
+            f"scope '{scope}' has no sources yet: add one under {where}.sources in the "
+            f"registry ({self.runtime.settings.config.name}), e.g. `memory_files: "
+            "{path: <folder>}`; under `kp up` the registry sensor then indexes it"
+        )
 
     def _no_index(self, scope: str) -> list[str]:
         if self.runtime.store.info(scope) is not None:
@@ -103,8 +125,7 @@ class KnowledgeService:
         if hint := self._no_sources(scope):
             return [hint]
         if running := self._indexing(scope):
-            return [f"scope '{scope}' has no index yet: {running}; search again when it "
-                    "finishes"]
+            return [f"scope '{scope}' has no index yet: {running}; search again when it finishes"]
         return [f"scope '{scope}' has no index yet; ask an admin to run trigger_reindex"]
 
     def _indexing(self, scope: str) -> str | None:
@@ -122,18 +143,23 @@ class KnowledgeService:
         if missing or dates is None:
             return missing
         words = f"'{dates.text}', " if dates.text else ""
-        return [f"nothing dated {words}{dates.date_from or '…'} to {dates.date_to or '…'} "
-                "matched; pass date_from/date_to to widen the window"]
+        return [
+            f"nothing dated {words}{dates.date_from or '…'} to {dates.date_to or '…'} "
+            "matched; pass date_from/date_to to widen the window"
+        ]
 
     def _check_sources(self, sources: Sequence[str] | None) -> None:
         known = self.registry.sources
         for source in sources or []:
             if source not in known:
-                raise ConfigError(f"unknown source {shown(source)}; configured sources: "
-                                  f"{', '.join(known) or 'none'}")
+                raise ConfigError(
+                    f"unknown source {shown(source)}; configured sources: "
+                    f"{', '.join(known) or 'none'}"
+                )
 
-    def _named(self, grant: Grant, scope: str, text: str, flt: SearchFilter,
-               hits: list[Hit]) -> tuple[list[Hit], list[str]]:
+    def _named(
+        self, grant: Grant, scope: str, text: str, flt: SearchFilter, hits: list[Hit]
+    ) -> tuple[list[Hit], list[str]]:
         """Hits of the documents `text` names — current ones and those `flt` hides by
         lifecycle (drafts, deprecated: each with a note saying why it is shown) — then the
         best hits of the documents that supersede them."""
@@ -143,14 +169,16 @@ class KnowledgeService:
         hidden_hits: list[Hit] = []
         hidden = [x for x in LIFECYCLES if x not in (flt.lifecycles or LIFECYCLES)]
         if hidden:
-            found = named_documents(retriever, store, scope, text,
-                                    flt.model_copy(update={"lifecycles": hidden}))
+            found = named_documents(
+                retriever, store, scope, text, flt.model_copy(update={"lifecycles": hidden})
+            )
             hidden_hits = [h for h in found if h.chunk.scope == scope]
             firsts: dict[str, Chunk] = {}
             for hit in hidden_hits:
                 firsts.setdefault(hit.chunk.doc_id, hit.chunk)
-            notes = [hidden_note(c, self._title(grant, scope, c.successor))
-                     for c in firsts.values()]
+            notes = [
+                hidden_note(c, self._title(grant, scope, c.successor)) for c in firsts.values()
+            ]
         named = [h for h in [*current, *hidden_hits] if h.chunk.scope == scope]
         later = successors(retriever, scope, text, flt, named)
         return [*named, *(h for h in later if h.chunk.scope == scope)], notes
@@ -160,8 +188,9 @@ class KnowledgeService:
             return None
         return title_of(self.runtime.store, scope, doc_id, self._filter(grant, lifecycles=None))
 
-    def _chunks(self, grant: Grant, scope: str, doc_ids: list[str],
-                lifecycles: list[str] | None) -> dict[str, list[Chunk]]:
+    def _chunks(
+        self, grant: Grant, scope: str, doc_ids: list[str], lifecycles: list[str] | None
+    ) -> dict[str, list[Chunk]]:
         found: dict[str, list[Chunk]] = {}
         flt = self._filter(grant, lifecycles=lifecycles, doc_ids=doc_ids)
         for chunk in self.runtime.store.scroll(scope, flt):
@@ -173,77 +202,156 @@ class KnowledgeService:
         """Whether searching `scope` for `query` is CPU work in this process and nothing
         else: the scope's collection is open here and the query's embedding is at hand (no
         shard to open, no model to run, no network to wait on)."""
-        return (self.runtime.store.ready_in_process(scope)
-                and self.runtime.retriever.embedded(query))
+        return self.runtime.store.ready_in_process(scope) and self.runtime.retriever.embedded(query)
 
-    def _read(self, grant: Grant, scope: str, text: str, *, limit: int,
-              lifecycles: list[str], sources: Sequence[str] | None = None,
-              kinds: Sequence[str] | None = None, date_from: dt.date | None = None,
-              date_to: dt.date | None = None) -> Read:
+    def _read(
+        self,
+        grant: Grant,
+        scope: str,
+        text: str,
+        *,
+        limit: int,
+        lifecycles: list[str],
+        sources: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        date_from: dt.date | None = None,
+        date_to: dt.date | None = None,
+    ) -> Read:
         """The read pass every reader shares, in order: understand the question (its date
         window and search text), retrieve (hybrid, filtered by scope, grant and window),
         named documents first, then mark which statements are current."""
-        question = understand(text, self.runtime.today(), date_from=date_from,
-                              date_to=date_to)
-        flt = self._filter(grant, lifecycles=lifecycles, sources=list(sources or []) or None,
-                           kinds=list(kinds or []) or None, date_from=question.date_from,
-                           date_to=question.date_to)
+        question = understand(text, self.runtime.today(), date_from=date_from, date_to=date_to)
+        flt = self._filter(
+            grant,
+            lifecycles=lifecycles,
+            sources=list(sources or []) or None,
+            kinds=list(kinds or []) or None,
+            date_from=question.date_from,
+            date_to=question.date_to,
+        )
         if question.dates is not None and question.dates.origin == "question":
             # "in May": what was said then, and the standing texts in force then
             flt = flt.model_copy(update={"in_force": True})
         hits = self._search(grant, scope, question.search_text, limit, flt)
         if limit > 1:  # newer statements that changed what the hits say rank above them
-            said = self._search(grant, scope, question.search_text, CHANGE_HITS,
-                                flt.model_copy(update={"marks": [CHANGE]}))
-            hits = current_first([*hits, *(h for h in said if h.chunk.id not in
-                                           {x.chunk.id for x in hits})], question.search_text)
+            said = self._search(
+                grant,
+                scope,
+                question.search_text,
+                CHANGE_HITS,
+                flt.model_copy(update={"marks": [CHANGE]}),
+            )
+            hits = current_first(
+                [*hits, *(h for h in said if h.chunk.id not in {x.chunk.id for x in hits})],
+                question.search_text,
+            )
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
         return Read(question, _first(named, hits), shown, notes)
 
     # -- tools --------------------------------------------------------------------------------
-    def search(self, grant: Grant, query: str, scope: str, limit: int,
-               sources: Sequence[str] | None, kinds: Sequence[str] | None,
-               date_from: dt.date | None,
-               date_to: dt.date | None, include_drafts: bool,
-               include_deprecated: bool) -> SearchResult:
+    def search(
+        self,
+        grant: Grant,
+        query: str,
+        scope: str,
+        limit: int,
+        sources: Sequence[str] | None,
+        kinds: Sequence[str] | None,
+        date_from: dt.date | None,
+        date_to: dt.date | None,
+        include_drafts: bool,
+        include_deprecated: bool,
+    ) -> SearchResult:
         scope = grant.check_scope(scope)
         self._check_sources(sources)
-        read = self._read(grant, scope, query, limit=limit,
-                          lifecycles=_lifecycles(include_drafts, include_deprecated),
-                          sources=sources, kinds=kinds, date_from=date_from, date_to=date_to)
+        read = self._read(
+            grant,
+            scope,
+            query,
+            limit=limit,
+            lifecycles=_lifecycles(include_drafts, include_deprecated),
+            sources=sources,
+            kinds=kinds,
+            date_from=date_from,
+            date_to=date_to,
+        )
         hits = read.hits[:limit]
         self._record(grant, scope, "knowledge_search", query, hits)
         return SearchResult(
-            query=query, scope=scope, interpreted_dates=read.question.dates,
-            hits=[SearchHit.of(h.chunk, text=h.chunk.text, score=h.score,
-                               headers=h.chunk.headers, ordinal=h.chunk.ordinal) for h in hits],
+            query=query,
+            scope=scope,
+            interpreted_dates=read.question.dates,
+            hits=[
+                SearchHit.of(
+                    h.chunk,
+                    text=h.chunk.text,
+                    score=h.score,
+                    headers=h.chunk.headers,
+                    ordinal=h.chunk.ordinal,
+                )
+                for h in hits
+            ],
             warnings=read.notes if hits else self._nothing(scope, read),
         )
 
-    def ask(self, grant: Grant, question: str, scope: str, date_from: dt.date | None = None,
-            date_to: dt.date | None = None) -> Answer:
+    def ask(
+        self,
+        grant: Grant,
+        question: str,
+        scope: str,
+        date_from: dt.date | None = None,
+        date_to: dt.date | None = None,
+    ) -> Answer:
         scope = grant.check_scope(scope)
-        read = self._read(grant, scope, question, limit=ASK_HITS, lifecycles=["stable"],
-                          date_from=date_from, date_to=date_to)
+        read = self._read(
+            grant,
+            scope,
+            question,
+            limit=ASK_HITS,
+            lifecycles=["stable"],
+            date_from=date_from,
+            date_to=date_to,
+        )
         self._record(grant, scope, "knowledge_ask", question, read.hits)
-        answer = answer_question(read.question, read.hits, scope=scope,
-                                 config=self.registry.answer, embedder=self.runtime.embedder,
-                                 named=read.named, warnings=read.notes)
+        answer = answer_question(
+            read.question,
+            read.hits,
+            scope=scope,
+            config=self.registry.answer,
+            embedder=self.runtime.embedder,
+            named=read.named,
+            warnings=read.notes,
+        )
         answer.warnings += [
             f"[{c.number}] {c.title} is "
             + successor_note(c.superseded_by, self._title(grant, scope, c.superseded_by))
-            for c in answer.citations if c.superseded_by and c.doc_id not in read.named]
+            for c in answer.citations
+            if c.superseded_by and c.doc_id not in read.named
+        ]
         if not read.hits:
             answer.warnings.extend(self._nothing(scope, read))
         return answer
 
-    def context(self, grant: Grant, topic: str, scope: str, max_tokens: int,
-                date_from: dt.date | None = None, date_to: dt.date | None = None,
-                ) -> ContextResult:
+    def context(
+        self,
+        grant: Grant,
+        topic: str,
+        scope: str,
+        max_tokens: int,
+        date_from: dt.date | None = None,
+        date_to: dt.date | None = None,
+    ) -> ContextResult:
         scope = grant.check_scope(scope)
-        read = self._read(grant, scope, topic, limit=CONTEXT_HITS, lifecycles=["stable"],
-                          date_from=date_from, date_to=date_to)
+        read = self._read(
+            grant,
+            scope,
+            topic,
+            limit=CONTEXT_HITS,
+            lifecycles=["stable"],
+            date_from=date_from,
+            date_to=date_to,
+        )
         hits = read.hits
         self._record(grant, scope, "get_context", topic, hits)
         doc_ids = list(dict.fromkeys(h.chunk.doc_id for h in hits))
@@ -252,15 +360,29 @@ class KnowledgeService:
         blocks = []
         for sel in selections:
             text, sections = assemble(list(sel.chosen.values()))
-            blocks.append(ContextBlock.of(sel.best.chunk, text=text, sections=sections,
-                                          ordinals=sorted(sel.chosen), tokens=sel.tokens,
-                                          score=sel.best.score))
+            blocks.append(
+                ContextBlock.of(
+                    sel.best.chunk,
+                    text=text,
+                    sections=sections,
+                    ordinals=sorted(sel.chosen),
+                    tokens=sel.tokens,
+                    score=sel.best.score,
+                )
+            )
         warnings = read.notes if hits else self._nothing(scope, read)
         if truncated:
             warnings.append(f"context trimmed to the {max_tokens}-token budget")
-        return ContextResult(topic=topic, scope=scope, interpreted_dates=read.question.dates,
-                             blocks=blocks, tokens=used, max_tokens=max_tokens,
-                             truncated=truncated, warnings=warnings)
+        return ContextResult(
+            topic=topic,
+            scope=scope,
+            interpreted_dates=read.question.dates,
+            blocks=blocks,
+            tokens=used,
+            max_tokens=max_tokens,
+            truncated=truncated,
+            warnings=warnings,
+        )
 
     def decisions(self, grant: Grant, client: str | None) -> DecisionList:
         scope = grant.check_scope("internal" if client is None else client)
@@ -268,13 +390,15 @@ class KnowledgeService:
         chunks = [c for c in self.runtime.store.scroll(scope, flt) if c.scope == scope]
         return DecisionList(scope=scope, decisions=decisions_from_chunks(chunks))
 
-    def recent_memory(self, grant: Grant, days: int, scope: str,
-                      today: dt.date | None = None) -> MemoryList:
+    def recent_memory(
+        self, grant: Grant, days: int, scope: str, today: dt.date | None = None
+    ) -> MemoryList:
         scope = grant.check_scope(scope)
         today = today or self.runtime.today()
         start = today - dt.timedelta(days=days)
-        flt = self._filter(grant, lifecycles=["stable"], kinds=["memory"], date_from=start,
-                           date_to=today)
+        flt = self._filter(
+            grant, lifecycles=["stable"], kinds=["memory"], date_from=start, date_to=today
+        )
         docs: dict[str, list[Chunk]] = {}
         for chunk in self.runtime.store.scroll(scope, flt):
             if chunk.scope == scope and chunk.date and start <= chunk.date <= today:
@@ -283,62 +407,86 @@ class KnowledgeService:
         for chunks in docs.values():
             first = min(chunks, key=lambda c: c.ordinal)
             text, _ = assemble(chunks)
-            entries.append(MemoryEntry.of(first, whole=True, text=text[:MEMORY_CHARS],
-                                          truncated=len(text) > MEMORY_CHARS))
+            entries.append(
+                MemoryEntry.of(
+                    first, whole=True, text=text[:MEMORY_CHARS], truncated=len(text) > MEMORY_CHARS
+                )
+            )
         entries.sort(key=lambda e: (e.date or dt.date.min, e.title), reverse=True)
-        return MemoryList(scope=scope, date_from=start, date_to=today,
-                          entries=entries[:MEMORY_ENTRIES])
+        return MemoryList(
+            scope=scope, date_from=start, date_to=today, entries=entries[:MEMORY_ENTRIES]
+        )
 
     def document(self, grant: Grant, doc_id: str, scope: str) -> DocumentResult:
         scope = grant.check_scope(scope)
         chunks = self._chunks(grant, scope, [doc_id], None).get(doc_id)
         if not chunks:
-            raise AccessDeniedError(f"no document {shown(doc_id)} in scope '{scope}' that "
-                                    f"{grant.principal} may read")
+            raise AccessDeniedError(
+                f"no document {shown(doc_id)} in scope '{scope}' that {grant.principal} may read"
+            )
         text, sections = assemble(chunks)
         first = min(chunks, key=lambda c: c.ordinal)
-        return DocumentResult.of(first, whole=True, text=text, chunks=len(chunks),
-                                 sections=sections)
+        return DocumentResult.of(
+            first, whole=True, text=text, chunks=len(chunks), sections=sections
+        )
 
-    def runbooks(self, grant: Grant, prefix: str | None, tag: str | None, scope: str,
-                 include_drafts: bool, include_deprecated: bool) -> RunbookList:
+    def runbooks(
+        self,
+        grant: Grant,
+        prefix: str | None,
+        tag: str | None,
+        scope: str,
+        include_drafts: bool,
+        include_deprecated: bool,
+    ) -> RunbookList:
         scope = grant.check_scope(scope)
         if prefix is not None:
             prefix = prefix.strip().removeprefix("./").lstrip("/")
         wanted_tag = tag.strip().lower() if tag else None
-        flt = self._filter(grant, lifecycles=_lifecycles(include_drafts, include_deprecated),
-                           sources=[GIT_DOCS])
+        flt = self._filter(
+            grant, lifecycles=_lifecycles(include_drafts, include_deprecated), sources=[GIT_DOCS]
+        )
         first: dict[str, Chunk] = {}
         for chunk in self.runtime.store.scroll(scope, flt):
-            if chunk.scope == scope and (chunk.doc_id not in first
-                                         or chunk.ordinal < first[chunk.doc_id].ordinal):
+            if chunk.scope == scope and (
+                chunk.doc_id not in first or chunk.ordinal < first[chunk.doc_id].ordinal
+            ):
                 first[chunk.doc_id] = chunk
-        entries = sorted((_runbook(c) for c in first.values() if _is_runbook(c)),
-                         key=lambda e: e.path)
-        entries = [e for e in entries if (not prefix or e.path.startswith(prefix)) and (
-            not wanted_tag or wanted_tag in (t.lower() for t in e.tags))]
+        entries = sorted(
+            (_runbook(c) for c in first.values() if _is_runbook(c)), key=lambda e: e.path
+        )
+        entries = [
+            e
+            for e in entries
+            if (not prefix or e.path.startswith(prefix))
+            and (not wanted_tag or wanted_tag in (t.lower() for t in e.tags))
+        ]
         warnings = []
         if GIT_DOCS not in self.registry.sources_for(scope):
             warnings.append(f"scope '{scope}' has no git_docs source configured")
-        return RunbookList(scope=scope, prefix=prefix, tag=tag, runbooks=entries,
-                           warnings=warnings)
+        return RunbookList(scope=scope, prefix=prefix, tag=tag, runbooks=entries, warnings=warnings)
 
     def _pairs(self, scopes: Sequence[str], source: str) -> list[Pair]:
-        pairs = [(s, scope) for scope in scopes for s in self.registry.sources_for(scope)
-                 if source in ("all", s)]
+        pairs = [
+            (s, scope)
+            for scope in scopes
+            for s in self.registry.sources_for(scope)
+            if source in ("all", s)
+        ]
         if not pairs and len(scopes) == 1 and (hint := self._no_sources(scopes[0])):
             raise ConfigError(f"nothing to reindex: {hint}")
         if not pairs:
             where = ", ".join(scopes)
-            raise ConfigError(f"source {shown(source)} is not configured for scope(s) {where}; "
-                              f"configured sources: {', '.join(self.registry.sources) or 'none'}")
+            raise ConfigError(
+                f"source {shown(source)} is not configured for scope(s) {where}; "
+                f"configured sources: {', '.join(self.registry.sources) or 'none'}"
+            )
         return pairs
 
     def reindex(self, grant: Grant, source: str, scope: str | None) -> ReindexResult:
         grant.require_admin("trigger_reindex")
         scopes = [grant.check_scope(scope)] if scope is not None else list(grant.scopes)
-        runs = self.dagster.launch_reindex(self._pairs(scopes, source),
-                                           principal=grant.principal)
+        runs = self.dagster.launch_reindex(self._pairs(scopes, source), principal=grant.principal)
         ok = sum(1 for r in runs if r.run_id)
         failed = len(runs) - ok
         message = f"launched {ok} reindex run(s)" + (f"; {failed} failed" if failed else "")
@@ -382,8 +530,11 @@ def _first(named: list[Hit], hits: list[Hit]) -> list[Hit]:
 
 def _lifecycles(include_drafts: bool, include_deprecated: bool) -> list[str]:
     """Stable always; drafts and deprecated documents only when asked for."""
-    return ["stable", *(["draft"] if include_drafts else []),
-            *(["deprecated"] if include_deprecated else [])]
+    return [
+        "stable",
+        *(["draft"] if include_drafts else []),
+        *(["deprecated"] if include_deprecated else []),
+    ]
 
 
 def _is_runbook(chunk: Chunk) -> bool:
@@ -395,8 +546,17 @@ def _is_runbook(chunk: Chunk) -> bool:
 
 def _runbook(chunk: Chunk) -> RunbookEntry:
     updated = chunk.extra.get("updated")
-    return RunbookEntry(title=chunk.title, path=str(chunk.extra.get("path") or chunk.source_id),
-                        doc_id=chunk.doc_id, uri=chunk.uri, url=chunk.url, kind=chunk.kind,
-                        lifecycle=chunk.lifecycle, confidentiality=chunk.confidentiality,
-                        sha=chunk.sha, updated=dt.date.fromisoformat(updated) if updated else None,
-                        tags=names(chunk.extra.get("tags")), superseded_by=chunk.successor)
+    return RunbookEntry(
+        title=chunk.title,
+        path=str(chunk.extra.get("path") or chunk.source_id),
+        doc_id=chunk.doc_id,
+        uri=chunk.uri,
+        url=chunk.url,
+        kind=chunk.kind,
+        lifecycle=chunk.lifecycle,
+        confidentiality=chunk.confidentiality,
+        sha=chunk.sha,
+        updated=dt.date.fromisoformat(updated) if updated else None,
+        tags=names(chunk.extra.get("tags")),
+        superseded_by=chunk.successor,
+    )

@@ -22,9 +22,11 @@ def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
 
     ends = [*starts[1:], len(flat)]
     # Most query words in the window, then in its first sentence, then the earliest.
-    start, _ = max(zip(starts, ends, strict=True),
-                   key=lambda se: (hits(se[0], se[0] + size), hits(*se), -se[0]))
-    piece = flat[start:start + size]
+    start, _ = max(
+        zip(starts, ends, strict=True),
+        key=lambda se: (hits(se[0], se[0] + size), hits(*se), -se[0]),
+    )
+    piece = flat[start : start + size]
     if start + size < len(flat):
         piece = piece[: piece.rfind(" ")] if " " in piece else piece
         piece += "…"

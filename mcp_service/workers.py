@@ -134,8 +134,9 @@ def serve(app: str, count: int, options: dict[str, Any]) -> None:
 
     def start() -> _Slot:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        process = spawn.Process(target=_worker, args=(app, options, theirs, address),
-                                name="kp-mcp-worker")
+        process = spawn.Process(
+            target=_worker, args=(app, options, theirs, address), name="kp-mcp-worker"
+        )
         process.start()
         theirs.close()
         mine.settimeout(HAND_OVER_SECONDS)
@@ -147,8 +148,13 @@ def serve(app: str, count: int, options: dict[str, Any]) -> None:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     slots = [start() for _ in range(count)]
-    log.info("started %d workers for %s:%d: %s", count, host, port,
-             ", ".join(str(s.process.pid) for s in slots))
+    log.info(
+        "started %d workers for %s:%d: %s",
+        count,
+        host,
+        port,
+        ", ".join(str(s.process.pid) for s in slots),
+    )
     listening = failed = False
     turn = 0
     checked = time.monotonic()
@@ -175,13 +181,14 @@ def serve(app: str, count: int, options: dict[str, Any]) -> None:
                     continue  # a worker that a signal to the process group stopped stays so
                 code = slot.process.exitcode or 0  # < 0: killed by a signal, restarted
                 if code == STARTUP_FAILURE or (
-                        code > 0 and time.monotonic() - slot.started < STARTING_SECONDS):
-                    log.error("worker %s exited with %s while starting; stopping",
-                              slot.process.pid, code)
+                    code > 0 and time.monotonic() - slot.started < STARTING_SECONDS
+                ):
+                    log.error(
+                        "worker %s exited with %s while starting; stopping", slot.process.pid, code
+                    )
                     failed = True
                     break
-                log.warning("worker %s exited with %s; starting another", slot.process.pid,
-                            code)
+                log.warning("worker %s exited with %s; starting another", slot.process.pid, code)
                 slot.channel.close()
                 slots[i] = start()
     finally:

@@ -33,7 +33,8 @@ class _Located(ConfigurableResource):
 
     def settings(self) -> Settings:
         return Settings.model_validate(
-            {"KP_HOME": self.home, "KP_CONFIG": self.config, "KP_MODEL_CACHE": self.model_cache})
+            {"KP_HOME": self.home, "KP_CONFIG": self.config, "KP_MODEL_CACHE": self.model_cache}
+        )
 
     def registry(self) -> Registry:
         return load_registry(Path(self.config))
@@ -125,8 +126,12 @@ def platform_resources(settings: Settings) -> dict[str, ConfigurableResource]:
     models = str(settings.models_dir)
     located: dict[str, ConfigurableResource] = {
         name: kind(home=home, config=config, model_cache=models)
-        for name, kind in (("registry", RegistryResource), ("snapshots", SnapshotResource),
-                           ("store", StoreResource), ("embedder", EmbedderResource),
-                           ("query_log", QueryLogResource))
+        for name, kind in (
+            ("registry", RegistryResource),
+            ("snapshots", SnapshotResource),
+            ("store", StoreResource),
+            ("embedder", EmbedderResource),
+            ("query_log", QueryLogResource),
+        )
     }
     return {**located, "signals": SignalsResource()}

@@ -27,8 +27,9 @@ _POLL_SECONDS = 0.2
 
 
 def _raise_in(thread_id: int) -> None:
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id),
-                                               ctypes.py_object(KeyboardInterrupt))
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(KeyboardInterrupt)
+    )
 
 
 class _Watch(threading.Thread):

@@ -43,8 +43,9 @@ def registry_data(workspace: Path) -> dict[str, Any]:
         "store": {"engine": "edge"},
         "internal": {
             "sources": {"memory_files": {"path": str(workspace)}},
-            "golden_questions": [{"question": "how long does every experiment run",
-                                  "expect_title": "Standing rules"}],
+            "golden_questions": [
+                {"question": "how long does every experiment run", "expect_title": "Standing rules"}
+            ],
         },
         "clients": {"acme": {"name": "Acme", "director": "maya", "sources": {}}},
         "principals": [{"name": "maya", "token_env": "KP_TEST_TOKEN_MAYA"}],

@@ -16,12 +16,15 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFil
 from assets.reaper import PID_TAG, run_process
 
 T = TypeVar("T")
-UNFINISHED = [DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
-              DagsterRunStatus.CANCELING]
+UNFINISHED = [
+    DagsterRunStatus.NOT_STARTED,
+    DagsterRunStatus.STARTING,
+    DagsterRunStatus.STARTED,
+    DagsterRunStatus.CANCELING,
+]
 
 
-def wait_for(probe: Callable[[], T | None], timeout: float, what: str,
-             interval: float = 0.1) -> T:
+def wait_for(probe: Callable[[], T | None], timeout: float, what: str, interval: float = 0.1) -> T:
     """`probe()` once it returns something other than None/False, or AssertionError."""
     deadline = time.monotonic() + timeout
     while True:
@@ -61,9 +64,11 @@ def unfinished(instance: DagsterInstance) -> list[str]:
 def held_slots(instance: DagsterInstance) -> dict[str, list[str]]:
     """pool -> run ids holding (or waiting for) one of its slots."""
     storage = instance.event_log_storage
-    return {pool: [s.run_id for s in info.pending_steps]
-            for pool in storage.get_concurrency_keys()
-            if (info := storage.get_concurrency_info(pool)).pending_steps}
+    return {
+        pool: [s.run_id for s in info.pending_steps]
+        for pool in storage.get_concurrency_keys()
+        if (info := storage.get_concurrency_info(pool)).pending_steps
+    }
 
 
 def failure_message(instance: DagsterInstance, run_id: str) -> str:
@@ -77,7 +82,7 @@ def descendants(pid: int) -> list[int]:
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError, ValueError, IndexError):
             text = stat.read_text()
-            ppid = int(text[text.rindex(")") + 2:].split()[1])
+            ppid = int(text[text.rindex(")") + 2 :].split()[1])
             children.setdefault(ppid, []).append(int(stat.parent.name))
     found, todo = [], [pid]
     while todo:

@@ -48,8 +48,14 @@ def _needles(value: str) -> list[bytes]:
     """The value, its marker cut to `CANARY` + 8 hex (a print of part of it), and its
     URL-encoded, JSON-escaped and base64 forms."""
     marker = _MARKER.search(value)
-    texts = {value, marker.group(0)[:14] if marker else value, quote(value, safe=""),
-             quote_plus(value), json.dumps(value)[1:-1], *_base64_forms(value.encode())}
+    texts = {
+        value,
+        marker.group(0)[:14] if marker else value,
+        quote(value, safe=""),
+        quote_plus(value),
+        json.dumps(value)[1:-1],
+        *_base64_forms(value.encode()),
+    }
     return [n.encode() for n in texts]
 
 
@@ -92,8 +98,13 @@ def files_under(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def find_leaks(canaries: Mapping[str, str], *, roots: Iterable[Path] = (),
-               files: Iterable[Path] = (), texts: Mapping[str, str] | None = None) -> list[str]:
+def find_leaks(
+    canaries: Mapping[str, str],
+    *,
+    roots: Iterable[Path] = (),
+    files: Iterable[Path] = (),
+    texts: Mapping[str, str] | None = None,
+) -> list[str]:
     """`<where>: <canary name>` for every place a canary turns up: a file's name or content
     (every file under each of `roots`, and each of `files`), or one of `texts` (label ->
     captured text). An empty list means no leak."""
@@ -101,8 +112,9 @@ def find_leaks(canaries: Mapping[str, str], *, roots: Iterable[Path] = (),
     hits: list[str] = []
 
     def scan(where: str, blob: bytes) -> None:
-        hits.extend(f"{where}: {name}" for name, ns in needles.items()
-                    if any(n in blob for n in ns))
+        hits.extend(
+            f"{where}: {name}" for name, ns in needles.items() if any(n in blob for n in ns)
+        )
 
     paths = [p for root in roots for p in files_under(Path(root))] + [Path(f) for f in files]
     for path in paths:

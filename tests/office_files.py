@@ -17,8 +17,13 @@ Page = str | tuple[str, str]
 _FONT, _SIZE, _LEAD = "Helvetica", 10, 13
 
 
-def pdf(pages: Sequence[Page], *, interleave: bool = False, password: str | None = None,
-        image_only: bool = False) -> bytes:
+def pdf(
+    pages: Sequence[Page],
+    *,
+    interleave: bool = False,
+    password: str | None = None,
+    image_only: bool = False,
+) -> bytes:
     """A PDF of US-letter pages. Two-column pages are drawn column by column, or with
     `interleave` line by line across both columns (the content-stream order a naive extractor
     reads as left, right, left, right...). `image_only`: each page is a picture of nothing but
@@ -44,8 +49,10 @@ def pdf(pages: Sequence[Page], *, interleave: bool = False, password: str | None
             _draw_columns(c, [(margin, lines)], height - margin, interleave=False)
         else:
             col = (width - 2 * margin - gutter) / 2
-            cols = [(margin, _wrap(page[0], col, simpleSplit)),
-                    (margin + col + gutter, _wrap(page[1], col, simpleSplit))]
+            cols = [
+                (margin, _wrap(page[0], col, simpleSplit)),
+                (margin + col + gutter, _wrap(page[1], col, simpleSplit)),
+            ]
             _draw_columns(c, cols, height - margin, interleave=interleave)
         c.showPage()
     c.save()
@@ -59,8 +66,9 @@ def _wrap(text: str, width: float, split: Any) -> list[str]:
     return lines
 
 
-def _draw_columns(c: Any, cols: list[tuple[float, list[str]]], top: float, *,
-                  interleave: bool) -> None:
+def _draw_columns(
+    c: Any, cols: list[tuple[float, list[str]]], top: float, *, interleave: bool
+) -> None:
     rows = max(len(lines) for _, lines in cols)
     if rows * _LEAD > top - 40:
         raise ValueError(f"{rows} lines do not fit one page: pass shorter page texts")
@@ -143,8 +151,10 @@ def zip_with(base: bytes, extra: dict[str, bytes]) -> bytes:
     """`base` (an OOXML zip) with members added or replaced, e.g. a VBA project, a huge part
     or a hostile XML part."""
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(base)) as src, \
-            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+    with (
+        zipfile.ZipFile(io.BytesIO(base)) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
         for item in src.infolist():
             if item.filename not in extra:
                 dst.writestr(item, src.read(item.filename))
@@ -166,7 +176,8 @@ def pdf_flate_bomb(unpacked_mb: int) -> bytes:
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(payload) + payload
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(payload)
+        + payload
         + b"\nendstream",
     ]
     out = io.BytesIO()
@@ -178,6 +189,7 @@ def pdf_flate_bomb(unpacked_mb: int) -> bytes:
     xref = out.tell()
     out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
     out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-              % (len(objects) + 1, xref))
+    out.write(
+        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    )
     return out.getvalue()

@@ -96,12 +96,16 @@ class Platform:
         logs = [self.log, self.home / "logs" / "dagster.log", self.home / "logs" / "mcp.log"]
         return "\n".join(
             f"--- {p.name}\n" + "\n".join(p.read_text(errors="replace").splitlines()[-n:])
-            for p in logs if p.exists()
+            for p in logs
+            if p.exists()
         )
 
     def graphql(self, query: str, variables: dict | None = None) -> dict:
-        response = httpx.post(f"{self.dagster_url}/graphql",
-                              json={"query": query, "variables": variables or {}}, timeout=30)
+        response = httpx.post(
+            f"{self.dagster_url}/graphql",
+            json={"query": query, "variables": variables or {}},
+            timeout=30,
+        )
         response.raise_for_status()
         return response.json()["data"]
 
@@ -137,7 +141,11 @@ def kp_up(tmp_path: Path, config: Path | None = None) -> Iterator[Platform]:
     with log.open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kp", "up", "--dagster-port", str(dagster_port)],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         platform = Platform(proc, home, dagster_port, mcp_port, log)
         try:

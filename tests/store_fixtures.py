@@ -26,30 +26,59 @@ def random_sparse(rng: random.Random, terms: int = 8, vocab: int = 5000) -> Spar
     return SparseVector(indices=indices, values=[rng.random() + 0.1 for _ in indices])
 
 
-def make_chunk(scope: str = "internal", source: str = "memory_files", n: int = 0,
-               **fields: Any) -> Chunk:
+def make_chunk(
+    scope: str = "internal", source: str = "memory_files", n: int = 0, **fields: Any
+) -> Chunk:
     source_id = fields.pop("source_id", f"doc-{n}.md")
     text = fields.pop("text", f"chunk {n} of {source}")
     base: dict[str, Any] = {
-        "id": chunk_id(scope, source, source_id, 0), "doc_id": f"{source}:{source_id}",
-        "source": source, "source_id": source_id, "scope": scope, "title": f"Doc {n}",
-        "text": text, "headers": [], "ordinal": 0, "kind": "memory",
-        "content_hash": content_hash(text), "fingerprint": content_hash(f"{text}|{n}"),
+        "id": chunk_id(scope, source, source_id, 0),
+        "doc_id": f"{source}:{source_id}",
+        "source": source,
+        "source_id": source_id,
+        "scope": scope,
+        "title": f"Doc {n}",
+        "text": text,
+        "headers": [],
+        "ordinal": 0,
+        "kind": "memory",
+        "content_hash": content_hash(text),
+        "fingerprint": content_hash(f"{text}|{n}"),
         "date": date(2024, 1, 1) + timedelta(days=n),
     }
     base.update(fields)
     return Chunk(**base)
 
 
-def make_point(chunk: Chunk, rng: random.Random | None = None, *, dense: list[float] | None = None,
-               sparse: SparseVector | None = None, dim: int = DIM) -> Point:
+def make_point(
+    chunk: Chunk,
+    rng: random.Random | None = None,
+    *,
+    dense: list[float] | None = None,
+    sparse: SparseVector | None = None,
+    dim: int = DIM,
+) -> Point:
     rng = rng or random.Random(chunk.id)
-    return Point(id=chunk.id, dense=dense or random_dense(rng, dim),
-                 sparse=sparse or random_sparse(rng), payload=chunk.payload())
+    return Point(
+        id=chunk.id,
+        dense=dense or random_dense(rng, dim),
+        sparse=sparse or random_sparse(rng),
+        payload=chunk.payload(),
+    )
 
 
-def make_points(count: int, *, scope: str = "internal", source: str = "memory_files",
-                seed: int = 0, dim: int = DIM, start: int = 0, **fields: Any) -> list[Point]:
+def make_points(
+    count: int,
+    *,
+    scope: str = "internal",
+    source: str = "memory_files",
+    seed: int = 0,
+    dim: int = DIM,
+    start: int = 0,
+    **fields: Any,
+) -> list[Point]:
     rng = random.Random(seed)
-    return [make_point(make_chunk(scope, source, start + i, **fields), rng, dim=dim)
-            for i in range(count)]
+    return [
+        make_point(make_chunk(scope, source, start + i, **fields), rng, dim=dim)
+        for i in range(count)
+    ]

@@ -17,10 +17,14 @@ from .world import CLIENT_STANDING, HANDBOOK, STANDING
 class Builder:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
-        self.workspaces = {INTERNAL: _workspace(STANDING),
-                           CLIENT_SCOPE: _workspace(CLIENT_STANDING)}
-        self.pages = {path: Page(title, meta={"title": title, "updated": day})
-                      for path, (title, day) in HANDBOOK.items()}
+        self.workspaces = {
+            INTERNAL: _workspace(STANDING),
+            CLIENT_SCOPE: _workspace(CLIENT_STANDING),
+        }
+        self.pages = {
+            path: Page(title, meta={"title": title, "updated": day})
+            for path, (title, day) in HANDBOOK.items()
+        }
         self.records: list[Commit] = []
         self.questions: list[Question] = []
         self._values: set[str] = set()
@@ -49,11 +53,15 @@ class Builder:
         return d(str(meta.get("updated") or meta.get("reviewed")))
 
     # -- labels -------------------------------------------------------------------------
-    def ask(self, qtype: Any, template: str, instance: str, questions: tuple[str, ...],
-            **labels: Any) -> None:
+    def ask(
+        self, qtype: Any, template: str, instance: str, questions: tuple[str, ...], **labels: Any
+    ) -> None:
         for text in questions:
-            self.questions.append(Question(id="", type=qtype, template=template,
-                                           instance=instance, question=text, **labels))
+            self.questions.append(
+                Question(
+                    id="", type=qtype, template=template, instance=instance, question=text, **labels
+                )
+            )
 
     def value(self, make: Callable[[random.Random], str]) -> str:
         """A fresh value no other value contains or is contained in."""
@@ -69,8 +77,10 @@ class Builder:
 
     # -- the result ---------------------------------------------------------------------
     def corpus(self) -> Corpus:
-        pages = [Commit(d(str(page.meta["updated"])), path, page.render(),
-                        f"{page.title}: as reviewed") for path, page in self.pages.items()]
+        pages = [
+            Commit(d(str(page.meta["updated"])), path, page.render(), f"{page.title}: as reviewed")
+            for path, page in self.pages.items()
+        ]
         return Corpus(self.workspaces, handbook=pages + self.records, questions=self.questions)
 
 
@@ -79,5 +89,8 @@ def log_path(day: dt.date) -> str:
 
 
 def _workspace(standing: dict[str, tuple[str, str, str]]) -> Workspace:
-    return Workspace(standing={path: Page(title, meta={key: day})
-                               for path, (title, key, day) in standing.items()})
+    return Workspace(
+        standing={
+            path: Page(title, meta={key: day}) for path, (title, key, day) in standing.items()
+        }
+    )

@@ -40,8 +40,11 @@ class Expression:
         return first <= day <= last
 
     def describe(self) -> str:
-        return (f"{_span(self.narrow)} (every reading within {_span(self.wide)})"
-                if self.narrow != self.wide else _span(self.narrow))
+        return (
+            f"{_span(self.narrow)} (every reading within {_span(self.wide)})"
+            if self.narrow != self.wide
+            else _span(self.narrow)
+        )
 
 
 def _span(window: tuple[dt.date, dt.date]) -> str:

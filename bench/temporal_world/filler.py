@@ -9,22 +9,51 @@ from .clock import d, weekdays
 from .model import CLIENT_SCOPE, INTERNAL
 from .world import CLIENTS, MAKERS, PEOPLE
 
-TASKS = ("wireframes for the {c} cart drawer", "QA of the {c} product page variant",
-         "cleaning up {c} event tracking", "writing the {c} test plan",
-         "fixing the {c} consent banner", "drafting the {c} monthly report",
-         "pairing with {p} on the {c} data layer", "the hypothesis backlog for {c}",
-         "copy variants for the {c} landing page", "checking {c} goal definitions",
-         "a teardown of a competitor checkout for {c}", "out today")
-NOTES = ("{p} shared notes from a call with {c}.", "{c} asked for a call about next quarter's "
-         "roadmap.", "{p} is travelling to the {c} office next week.",
-         "{p} ran a lunch-and-learn on {topic}.", "Reminder: update the {c} test log.",
-         "{c} sent new brand guidelines.", "{p} cleaned up the shared drive.")
-TOPICS = ("server-side tagging", "Bayesian statistics", "checkout copywriting",
-          "accessibility basics", "reading heatmaps", "writing hypotheses")
-MEETING_TOPICS = ("agreed the next test", "reviewed the backlog", "went through the roadmap",
-                  "discussed the holiday campaign", "looked at last month's results")
-THINGS = ("the new test dashboard", "a checkout prototype", "the Loom button set",
-          "a heatmap overlay", "the launch checklist")
+TASKS = (
+    "wireframes for the {c} cart drawer",
+    "QA of the {c} product page variant",
+    "cleaning up {c} event tracking",
+    "writing the {c} test plan",
+    "fixing the {c} consent banner",
+    "drafting the {c} monthly report",
+    "pairing with {p} on the {c} data layer",
+    "the hypothesis backlog for {c}",
+    "copy variants for the {c} landing page",
+    "checking {c} goal definitions",
+    "a teardown of a competitor checkout for {c}",
+    "out today",
+)
+NOTES = (
+    "{p} shared notes from a call with {c}.",
+    "{c} asked for a call about next quarter's roadmap.",
+    "{p} is travelling to the {c} office next week.",
+    "{p} ran a lunch-and-learn on {topic}.",
+    "Reminder: update the {c} test log.",
+    "{c} sent new brand guidelines.",
+    "{p} cleaned up the shared drive.",
+)
+TOPICS = (
+    "server-side tagging",
+    "Bayesian statistics",
+    "checkout copywriting",
+    "accessibility basics",
+    "reading heatmaps",
+    "writing hypotheses",
+)
+MEETING_TOPICS = (
+    "agreed the next test",
+    "reviewed the backlog",
+    "went through the roadmap",
+    "discussed the holiday campaign",
+    "looked at last month's results",
+)
+THINGS = (
+    "the new test dashboard",
+    "a checkout prototype",
+    "the Loom button set",
+    "a heatmap overlay",
+    "the launch checklist",
+)
 #: The weekly delivery review moved from Mondays to Wednesdays (changes.py).
 REVIEW_MOVED = d("2026-09-02")
 
@@ -38,12 +67,19 @@ def build(b: Builder) -> None:
             task = r.choice(TASKS).format(c=r.choice(clients), p=r.choice(MAKERS))
             log.add("Standup", f"{who}: {task}.")
         for _ in range(r.randint(0, 2)):
-            log.add("Chatter", r.choice(NOTES).format(c=r.choice(clients), p=r.choice(MAKERS),
-                                                      topic=r.choice(TOPICS)))
+            log.add(
+                "Chatter",
+                r.choice(NOTES).format(
+                    c=r.choice(clients), p=r.choice(MAKERS), topic=r.choice(TOPICS)
+                ),
+            )
         review_day = 2 if day >= REVIEW_MOVED else 0
         if day.weekday() == review_day:
-            log.add("Meetings", f"Weekly delivery review: {r.randint(4, 12)} tests running, "
-                                f"{r.randint(1, 5)} in QA.")
+            log.add(
+                "Meetings",
+                f"Weekly delivery review: {r.randint(4, 12)} tests running, "
+                f"{r.randint(1, 5)} in QA.",
+            )
         if day.weekday() == 1:
             log.add("Meetings", f"Orchard Bikes weekly sync: {r.choice(MEETING_TOPICS)}.")
         if day.weekday() == 2:
@@ -51,7 +87,8 @@ def build(b: Builder) -> None:
         if day.weekday() == 3:
             log.add("Meetings", f"Design crit: {r.choice(MAKERS)} presented {r.choice(THINGS)}.")
             b.workspaces[CLIENT_SCOPE].log(day).add(
-                "Notes", f"Check-in with Kwame: {r.choice(MEETING_TOPICS)}.")
+                "Notes", f"Check-in with Kwame: {r.choice(MEETING_TOPICS)}."
+            )
         if day.weekday() == 4:
             log.add("Meetings", f"Demo hour: {r.choice(MAKERS)} showed {r.choice(THINGS)}.")
     standing(b)
@@ -64,5 +101,8 @@ def standing(b: Builder) -> None:
     clients = b.workspaces[INTERNAL].standing["clients.md"]
     for c in CLIENTS:
         clients.sections.setdefault(c.name, []).insert(0, f"{c.name} is {c.what}.")
-    b.put("account.md#Systems", "Analytics: server-side tagging since the spring relaunch.",
-          scope=CLIENT_SCOPE)
+    b.put(
+        "account.md#Systems",
+        "Analytics: server-side tagging since the spring relaunch.",
+        scope=CLIENT_SCOPE,
+    )

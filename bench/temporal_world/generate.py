@@ -63,10 +63,15 @@ def _write(path: Path, text: str) -> None:
 
 
 def _git(repo: Path, *args: str, when: dt.date | None = None) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_AUTHOR_NAME": "Fernhill Handbook", "GIT_AUTHOR_EMAIL": "handbook@fernhill.test",
-           "GIT_COMMITTER_NAME": "Fernhill Handbook",
-           "GIT_COMMITTER_EMAIL": "handbook@fernhill.test"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "Fernhill Handbook",
+        "GIT_AUTHOR_EMAIL": "handbook@fernhill.test",
+        "GIT_COMMITTER_NAME": "Fernhill Handbook",
+        "GIT_COMMITTER_EMAIL": "handbook@fernhill.test",
+    }
     if when is not None:
         stamp = dt.datetime.combine(when, dt.time(10), ZoneInfo(TIMEZONE)).isoformat()
         env |= {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 QType = Literal["answerable", "current", "dated", "conflict", "named", "unanswerable"]
-TYPES: tuple[QType, ...] = ("answerable", "current", "dated", "conflict", "named",
-                            "unanswerable")
+TYPES: tuple[QType, ...] = ("answerable", "current", "dated", "conflict", "named", "unanswerable")
 Split = Literal["tune", "holdout"]
 SPLITS: tuple[Split, ...] = ("tune", "holdout")
 INTERNAL = "internal"
@@ -57,8 +56,7 @@ class Question:
         unknown = set(row) - known
         if unknown:
             raise ValueError(f"question {row.get('id')}: unknown fields {sorted(unknown)}")
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
-                                  for k, v in row.items()}
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in row.items()}
         return cls(**values)
 
 
@@ -110,8 +108,10 @@ class Workspace:
 
     def files(self) -> dict[str, str]:
         out = {path: page.render() for path, page in self.standing.items()}
-        out |= {f"memory/{day.isoformat()}.md": page.render(bullets=True)
-                for day, page in sorted(self.logs.items())}
+        out |= {
+            f"memory/{day.isoformat()}.md": page.render(bullets=True)
+            for day, page in sorted(self.logs.items())
+        }
         return out
 
 
@@ -138,8 +138,11 @@ class Corpus:
 
     def documents(self) -> dict[tuple[str, str], str]:
         """(scope, path) -> text of every document the bench indexes."""
-        out = {(scope, path): text for scope, ws in self.workspaces.items()
-               for path, text in ws.files().items()}
+        out = {
+            (scope, path): text
+            for scope, ws in self.workspaces.items()
+            for path, text in ws.files().items()
+        }
         out |= {(INTERNAL, path): text for path, text in self.handbook_files().items()}
         return out
 
@@ -153,8 +156,8 @@ def split_questions(questions: list[Question]) -> list[Question]:
         order = list(dict.fromkeys(q.instance for q in of_type))
         for q in of_type:
             n = order.index(q.instance)
-            letter = "abcdefgh"[[x.question for x in of_type if x.instance == q.instance]
-                                .index(q.question)]
+            letter = "abcdefgh"[
+                [x.question for x in of_type if x.instance == q.instance].index(q.question)
+            ]
             out.append(replace(q, id=f"{qtype}-{n + 1:02d}{letter}", split=SPLITS[n % 2]))
     return out
-

@@ -66,7 +66,9 @@ class Searched(_Tolerant):
 OLD_MARKERS = re.compile(
     r"\b(superseded|supersedes|earlier|was|were|until|previously|formerly|old|older|outdated|"
     r"no longer|instead of|replaced|replaces|retired|(moved|raised|changed|switched) from|"
-    r"handed [^.]{0,60}over)\b", re.IGNORECASE)
+    r"handed [^.]{0,60}over)\b",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEADING_MARKS = re.compile(r"^((?:\[\d+\]\s*)+)")
 _CITED = re.compile(r"\[(\d+)\]")
@@ -91,14 +93,17 @@ def shown_as_old(value: str, asked: Asked) -> bool:
     `superseded_by`, or it says so (OLD_MARKERS)."""
     for conflict in asked.conflicts:
         for claim in conflict.claims:
-            if (contains(claim.value + " " + claim.text, value) and conflict.newer is not None
-                    and conflict.newer != claim.citation):
+            if (
+                contains(claim.value + " " + claim.text, value)
+                and conflict.newer is not None
+                and conflict.newer != claim.citation
+            ):
                 return True
     superseded = {c.number for c in asked.citations if c.superseded_by}
     carrying = [s for s in sentences(asked.answer) if contains(s, value)]
     return bool(carrying) and all(
-        OLD_MARKERS.search(s) or superseded & {int(n) for n in _CITED.findall(s)}
-        for s in carrying)
+        OLD_MARKERS.search(s) or superseded & {int(n) for n in _CITED.findall(s)} for s in carrying
+    )
 
 
 def sentences(text: str) -> list[str]:
@@ -109,7 +114,7 @@ def sentences(text: str) -> list[str]:
         marks = _LEADING_MARKS.match(part)
         if marks and out:
             out[-1] += " " + marks.group(1).strip()
-            part = part[marks.end():]
+            part = part[marks.end() :]
         if part.strip():
             out.append(part.strip())
     return out
@@ -127,8 +132,9 @@ def recalled(q: Question, asked: Asked) -> bool:
 def current_or_dated(q: Question, asked: Asked) -> bool:
     """The expected value is in the answer, and each old/out-of-window value is absent or
     shown as old."""
-    return recalled(q, asked) and all(not contains(asked.answer, old)
-                                      or shown_as_old(old, asked) for old in q.old)
+    return recalled(q, asked) and all(
+        not contains(asked.answer, old) or shown_as_old(old, asked) for old in q.old
+    )
 
 
 def conflict_flagged(q: Question, asked: Asked) -> bool:

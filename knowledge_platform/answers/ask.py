@@ -18,27 +18,53 @@ from knowledge_platform.registry import AnswerConfig
 from knowledge_platform.serve.question import Question
 
 
-def answer_question(question: Question | str, hits: Sequence[Hit], *, scope: str,
-                    config: AnswerConfig, embedder: Embedder,
-                    env: Mapping[str, str] | None = None, named: Collection[str] = (),
-                    warnings: Sequence[str] = ()) -> Answer:
+def answer_question(
+    question: Question | str,
+    hits: Sequence[Hit],
+    *,
+    scope: str,
+    config: AnswerConfig,
+    embedder: Embedder,
+    env: Mapping[str, str] | None = None,
+    named: Collection[str] = (),
+    warnings: Sequence[str] = (),
+) -> Answer:
     """`named`: doc ids of documents the question names; their sentences answer it. A
     plain string is a question without a date window."""
     if isinstance(question, str):
         question = Question.plain(question)
     unread: list[str] = []
     try:
-        api_key = config.resolve_optional_secret("api_key", owner="answer",
-                                                 what="OpenAI API key", env=env) if hits else None
+        api_key = (
+            config.resolve_optional_secret(
+                "api_key", owner="answer", what="OpenAI API key", env=env
+            )
+            if hits
+            else None
+        )
     except SecretError as exc:
         api_key, unread = None, [f"LLM synthesis is off: {exc}"]
     min_score = MIN_SCORE if config.min_score is None else config.min_score
     if api_key and hits:
-        answer = llm_answer(question, hits, scope=scope, config=config, api_key=api_key,
-                            embedder=embedder, min_score=min_score, named=named)
+        answer = llm_answer(
+            question,
+            hits,
+            scope=scope,
+            config=config,
+            api_key=api_key,
+            embedder=embedder,
+            min_score=min_score,
+            named=named,
+        )
     else:
-        answer = extractive_answer(question.search_text, hits, scope=scope, embedder=embedder,
-                                   min_score=min_score, named=named)
+        answer = extractive_answer(
+            question.search_text,
+            hits,
+            scope=scope,
+            embedder=embedder,
+            min_score=min_score,
+            named=named,
+        )
     answer.warnings[:0] = [*warnings, *unread]
     answer.interpreted_dates = question.dates
     return answer

@@ -21,43 +21,73 @@ terms = SparseEncoder().terms
 #: question's own), "condition" ("when X happens") and "reason".
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
-_EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [(re.compile(p, re.I), k) for p, k in [
-    (r"\b(cost|costs|price|priced|fee|fees|spend|salary|charge|charged|pay|paid|"
-     r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b", ("money",)),
-    (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
-    (r"\b(phone|mobile|fax)\s+number\b", ("number",)),
-    (r"\bhow\s+long\b", ("duration",)),
-    (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
-    (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
-    (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
-    (r"\b(what|which)\s+(date|day)\b|\bdeadline\b|\bwhat\s+day\s+and\s+time\b",
-     ("date", "weekday", "duration", "time")),
-    (r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b",
-     ("percent", "number")),
-    (r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bsample\s+size\b|\bnumber\s+of\b",
-     ("number", "duration")),
-    (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
-    (r"\b(which|what)\s+(?P<about>[\w/-]+\s+)?(tool|platform|system|app|application|service|vendor|"
-     r"software|channel|library|engine|crm|cms|provider)s?\b", ("name", "code")),
-    (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
-    (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
-    (r"^\s*(who|whom)\b|\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
-     r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague|engineer)\b", ("person",)),
-    (r"^\s*when\b", (*_TEMPORAL, "condition")),
-]]
+_EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    (re.compile(p, re.I), k)
+    for p, k in [
+        (
+            r"\b(cost|costs|price|priced|fee|fees|spend|salary|charge|charged|pay|paid|"
+            r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
+            ("money",),
+        ),
+        (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
+        (r"\b(phone|mobile|fax)\s+number\b", ("number",)),
+        (r"\bhow\s+long\b", ("duration",)),
+        (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
+        (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
+        (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
+        (
+            r"\b(what|which)\s+(date|day)\b|\bdeadline\b|\bwhat\s+day\s+and\s+time\b",
+            ("date", "weekday", "duration", "time"),
+        ),
+        (
+            r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b",
+            ("percent", "number"),
+        ),
+        (
+            r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bsample\s+size\b|\bnumber\s+of\b",
+            ("number", "duration"),
+        ),
+        (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
+        (
+            r"\b(which|what)\s+(?P<about>[\w/-]+\s+)?(tool|platform|system|app|application|service|vendor|"
+            r"software|channel|library|engine|crm|cms|provider)s?\b",
+            ("name", "code"),
+        ),
+        (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
+        (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
+        (
+            r"^\s*(who|whom)\b|\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
+            r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague|engineer)\b",
+            ("person",),
+        ),
+        (r"^\s*when\b", (*_TEMPORAL, "condition")),
+    ]
+]
 #: The question's own wording that names the kind of answer, not its subject.
-_ASKING = re.compile(r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently)|what\s+"
-                     r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b", re.I)
+_ASKING = re.compile(
+    r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently)|what\s+"
+    r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b",
+    re.I,
+)
 #: "Who is Compass?" asks what a name is, not for a person.
-_WHO_IS = re.compile(r"^\s*who\s+(is|are|was|were)\s+(the\s+)?[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
-                     r"\s*\??\s*$")
+_WHO_IS = re.compile(
+    r"^\s*who\s+(is|are|was|were)\s+(the\s+)?[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
+    r"\s*\??\s*$"
+)
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
-_REASON = re.compile(r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
-                     r"reason|led\s+to|root)\b", re.I)
+_REASON = re.compile(
+    r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
+    r"reason|led\s+to|root)\b",
+    re.I,
+)
 _CALENDAR = frozenset((*MONTHS, *WEEKDAYS, "today", "tomorrow", "yesterday"))
-_GENERIC = frozenset(terms("get gets got use uses used do does did make makes go goes take "
-                           "takes need needs want say says tell know have has had keep kept "
-                           "put find found give gave show shown call called"))
+_GENERIC = frozenset(
+    terms(
+        "get gets got use uses used do does did make makes go goes take "
+        "takes need needs want say says tell know have has had keep kept "
+        "put find found give gave show shown call called"
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +107,11 @@ class Ask:
 
 
 def read_ask(question: str) -> Ask:
-    found = None if _WHO_IS.match(question) else next(
-        ((m, k) for pattern, k in _EXPECTS if (m := pattern.search(question))), None)
+    found = (
+        None
+        if _WHO_IS.match(question)
+        else next(((m, k) for pattern, k in _EXPECTS if (m := pattern.search(question))), None)
+    )
     kinds = found[1] if found else ()
     asking: set[str] = set()
     if found:  # the words that ask for the kind of value; not a subject named among them
@@ -88,8 +121,14 @@ def read_ask(question: str) -> Ask:
     words = re.findall(r"[^\W_][\w&'\u2019-]*", question)[1:]
     names = tuple(w.removesuffix("'s").removesuffix("\u2019s") for w in words if w[0].isupper())
     content = content_terms(question)
-    return Ask(question, kinds, tuple(values(question)), content, names,
-               frozenset(content - asking - _GENERIC))
+    return Ask(
+        question,
+        kinds,
+        tuple(values(question)),
+        content,
+        names,
+        frozenset(content - asking - _GENERIC),
+    )
 
 
 def content_terms(question: str) -> frozenset[str]:

@@ -17,34 +17,39 @@ from knowledge_platform.answers.values import Value, same, values
 _WORD = r"[\w$€£%.,:'\u2019&/#@-]+"
 _NAMEISH = r"[\w$€£%#@&'\u2019-]+"
 #: A value that runs to the end of its clause ("the monthly report cadence").
-_END = (r"(?=\s+(?:from|since|as|because|with|for|in|on|at|until|effective|starting|going|and|"
-        r"but|so|instead|rather|who|which|that)\b|[.,;:!?()](?=\s|$)|$)")
+_END = (
+    r"(?=\s+(?:from|since|as|because|with|for|in|on|at|until|effective|starting|going|and|"
+    r"but|so|instead|rather|who|which|that)\b|[.,;:!?()](?=\s|$)|$)"
+)
 _OLD = r"(?P<old>[^;!?()]+?)" + _END
 _NEW = r"(?P<new>[^;!?()]+?)" + _END
 _BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}{_NAMEISH})\s+"
 #: Each pattern marks a span of the sentence as old (group `old`) and, where it says, the
 #: value that replaced it (group `new`).
-_SPANS: list[re.Pattern[str]] = [re.compile(p, re.I) for p in (
-    # "from X to Y", "from X over to Y" (X: up to 6 words)
-    rf"\bfrom\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:over\s+)?(?:to|into|->|→)\s+{_NEW}",
-    # "replaced X with/by Y", "swapped X for Y"
-    rf"\b(?:replac(?:ed|ing|e)\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by)|"
-    rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
-    rf"for)\s+{_NEW}",
-    # "Y replaces/supersedes X", "Y instead of X": the old value follows, the new precedes
-    _BEFORE + r"(?:replaces|supersedes|succeeds|takes\s+over\s+from|instead\s+of|in\s+place\s+"
-    r"of|rather\s+than)\s+" + _OLD,
-    r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+from|retires|retired|"
-    r"instead\s+of|in\s+place\s+of)\s+" + _OLD,
-    # "no longer X", "stopped using X", "dropped X"
-    r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+out)"
-    r"\s+" + _OLD,
-    # "Dana handed the Acme account over to Lee": the one who hands over is the old value
-    r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
-    r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
-    # "X is no longer ...": the subject before it is what stopped
-    rf"(?P<old>\b{_WORD}(?:\s+{_WORD}){{0,2}})\s+(?:is|are|was|were)\s+no\s+longer\b",
-)]
+_SPANS: list[re.Pattern[str]] = [
+    re.compile(p, re.I)
+    for p in (
+        # "from X to Y", "from X over to Y" (X: up to 6 words)
+        rf"\bfrom\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:over\s+)?(?:to|into|->|→)\s+{_NEW}",
+        # "replaced X with/by Y", "swapped X for Y"
+        rf"\b(?:replac(?:ed|ing|e)\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by)|"
+        rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
+        rf"for)\s+{_NEW}",
+        # "Y replaces/supersedes X", "Y instead of X": the old value follows, the new precedes
+        _BEFORE + r"(?:replaces|supersedes|succeeds|takes\s+over\s+from|instead\s+of|in\s+place\s+"
+        r"of|rather\s+than)\s+" + _OLD,
+        r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+from|retires|retired|"
+        r"instead\s+of|in\s+place\s+of)\s+" + _OLD,
+        # "no longer X", "stopped using X", "dropped X"
+        r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+out)"
+        r"\s+" + _OLD,
+        # "Dana handed the Acme account over to Lee": the one who hands over is the old value
+        r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
+        r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
+        # "X is no longer ...": the subject before it is what stopped
+        rf"(?P<old>\b{_WORD}(?:\s+{_WORD}){{0,2}})\s+(?:is|are|was|were)\s+no\s+longer\b",
+    )
+]
 _ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
 _FILLER = frozenset({"the", "a", "an", "our", "their", "its", "it", "them", "this", "that"})
 
@@ -74,8 +79,11 @@ class Change:
         found = values(text)
         typed = [v for v in found if any(same(o, v) for o in self.old)]
         low = f" {' '.join(text.lower().split())} "
-        said = [Value("phrase", phrase.lower(), phrase) for phrase in self.old_text
-                if any(f" {phrase.lower()}{end}" in low for end in (" ", ".", ","))]
+        said = [
+            Value("phrase", phrase.lower(), phrase)
+            for phrase in self.old_text
+            if any(f" {phrase.lower()}{end}" in low for end in (" ", ".", ","))
+        ]
         return typed + said
 
 
@@ -102,9 +110,13 @@ def _with_unit(old: Value, new: list[Value]) -> Value:
     unit = next((v for v in new if v.kind in ("duration", "percent", "money")), None)
     if unit is None:
         return old
-    restated = values(f"{old.text} {unit.text.split(None, 1)[-1]}" if unit.kind == "duration"
-                      else f"{old.text}%" if unit.kind == "percent"
-                      else f"{unit.text[0]}{old.text}")
+    restated = values(
+        f"{old.text} {unit.text.split(None, 1)[-1]}"
+        if unit.kind == "duration"
+        else f"{old.text}%"
+        if unit.kind == "percent"
+        else f"{unit.text[0]}{old.text}"
+    )
     return next((v for v in restated if v.kind == unit.kind), old)
 
 
@@ -118,9 +130,12 @@ def change_in(text: str) -> Change:
     old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]
     words = [_phrase(text[a:b]) for a, b in spans]
     later = [_phrase(text[a:b]) for a, b in _spans(text, "new")]
-    return Change(tuple(old), tuple(new),
-                  tuple(dict.fromkeys(w for w in words if _telling(w))),
-                  tuple(dict.fromkeys(w for w in later if w)))
+    return Change(
+        tuple(old),
+        tuple(new),
+        tuple(dict.fromkeys(w for w in words if _telling(w))),
+        tuple(dict.fromkeys(w for w in later if w)),
+    )
 
 
 def _phrase(text: str) -> str:

@@ -28,8 +28,18 @@ from knowledge_platform.answers.changes import Change, change_in
 from knowledge_platform.answers.sentences import names_a_thing, terms
 from knowledge_platform.answers.values import Kind, Value, same, values
 
-ORDER: tuple[Kind, ...] = ("code", "date", "time", "weekday", "duration", "frequency",
-                           "percent", "money", "number", "name")
+ORDER: tuple[Kind, ...] = (
+    "code",
+    "date",
+    "time",
+    "weekday",
+    "duration",
+    "frequency",
+    "percent",
+    "money",
+    "number",
+    "name",
+)
 MIN_JACCARD = 0.34
 MIN_QUESTION_COVER = 1 / 3
 
@@ -62,12 +72,16 @@ def _answers(change: Change, asked: Sequence[Value]) -> list[Value]:
     return [v for v in change.new if not any(same(v, q) for q in asked)]
 
 
-def _superseded(change: Change, other: Statement, stated: Sequence[Value],
-                ) -> tuple[Value, Value] | None:
+def _superseded(
+    change: Change,
+    other: Statement,
+    stated: Sequence[Value],
+) -> tuple[Value, Value] | None:
     """(the changing side's value, the other side's old value) when `change` names as old
     a value the other side states: a typed value, or the old value's words as written."""
     later = [Value("phrase", " ".join(t.lower().split()), t) for t in change.new_text] or [
-        Value("phrase", "", f"not {old_text} any more") for old_text in change.old_text[:1]]
+        Value("phrase", "", f"not {old_text} any more") for old_text in change.old_text[:1]
+    ]
     for old in change.old:
         hit = next((v for v in stated if same(old, v)), None)
         if hit is not None:
@@ -99,12 +113,14 @@ def _different_things(a: Statement, b: Statement) -> bool:
         return False
     if not (names_a_thing(a.heading) and names_a_thing(b.heading)):
         return False
-    return not ha <= set(terms(b.text + " " + b.context)) and \
-        not hb <= set(terms(a.text + " " + a.context))
+    return not ha <= set(terms(b.text + " " + b.context)) and not hb <= set(
+        terms(a.text + " " + a.context)
+    )
 
 
-def same_subject(question: str, a: Statement, b: Statement, va: Sequence[Value],
-                 vb: Sequence[Value]) -> bool:
+def same_subject(
+    question: str, a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]
+) -> bool:
     if _different_things(a, b):
         return False
     sa, sb = _subject(a, va), _subject(b, vb)
@@ -132,11 +148,15 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
     va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))
     for side, change, other, stated in (("a", ca, b, cb.new), ("b", cb, a, ca.new)):
         found = _superseded(change, other, stated)
-        if found is not None and not _different_things(a, b) and same_subject(
-                question, a, b, [*ca.new, *ca.old], [*cb.new, *cb.old]):
+        if (
+            found is not None
+            and not _different_things(a, b)
+            and same_subject(question, a, b, [*ca.new, *ca.old], [*cb.new, *cb.old])
+        ):
             mine, theirs = found
-            return Disagreement(mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)),
-                                superseding=side)
+            return Disagreement(
+                mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)), superseding=side
+            )
     if not va or not vb or not same_subject(question, a, b, va, vb):
         return None
     for kind in ORDER:

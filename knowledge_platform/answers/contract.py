@@ -38,24 +38,31 @@ class Claim(BaseModel):
 
 
 class Conflict(BaseModel):
-    kind: str = Field(description="what differs: code, date, time, weekday, duration, "
-                                  "frequency, percent, money, number, name, or model")
+    kind: str = Field(
+        description="what differs: code, date, time, weekday, duration, "
+        "frequency, percent, money, number, name, or model"
+    )
     claims: list[Claim]
-    newer: int | None = Field(default=None, description="citation number of the most recently "
-                                                        "dated claim, when the dates differ")
+    newer: int | None = Field(
+        default=None,
+        description="citation number of the most recently dated claim, when the dates differ",
+    )
 
 
 class Answer(BaseModel):
     answer: str = Field(description="the answer, citing sources as [n]")
-    citations: list[Citation] = Field(default_factory=list, description=(
-        "number, title, doc_id, url/uri, source, date"))
+    citations: list[Citation] = Field(
+        default_factory=list, description=("number, title, doc_id, url/uri, source, date")
+    )
     confidence: float = Field(ge=0.0, le=1.0, description="0-1: how well the sources answer")
     warnings: list[str] = Field(default_factory=list, description="notes on the answer")
     mode: Mode = Field(description="how it was made: quoted, synthesised, or not found")
-    conflicts: list[Conflict] = Field(default_factory=list,
-                                      description="sources that disagree: kind, claims, newer")
-    interpreted_dates: InterpretedDates | None = Field(default=None, description=(
-        "date window applied, if any"))
+    conflicts: list[Conflict] = Field(
+        default_factory=list, description="sources that disagree: kind, claims, newer"
+    )
+    interpreted_dates: InterpretedDates | None = Field(
+        default=None, description=("date window applied, if any")
+    )
     retrieval_date: dt.datetime = Field(description="when the sources were read (UTC)")
 
 

@@ -28,8 +28,9 @@ def changes_of(chunk: Chunk) -> list[Change]:
     return [c for s in split_sentences(chunk.text) if (c := change_in(s)).says_change]
 
 
-def supersedes(newer: Chunk, older: Chunk, ask: Ask | None = None,
-               changes: Sequence[Change] | None = None) -> bool:
+def supersedes(
+    newer: Chunk, older: Chunk, ask: Ask | None = None, changes: Sequence[Change] | None = None
+) -> bool:
     """Whether `newer` says a value `older` states is old, and was said after it; with the
     question's `ask`, only a value said in a sentence about what it asks."""
     if newer.doc_id == older.doc_id or newer.date is None:
@@ -59,8 +60,14 @@ def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
         if not found:
             continue
         at = ordered.index(hit)
-        target = next((i for i, other in enumerate(ordered[:at])
-                       if supersedes(hit.chunk, other.chunk, ask, found)), None)
+        target = next(
+            (
+                i
+                for i, other in enumerate(ordered[:at])
+                if supersedes(hit.chunk, other.chunk, ask, found)
+            ),
+            None,
+        )
         if target is not None:
             ordered.insert(target, ordered.pop(at))
     return ordered

@@ -48,34 +48,53 @@ class Found:
 
     def describe(self) -> str:
         """The disagreement in the answer's text, with reference numbers ([n] markers)."""
-        parts = [f"[{s.sentence.ref}] says “{s.value}” ({_where(s.sentence)})"
-                 for s in self.sides]
+        parts = [f"[{s.sentence.ref}] says “{s.value}” ({_where(s.sentence)})" for s in self.sides]
         newer = self.newer()
-        tail = (f"[{newer.sentence.ref}] is newer." if newer else
-                "Which is newer is unknown: the sources carry no distinct dates.")
+        tail = (
+            f"[{newer.sentence.ref}] is newer."
+            if newer
+            else "Which is newer is unknown: the sources carry no distinct dates."
+        )
         return f"Sources disagree ({self.kind}): {'; '.join(parts)}. {tail}"
 
     def warning(self, renumber: Mapping[int, int]) -> str:
-        parts = [f"'{s.sentence.chunk.title}' [{renumber[s.sentence.ref]}] "
-                 f"({_where(s.sentence)}) says “{s.value}”" for s in self.sides]
+        parts = [
+            f"'{s.sentence.chunk.title}' [{renumber[s.sentence.ref]}] "
+            f"({_where(s.sentence)}) says “{s.value}”"
+            for s in self.sides
+        ]
         newer = self.newer()
-        tail = (f"[{renumber[newer.sentence.ref]}] is newer" if newer
-                else "which is newer is unknown")
+        tail = (
+            f"[{renumber[newer.sentence.ref]}] is newer" if newer else "which is newer is unknown"
+        )
         return f"conflict: sources disagree ({self.kind}): {' vs '.join(parts)}; {tail}"
 
     def conflict(self, renumber: Mapping[int, int], cited: Sequence[Citation]) -> Conflict:
         newer = self.newer()
-        return Conflict(kind=self.kind, claims=claims(
-            [(renumber[s.sentence.ref], s.value, s.sentence.text) for s in self.sides], cited),
-            newer=renumber[newer.sentence.ref] if newer else None)
+        return Conflict(
+            kind=self.kind,
+            claims=claims(
+                [(renumber[s.sentence.ref], s.value, s.sentence.text) for s in self.sides], cited
+            ),
+            newer=renumber[newer.sentence.ref] if newer else None,
+        )
 
 
 def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> list[Claim]:
     """(citation number, value, sentence) triples as claims with their source's provenance."""
     by_number = {c.number: c for c in cited}
-    return [Claim(citation=n, value=value, text=text, title=by_number[n].title,
-                  source=by_number[n].source, date=by_number[n].date)
-            for n, value, text in sides if n in by_number]
+    return [
+        Claim(
+            citation=n,
+            value=value,
+            text=text,
+            title=by_number[n].title,
+            source=by_number[n].source,
+            date=by_number[n].date,
+        )
+        for n, value, text in sides
+        if n in by_number
+    ]
 
 
 def _statement(sentence: Sentence) -> Statement:
@@ -87,8 +106,9 @@ def _where(sentence: Sentence) -> str:
     return f"{sentence.chunk.source}, {date.isoformat() if date else 'undated'}"
 
 
-def find_conflicts(question: str, picked: Sequence[Scored],
-                   eligible: Sequence[Scored]) -> list[Found]:
+def find_conflicts(
+    question: str, picked: Sequence[Scored], eligible: Sequence[Scored]
+) -> list[Found]:
     """Disagreements between a picked sentence and an eligible one of another document; at
     most one per pair of documents."""
     found: list[Found] = []
@@ -101,8 +121,13 @@ def find_conflicts(question: str, picked: Sequence[Scored],
             d = disagreement(question, _statement(p.sentence), _statement(e.sentence))
             if d is not None:
                 pairs.add(docs)
-                found.append(Found(d.kind, (Side(p, d.a.text), Side(e, d.b.text)),
-                                   {"a": 0, "b": 1}.get(d.superseding or "")))
+                found.append(
+                    Found(
+                        d.kind,
+                        (Side(p, d.a.text), Side(e, d.b.text)),
+                        {"a": 0, "b": 1}.get(d.superseding or ""),
+                    )
+                )
             if len(found) >= MAX_CONFLICTS:
                 return found
     return found

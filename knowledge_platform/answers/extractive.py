@@ -52,8 +52,11 @@ def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored
     sentences = candidates(sources, MAX_HITS)
     subject = [n for n in ask.names if any(mentions(s.context, [n]) for s in sentences)]
     priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
-    scored = [s for s in score_sentences(ask, sentences, embedder, priors)
-              if mentions(s.sentence.context, subject)]
+    scored = [
+        s
+        for s in score_sentences(ask, sentences, embedder, priors)
+        if mentions(s.sentence.context, subject)
+    ]
     return sorted(scored, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
 
 
@@ -70,8 +73,7 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
             break
         if total + len(s.sentence.text) > MAX_ANSWER_CHARS:
             break
-        if picked and (not s.fits or any(repeats(s, p) and not _differ(s, p)
-                                         for p in picked)):
+        if picked and (not s.fits or any(repeats(s, p) and not _differ(s, p) for p in picked)):
             continue
         picked.append(s)
         total += len(s.sentence.text)
@@ -87,7 +89,8 @@ def repeats(a: Scored, b: Scored) -> bool:
 def _differ(a: Scored, b: Scored) -> bool:
     va, vb = values(a.sentence.text), values(b.sentence.text)
     return any(x.kind == y.kind for x in va for y in vb) and not all(
-        any(same(x, y) for y in vb) for x in va)
+        any(same(x, y) for y in vb) for x in va
+    )
 
 
 def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
@@ -110,18 +113,33 @@ def quoted(s: Scored) -> str:
     return text
 
 
-def not_found(hits: Sequence[Hit], *, scope: str, best: float,
-              min_score: float, warnings: Sequence[str], when: dt.datetime) -> Answer:
+def not_found(
+    hits: Sequence[Hit],
+    *,
+    scope: str,
+    best: float,
+    min_score: float,
+    warnings: Sequence[str],
+    when: dt.datetime,
+) -> Answer:
     sources = Sources(hits)
     nearest = list(sources.citations.values())[:NEAREST]
     listed = "; ".join(f"{c.title} [{c.number}]" for c in nearest)
     text = NOT_FOUND + (f" Nearest sources: {listed}." if listed else "")
-    note = (f"not found: no retrieved sentence answers the question (best score {best:.2f}, "
-            f"threshold {min_score:.2f}); the citations are the nearest sources, not an answer")
+    note = (
+        f"not found: no retrieved sentence answers the question (best score {best:.2f}, "
+        f"threshold {min_score:.2f}); the citations are the nearest sources, not an answer"
+    )
     if not hits:
         note = f"not found: nothing in scope '{scope}' matched the question"
-    return Answer(answer=text, citations=nearest, confidence=round(max(best, 0.0), 3),
-                  warnings=[*warnings, note], mode="not_found", retrieval_date=when)
+    return Answer(
+        answer=text,
+        citations=nearest,
+        confidence=round(max(best, 0.0), 3),
+        warnings=[*warnings, note],
+        mode="not_found",
+        retrieval_date=when,
+    )
 
 
 def newest_first(shown: Sequence[Scored], conflicts: Sequence[Found]) -> list[Scored]:
@@ -130,8 +148,10 @@ def newest_first(shown: Sequence[Scored], conflicts: Sequence[Found]) -> list[Sc
     return sorted(shown, key=lambda s: id(s) in older)
 
 
-def successor_sentences(shown: Sequence[Scored], scored: Sequence[Scored],
-                        ) -> dict[int, Scored]:
+def successor_sentences(
+    shown: Sequence[Scored],
+    scored: Sequence[Scored],
+) -> dict[int, Scored]:
     """For the first shown sentence of each superseded document (by id), the best sentence
     of the document that supersedes it (of its decision section, for a decision record),
     where one was retrieved."""
@@ -162,10 +182,17 @@ def _other_sides(conflicts: Sequence[Found]) -> list[Scored]:
     return [side.scored for found in conflicts for side in found.sides]
 
 
-def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedder: Embedder,
-                      min_score: float = MIN_SCORE, named: Collection[str] = (),
-                      warnings: Sequence[str] = (),
-                      retrieved_at: dt.datetime | None = None) -> Answer:
+def extractive_answer(
+    question: str,
+    hits: Sequence[Hit],
+    *,
+    scope: str,
+    embedder: Embedder,
+    min_score: float = MIN_SCORE,
+    named: Collection[str] = (),
+    warnings: Sequence[str] = (),
+    retrieved_at: dt.datetime | None = None,
+) -> Answer:
     """`named`: doc ids of documents the question names (see references.py)."""
     when = retrieved_at or now_utc()
     sources = Sources(hits)
@@ -174,25 +201,40 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, scope: str, embedde
     picked = focus_pick(focus) if focus else pick(scored, min_score)
     if not picked:
         best = scored[0].score if scored else 0.0
-        return not_found(hits, scope=scope, best=best, min_score=min_score,
-                         warnings=warnings, when=when)
-    partners = [s for s in scored if s.score >= PARTNER_SHARE * min_score
-                or CHANGE in s.sentence.chunk.marks]  # a newer value may score low
+        return not_found(
+            hits, scope=scope, best=best, min_score=min_score, warnings=warnings, when=when
+        )
+    partners = [
+        s
+        for s in scored
+        if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
+    ]  # a newer value may score low
     conflicts = find_conflicts(question, picked, partners)
     shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
     if not focus:  # a named record is answered first, whatever came after it
         shown = newest_first(shown, conflicts)
     later = successor_sentences(shown, scored)
-    shown = [x for s in shown for x in (s, *([later[id(s)]] if id(s) in later else []))
-             if x is s or x not in shown]
-    body = " ".join(f"{quoted(s)} [{s.sentence.ref}]{_older_mark(s, conflicts, later)}"
-                    for s in shown)
+    shown = [
+        x
+        for s in shown
+        for x in (s, *([later[id(s)]] if id(s) in later else []))
+        if x is s or x not in shown
+    ]
+    body = " ".join(
+        f"{quoted(s)} [{s.sentence.ref}]{_older_mark(s, conflicts, later)}" for s in shown
+    )
     body += "".join(" " + found.describe() for found in conflicts)
     quoted_from: dict[int, Chunk] = {}
     for s in shown:
         quoted_from.setdefault(s.sentence.ref, s.sentence.chunk)
     text, cited, renumber = sources.in_order_of_use(f"{EXTRACTIVE_LABEL} {body}", quoted_from)
     notes = [*warnings, *(f.warning(renumber) for f in conflicts)]
-    return Answer(answer=text, citations=cited, confidence=picked[0].score, warnings=notes,
-                  mode="extractive", conflicts=[f.conflict(renumber, cited) for f in conflicts],
-                  retrieval_date=when)
+    return Answer(
+        answer=text,
+        citations=cited,
+        confidence=picked[0].score,
+        warnings=notes,
+        mode="extractive",
+        conflicts=[f.conflict(renumber, cited) for f in conflicts],
+        retrieval_date=when,
+    )

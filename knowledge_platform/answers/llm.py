@@ -33,8 +33,11 @@ if TYPE_CHECKING:  # the SDK is imported on the first chat call, not by every re
 
 SOURCE_CHARS = 1800
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-_CONFLICT = re.compile(r"^[ \t]*CONFLICT:\s*\[(\d+)\]\s*(?:vs\.?|and|,)?\s*\[(\d+)\]\s*:?"
-                       r"[ \t]*(.*?)[ \t]*$\n?", re.M | re.I)
+_CONFLICT = re.compile(
+    r"^[ \t]*CONFLICT:\s*\[(\d+)\]\s*(?:vs\.?|and|,)?\s*\[(\d+)\]\s*:?"
+    r"[ \t]*(.*?)[ \t]*$\n?",
+    re.M | re.I,
+)
 
 SYSTEM_PROMPT = (
     "You answer questions for Surefoot staff and agents using ONLY the numbered sources given. "
@@ -55,8 +58,9 @@ class ChatError(KnowledgePlatformError):
     """The chat call failed after the SDK's retries; the message says why in one line."""
 
 
-def build_messages(question: Question, sources: Sources,
-                   conflicts: Sequence[Found] = ()) -> list[ChatCompletionMessageParam]:
+def build_messages(
+    question: Question, sources: Sources, conflicts: Sequence[Found] = ()
+) -> list[ChatCompletionMessageParam]:
     """The system prompt and the numbered sources, each with its date, kind of time and
     marks (superseded, stale), the disagreements the rules found, and the question with the
     date window it was read as."""
@@ -67,7 +71,8 @@ def build_messages(question: Question, sources: Sources,
     user = "Sources:\n\n" + "\n\n".join(blocks)
     if conflicts:
         user += "\n\nDisagreements found between the sources:\n" + "\n".join(
-            f"- {f.describe()}" for f in conflicts)
+            f"- {f.describe()}" for f in conflicts
+        )
     user += f"\n\nQuestion: {question.text}"
     if question.dates is not None:
         d = question.dates
@@ -81,8 +86,7 @@ def _meta(cite: Citation, sources: Sources) -> str:
     parts = [cite.source, cite.date.isoformat() if cite.date else "undated", cite.time_kind]
     if cite.superseded_by:
         later = sources.number.get(cite.superseded_by)
-        parts.append(f"superseded by [{later}]" if later else
-                     f"superseded by {cite.superseded_by}")
+        parts.append(f"superseded by [{later}]" if later else f"superseded by {cite.superseded_by}")
     if cite.lifecycle != "stable":
         parts.append(cite.lifecycle)
     if cite.stale:
@@ -97,11 +101,15 @@ def chat(messages: list[ChatCompletionMessageParam], config: AnswerConfig, api_k
     from knowledge_platform import openai_api
 
     try:
-        with openai_api.client(api_key, base_url=config.base_url,
-                               timeout_s=config.timeout_seconds,
-                               max_retries=config.max_retries) as client:
+        with openai_api.client(
+            api_key,
+            base_url=config.base_url,
+            timeout_s=config.timeout_seconds,
+            max_retries=config.max_retries,
+        ) as client:
             response = client.chat.completions.create(
-                model=config.model, messages=messages, temperature=0)
+                model=config.model, messages=messages, temperature=0
+            )
     except OpenAIError as exc:
         raise ChatError(f"chat model failed: {openai_api.failure(exc)}") from None
     content = response.choices[0].message.content if response.choices else None
@@ -129,27 +137,48 @@ def check_citations(text: str, valid: set[int]) -> tuple[str, list[int], list[in
 
 def model_conflicts(text: str, valid: set[int]) -> tuple[str, list[tuple[int, int, str]]]:
     """The answer without its CONFLICT lines, and the (a, b, what differs) they report."""
-    found = [(int(a), int(b), what) for a, b, what in _CONFLICT.findall(text)
-             if int(a) in valid and int(b) in valid and a != b]
+    found = [
+        (int(a), int(b), what)
+        for a, b, what in _CONFLICT.findall(text)
+        if int(a) in valid and int(b) in valid and a != b
+    ]
     return _CONFLICT.sub("", text).strip(), found
 
 
-def llm_answer(question: Question | str, hits: Sequence[Hit], *, scope: str,
-               config: AnswerConfig, api_key: str, embedder: Embedder, min_score: float,
-               named: Collection[str] = ()) -> Answer:
+def llm_answer(
+    question: Question | str,
+    hits: Sequence[Hit],
+    *,
+    scope: str,
+    config: AnswerConfig,
+    api_key: str,
+    embedder: Embedder,
+    min_score: float,
+    named: Collection[str] = (),
+) -> Answer:
     when = now_utc()
     if isinstance(question, str):
         question = Question.plain(question)
     sources = Sources(hits)
 
     def fallback(warnings: list[str]) -> Answer:
-        return extractive_answer(question.search_text, hits, scope=scope, embedder=embedder,
-                                 min_score=min_score, named=named, retrieved_at=when,
-                                 warnings=warnings)
+        return extractive_answer(
+            question.search_text,
+            hits,
+            scope=scope,
+            embedder=embedder,
+            min_score=min_score,
+            named=named,
+            retrieved_at=when,
+            warnings=warnings,
+        )
 
     scored = eligible(question.search_text, sources, embedder)
-    found = find_conflicts(question.search_text, pick(scored, min_score),
-                           [s for s in scored if s.score >= PARTNER_SHARE * min_score])
+    found = find_conflicts(
+        question.search_text,
+        pick(scored, min_score),
+        [s for s in scored if s.score >= PARTNER_SHARE * min_score],
+    )
     try:
         text = chat(build_messages(question, sources, found), config, api_key)
     except ChatError as exc:
@@ -162,8 +191,10 @@ def llm_answer(question: Question | str, hits: Sequence[Hit], *, scope: str,
         shown = ", ".join(f"[{n}]" for n in invalid)
         warnings.append(f"the model cited {shown}, which retrieval did not return; removed")
     if not cited:
-        warnings.append("the model's answer cited none of the retrieved sources; showing the "
-                        "extractive answer instead")
+        warnings.append(
+            "the model's answer cited none of the retrieved sources; showing the "
+            "extractive answer instead"
+        )
         return fallback(warnings)
     pairs = {frozenset(s.sentence.ref for s in f.sides) for f in found}
     reported = [r for r in reported if frozenset(r[:2]) not in pairs]
@@ -173,10 +204,22 @@ def llm_answer(question: Question | str, hits: Sequence[Hit], *, scope: str,
     conflicts = [f.conflict(renumber, citations) for f in found]
     warnings += [f.warning(renumber) for f in found]
     for a, b, what in reported:
-        conflicts.append(Conflict(kind="model", claims=claims(
-            [(renumber[a], what, ""), (renumber[b], what, "")], citations)))
-        warnings.append(f"conflict: the model reports that [{renumber[a]}] and "
-                        f"[{renumber[b]}] disagree: {what}")
+        conflicts.append(
+            Conflict(
+                kind="model",
+                claims=claims([(renumber[a], what, ""), (renumber[b], what, "")], citations),
+            )
+        )
+        warnings.append(
+            f"conflict: the model reports that [{renumber[a]}] and [{renumber[b]}] disagree: {what}"
+        )
     best = scored[0].score if scored else 0.0
-    return Answer(answer=answer_text, citations=citations, confidence=round(best, 3),
-                  warnings=warnings, mode="llm", conflicts=conflicts, retrieval_date=when)
+    return Answer(
+        answer=answer_text,
+        citations=citations,
+        confidence=round(best, 3),
+        warnings=warnings,
+        mode="llm",
+        conflicts=conflicts,
+        retrieval_date=when,
+    )

@@ -66,8 +66,12 @@ def _numbers(text: str) -> set[str]:
     return set(re.findall(r"\d+", text))
 
 
-def score_sentences(question: str | Ask, sentences: Sequence[Sentence], embedder: Embedder,
-                    priors: Mapping[int, float] | None = None) -> list[Scored]:
+def score_sentences(
+    question: str | Ask,
+    sentences: Sequence[Sentence],
+    embedder: Embedder,
+    priors: Mapping[int, float] | None = None,
+) -> list[Scored]:
     """Every sentence scored against the question (same order). `priors`: by reference
     number, how highly retrieval ranked each document (default: by the sentence's rank)."""
     if not sentences:

@@ -22,8 +22,10 @@ MIN_CHARS = 12
 #: A converter's label opening a part ("Speaker notes:" before a slide's notes): not what was said.
 _LABEL = re.compile(r"^speaker notes:\s*", re.I)
 #: A date at the start of a line: a comment's "**user** (2026-03-04):", a log's "2026-03-04:"
-_LEADING_DATE = re.compile(r"^[\W_]{0,4}(?:\*\*[^*\n]{1,40}\*\*\s*)?[(\[]?(\d{4}-\d{2}-\d{2})"
-                           r"[)\]]?\s*(?:[:\u2014\u2013-]|\*\*)")
+_LEADING_DATE = re.compile(
+    r"^[\W_]{0,4}(?:\*\*[^*\n]{1,40}\*\*\s*)?[(\[]?(\d{4}-\d{2}-\d{2})"
+    r"[)\]]?\s*(?:[:\u2014\u2013-]|\*\*)"
+)
 terms = SparseEncoder().terms
 
 
@@ -80,9 +82,11 @@ def names_a_thing(heading: str) -> bool:
     """A heading that names something (a client, a product: "HOT", "The Shade Store"), not a
     section label ("Notes", "Leads", "Decisions")."""
     words = heading.split()
-    return any(w.isupper() and len(w) > 1 for w in words) or any(
-        v.kind in ("name", "code") for v in values(heading)) or (
-        len(words) > 1 and all(w[:1].isupper() for w in words if w.isalpha()))
+    return (
+        any(w.isupper() and len(w) > 1 for w in words)
+        or any(v.kind in ("name", "code") for v in values(heading))
+        or (len(words) > 1 and all(w[:1].isupper() for w in words if w.isalpha()))
+    )
 
 
 def candidates(sources: Sources, max_hits: int) -> list[Sentence]:

@@ -30,17 +30,23 @@ class Sources:
     def texts(self, n: int) -> list[str]:
         return [h.chunk.text for h in self.hits if self.number[h.chunk.doc_id] == n]
 
-    def in_order_of_use(self, text: str, quoted: Mapping[int, Chunk] | None = None,
-                        ) -> tuple[str, list[Citation], dict[int, int]]:
+    def in_order_of_use(
+        self,
+        text: str,
+        quoted: Mapping[int, Chunk] | None = None,
+    ) -> tuple[str, list[Citation], dict[int, int]]:
         """`text` with its [n] markers renumbered by first use, the citations it uses under
         their new numbers, and the map from reference number to citation number. `quoted`:
         the chunk the text quotes for a reference number, where it quotes one."""
         order = [int(n) for n in _MARKER.findall(text) if int(n) in self.citations]
         renumber = {old: new for new, old in enumerate(dict.fromkeys(order), 1)}
         quoted = quoted or {}
-        cited = [Citation.of(quoted[old], number=new) if old in quoted
-                 else self.citations[old].model_copy(update={"number": new})
-                 for old, new in renumber.items()]
+        cited = [
+            Citation.of(quoted[old], number=new)
+            if old in quoted
+            else self.citations[old].model_copy(update={"number": new})
+            for old, new in renumber.items()
+        ]
 
         def swap(m: re.Match[str]) -> str:
             n = int(m.group(1))

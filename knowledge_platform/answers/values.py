@@ -13,27 +13,90 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["code", "date", "time", "weekday", "duration", "frequency", "percent", "money",
-               "number", "name", "phrase"]
+Kind = Literal[
+    "code",
+    "date",
+    "time",
+    "weekday",
+    "duration",
+    "frequency",
+    "percent",
+    "money",
+    "number",
+    "name",
+    "phrase",
+]
 #: "phrase": a value in words no pattern types ("booked appointments per visitor"), as a
 #: statement of change names it (changes.py); never found by `values`.
 
-MONTHS = _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december")
+MONTHS = _MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH = "|".join([m for m in _MONTHS] + [m[:3] for m in _MONTHS if m != "may"] + ["sept"])
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-          "fourteen": 14, "fifteen": 15, "twenty": 20, "thirty": 30, "ninety": 90}
+_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fourteen": 14,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "ninety": 90,
+}
 _NUM = r"(?:\d+(?:\.\d+)?|" + "|".join(w for w in _WORDS if len(w) > 2) + ")"
 #: Days per unit; a business cycle is a week.
-_UNITS = {"second": 1 / 86400, "minute": 1 / 1440, "hour": 1 / 24, "day": 1, "night": 1,
-          "week": 7, "fortnight": 14, "month": 30, "quarter": 91, "year": 365, "cycle": 7}
-_UNIT = (r"(second|minute|hour|day|night|week|fortnight|month|quarter|year|"
-         r"(?:business\s+)?cycle)s?")
-_FREQ_WORDS = {"hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "biweekly": 14,
-               "fortnightly": 14, "monthly": 30, "quarterly": 91, "annually": 365,
-               "yearly": 365}
+_UNITS = {
+    "second": 1 / 86400,
+    "minute": 1 / 1440,
+    "hour": 1 / 24,
+    "day": 1,
+    "night": 1,
+    "week": 7,
+    "fortnight": 14,
+    "month": 30,
+    "quarter": 91,
+    "year": 365,
+    "cycle": 7,
+}
+_UNIT = (
+    r"(second|minute|hour|day|night|week|fortnight|month|quarter|year|"
+    r"(?:business\s+)?cycle)s?"
+)
+_FREQ_WORDS = {
+    "hourly": 1 / 24,
+    "daily": 1,
+    "nightly": 1,
+    "weekly": 7,
+    "biweekly": 14,
+    "fortnightly": 14,
+    "monthly": 30,
+    "quarterly": 91,
+    "annually": 365,
+    "yearly": 365,
+}
 _ORDINAL = {"other": 2, "second": 2, "third": 3, "fourth": 4}
 #: Capitalised words that are not names: sentence openers, labels, pronouns.
 _NOT_NAME_WORDS = """a an and the this that these those it its we our us you your they
@@ -50,28 +113,65 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ("code", re.compile(r"(?<![\w-])([A-Z][A-Z0-9]+-)(?![\w-])")),  # a prefix: "INC-"
     ("code", re.compile(r"(?<![\w#&])([#@][A-Za-z0-9][\w.-]*[A-Za-z0-9])")),  # #channel, @handle
     ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("date", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b",
-                        re.I)),
-    ("date", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?"
-                        rf"(?:,?\s+(\d{{4}}))?\b", re.I)),
+    (
+        "date",
+        re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
+    ),
+    (
+        "date",
+        re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?"
+            rf"(?:,?\s+(\d{{4}}))?\b",
+            re.I,
+        ),
+    ),
     ("time", re.compile(r"\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?", re.I)),
     ("time", re.compile(r"\b(\d{1,2})\s*([ap])\.?m\.?(?!\w)", re.I)),
     ("time", re.compile(r"\b(noon|midday|midnight)\b", re.I)),
-    ("frequency", re.compile(rf"\bevery\s+(other|second|third|fourth|{_NUM})?\s*"
-                             rf"({_UNIT}|{'|'.join(WEEKDAYS)})s?\b", re.I)),
+    (
+        "frequency",
+        re.compile(
+            rf"\bevery\s+(other|second|third|fourth|{_NUM})?\s*"
+            rf"({_UNIT}|{'|'.join(WEEKDAYS)})s?\b",
+            re.I,
+        ),
+    ),
     ("frequency", re.compile(r"\b(" + "|".join(_FREQ_WORDS) + r")\b", re.I)),
-    ("frequency", re.compile(r"\b(once|twice|three times)\s+(?:a|per|every)\s+(day|week|month|"
-                             r"quarter|year)\b", re.I)),
+    (
+        "frequency",
+        re.compile(
+            r"\b(once|twice|three times)\s+(?:a|per|every)\s+(day|week|month|"
+            r"quarter|year)\b",
+            re.I,
+        ),
+    ),
     ("percent", re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.I)),
     ("money", re.compile(r"([$€£])\s?(\d[\d,]*(?:\.\d+)?)\s*([kKmM])?\b")),
-    ("duration", re.compile(rf"\b(an?|{_NUM})[\s-]+(?:full\s+|working\s+|business\s+|calendar\s+)*"
-                            rf"{_UNIT}\b", re.I)),
+    (
+        "duration",
+        re.compile(
+            rf"\b(an?|{_NUM})[\s-]+(?:full\s+|working\s+|business\s+|calendar\s+)*"
+            rf"{_UNIT}\b",
+            re.I,
+        ),
+    ),
     ("weekday", re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)),
     ("number", re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?![\w.]*\w)")),
-    ("number", re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                          r"fifteen|twenty|thirty|ninety)\b", re.I)),
-    ("name", re.compile(r"(?<![\w`/])([A-Z][a-z]+[A-Za-z]*(?:\s+(?:(?:de|van|von|der|den|da|di|"
-                        r"du|le|la|del|ter|bin)\s+)*[A-Z][a-z]+[A-Za-z]*)*)\b(?!/)")),
+    (
+        "number",
+        re.compile(
+            r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+            r"fifteen|twenty|thirty|ninety)\b",
+            re.I,
+        ),
+    ),
+    (
+        "name",
+        re.compile(
+            r"(?<![\w`/])([A-Z][a-z]+[A-Za-z]*(?:\s+(?:(?:de|van|von|der|den|da|di|"
+            r"du|le|la|del|ter|bin)\s+)*[A-Z][a-z]+[A-Za-z]*)*)\b(?!/)"
+        ),
+    ),
 ]
 
 

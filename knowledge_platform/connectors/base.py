@@ -168,8 +168,9 @@ class Connector(ABC):
         Raises SourceError on an outage of the whole source; a failing sub-resource is a
         `Skipped` entry instead. Never returns a partial listing as `full`."""
 
-    def pull_hinted(self, cursor: dict[str, Any], hint: Hint,
-                    known: Known = NOTHING_KNOWN) -> PullResult | None:
+    def pull_hinted(
+        self, cursor: dict[str, Any], hint: Hint, known: Known = NOTHING_KNOWN
+    ) -> PullResult | None:
         """An ordinary pull of only what `hint` names (incremental: `full=False`); None when
         this source cannot read by id, and an ordinary `pull` runs instead."""
         del cursor, hint, known

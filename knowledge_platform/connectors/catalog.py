@@ -14,8 +14,15 @@ from knowledge_platform.errors import ConfigError
 #: Source name -> the module holding its `SPEC`: the one line a new source adds here.
 SPEC_MODULES: dict[str, str] = {
     name: f"knowledge_platform.connectors.{name}.spec"
-    for name in ("memory_files", "clickup", "google_drive", "supabase", "website", "git_docs",
-                 "beir")
+    for name in (
+        "memory_files",
+        "clickup",
+        "google_drive",
+        "supabase",
+        "website",
+        "git_docs",
+        "beir",
+    )
 }
 SOURCE_NAMES = tuple(SPEC_MODULES)
 
@@ -41,6 +48,7 @@ def push_source(source: str) -> PushSource:
     """The source's push module (parse, register, health); ConfigError for a pull-only one."""
     push = spec(source).push
     if push is None:
-        raise ConfigError(f"no webhooks for {source!r}; sources with webhooks: "
-                          f"{', '.join(push_specs())}")
+        raise ConfigError(
+            f"no webhooks for {source!r}; sources with webhooks: {', '.join(push_specs())}"
+        )
     return cast(PushSource, importlib.import_module(push.module))

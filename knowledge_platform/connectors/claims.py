@@ -18,4 +18,5 @@ def check_disjoint(source: str, claims: Mapping[str, Iterable[tuple[str, str]]])
                 raise ValueError(
                     f"{key} {cid!r} is named by both {first[0]} and {scope}: a container "
                     f"belongs to one scope, or its items reach both; keep it in the scope "
-                    f"they belong to ({source} reads every scope with one credential)")
+                    f"they belong to ({source} reads every scope with one credential)"
+                )

@@ -255,12 +255,17 @@ class HttpClient:
                 waited += self._pause(pause, waited, where, "rate-limit window nearly spent")
             try:
                 if max_bytes is None:
-                    response = self._client.request(method, url, params=params,
-                                                    headers=headers, content=content)
+                    response = self._client.request(
+                        method, url, params=params, headers=headers, content=content
+                    )
                 else:
-                    response = self._capped(self._client.build_request(
-                        method, url, params=params, headers=headers, content=content),
-                        max_bytes, where)
+                    response = self._capped(
+                        self._client.build_request(
+                            method, url, params=params, headers=headers, content=content
+                        ),
+                        max_bytes,
+                        where,
+                    )
             except _RETRY_ERRORS as exc:
                 failures += 1
                 reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -310,8 +315,9 @@ class HttpClient:
         allow: Collection[int] = (),
         max_bytes: int | None = None,
     ) -> httpx.Response:
-        return self.request("GET", url, params=params, headers=headers, allow=allow,
-                            max_bytes=max_bytes)
+        return self.request(
+            "GET", url, params=params, headers=headers, allow=allow, max_bytes=max_bytes
+        )
 
     def _capped(self, request: httpx.Request, max_bytes: int, where: str) -> httpx.Response:
         """Send `request` streaming; a 2xx body past `max_bytes` is refused from its declared
@@ -321,22 +327,27 @@ class HttpClient:
             ok = 200 <= response.status_code < 300
             declared = _header_number(response, "Content-Length")
             if ok and declared is not None and declared > max_bytes:
-                raise FileTooLargeError(f"{where}: {declared / _MB:.1f} MB is over the "
-                                        f"{max_bytes / _MB:g} MB cap; not downloaded")
+                raise FileTooLargeError(
+                    f"{where}: {declared / _MB:.1f} MB is over the "
+                    f"{max_bytes / _MB:g} MB cap; not downloaded"
+                )
             parts: list[bytes] = []
             total = 0
             for chunk in response.iter_bytes():
                 total += len(chunk)
                 if ok and total > max_bytes:
-                    raise FileTooLargeError(f"{where}: more than the {max_bytes / _MB:g} MB "
-                                            "cap; download stopped")
+                    raise FileTooLargeError(
+                        f"{where}: more than the {max_bytes / _MB:g} MB cap; download stopped"
+                    )
                 parts.append(chunk)
         finally:
             response.close()
-        headers = [(k, v) for k, v in response.headers.multi_items()
-                   if k.lower() not in _WIRE_HEADERS]
-        return httpx.Response(response.status_code, headers=headers, content=b"".join(parts),
-                              request=request)
+        headers = [
+            (k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE_HEADERS
+        ]
+        return httpx.Response(
+            response.status_code, headers=headers, content=b"".join(parts), request=request
+        )
 
     def get_json(
         self, url: str, *, params: Params = None, headers: Mapping[str, str] | None = None

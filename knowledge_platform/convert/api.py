@@ -13,12 +13,23 @@ from knowledge_platform.convert.limits import ConvertLimits, check_size, read_ca
 from knowledge_platform.convert.result import Converted, Section, locate
 from knowledge_platform.convert.sandbox import convert_isolated
 
-__all__ = ["ConvertLimits", "Converted", "Section", "check_size", "convert", "convert_here",
-           "locate", "read_capped", "read_path", "supported"]
+__all__ = [
+    "ConvertLimits",
+    "Converted",
+    "Section",
+    "check_size",
+    "convert",
+    "convert_here",
+    "locate",
+    "read_capped",
+    "read_path",
+    "supported",
+]
 
 
-def convert(data: bytes, mime_type: str, name: str = "", *,
-            limits: ConvertLimits | None = None) -> Converted:
+def convert(
+    data: bytes, mime_type: str, name: str = "", *, limits: ConvertLimits | None = None
+) -> Converted:
     """Convert one file in its own limited worker. Unsupported types and files over the
     size cap are refused here, before any worker starts."""
     limits = limits or ConvertLimits()

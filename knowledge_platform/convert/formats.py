@@ -21,12 +21,22 @@ MIME_TYPES: dict[str, Format] = {
     "application/vnd.ms-excel.sheet.macroenabled.12": "xlsx",
 }
 EXTENSIONS: dict[str, Format] = {
-    ".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".pptx": "pptx", ".pptm": "pptx",
-    ".xlsx": "xlsx", ".xlsm": "xlsx",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".docm": "docx",
+    ".pptx": "pptx",
+    ".pptm": "pptx",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
 }
 #: Types that say nothing about the content: the extension decides.
-_GENERIC = {"", "application/octet-stream", "binary/octet-stream", "application/zip",
-            "application/x-zip-compressed"}
+_GENERIC = {
+    "",
+    "application/octet-stream",
+    "binary/octet-stream",
+    "application/zip",
+    "application/x-zip-compressed",
+}
 
 
 def detect(mime_type: str, name: str = "") -> Format:

@@ -13,8 +13,9 @@ from knowledge_platform.convert.result import Converted, Section
 from knowledge_platform.errors import ConversionError, CorruptFileError
 
 
-def convert_here(data: bytes, mime_type: str, name: str = "",
-                 limits: ConvertLimits | None = None) -> Converted:
+def convert_here(
+    data: bytes, mime_type: str, name: str = "", limits: ConvertLimits | None = None
+) -> Converted:
     """`data` as sections; a ConversionError (with the reason) when it must be skipped."""
     limits = limits or ConvertLimits()
     name = name or "file"
@@ -43,9 +44,16 @@ def convert_here(data: bytes, mime_type: str, name: str = "",
         raise
     except Exception as exc:  # the parsers' own errors on malformed input are many and vary
         raise CorruptFileError(
-            f"{name}: could not be read as {fmt.upper()} ({_describe(exc)})") from None
-    return Converted(name=name, mime_type=mime_type, format=fmt,
-                     sections=tuple(_nonempty(sections)), units=units, notes=tuple(notes))
+            f"{name}: could not be read as {fmt.upper()} ({_describe(exc)})"
+        ) from None
+    return Converted(
+        name=name,
+        mime_type=mime_type,
+        format=fmt,
+        sections=tuple(_nonempty(sections)),
+        units=units,
+        notes=tuple(notes),
+    )
 
 
 def _describe(exc: BaseException) -> str:

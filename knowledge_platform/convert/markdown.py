@@ -14,9 +14,7 @@ _STRUCTURAL = re.compile(r"^(#{1,6}[ \t]|[ \t]*(```|~~~))")
 def escape(text: str) -> str:
     """`text` with a backslash before every line that would otherwise be read as a heading
     or a code fence, so a `# 1` in a PDF cannot cut its page in two."""
-    return "\n".join(
-        "\\" + line if _STRUCTURAL.match(line) else line for line in text.split("\n")
-    )
+    return "\n".join("\\" + line if _STRUCTURAL.match(line) else line for line in text.split("\n"))
 
 
 def cell(value: Any) -> str:

@@ -21,7 +21,9 @@ from knowledge_platform.errors import (
 _CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 _MAIN_PART: dict[Format, str] = {
-    "docx": "word/document.xml", "pptx": "ppt/presentation.xml", "xlsx": "xl/workbook.xml",
+    "docx": "word/document.xml",
+    "pptx": "ppt/presentation.xml",
+    "xlsx": "xl/workbook.xml",
 }
 _MAX_MEMBERS = 10_000
 _RATIO_FLOOR = 1 * MB  # members smaller than this are never judged by their ratio

@@ -29,8 +29,11 @@ class Helper:
         path = os.pathsep.join([_ROOT, *filter(None, [os.environ.get("PYTHONPATH")])])
         self.process = subprocess.Popen(
             [sys.executable, "-m", "knowledge_platform.convert.worker", str(job_r), str(result_w)],
-            pass_fds=(job_r, result_w), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONPATH": path})
+            pass_fds=(job_r, result_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONPATH": path},
+        )
         os.close(job_r)
         os.close(result_w)
         self.jobs = Connection(self._job_w, readable=False)
@@ -46,7 +49,8 @@ class Helper:
             self.close()
             raise ConversionLimitError(
                 f"{name}: the conversion helper stopped answering and was stopped; "
-                "the next file starts a new one") from None
+                "the next file starts a new one"
+            ) from None
         if status == "error":
             raise value
         return value

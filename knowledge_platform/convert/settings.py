@@ -15,8 +15,9 @@ from knowledge_platform.errors import UnsupportedFormatError
 
 ALL_FORMATS: tuple[Format, ...] = ("pdf", "docx", "pptx", "xlsx")
 #: The MIME type of each format, for sources that know files only by name (git, a sitemap).
-FORMAT_MIME: dict[Format, str] = {f: next(m for m, g in MIME_TYPES.items() if g == f)
-                                  for f in ALL_FORMATS}
+FORMAT_MIME: dict[Format, str] = {
+    f: next(m for m, g in MIME_TYPES.items() if g == f) for f in ALL_FORMATS
+}
 
 
 class FileSettings(ConvertLimits):

@@ -68,7 +68,8 @@ def run_one(data: bytes, mime_type: str, name: str, limits: ConvertLimits) -> Re
     try:
         if not reader.poll(limits.timeout_seconds):
             return "error", ConversionLimitError(
-                f"{name}: conversion took longer than {limits.timeout_seconds:g} s; stopped")
+                f"{name}: conversion took longer than {limits.timeout_seconds:g} s; stopped"
+            )
         try:
             return reader.recv()
         except EOFError:
@@ -82,8 +83,9 @@ def run_one(data: bytes, mime_type: str, name: str, limits: ConvertLimits) -> Re
         child.close()
 
 
-def _work(writer: Connection, data: bytes, mime_type: str, name: str,
-          limits: ConvertLimits) -> None:
+def _work(
+    writer: Connection, data: bytes, mime_type: str, name: str, limits: ConvertLimits
+) -> None:
     for fd in _helper_fds:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -93,8 +95,12 @@ def _work(writer: Connection, data: bytes, mime_type: str, name: str,
     except ConversionError as exc:
         reply = ("error", exc)
     except MemoryError:
-        reply = ("error", ConversionLimitError(
-            f"{name}: conversion needed more than its {limits.memory_mb} MB memory limit"))
+        reply = (
+            "error",
+            ConversionLimitError(
+                f"{name}: conversion needed more than its {limits.memory_mb} MB memory limit"
+            ),
+        )
     except Exception as exc:  # a bug of ours, not the file's: still one line, still a skip
         reply = ("error", CorruptFileError(f"{name}: conversion failed ({exc!r:.200})"))
     writer.send(reply)
@@ -123,8 +129,10 @@ def _lower(which: int, soft: int) -> None:
 def _death(name: str, exitcode: int | None, limits: ConvertLimits) -> str:
     if exitcode is not None and exitcode < 0:
         signame = signal.Signals(-exitcode).name
-        return (f"{name}: the conversion worker was killed by {signame} (limits "
-                f"{limits.timeout_seconds:g} s, {limits.memory_mb} MB)")
+        return (
+            f"{name}: the conversion worker was killed by {signame} (limits "
+            f"{limits.timeout_seconds:g} s, {limits.memory_mb} MB)"
+        )
     return f"{name}: the conversion worker died (exit code {exitcode}) without an answer"
 
 

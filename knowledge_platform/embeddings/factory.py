@@ -47,9 +47,14 @@ def make_embedder(
             raise ConfigError(
                 f"unknown OpenAI embedding model {name!r}; choose one of {sorted(KNOWN_DIMS)}"
             )
-        return OpenAIEmbedder(api_key, model=name, base_url=base_url,
-                              timeout_s=timeout_s, max_retries=max_retries,
-                              batch_size=batch_size)
+        return OpenAIEmbedder(
+            api_key,
+            model=name,
+            base_url=base_url,
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+            batch_size=batch_size,
+        )
     if provider == "hash":
         from knowledge_platform.embeddings.deterministic import HashEmbedder
 

@@ -216,8 +216,11 @@ def quantize_int8(src: Path, dst: Path) -> None:
 
     with _without_preprocessing_advice():
         quantize_dynamic(
-            src, dst, op_types_to_quantize=["MatMul"], per_channel=True,
-            weight_type=QuantType.QUInt8
+            src,
+            dst,
+            op_types_to_quantize=["MatMul"],
+            per_channel=True,
+            weight_type=QuantType.QUInt8,
         )
 
 

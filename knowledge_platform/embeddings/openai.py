@@ -69,8 +69,9 @@ class OpenAIEmbedder(Embedder):
         self.batch_size = batch_size
         self.max_retries = max_retries
         self._dimensions = omit if self.dim == native else self.dim
-        self._client = openai_api.client(api_key, base_url=base_url, timeout_s=timeout_s,
-                                         max_retries=max_retries)
+        self._client = openai_api.client(
+            api_key, base_url=base_url, timeout_s=timeout_s, max_retries=max_retries
+        )
 
     def close(self) -> None:
         self._client.close()
@@ -109,8 +110,8 @@ class OpenAIEmbedder(Embedder):
     def _request(self, batch: list[str]) -> np.ndarray:
         try:
             response = self._client.embeddings.create(
-                model=self.model, input=batch, encoding_format="float",
-                dimensions=self._dimensions)
+                model=self.model, input=batch, encoding_format="float", dimensions=self._dimensions
+            )
         except OpenAIError as exc:
             raise EmbeddingError(f"OpenAI embeddings failed: {openai_api.failure(exc)}") from None
         data = sorted(response.data, key=lambda item: item.index)

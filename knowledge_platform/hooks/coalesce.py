@@ -60,6 +60,9 @@ def plan_runs(rows: Iterable[QueuedEvent]) -> list[PlannedRun]:
     groups: dict[tuple[str, str], list[QueuedEvent]] = {}
     for row in rows:
         groups.setdefault((row.source, row.scope), []).append(row)
-    return [PlannedRun(source, scope, group[0].id, group[-1].id, len(group),
-                       _hint([r.hint for r in group]))
-            for (source, scope), group in groups.items()]
+    return [
+        PlannedRun(
+            source, scope, group[0].id, group[-1].id, len(group), _hint([r.hint for r in group])
+        )
+        for (source, scope), group in groups.items()
+    ]

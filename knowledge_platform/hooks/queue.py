@@ -44,17 +44,24 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from knowledge_platform.connectors.webhooks.events import HookEvent, Rejected
 from knowledge_platform.errors import ConfigError
 
-PG_ENV = ("DAGSTER_PG_USERNAME", "DAGSTER_PG_PASSWORD", "DAGSTER_PG_HOSTNAME",
-          "DAGSTER_PG_DB", "DAGSTER_PG_PORT")
+PG_ENV = (
+    "DAGSTER_PG_USERNAME",
+    "DAGSTER_PG_PASSWORD",
+    "DAGSTER_PG_HOSTNAME",
+    "DAGSTER_PG_DB",
+    "DAGSTER_PG_PORT",
+)
 #: Rows younger than this are not drained yet (a Postgres transaction may still commit an
 #: id below one already visible).
 SETTLE_SECONDS = 1.0
 
 metadata = MetaData()
 events_table = Table(
-    "kp_hook_events", metadata,
-    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
-           autoincrement=True),
+    "kp_hook_events",
+    metadata,
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
     Column("event_id", String(300), nullable=False, unique=True),
     Column("source", String(40), nullable=False),
     Column("scope", String(80), nullable=False),
@@ -63,7 +70,8 @@ events_table = Table(
     sqlite_autoincrement=True,  # ids never reused after a prune: the sensor's cursor holds
 )
 rejects_table = Table(
-    "kp_hook_rejects", metadata,
+    "kp_hook_rejects",
+    metadata,
     Column("source", String(40), primary_key=True),
     Column("code", String(40), primary_key=True),
     Column("status", Integer, nullable=False),
@@ -92,10 +100,14 @@ def queue_url(home: Path, env: Mapping[str, str] | None = None) -> URL:
     """Postgres when every DAGSTER_PG_* variable is set, else sqlite under KP_HOME/hooks."""
     env = os.environ if env is None else env
     if all(env.get(k) for k in PG_ENV):
-        return URL.create("postgresql+psycopg2", username=env["DAGSTER_PG_USERNAME"],
-                          password=env["DAGSTER_PG_PASSWORD"],
-                          host=env["DAGSTER_PG_HOSTNAME"], port=int(env["DAGSTER_PG_PORT"]),
-                          database=env["DAGSTER_PG_DB"])
+        return URL.create(
+            "postgresql+psycopg2",
+            username=env["DAGSTER_PG_USERNAME"],
+            password=env["DAGSTER_PG_PASSWORD"],
+            host=env["DAGSTER_PG_HOSTNAME"],
+            port=int(env["DAGSTER_PG_PORT"]),
+            database=env["DAGSTER_PG_DB"],
+        )
     path = home / "hooks" / "queue.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     return URL.create("sqlite", database=str(path))
@@ -140,65 +152,111 @@ class HookQueue:
         if not events:
             return
         now = time.time() if received_at is None else received_at
-        rows = [{"event_id": e.event_id, "source": e.source, "scope": e.scope,
-                 "hint": e.hint_json(), "received_at": now} for e in events]
+        rows = [
+            {
+                "event_id": e.event_id,
+                "source": e.source,
+                "scope": e.scope,
+                "hint": e.hint_json(),
+                "received_at": now,
+            }
+            for e in events
+        ]
         try:
             with self.engine.begin() as conn:
                 conn.execute(insert(events_table), rows)
         except IntegrityError:
-            raise Rejected(409, f"replayed: event {events[0].event_id.rsplit('@', 1)[0]} "
-                                "was already received", code="replay") from None
+            raise Rejected(
+                409,
+                f"replayed: event {events[0].event_id.rsplit('@', 1)[0]} was already received",
+                code="replay",
+            ) from None
         except SQLAlchemyError as exc:  # the source retries a 5xx delivery
-            raise Rejected(503, f"the event queue is unavailable ({type(exc).__name__}); "
-                                "retry later", code="queue") from None
+            raise Rejected(
+                503,
+                f"the event queue is unavailable ({type(exc).__name__}); retry later",
+                code="queue",
+            ) from None
 
     def record_reject(self, source: str, rejected: Rejected, at: float | None = None) -> None:
         now = time.time() if at is None else at
         key = (rejects_table.c.source == source) & (rejects_table.c.code == rejected.code)
         with self.engine.begin() as conn:
-            changed = conn.execute(update(rejects_table).where(key).values(
-                count=rejects_table.c.count + 1, last_at=now, status=rejected.status,
-                last_reason=rejected.reason[:300])).rowcount
+            changed = conn.execute(
+                update(rejects_table)
+                .where(key)
+                .values(
+                    count=rejects_table.c.count + 1,
+                    last_at=now,
+                    status=rejected.status,
+                    last_reason=rejected.reason[:300],
+                )
+            ).rowcount
             if not changed:
                 try:
                     with conn.begin_nested():
-                        conn.execute(insert(rejects_table).values(
-                            source=source, code=rejected.code, status=rejected.status,
-                            count=1, last_at=now, last_reason=rejected.reason[:300]))
+                        conn.execute(
+                            insert(rejects_table).values(
+                                source=source,
+                                code=rejected.code,
+                                status=rejected.status,
+                                count=1,
+                                last_at=now,
+                                last_reason=rejected.reason[:300],
+                            )
+                        )
                 except IntegrityError:  # another writer inserted it first
-                    conn.execute(update(rejects_table).where(key).values(
-                        count=rejects_table.c.count + 1, last_at=now))
+                    conn.execute(
+                        update(rejects_table)
+                        .where(key)
+                        .values(count=rejects_table.c.count + 1, last_at=now)
+                    )
 
     # -- the sensor --------------------------------------------------------------------------
-    def pending(self, after: int, *, settled_before: float | None = None,
-                limit: int = 10_000) -> list[QueuedEvent]:
+    def pending(
+        self, after: int, *, settled_before: float | None = None, limit: int = 10_000
+    ) -> list[QueuedEvent]:
         """Rows above the cursor `after`, oldest first, received before `settled_before`."""
         before = time.time() - SETTLE_SECONDS if settled_before is None else settled_before
-        query = (select(events_table).where(events_table.c.id > after)
-                 .where(events_table.c.received_at < before)
-                 .order_by(events_table.c.id).limit(limit))
+        query = (
+            select(events_table)
+            .where(events_table.c.id > after)
+            .where(events_table.c.received_at < before)
+            .order_by(events_table.c.id)
+            .limit(limit)
+        )
         with self.engine.connect() as conn:
             return [QueuedEvent(**row._mapping) for row in conn.execute(query)]
 
     def prune(self, upto: int, older_than: float) -> int:
         """Forget drained rows (id <= `upto`) received before `older_than`."""
         with self.engine.begin() as conn:
-            return conn.execute(delete(events_table).where(events_table.c.id <= upto)
-                                .where(events_table.c.received_at < older_than)).rowcount
+            return conn.execute(
+                delete(events_table)
+                .where(events_table.c.id <= upto)
+                .where(events_table.c.received_at < older_than)
+            ).rowcount
 
     # -- status ------------------------------------------------------------------------------
     def last_deliveries(self) -> dict[tuple[str, str], tuple[float, int]]:
         """(source, scope) -> (newest received_at, events remembered)."""
-        query = select(events_table.c.source, events_table.c.scope,
-                       func.max(events_table.c.received_at), func.count()).group_by(
-                           events_table.c.source, events_table.c.scope)
+        query = select(
+            events_table.c.source,
+            events_table.c.scope,
+            func.max(events_table.c.received_at),
+            func.count(),
+        ).group_by(events_table.c.source, events_table.c.scope)
         with self.engine.connect() as conn:
             return {(s, sc): (float(at), int(n)) for s, sc, at, n in conn.execute(query)}
 
     def rejects(self) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
-            return [dict(r._mapping) for r in conn.execute(
-                select(rejects_table).order_by(rejects_table.c.source, rejects_table.c.code))]
+            return [
+                dict(r._mapping)
+                for r in conn.execute(
+                    select(rejects_table).order_by(rejects_table.c.source, rejects_table.c.code)
+                )
+            ]
 
     def count(self) -> int:
         with self.engine.connect() as conn:

@@ -25,8 +25,12 @@ class Receiver:
     """`registry` is called per delivery, so a re-read registry (new secrets, scopes) takes
     effect at once; `queue` opens the durable queue on first use."""
 
-    def __init__(self, registry: Callable[[], Registry], queue: Callable[[], HookQueue],
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        registry: Callable[[], Registry],
+        queue: Callable[[], HookQueue],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._registry = registry
         self._queue = queue
         self._clock = clock
@@ -58,7 +62,8 @@ class Receiver:
             settings = self.settings(source, scope)
             try:
                 value = settings.resolve_optional_secret(
-                    "webhook_secret", owner=f"{source}:{scope}", what="webhook secret")
+                    "webhook_secret", owner=f"{source}:{scope}", what="webhook secret"
+                )
             except SecretError as exc:
                 log.warning("hooks: %s", exc)
                 continue

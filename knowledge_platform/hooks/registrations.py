@@ -30,7 +30,9 @@ def save(home: Path, registrations: list[Registration]) -> None:
     path = registrations_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    data = [r.model_dump(mode="json") for r in sorted(
-        registrations, key=lambda r: (r.source, r.scope, r.location, r.created_at))]
+    data = [
+        r.model_dump(mode="json")
+        for r in sorted(registrations, key=lambda r: (r.source, r.scope, r.location, r.created_at))
+    ]
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -41,13 +41,21 @@ class HooksStatus:
     queue: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"hooks": [asdict(h) for h in self.hooks], "rejects": self.rejects,
-                "queue": self.queue}
+        return {
+            "hooks": [asdict(h) for h in self.hooks],
+            "rejects": self.rejects,
+            "queue": self.queue,
+        }
 
 
-def hooks_status(registry: Registry, home: Path, queue: HookQueue, *,
-                 check_sources: bool = True,
-                 clock: Callable[[], float] = time.time) -> HooksStatus:
+def hooks_status(
+    registry: Registry,
+    home: Path,
+    queue: HookQueue,
+    *,
+    check_sources: bool = True,
+    clock: Callable[[], float] = time.time,
+) -> HooksStatus:
     now = clock()
     last = queue.last_deliveries()
     result = HooksStatus(rejects=queue.rejects(), queue=queue.kind)
@@ -58,7 +66,19 @@ def hooks_status(registry: Registry, home: Path, queue: HookQueue, *,
         except KnowledgePlatformError as exc:  # the scope or source left the registry
             state, detail = "unknown", str(exc)
         at = last.get((reg.source, reg.scope))
-        result.hooks.append(HookHealth(
-            reg.source, reg.scope, reg.kind, reg.id, reg.endpoint, reg.secret, reg.location,
-            state, detail, at[0] if at else None, reg.expires_at))
+        result.hooks.append(
+            HookHealth(
+                reg.source,
+                reg.scope,
+                reg.kind,
+                reg.id,
+                reg.endpoint,
+                reg.secret,
+                reg.location,
+                state,
+                detail,
+                at[0] if at else None,
+                reg.expires_at,
+            )
+        )
     return result

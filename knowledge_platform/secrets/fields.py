@@ -47,8 +47,11 @@ def _is(annotation: Any, kind: Any) -> bool:
 
 def secret_names(model: type[BaseModel]) -> list[str]:
     """The stems of a model's secrets: every field typed VaultRef named `<stem>_ref`."""
-    return [name.removesuffix("_ref") for name, field in model.model_fields.items()
-            if name.endswith("_ref") and _is(field.annotation, VaultRef)]
+    return [
+        name.removesuffix("_ref")
+        for name, field in model.model_fields.items()
+        if name.endswith("_ref") and _is(field.annotation, VaultRef)
+    ]
 
 
 class SecretFields(BaseModel):
@@ -57,8 +60,9 @@ class SecretFields(BaseModel):
     @model_validator(mode="after")
     def _env_or_ref(self) -> Any:
         for stem in secret_names(type(self)):
-            env_given = f"{stem}_env" in self.model_fields_set and getattr(self, f"{stem}_env",
-                                                                           None)
+            env_given = f"{stem}_env" in self.model_fields_set and getattr(
+                self, f"{stem}_env", None
+            )
             if env_given and getattr(self, f"{stem}_ref"):
                 raise ValueError(f"give {stem}_env or {stem}_ref, not both")
         return self
@@ -70,14 +74,26 @@ class SecretFields(BaseModel):
         field = stem if f"{stem}_ref" in type(self).model_fields else None
         return SecretSource(env=env, ref=ref, field=field)
 
-    def resolve_secret(self, stem: str, *, owner: str, what: str,
-                       env: Mapping[str, str] | None = None, vault: Vault | None = None) -> str:
+    def resolve_secret(
+        self,
+        stem: str,
+        *,
+        owner: str,
+        what: str,
+        env: Mapping[str, str] | None = None,
+        vault: Vault | None = None,
+    ) -> str:
         """The value of secret `stem` (raises a one-line SecretError when there is none)."""
         return resolve_secret(self.secret(stem), owner=owner, what=what, env=env, vault=vault)
 
-    def resolve_optional_secret(self, stem: str, *, owner: str, what: str,
-                                env: Mapping[str, str] | None = None,
-                                vault: Vault | None = None) -> str | None:
+    def resolve_optional_secret(
+        self,
+        stem: str,
+        *,
+        owner: str,
+        what: str,
+        env: Mapping[str, str] | None = None,
+        vault: Vault | None = None,
+    ) -> str | None:
         """The value, or None when its environment variable is not set."""
-        return resolve_optional(self.secret(stem), owner=owner, what=what, env=env,
-                                vault=vault)
+        return resolve_optional(self.secret(stem), owner=owner, what=what, env=env, vault=vault)

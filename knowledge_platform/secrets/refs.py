@@ -64,24 +64,25 @@ def parse_reference(ref: str) -> Reference:
     """The parts of `op://vault/item/[section/]field[?attribute=x]`; SecretReferenceError
     naming what is wrong otherwise."""
     if not ref.startswith(OP_SCHEME):
-        raise SecretReferenceError(f"a 1Password reference starts with {OP_SCHEME} "
-                                   f"({REFERENCE_FORM})")
+        raise SecretReferenceError(
+            f"a 1Password reference starts with {OP_SCHEME} ({REFERENCE_FORM})"
+        )
     if _CONTROL.search(ref):
-        raise SecretReferenceError(f"reference {shown_reference(ref)} contains control "
-                                   "characters")
-    path, _, query = ref[len(OP_SCHEME):].partition("?")
+        raise SecretReferenceError(f"reference {shown_reference(ref)} contains control characters")
+    path, _, query = ref[len(OP_SCHEME) :].partition("?")
     parts = path.split("/")
     if len(parts) not in (3, 4) or not all(p.strip() for p in parts):
         raise SecretReferenceError(
-            f"reference {shown_reference(ref)} needs a vault, an item and a field: "
-            f"{REFERENCE_FORM}"
+            f"reference {shown_reference(ref)} needs a vault, an item and a field: {REFERENCE_FORM}"
         )
     attribute = None
     if query:
         key, _, attribute = query.partition("=")
         if key != "attribute" or not attribute:
-            raise SecretReferenceError(f"reference {shown_reference(ref)}: the only query "
-                                       "1Password reads here is ?attribute=<name>")
+            raise SecretReferenceError(
+                f"reference {shown_reference(ref)}: the only query "
+                "1Password reads here is ?attribute=<name>"
+            )
     section = parts[2] if len(parts) == 4 else None
     return Reference(parts[0], parts[1], section, parts[-1], attribute)
 
@@ -99,9 +100,11 @@ def pasted_message(field: str, what: str) -> str:
     """Where a credential (`what`) pasted into registry field `field` (`x_env`/`x_ref`)
     belongs instead."""
     stem = field.removesuffix("_env").removesuffix("_ref")
-    return (f"{field} holds {what} itself; secrets never go in the registry: store it in "
-            f"1Password and write {stem}_ref: \"{REFERENCE_FORM}\", or export it as an "
-            f"environment variable and write its name in {stem}_env")
+    return (
+        f"{field} holds {what} itself; secrets never go in the registry: store it in "
+        f'1Password and write {stem}_ref: "{REFERENCE_FORM}", or export it as an '
+        f"environment variable and write its name in {stem}_env"
+    )
 
 
 def check_env_field(field: str, value: str) -> str:
@@ -112,11 +115,15 @@ def check_env_field(field: str, value: str) -> str:
     if what:
         raise ValueError(pasted_message(field, what))
     if is_reference(value):
-        raise ValueError(f"{field} names an environment variable; write the 1Password "
-                         f"reference as {stem}_ref: {shown_reference(value.strip())}")
+        raise ValueError(
+            f"{field} names an environment variable; write the 1Password "
+            f"reference as {stem}_ref: {shown_reference(value.strip())}"
+        )
     if not ENV_NAME.fullmatch(value):
-        raise ValueError(f"{field} must name an environment variable (letters, digits and _, "
-                         "e.g. MY_API_TOKEN); a secret itself never goes in the registry")
+        raise ValueError(
+            f"{field} must name an environment variable (letters, digits and _, "
+            "e.g. MY_API_TOKEN); a secret itself never goes in the registry"
+        )
     return value
 
 
@@ -127,8 +134,10 @@ def check_ref_field(field: str, value: str) -> str:
         raise ValueError(pasted_message(field, what))
     value = value.strip()
     if not is_reference(value):
-        raise ValueError(f"{field} must be a 1Password reference, {REFERENCE_FORM}; "
-                         f"a secret itself never goes in the registry")
+        raise ValueError(
+            f"{field} must be a 1Password reference, {REFERENCE_FORM}; "
+            f"a secret itself never goes in the registry"
+        )
     try:
         parse_reference(value)
     except SecretReferenceError as exc:

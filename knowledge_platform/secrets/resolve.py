@@ -34,9 +34,14 @@ class SecretSource:
         return is_reference(value)
 
 
-def resolve_optional(source: SecretSource, *, owner: str, what: str,
-                     env: Mapping[str, str] | None = None,
-                     vault: Vault | None = None) -> str | None:
+def resolve_optional(
+    source: SecretSource,
+    *,
+    owner: str,
+    what: str,
+    env: Mapping[str, str] | None = None,
+    vault: Vault | None = None,
+) -> str | None:
     """The secret, or None when it is named by an environment variable that is not set.
     A reference that cannot be read raises (SecretError subclasses), prefixed by `owner`.
     The value is remembered as a secret: no core error message will show it."""
@@ -52,18 +57,28 @@ def resolve_optional(source: SecretSource, *, owner: str, what: str,
     return remember(value)
 
 
-def resolve_secret(source: SecretSource, *, owner: str, what: str,
-                   env: Mapping[str, str] | None = None, vault: Vault | None = None) -> str:
+def resolve_secret(
+    source: SecretSource,
+    *,
+    owner: str,
+    what: str,
+    env: Mapping[str, str] | None = None,
+    vault: Vault | None = None,
+) -> str:
     """The secret; SecretError naming the variable (or reference) when there is none."""
     value = resolve_optional(source, owner=owner, what=what, env=env, vault=vault)
     if value is not None:
         return value
     if not source.env:
-        raise SecretError(f"{owner}: no {what} configured; name an environment variable or "
-                          "a 1Password reference for it")
+        raise SecretError(
+            f"{owner}: no {what} configured; name an environment variable or "
+            "a 1Password reference for it"
+        )
     ref_hint = f", or name a 1Password reference in {source.field}_ref" if source.field else ""
-    raise SecretError(f"{owner}: environment variable {source.env} is not set; put the {what} "
-                      f"there (or an op:// reference to it){ref_hint}")
+    raise SecretError(
+        f"{owner}: environment variable {source.env} is not set; put the {what} "
+        f"there (or an op:// reference to it){ref_hint}"
+    )
 
 
 def _from_vault(ref: str, owner: str, what: str, vault: Vault | None) -> str:

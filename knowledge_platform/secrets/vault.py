@@ -53,8 +53,9 @@ async def sdk_read(token: str, ref: str) -> str:
     integration_version=...)`, then `client.secrets.resolve(ref)` (both coroutines)."""
     from onepassword import Client
 
-    client = await Client.authenticate(auth=token, integration_name=INTEGRATION[0],
-                                       integration_version=INTEGRATION[1])
+    client = await Client.authenticate(
+        auth=token, integration_name=INTEGRATION[0], integration_version=INTEGRATION[1]
+    )
     return await client.secrets.resolve(ref)
 
 
@@ -81,9 +82,14 @@ def summarise(text: str, hide: Iterable[str] = ()) -> str:
 class Vault:
     """Reads references through the SDK or `op`, with a per-process TTL cache."""
 
-    def __init__(self, *, ttl: float = DEFAULT_TTL, timeout: float = DEFAULT_TIMEOUT,
-                 clock: Callable[[], float] = time.monotonic,
-                 sdk: SdkRead | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        ttl: float = DEFAULT_TTL,
+        timeout: float = DEFAULT_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
+        sdk: SdkRead | None = None,
+    ) -> None:
         self.ttl = ttl
         self.timeout = timeout
         self.clock = clock
@@ -114,7 +120,7 @@ class Vault:
                 self._cache.pop(ref, None)
 
     def way(self) -> str | None:
-        """"sdk", "cli" or None: how the next read would go."""
+        """ "sdk", "cli" or None: how the next read would go."""
         if service_token() and (self._sdk or sdk_installed()):
             return "sdk"
         return "cli" if shutil.which("op") else None
@@ -158,19 +164,25 @@ class Vault:
         if "error" in box:
             said = summarise(box["error"], hide=[token])
             hint = "; " + _ID_HINT if any(s in said for s in _SYNTAX) else ""
-            raise VaultReadError(f"1Password SDK could not read {shown_reference(ref)}: "
-                                 f"{said}{hint}")
+            raise VaultReadError(
+                f"1Password SDK could not read {shown_reference(ref)}: {said}{hint}"
+            )
         value = box.get("value")
         return value if isinstance(value, str) else ""
 
     def _read_cli(self, op: str, ref: str) -> str:
         try:
-            proc = subprocess.Popen([op, "read", ref], stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                [op, "read", ref],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as exc:
-            raise VaultUnavailableError(f"cannot run {op} to read {shown_reference(ref)}: "
-                                        f"{exc.strerror}") from None
+            raise VaultUnavailableError(
+                f"cannot run {op} to read {shown_reference(ref)}: {exc.strerror}"
+            ) from None
         with proc:
             try:
                 out, err = proc.communicate(timeout=self.timeout)
@@ -184,16 +196,18 @@ class Vault:
         value = out.decode("utf-8", "replace")
         value = value.removesuffix("\n").removesuffix("\r")
         if proc.returncode != 0:
-            said = summarise(err.decode("utf-8", "replace"),
-                             hide=[value, service_token()])
+            said = summarise(err.decode("utf-8", "replace"), hide=[value, service_token()])
             hint = "; " + _ID_HINT if any(s in said for s in _SYNTAX) else ""
-            raise VaultReadError(f"op read {shown_reference(ref)} failed (exit "
-                                 f"{proc.returncode}): {said}{hint}")
+            raise VaultReadError(
+                f"op read {shown_reference(ref)} failed (exit {proc.returncode}): {said}{hint}"
+            )
         return value
 
 
-_ID_HINT = ("1Password names in a reference may hold only letters, digits, spaces, -, _ and "
-            ".: refer to that vault, item or field by its ID")
+_ID_HINT = (
+    "1Password names in a reference may hold only letters, digits, spaces, -, _ and "
+    ".: refer to that vault, item or field by its ID"
+)
 
 
 async def _awaited(value: Awaitable[str]) -> str:

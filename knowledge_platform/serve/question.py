@@ -25,8 +25,9 @@ class InterpretedDates(BaseModel):
     text: str | None = Field(default=None, description="the words read, e.g. 'last week'")
     date_from: dt.date | None = Field(default=None, description="first day")
     date_to: dt.date | None = Field(default=None, description="last day")
-    origin: Literal["question", "arguments"] = Field(description=(
-        "from the question's words, or date_from/date_to"))
+    origin: Literal["question", "arguments"] = Field(
+        description=("from the question's words, or date_from/date_to")
+    )
     today: dt.date = Field(description="the day it was resolved on")
 
 
@@ -51,20 +52,32 @@ class Question:
         return self.dates.date_to if self.dates else None
 
 
-def understand(text: str, today: dt.date, *, date_from: dt.date | None = None,
-               date_to: dt.date | None = None) -> Question:
+def understand(
+    text: str, today: dt.date, *, date_from: dt.date | None = None, date_to: dt.date | None = None
+) -> Question:
     """The question's window and search text. Explicit dates win over the question's words
     (which then stay in the search text)."""
     if date_from and date_to and date_from > date_to:
         raise QueryError(f"date_from {date_from} is after date_to {date_to}")
     if date_from or date_to:
-        return Question(text, text, InterpretedDates(date_from=date_from, date_to=date_to,
-                                                     origin="arguments", today=today))
+        return Question(
+            text,
+            text,
+            InterpretedDates(date_from=date_from, date_to=date_to, origin="arguments", today=today),
+        )
     resolved = resolve(text, today)
     if resolved.window is None:
         return Question.plain(text)
     window = resolved.window
     search = resolved.rest if resolved.rest.strip(" ?.!") else text
-    return Question(text, search, InterpretedDates(
-        text=window.text, date_from=window.start, date_to=window.end, origin="question",
-        today=today))
+    return Question(
+        text,
+        search,
+        InterpretedDates(
+            text=window.text,
+            date_from=window.start,
+            date_to=window.end,
+            origin="question",
+            today=today,
+        ),
+    )

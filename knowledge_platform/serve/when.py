@@ -26,29 +26,70 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH_NAMES = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "may"), "sept"])
 _MONTH = rf"(?P<month>{_MONTH_NAMES})\.?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = r"(?P<weekday>" + "|".join(_WEEKDAYS) + r")"
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-            "couple of": 2, "few": 3}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "couple of": 2,
+    "few": 3,
+}
 _N = r"(?P<n>\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + r")"
 _UNIT = r"(?P<unit>day|week|month|quarter|year)s?"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _Y = r"(?:19|20)\d{2}"
 _D = r"[0-3]?\d(?:st|nd|rd|th)?"
 #: An absolute date: 2026-05-12, 12 May [2026], 12th of May, May 12[th][, 2026].
-_DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|{_D}\s+(?:of\s+)?(?:{_MONTH_NAMES})\.?(?:,?\s+{_Y})?"
-         rf"|(?:{_MONTH_NAMES})\.?\s+{_D}(?:,?\s+{_Y})?)(?![\w-])")
-_DATE_PARTS = [re.compile(p, re.I) for p in (
-    r"(?P<iso>\d{4}-\d{2}-\d{2})",
-    rf"(?P<day>\d+)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH_NAMES})\.?(?:,?\s+(?P<year>\d{{4}}))?",
-    rf"(?P<month>{_MONTH_NAMES})\.?\s+(?P<day>\d+)(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{{4}}))?")]
-_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
-             "fourth": 4, "4th": 4}
+_DATE = (
+    rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|{_D}\s+(?:of\s+)?(?:{_MONTH_NAMES})\.?(?:,?\s+{_Y})?"
+    rf"|(?:{_MONTH_NAMES})\.?\s+{_D}(?:,?\s+{_Y})?)(?![\w-])"
+)
+_DATE_PARTS = [
+    re.compile(p, re.I)
+    for p in (
+        r"(?P<iso>\d{4}-\d{2}-\d{2})",
+        rf"(?P<day>\d+)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH_NAMES})\.?(?:,?\s+(?P<year>\d{{4}}))?",
+        rf"(?P<month>{_MONTH_NAMES})\.?\s+(?P<day>\d+)(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{{4}}))?",
+    )
+]
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
 
 
 @dataclass(frozen=True)
@@ -216,50 +257,84 @@ def _quarter_rule(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date]:
 
 
 _RULE_TEXTS: list[tuple[str, Rule]] = [
-    (rf"\b(?:between|from)\s+(?P<a>{_DATE}|(?:{_MONTH_NAMES})(?:\s+{_Y})?)\s+(?:and|to|until|"
-     rf"through)\s+(?P<b>{_DATE}|(?:{_MONTH_NAMES})(?:\s+{_Y})?)(?![\w-])", _between),
-    (r"\bthe\s+day\s+before\s+yesterday\b",
-     lambda m, t: _day(t - dt.timedelta(days=2))),
+    (
+        rf"\b(?:between|from)\s+(?P<a>{_DATE}|(?:{_MONTH_NAMES})(?:\s+{_Y})?)\s+(?:and|to|until|"
+        rf"through)\s+(?P<b>{_DATE}|(?:{_MONTH_NAMES})(?:\s+{_Y})?)(?![\w-])",
+        _between,
+    ),
+    (r"\bthe\s+day\s+before\s+yesterday\b", lambda m, t: _day(t - dt.timedelta(days=2))),
     (r"\byesterday\b", lambda m, t: _day(t - dt.timedelta(days=1))),
     (r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", lambda m, t: (t, t)),
-    (rf"\b(?:in\s+|over\s+|during\s+|within\s+)?the\s+(?:last|past|previous)\s+{_N}\s+{_UNIT}",
-     lambda m, t: _span(t, m.group("unit").lower(), _n(m.group("n")))),
-    (r"\b(?:in\s+|over\s+|during\s+)?the\s+(?:last|past)\s+(?P<unit>week|month|year)\b(?!\s+of)",
-     lambda m, t: _span(t, m.group("unit").lower(), 1)),
-    (rf"\b{_N}\s+{_UNIT}\s+ago\b",
-     lambda m, t: _ago(t, m.group("unit").lower(), _n(m.group("n")))),
-    (r"\bthe\s+(?P<unit>week|month|quarter|year)\s+before\s+last\b",
-     lambda m, t: _ago(t, m.group("unit").lower(), 2)),
+    (
+        rf"\b(?:in\s+|over\s+|during\s+|within\s+)?the\s+(?:last|past|previous)\s+{_N}\s+{_UNIT}",
+        lambda m, t: _span(t, m.group("unit").lower(), _n(m.group("n"))),
+    ),
+    (
+        r"\b(?:in\s+|over\s+|during\s+)?the\s+(?:last|past)\s+(?P<unit>week|month|year)\b(?!\s+of)",
+        lambda m, t: _span(t, m.group("unit").lower(), 1),
+    ),
+    (rf"\b{_N}\s+{_UNIT}\s+ago\b", lambda m, t: _ago(t, m.group("unit").lower(), _n(m.group("n")))),
+    (
+        r"\bthe\s+(?P<unit>week|month|quarter|year)\s+before\s+last\b",
+        lambda m, t: _ago(t, m.group("unit").lower(), 2),
+    ),
     (r"\b(?:a\s+)?fortnight\s+ago\b", lambda m, t: _ago(t, "week", 2)),
-    (r"\b(?:last|previous)\s+(?P<unit>week|month|quarter|year)\b",
-     lambda m, t: _ago(t, m.group("unit").lower(), 1)),
-    (r"\bearlier\s+this\s+(?P<unit>week|month|quarter|year)\b",
-     lambda m, t: (_this(t, m.group("unit").lower())[0], t - dt.timedelta(days=1))),
-    (r"\bthis\s+(?P<unit>week|month|quarter|year)\b",
-     lambda m, t: _this(t, m.group("unit").lower())),
-    (rf"\bthe\s+week\s+of\s+(?P<date>{_DATE})",
-     lambda m, t: _week(d) if (d := _date_of(m, t)) else None),
-    (rf"\bsince\s+(?:last\s+)?{_WEEKDAY}\b",
-     lambda m, t: (_weekday_before(t, m.group("weekday"), include_today=False), t)),
-    (rf"\bsince\s+(?P<date>{_DATE})",
-     lambda m, t: (d, t) if (d := _date_of(m, t)) else None),
-    (rf"\bsince\s+(?:the\s+start\s+of\s+|early\s+)?{_MONTH}(?:\s+{_YEAR})?\b",
-     lambda m, t: (_latest_month(t, _month(m.group("month")), m.group("year"))[0], t)),
-    (rf"\b(?:on\s+)?last\s+{_WEEKDAY}\b",
-     lambda m, t: _day(_weekday_before(t, m.group("weekday"), include_today=False))),
-    (rf"\bon\s+{_WEEKDAY}\b",
-     lambda m, t: _day(_weekday_before(t, m.group("weekday"), include_today=True))),
+    (
+        r"\b(?:last|previous)\s+(?P<unit>week|month|quarter|year)\b",
+        lambda m, t: _ago(t, m.group("unit").lower(), 1),
+    ),
+    (
+        r"\bearlier\s+this\s+(?P<unit>week|month|quarter|year)\b",
+        lambda m, t: (_this(t, m.group("unit").lower())[0], t - dt.timedelta(days=1)),
+    ),
+    (
+        r"\bthis\s+(?P<unit>week|month|quarter|year)\b",
+        lambda m, t: _this(t, m.group("unit").lower()),
+    ),
+    (
+        rf"\bthe\s+week\s+of\s+(?P<date>{_DATE})",
+        lambda m, t: _week(d) if (d := _date_of(m, t)) else None,
+    ),
+    (
+        rf"\bsince\s+(?:last\s+)?{_WEEKDAY}\b",
+        lambda m, t: (_weekday_before(t, m.group("weekday"), include_today=False), t),
+    ),
+    (rf"\bsince\s+(?P<date>{_DATE})", lambda m, t: (d, t) if (d := _date_of(m, t)) else None),
+    (
+        rf"\bsince\s+(?:the\s+start\s+of\s+|early\s+)?{_MONTH}(?:\s+{_YEAR})?\b",
+        lambda m, t: (_latest_month(t, _month(m.group("month")), m.group("year"))[0], t),
+    ),
+    (
+        rf"\b(?:on\s+)?last\s+{_WEEKDAY}\b",
+        lambda m, t: _day(_weekday_before(t, m.group("weekday"), include_today=False)),
+    ),
+    (
+        rf"\bon\s+{_WEEKDAY}\b",
+        lambda m, t: _day(_weekday_before(t, m.group("weekday"), include_today=True)),
+    ),
     (rf"\b(?:on\s+)?(?:the\s+)?(?:{_WEEKDAY},?\s+)?(?P<date>{_DATE})", _one_day),
-    (rf"\b(?:in\s+|during\s+)?(?P<part>early|mid|late|the\s+middle\s+of)[\s-]+{_MONTH}"
-     rf"(?:\s+{_YEAR})?\b", _part_of_month),
-    (rf"\b(?:in\s+|during\s+)?(?:q(?P<q>[1-4])|the\s+(?P<qword>first|second|third|fourth|1st|"
-     rf"2nd|3rd|4th)\s+quarter)(?:\s+(?:of\s+)?{_YEAR})?\b", _quarter_rule),
-    (rf"\b(?:in|during|throughout|back\s+in)\s+{_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
-     lambda m, t: _latest_month(t, _month(m.group("month")), m.group("year"))),
-    (rf"\b{_MONTH}\s+{_YEAR}\b",
-     lambda m, t: _latest_month(t, _month(m.group("month")), m.group("year"))),
-    (rf"\b(?:in|during)\s+{_YEAR}\b",
-     lambda m, t: (dt.date(int(m.group("year")), 1, 1), dt.date(int(m.group("year")), 12, 31))),
+    (
+        rf"\b(?:in\s+|during\s+)?(?P<part>early|mid|late|the\s+middle\s+of)[\s-]+{_MONTH}"
+        rf"(?:\s+{_YEAR})?\b",
+        _part_of_month,
+    ),
+    (
+        rf"\b(?:in\s+|during\s+)?(?:q(?P<q>[1-4])|the\s+(?P<qword>first|second|third|fourth|1st|"
+        rf"2nd|3rd|4th)\s+quarter)(?:\s+(?:of\s+)?{_YEAR})?\b",
+        _quarter_rule,
+    ),
+    (
+        rf"\b(?:in|during|throughout|back\s+in)\s+{_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
+        lambda m, t: _latest_month(t, _month(m.group("month")), m.group("year")),
+    ),
+    (
+        rf"\b{_MONTH}\s+{_YEAR}\b",
+        lambda m, t: _latest_month(t, _month(m.group("month")), m.group("year")),
+    ),
+    (
+        rf"\b(?:in|during)\s+{_YEAR}\b",
+        lambda m, t: (dt.date(int(m.group("year")), 1, 1), dt.date(int(m.group("year")), 12, 31)),
+    ),
 ]
 _RULES = [(re.compile(text, re.I), rule) for text, rule in _RULE_TEXTS]
 #: Words that may be left dangling once an expression is cut out of a question.

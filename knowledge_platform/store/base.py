@@ -27,8 +27,17 @@ RRF_K = 2
 _SCOPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 #: Payload fields with a payload index (server) / used in filters.
-FILTER_FIELDS = ("source", "kind", "lifecycle", "doc_id", "scope", "date", "confidentiality",
-                 "marks", "time_kind")
+FILTER_FIELDS = (
+    "source",
+    "kind",
+    "lifecycle",
+    "doc_id",
+    "scope",
+    "date",
+    "confidentiality",
+    "marks",
+    "time_kind",
+)
 
 
 def collection_name(scope: str) -> str:
@@ -56,8 +65,14 @@ class SearchFilter(BaseModel):
 
 
 #: SearchFilter attribute -> the payload field it matches (any of the listed values).
-KEYWORD_FILTERS = {"sources": "source", "kinds": "kind", "lifecycles": "lifecycle",
-                   "doc_ids": "doc_id", "confidentiality": "confidentiality", "marks": "marks"}
+KEYWORD_FILTERS = {
+    "sources": "source",
+    "kinds": "kind",
+    "lifecycles": "lifecycle",
+    "doc_ids": "doc_id",
+    "confidentiality": "confidentiality",
+    "marks": "marks",
+}
 
 
 def matches_nothing(flt: SearchFilter) -> bool:
@@ -162,8 +177,12 @@ class VectorStore(ABC):
 
     @abstractmethod
     def search_fused(
-        self, scope: str, queries: Sequence[VectorQuery], fuse: Fuse, *,
-        flt: SearchFilter | None = None
+        self,
+        scope: str,
+        queries: Sequence[VectorQuery],
+        fuse: Fuse,
+        *,
+        flt: SearchFilter | None = None,
     ) -> list[Hit]:
         """The queries' (id, score) lists ranked by `fuse`, then the payloads of the ranked
         ids alone. Turning payloads into chunks costs more than the searches themselves, and

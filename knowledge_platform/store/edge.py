@@ -61,13 +61,20 @@ def edge_filter(flt: SearchFilter) -> qe.Filter | None:
             conds.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
     if (dates := date_range(flt)) is not None:
         lower, upper = dates
-        dated = qe.FieldCondition("date", range=qe.RangeDateTime(
-            gte=lower.isoformat() if lower else None, lt=upper.isoformat() if upper else None))
+        dated = qe.FieldCondition(
+            "date",
+            range=qe.RangeDateTime(
+                gte=lower.isoformat() if lower else None, lt=upper.isoformat() if upper else None
+            ),
+        )
         if flt.in_force:
-            before = qe.FieldCondition("date", range=qe.RangeDateTime(
-                lt=upper.isoformat() if upper else None))
-            standing = qe.Filter(must=[qe.FieldCondition("time_kind", match=qe.MatchValue(
-                "standing"))], should=[before, qe.IsEmptyCondition("date")])
+            before = qe.FieldCondition(
+                "date", range=qe.RangeDateTime(lt=upper.isoformat() if upper else None)
+            )
+            standing = qe.Filter(
+                must=[qe.FieldCondition("time_kind", match=qe.MatchValue("standing"))],
+                should=[before, qe.IsEmptyCondition("date")],
+            )
             conds.append(qe.Filter(should=[dated, standing]))
         else:
             conds.append(dated)
@@ -81,16 +88,21 @@ def _source_filter(source: str) -> qe.Filter:
 def _scroll(shard: qe.EdgeShard, flt: qe.Filter | None, payload: Any) -> Iterator[qe.Record]:
     offset: Any = None
     while True:
-        records, offset = shard.scroll(qe.ScrollRequest(
-            offset=offset, limit=_PAGE, filter=flt, with_payload=payload, with_vector=False))
+        records, offset = shard.scroll(
+            qe.ScrollRequest(
+                offset=offset, limit=_PAGE, filter=flt, with_payload=payload, with_vector=False
+            )
+        )
         yield from records
         if offset is None:
             return
 
 
 def _hashes(shard: qe.EdgeShard, source: str) -> dict[str, str]:
-    return {str(r.id): str((r.payload or {}).get(HASH_FIELD, ""))
-            for r in _scroll(shard, _source_filter(source), [HASH_FIELD])}
+    return {
+        str(r.id): str((r.payload or {}).get(HASH_FIELD, ""))
+        for r in _scroll(shard, _source_filter(source), [HASH_FIELD])
+    }
 
 
 class EdgeWriter(CollectionWriter):
@@ -106,20 +118,23 @@ class EdgeWriter(CollectionWriter):
             if len(p.dense) != self._dim:
                 raise ModelMismatchError(
                     f"point {p.id} has a {len(p.dense)}-d vector; the collection holds "
-                    f"{self._dim}-d vectors")
+                    f"{self._dim}-d vectors"
+                )
             vector: dict[str, Any] = {
-                DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)}
+                DENSE: p.dense,
+                SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values),
+            }
             batch.append(qe.Point(p.id, vector, p.payload))
         try:
             for i in range(0, len(batch), _PAGE):
-                self._shard.update(qe.UpdateOperation.upsert_points(batch[i:i + _PAGE]))
+                self._shard.update(qe.UpdateOperation.upsert_points(batch[i : i + _PAGE]))
         except Exception as exc:
             raise _err("upsert", exc) from exc
 
     def delete(self, ids: Sequence[str]) -> None:
         try:
             for i in range(0, len(ids), _PAGE):
-                self._shard.update(qe.UpdateOperation.delete_points(list(ids[i:i + _PAGE])))
+                self._shard.update(qe.UpdateOperation.delete_points(list(ids[i : i + _PAGE])))
         except Exception as exc:
             raise _err("delete", exc) from exc
 
@@ -177,8 +192,11 @@ class EdgeStore(VectorStore):
     # -- writing -------------------------------------------------------------------------
 
     def _config(self, dim: int) -> qe.EdgeConfig:
-        optimizers = (qe.EdgeOptimizersConfig(indexing_threshold=self.indexing_threshold_kb)
-                      if self.indexing_threshold_kb is not None else None)
+        optimizers = (
+            qe.EdgeOptimizersConfig(indexing_threshold=self.indexing_threshold_kb)
+            if self.indexing_threshold_kb is not None
+            else None
+        )
         return qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
@@ -201,7 +219,8 @@ class EdgeStore(VectorStore):
             if ptr and (ptr.model_id, ptr.dim) != (model_id, dim):
                 raise ModelMismatchError(
                     f"collection {name} holds {ptr.model_id} ({ptr.dim}-d) vectors, not "
-                    f"{model_id} ({dim}-d); rebuild it to change models")
+                    f"{model_id} ({dim}-d); rebuild it to change models"
+                )
             current = ptr.number if ptr else 0
             sd.clean_abandoned_builds(cdir, current)
             number = sd.next_version(cdir, current)
@@ -219,8 +238,9 @@ class EdgeStore(VectorStore):
                 raise
             sd.collect_garbage(cdir, keep=self.keep_versions, grace=self.gc_grace)
 
-    def _build(self, cdir: Path, ptr: sd.Pointer | None, build: Path, dim: int
-               ) -> Iterator[CollectionWriter]:
+    def _build(
+        self, cdir: Path, ptr: sd.Pointer | None, build: Path, dim: int
+    ) -> Iterator[CollectionWriter]:
         try:
             if ptr is None:
                 shard = self._create(build, dim)
@@ -258,7 +278,8 @@ class EdgeStore(VectorStore):
             name = collection_name(scope)
             cdir = self.root / name
             name, cdir, pointer = self._places.setdefault(
-                scope, (name, cdir, str(cdir / sd.POINTER)))
+                scope, (name, cdir, str(cdir / sd.POINTER))
+            )
         with self._lock_for(name):
             reader = self._readers.get(name)
             stamp = sd.pointer_stamp(pointer)
@@ -314,10 +335,13 @@ class EdgeStore(VectorStore):
         with self._reading(scope) as r:
             if r is None:
                 return None
-            return CollectionInfo(name=collection_name(scope), model_id=r.pointer.model_id,
-                                  dim=r.pointer.dim,
-                                  points=r.shard.count(qe.CountRequest(exact=True)),
-                                  version=r.pointer.version)
+            return CollectionInfo(
+                name=collection_name(scope),
+                model_id=r.pointer.model_id,
+                dim=r.pointer.dim,
+                points=r.shard.count(qe.CountRequest(exact=True)),
+                version=r.pointer.version,
+            )
 
     def point_hashes(self, scope: str, source: str) -> dict[str, str]:
         with self._reading(scope) as r:
@@ -339,8 +363,11 @@ class EdgeStore(VectorStore):
                 return False
             if (found := r.found.get(key)) is None:
                 try:
-                    records, _ = r.shard.scroll(qe.ScrollRequest(
-                        limit=1, filter=edge_filter(flt), with_payload=False, with_vector=False))
+                    records, _ = r.shard.scroll(
+                        qe.ScrollRequest(
+                            limit=1, filter=edge_filter(flt), with_payload=False, with_vector=False
+                        )
+                    )
                 except Exception as exc:
                     raise _err("scroll", exc) from exc
                 if len(r.found) >= _FOUND_KEPT:
@@ -355,8 +382,10 @@ class EdgeStore(VectorStore):
         with self._reading(scope) as r:
             if r is None:
                 return iter(())
-            chunks = [Chunk.from_payload(rec.payload or {})
-                      for rec in _scroll(r.shard, edge_filter(flt), True)]
+            chunks = [
+                Chunk.from_payload(rec.payload or {})
+                for rec in _scroll(r.shard, edge_filter(flt), True)
+            ]
         return iter(chunks)
 
     def search_batch(
@@ -368,12 +397,18 @@ class EdgeStore(VectorStore):
             return [[] for _ in queries]
         with self._reading(scope) as r:
             results = [[] for _ in queries] if r is None else _query(r.shard, requests)
-        return [[Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in points]
-                for points in results]
+        return [
+            [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in points]
+            for points in results
+        ]
 
     def search_fused(
-        self, scope: str, queries: Sequence[VectorQuery], fuse: Fuse, *,
-        flt: SearchFilter | None = None
+        self,
+        scope: str,
+        queries: Sequence[VectorQuery],
+        fuse: Fuse,
+        *,
+        flt: SearchFilter | None = None,
     ) -> list[Hit]:
         flt = flt or SearchFilter()
         requests = self._requests(queries, flt, payload=False)
@@ -382,26 +417,39 @@ class EdgeStore(VectorStore):
         with self._reading(scope) as r:
             if r is None:
                 return []
-            ranked = fuse([[(str(p.id), p.score) for p in points]
-                           for points in _query(r.shard, requests)])
+            ranked = fuse(
+                [[(str(p.id), p.score) for p in points] for points in _query(r.shard, requests)]
+            )
             try:
                 records = r.shard.retrieve([i for i, _ in ranked], True, False) if ranked else []
             except Exception as exc:
                 raise _err("search", exc) from exc
         payloads = {str(rec.id): rec.payload or {} for rec in records}
-        return [Hit(chunk=Chunk.from_payload(payloads[i]), score=score) for i, score in ranked
-                if i in payloads]
+        return [
+            Hit(chunk=Chunk.from_payload(payloads[i]), score=score)
+            for i, score in ranked
+            if i in payloads
+        ]
 
-    def _requests(self, queries: Sequence[VectorQuery], flt: SearchFilter,
-                  payload: bool) -> list[qe.QueryRequest | None]:
+    def _requests(
+        self, queries: Sequence[VectorQuery], flt: SearchFilter, payload: bool
+    ) -> list[qe.QueryRequest | None]:
         qflt = edge_filter(flt)
-        return [self._request(q.dense, q.sparse, q.limit, qflt, q.mode, q.prefetch, payload)
-                for q in queries]
+        return [
+            self._request(q.dense, q.sparse, q.limit, qflt, q.mode, q.prefetch, payload)
+            for q in queries
+        ]
 
     @staticmethod
-    def _request(dense: Sequence[float] | None, sparse: SparseVector | None, limit: int,
-                 flt: qe.Filter | None, mode: SearchMode, prefetch: int,
-                 payload: bool) -> qe.QueryRequest | None:
+    def _request(
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        limit: int,
+        flt: qe.Filter | None,
+        mode: SearchMode,
+        prefetch: int,
+        payload: bool,
+    ) -> qe.QueryRequest | None:
         if limit < 1:
             raise StoreError(f"limit must be at least 1, got {limit}")
         queries = []
@@ -419,18 +467,20 @@ class EdgeStore(VectorStore):
         if not queries:
             return None
         if len(queries) == 1:
-            return qe.QueryRequest(limit=limit, query=queries[0], filter=flt,
-                                   with_payload=payload)
-        prefetches = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=flt)
-                      for q in queries]
-        return qe.QueryRequest(limit=limit, prefetches=prefetches, query=_rrf(),
-                               filter=flt, with_payload=payload)
+            return qe.QueryRequest(limit=limit, query=queries[0], filter=flt, with_payload=payload)
+        prefetches = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=flt) for q in queries]
+        return qe.QueryRequest(
+            limit=limit, prefetches=prefetches, query=_rrf(), filter=flt, with_payload=payload
+        )
 
     def collect_garbage(self, scope: str) -> list[str]:
         """Remove old versions and dead readers' copies now (writers do this after publish)."""
         cdir = self.root / collection_name(scope)
-        return sd.collect_garbage(cdir, keep=self.keep_versions, grace=self.gc_grace) \
-            if cdir.is_dir() else []
+        return (
+            sd.collect_garbage(cdir, keep=self.keep_versions, grace=self.gc_grace)
+            if cdir.is_dir()
+            else []
+        )
 
     def close(self) -> None:
         for name in list(self._readers):

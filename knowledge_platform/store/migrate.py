@@ -72,8 +72,9 @@ def read_points(edge: EdgeStore, scope: str, page: int = PAGE) -> Iterator[list[
             return
         offset = None
         while True:
-            records, offset = reader.shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=page, with_payload=True, with_vector=True))
+            records, offset = reader.shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=page, with_payload=True, with_vector=True)
+            )
             yield [_point(r) for r in records]
             if offset is None:
                 return
@@ -84,40 +85,46 @@ def _point(record: qe.Record) -> Point:
     dense, sparse = vectors.get(DENSE), vectors.get(SPARSE)
     if not isinstance(dense, list) or not isinstance(sparse, qe.SparseVector):
         raise StoreError(f"edge point {record.id} lacks the {DENSE!r}/{SPARSE!r} vectors")
-    return Point.model_validate({  # validation rejects a multivector where `dense` should be
-        "id": str(record.id),
-        "dense": dense,
-        "sparse": SparseVector(indices=list(sparse.indices), values=list(sparse.values)),
-        "payload": dict(record.payload or {}),
-    })
+    return Point.model_validate(
+        {  # validation rejects a multivector where `dense` should be
+            "id": str(record.id),
+            "dense": dense,
+            "sparse": SparseVector(indices=list(sparse.indices), values=list(sparse.values)),
+            "payload": dict(record.payload or {}),
+        }
+    )
 
 
-def plan(edge: EdgeStore, target: VectorStore,
-         scopes: Sequence[str] | None = None) -> list[tuple[str, CollectionInfo]]:
+def plan(
+    edge: EdgeStore, target: VectorStore, scopes: Sequence[str] | None = None
+) -> list[tuple[str, CollectionInfo]]:
     """The collections to publish with their model; raises before anything is written."""
     chosen = list(scopes) if scopes else edge_scopes(edge)
     if not chosen:
-        raise StoreError(f"no published Edge collections under {edge.root}; run `kp index` "
-                         "first (or point KP_HOME at the embedded data)")
+        raise StoreError(
+            f"no published Edge collections under {edge.root}; run `kp index` "
+            "first (or point KP_HOME at the embedded data)"
+        )
     planned = []
     for scope in chosen:
         info = edge.info(scope)
         if info is None:
             raise StoreError(f"scope {scope!r} has no published collection under {edge.root}")
         existing = target.info(scope)
-        if existing is not None and (existing.model_id, existing.dim) != (info.model_id,
-                                                                            info.dim):
+        if existing is not None and (existing.model_id, existing.dim) != (info.model_id, info.dim):
             raise ModelMismatchError(
                 f"target collection {existing.name} records {existing.model_id} "
                 f"({existing.dim}-d) vectors, the Edge shards hold {info.model_id} "
                 f"({info.dim}-d); nothing published. Drop or rename the target collection, "
-                "or reindex into it instead of publishing")
+                "or reindex into it instead of publishing"
+            )
         planned.append((scope, info))
     return planned
 
 
-def publish(edge: EdgeStore, target: VectorStore, scopes: Sequence[str] | None = None, *,
-            page: int = PAGE) -> list[PublishResult]:
+def publish(
+    edge: EdgeStore, target: VectorStore, scopes: Sequence[str] | None = None, *, page: int = PAGE
+) -> list[PublishResult]:
     """Upsert every point of the chosen (default: all) Edge collections into `target`."""
     results = []
     for scope, info in plan(edge, target, scopes):
@@ -126,8 +133,15 @@ def publish(edge: EdgeStore, target: VectorStore, scopes: Sequence[str] | None =
             with target.writer(scope, info.model_id, info.dim) as writer:
                 writer.upsert(batch)  # an empty batch still creates the collection
             published += len(batch)
-        results.append(PublishResult(
-            scope=scope, collection=collection_name(scope), model_id=info.model_id,
-            dim=info.dim, source_points=info.points, published=published,
-            target_points=target.count(scope)))
+        results.append(
+            PublishResult(
+                scope=scope,
+                collection=collection_name(scope),
+                model_id=info.model_id,
+                dim=info.dim,
+                source_points=info.points,
+                published=published,
+                target_points=target.count(scope),
+            )
+        )
     return results

@@ -64,10 +64,16 @@ def server_filter(flt: SearchFilter) -> models.Filter | None:
         dated = models.FieldCondition(key="date", range=models.DatetimeRange(gte=lower, lt=upper))
         if flt.in_force:
             standing = models.Filter(
-                must=[models.FieldCondition(key="time_kind",
-                                            match=models.MatchValue(value="standing"))],
-                should=[models.FieldCondition(key="date", range=models.DatetimeRange(lt=upper)),
-                        models.IsEmptyCondition(is_empty=models.PayloadField(key="date"))])
+                must=[
+                    models.FieldCondition(
+                        key="time_kind", match=models.MatchValue(value="standing")
+                    )
+                ],
+                should=[
+                    models.FieldCondition(key="date", range=models.DatetimeRange(lt=upper)),
+                    models.IsEmptyCondition(is_empty=models.PayloadField(key="date")),
+                ],
+            )
             must.append(models.Filter(should=[dated, standing]))
         else:
             must.append(dated)
@@ -75,8 +81,9 @@ def server_filter(flt: SearchFilter) -> models.Filter | None:
 
 
 def _source_filter(source: str) -> models.Filter:
-    return models.Filter(must=[models.FieldCondition(
-        key="source", match=models.MatchValue(value=source))])
+    return models.Filter(
+        must=[models.FieldCondition(key="source", match=models.MatchValue(value=source))]
+    )
 
 
 def _struct(p: Point) -> models.PointStruct:
@@ -101,7 +108,8 @@ class ServerWriter(CollectionWriter):
             if len(p.dense) != self._dim:
                 raise ModelMismatchError(
                     f"point {p.id} has a {len(p.dense)}-d vector; the collection holds "
-                    f"{self._dim}-d vectors")
+                    f"{self._dim}-d vectors"
+                )
         self.ops.append(("upsert", list(points)))
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -141,8 +149,11 @@ class QdrantServerStore(VectorStore):
         if client is None:
             if not url:
                 raise StoreError("the qdrant engine needs a client or a server URL")
-            client = (QdrantClient(location=":memory:") if url == ":memory:"
-                      else QdrantClient(url=url, api_key=api_key, timeout=timeout))
+            client = (
+                QdrantClient(location=":memory:")
+                if url == ":memory:"
+                else QdrantClient(url=url, api_key=api_key, timeout=timeout)
+            )
             self._owns_client = True
         else:
             self._owns_client = False
@@ -158,8 +169,10 @@ class QdrantServerStore(VectorStore):
         except Exception as exc:
             raise _err(f"reading collection {name}", exc) from exc
         if META_MODEL not in meta or META_DIM not in meta:
-            raise StoreError(f"collection {name} has no model metadata; it was not created "
-                             "by this platform (or the server is too old for metadata)")
+            raise StoreError(
+                f"collection {name} has no model metadata; it was not created "
+                "by this platform (or the server is too old for metadata)"
+            )
         return str(meta[META_MODEL]), int(meta[META_DIM])
 
     def _check(self, name: str, model_id: str, dim: int) -> bool:
@@ -168,17 +181,20 @@ class QdrantServerStore(VectorStore):
         if meta is not None and meta != (model_id, dim):
             raise ModelMismatchError(
                 f"collection {name} holds {meta[0]} ({meta[1]}-d) vectors, not {model_id} "
-                f"({dim}-d); rebuild it to change models")
+                f"({dim}-d); rebuild it to change models"
+            )
         return meta is not None
 
     def _create(self, name: str, model_id: str, dim: int) -> None:
         try:
             self.client.create_collection(
                 name,
-                vectors_config={DENSE: models.VectorParams(size=dim,
-                                                           distance=models.Distance.COSINE)},
-                sparse_vectors_config={SPARSE: models.SparseVectorParams(
-                    modifier=models.Modifier.IDF)},
+                vectors_config={
+                    DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)
+                },
+                sparse_vectors_config={
+                    SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                },
                 metadata={META_MODEL: model_id, META_DIM: dim},
             )
         except Exception as exc:  # another writer may have created it first
@@ -199,8 +215,11 @@ class QdrantServerStore(VectorStore):
             for field in FILTER_FIELDS:
                 if field in have:
                     continue
-                schema = (models.PayloadSchemaType.DATETIME if field == "date"
-                          else models.PayloadSchemaType.KEYWORD)
+                schema = (
+                    models.PayloadSchemaType.DATETIME
+                    if field == "date"
+                    else models.PayloadSchemaType.KEYWORD
+                )
                 self.client.create_payload_index(name, field, schema, wait=True)
 
     @contextlib.contextmanager
@@ -213,8 +232,7 @@ class QdrantServerStore(VectorStore):
         with exclusive_lock(self.lock_dir / f"{name}.lock", self.lock_timeout):
             yield from self._write(name, scope, model_id, dim)
 
-    def _write(self, name: str, scope: str, model_id: str, dim: int
-               ) -> Iterator[CollectionWriter]:
+    def _write(self, name: str, scope: str, model_id: str, dim: int) -> Iterator[CollectionWriter]:
         exists = self._check(name, model_id, dim)
         session = ServerWriter(self, scope, dim)
         yield session
@@ -225,12 +243,11 @@ class QdrantServerStore(VectorStore):
         try:
             for kind, items in session.ops:
                 for i in range(0, len(items), _PAGE):
-                    batch = items[i:i + _PAGE]
+                    batch = items[i : i + _PAGE]
                     if kind == "upsert":
                         self.client.upsert(name, [_struct(p) for p in batch], wait=True)
                     else:
-                        self.client.delete(name, models.PointIdsList(points=list(batch)),
-                                           wait=True)
+                        self.client.delete(name, models.PointIdsList(points=list(batch)), wait=True)
         except Exception as exc:
             raise _err(f"writing {name}", exc) from exc
 
@@ -241,8 +258,9 @@ class QdrantServerStore(VectorStore):
         meta = self._meta(name)
         if meta is None:
             return None
-        return CollectionInfo(name=name, model_id=meta[0], dim=meta[1],
-                              points=self._count(name, None))
+        return CollectionInfo(
+            name=name, model_id=meta[0], dim=meta[1], points=self._count(name, None)
+        )
 
     def _count(self, name: str, flt: models.Filter | None) -> int:
         try:
@@ -261,8 +279,13 @@ class QdrantServerStore(VectorStore):
         while True:
             try:
                 records, offset = self.client.scroll(
-                    name, scroll_filter=flt, limit=_PAGE, offset=offset,
-                    with_payload=payload, with_vectors=False)
+                    name,
+                    scroll_filter=flt,
+                    limit=_PAGE,
+                    offset=offset,
+                    with_payload=payload,
+                    with_vectors=False,
+                )
             except Exception as exc:
                 raise _err(f"scrolling {name}", exc) from exc
             yield from records
@@ -273,25 +296,33 @@ class QdrantServerStore(VectorStore):
         name = collection_name(scope)
         if not self.client.collection_exists(name):
             return {}
-        return {str(r.id): str((r.payload or {}).get(HASH_FIELD, ""))
-                for r in self._records(name, _source_filter(source), [HASH_FIELD])}
+        return {
+            str(r.id): str((r.payload or {}).get(HASH_FIELD, ""))
+            for r in self._records(name, _source_filter(source), [HASH_FIELD])
+        }
 
     def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:
         name = collection_name(scope)
         flt = flt or SearchFilter()
-        if matches_nothing(flt) or not self.client.collection_exists(
-                name):
+        if matches_nothing(flt) or not self.client.collection_exists(name):
             return iter(())
-        return (Chunk.from_payload(r.payload or {})
-                for r in self._records(name, server_filter(flt), True))
+        return (
+            Chunk.from_payload(r.payload or {})
+            for r in self._records(name, server_filter(flt), True)
+        )
 
     def exists(self, scope: str, flt: SearchFilter) -> bool:
         name = collection_name(scope)
         if matches_nothing(flt) or not self.client.collection_exists(name):
             return False
         try:
-            records, _ = self.client.scroll(name, scroll_filter=server_filter(flt), limit=1,
-                                            with_payload=False, with_vectors=False)
+            records, _ = self.client.scroll(
+                name,
+                scroll_filter=server_filter(flt),
+                limit=1,
+                with_payload=False,
+                with_vectors=False,
+            )
         except Exception as exc:
             raise _err(f"scrolling {name}", exc) from exc
         return bool(records)
@@ -299,29 +330,44 @@ class QdrantServerStore(VectorStore):
     def search_batch(
         self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
     ) -> list[list[Hit]]:
-        return [[Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in points]
-                for points in self._query(scope, queries, flt, payload=True)]
+        return [
+            [Hit(chunk=Chunk.from_payload(p.payload or {}), score=p.score) for p in points]
+            for points in self._query(scope, queries, flt, payload=True)
+        ]
 
     def search_fused(
-        self, scope: str, queries: Sequence[VectorQuery], fuse: Fuse, *,
-        flt: SearchFilter | None = None
+        self,
+        scope: str,
+        queries: Sequence[VectorQuery],
+        fuse: Fuse,
+        *,
+        flt: SearchFilter | None = None,
     ) -> list[Hit]:
-        ranked = fuse([[(str(p.id), p.score) for p in points]
-                       for points in self._query(scope, queries, flt, payload=False)])
+        ranked = fuse(
+            [
+                [(str(p.id), p.score) for p in points]
+                for points in self._query(scope, queries, flt, payload=False)
+            ]
+        )
         if not ranked:
             return []
         name = collection_name(scope)
         try:
-            records = self.client.retrieve(name, ids=[i for i, _ in ranked], with_payload=True,
-                                           with_vectors=False)
+            records = self.client.retrieve(
+                name, ids=[i for i, _ in ranked], with_payload=True, with_vectors=False
+            )
         except Exception as exc:
             raise _err(f"reading {name}", exc) from exc
         payloads = {str(rec.id): rec.payload or {} for rec in records}
-        return [Hit(chunk=Chunk.from_payload(payloads[i]), score=score) for i, score in ranked
-                if i in payloads]
+        return [
+            Hit(chunk=Chunk.from_payload(payloads[i]), score=score)
+            for i, score in ranked
+            if i in payloads
+        ]
 
-    def _query(self, scope: str, queries: Sequence[VectorQuery], flt: SearchFilter | None,
-               payload: bool) -> list[list[models.ScoredPoint]]:
+    def _query(
+        self, scope: str, queries: Sequence[VectorQuery], flt: SearchFilter | None, payload: bool
+    ) -> list[list[models.ScoredPoint]]:
         name = collection_name(scope)
         flt = flt or SearchFilter()
         qf = server_filter(flt)
@@ -342,23 +388,31 @@ class QdrantServerStore(VectorStore):
             self.client.close()
 
 
-def _request(q: VectorQuery, qf: models.Filter | None,
-             payload: bool) -> models.QueryRequest | None:
+def _request(q: VectorQuery, qf: models.Filter | None, payload: bool) -> models.QueryRequest | None:
     queries = _queries(q.dense, q.sparse, q.mode, q.limit)
     if not queries:
         return None
     if len(queries) == 1:
         query, using = queries[0]
-        return models.QueryRequest(query=query, using=using, filter=qf, limit=q.limit,
-                                   with_payload=payload)
-    pre = [models.Prefetch(query=v, using=u, filter=qf, limit=max(q.prefetch, q.limit))
-           for v, u in queries]
-    return models.QueryRequest(prefetch=pre, query=models.FusionQuery(fusion=models.Fusion.RRF),
-                               filter=qf, limit=q.limit, with_payload=payload)
+        return models.QueryRequest(
+            query=query, using=using, filter=qf, limit=q.limit, with_payload=payload
+        )
+    pre = [
+        models.Prefetch(query=v, using=u, filter=qf, limit=max(q.prefetch, q.limit))
+        for v, u in queries
+    ]
+    return models.QueryRequest(
+        prefetch=pre,
+        query=models.FusionQuery(fusion=models.Fusion.RRF),
+        filter=qf,
+        limit=q.limit,
+        with_payload=payload,
+    )
 
 
-def _queries(dense: Sequence[float] | None, sparse: SparseVector | None, mode: SearchMode,
-             limit: int) -> list[tuple[Any, str]]:
+def _queries(
+    dense: Sequence[float] | None, sparse: SparseVector | None, mode: SearchMode, limit: int
+) -> list[tuple[Any, str]]:
     if limit < 1:
         raise StoreError(f"limit must be at least 1, got {limit}")
     if mode == "dense" and dense is None:
@@ -371,6 +425,5 @@ def _queries(dense: Sequence[float] | None, sparse: SparseVector | None, mode: S
     if mode in ("hybrid", "dense") and dense is not None:
         queries.append((list(dense), DENSE))
     if mode in ("hybrid", "sparse") and sparse is not None and sparse.indices:
-        queries.append((models.SparseVector(indices=sparse.indices, values=sparse.values),
-                        SPARSE))
+        queries.append((models.SparseVector(indices=sparse.indices, values=sparse.values), SPARSE))
     return queries

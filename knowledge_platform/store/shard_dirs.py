@@ -39,8 +39,9 @@ _BLOCK = 1 << 20
 #: Files Qdrant writes once, when it builds an immutable segment, and afterwards only opens
 #: O_RDONLY and maps read-only (checked with strace across load, upsert of points living in
 #: the segment, delete, set_payload, optimize). They may be hard-linked between versions.
-IMMUTABLE_FILES = frozenset({"matrix.dat", "links.bin", "links_compressed.bin",
-                             "inverted_index.dat"})
+IMMUTABLE_FILES = frozenset(
+    {"matrix.dat", "links.bin", "links_compressed.bin", "inverted_index.dat"}
+)
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,12 @@ def version_number(name: str) -> int | None:
 def read_pointer(cdir: Path) -> Pointer | None:
     try:
         data = json.loads((cdir / POINTER).read_text())
-        return Pointer(str(data["version"]), str(data["model_id"]), int(data["dim"]),
-                       float(data.get("published_at", 0.0)))
+        return Pointer(
+            str(data["version"]),
+            str(data["model_id"]),
+            int(data["dim"]),
+            float(data.get("published_at", 0.0)),
+        )
     except FileNotFoundError:
         return None
     except (ValueError, KeyError, TypeError) as exc:
@@ -88,8 +93,12 @@ def fsync_dir(path: Path) -> None:
 def write_pointer(cdir: Path, ptr: Pointer) -> None:
     """Atomic: a temp file, fsynced, then os.replace over CURRENT."""
     tmp = cdir / f".{POINTER}.{os.getpid()}.tmp"
-    payload = {"version": ptr.version, "model_id": ptr.model_id, "dim": ptr.dim,
-               "published_at": ptr.published_at}
+    payload = {
+        "version": ptr.version,
+        "model_id": ptr.model_id,
+        "dim": ptr.dim,
+        "published_at": ptr.published_at,
+    }
     with open(tmp, "w") as fh:
         json.dump(payload, fh)
         fh.flush()

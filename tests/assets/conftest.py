@@ -45,8 +45,13 @@ class Materializer:
         result = self(source, scope, raise_on_error=False)
         return {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
 
-    def partial(self, source: str, steps: list[str], scope: str = "internal",
-                tags: dict[str, str] | None = None) -> Any:
+    def partial(
+        self,
+        source: str,
+        steps: list[str],
+        scope: str = "internal",
+        tags: dict[str, str] | None = None,
+    ) -> Any:
         self._ensure_partition(scope)
         return materialize(
             build_source_assets(source),

@@ -16,12 +16,27 @@ def test_report_counts_topics_and_gaps_per_scope(kp_env):
     now = dt.datetime.now(dt.UTC)
     old = (now - dt.timedelta(days=30)).isoformat()
     rows = [
-        {"time": now.isoformat(), "scope": "internal", "query": "checkout test results",
-         "hits": 5, "top_score": 0.03},
-        {"time": now.isoformat(), "scope": "internal", "query": "checkout banner",
-         "hits": 5, "top_score": 0.03},
-        {"time": now.isoformat(), "scope": "acme", "query": "pricing page audit",
-         "hits": 0, "top_score": None},
+        {
+            "time": now.isoformat(),
+            "scope": "internal",
+            "query": "checkout test results",
+            "hits": 5,
+            "top_score": 0.03,
+        },
+        {
+            "time": now.isoformat(),
+            "scope": "internal",
+            "query": "checkout banner",
+            "hits": 5,
+            "top_score": 0.03,
+        },
+        {
+            "time": now.isoformat(),
+            "scope": "acme",
+            "query": "pricing page audit",
+            "hits": 0,
+            "top_score": None,
+        },
         {"time": old, "scope": "internal", "query": "ancient", "hits": 0, "top_score": 0},
     ]
     _log(kp_env.query_log, rows)
@@ -35,7 +50,11 @@ def test_report_counts_topics_and_gaps_per_scope(kp_env):
 
 
 def test_summarize_counts_only_empty_results_as_gaps():
-    s = summarize([{"scope": "x", "query": "q", "hits": 0, "top_score": None},
-                   {"scope": "x", "query": "found", "hits": 3, "top_score": 0.5}])
+    s = summarize(
+        [
+            {"scope": "x", "query": "q", "hits": 0, "top_score": None},
+            {"scope": "x", "query": "found", "hits": 3, "top_score": 0.5},
+        ]
+    )
     assert s["x"]["gaps"] == [("q", 1)]
     assert s["x"]["queries"] == 2

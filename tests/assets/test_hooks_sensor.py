@@ -27,8 +27,10 @@ from tests.conftest import write_registry
 
 def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_data):
     registry_data["internal"]["sources"]["clickup"] = {"team_id": "9001", "space_ids": ["s1"]}
-    registry_data["clients"]["acme"]["sources"]["clickup"] = {"team_id": "9001",
-                                                              "space_ids": ["s-acme"]}
+    registry_data["clients"]["acme"]["sources"]["clickup"] = {
+        "team_id": "9001",
+        "space_ids": ["s-acme"],
+    }
     write_registry(kp_env.config, registry_data)
     settings = Settings()
     defs = build_definitions(settings)
@@ -36,21 +38,30 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
     assert sensor.minimum_interval_seconds == 1  # every look of the sensor daemon (5 s)
     assert sensor.default_status == DefaultSensorStatus.RUNNING
     queue = open_queue(settings.home_dir)
-    burst = [HookEvent(f"clickup:taskUpdated:t1:{i}@internal", "clickup", "internal",
-                       ("t1",)) for i in range(1000)]
+    burst = [
+        HookEvent(f"clickup:taskUpdated:t1:{i}@internal", "clickup", "internal", ("t1",))
+        for i in range(1000)
+    ]
     queue.put(burst, received_at=time.time() - 5)
-    queue.put([HookEvent("clickup:taskDeleted:t9:x@internal", "clickup", "internal", ("t9",),
-                         ("t9",))], received_at=time.time() - 5)
-    queue.put([HookEvent("clickup:taskUpdated:t2:x@acme", "clickup", "acme", ("t2",))],
-              received_at=time.time() - 5)  # acme is not a partition yet
+    queue.put(
+        [HookEvent("clickup:taskDeleted:t9:x@internal", "clickup", "internal", ("t9",), ("t9",))],
+        received_at=time.time() - 5,
+    )
+    queue.put(
+        [HookEvent("clickup:taskUpdated:t2:x@acme", "clickup", "acme", ("t2",))],
+        received_at=time.time() - 5,
+    )  # acme is not a partition yet
 
     with instance_for_test() as instance:
         instance.add_dynamic_partitions(SCOPES, ["internal"])
 
         def tick(cursor: str | None):
-            ctx = build_sensor_context(instance_ref=instance.get_ref(), cursor=cursor,
-                                       resources=defs.resources,
-                                       repository_def=defs.get_repository_def())
+            ctx = build_sensor_context(
+                instance_ref=instance.get_ref(),
+                cursor=cursor,
+                resources=defs.resources,
+                repository_def=defs.get_repository_def(),
+            )
             with ctx:
                 return sensor.evaluate_tick(ctx)
 
@@ -65,11 +76,14 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
         assert tick(first.cursor).run_requests == []
 
         # While that run waits to start, new events for its scope wait too, then share a run.
-        waiting = create_run_for_test(instance, job_name="reindex_job", tags=run.tags,
-                                      status=DagsterRunStatus.NOT_STARTED)
+        waiting = create_run_for_test(
+            instance, job_name="reindex_job", tags=run.tags, status=DagsterRunStatus.NOT_STARTED
+        )
         for i, task in enumerate(["t3", "t4"]):
-            queue.put([HookEvent(f"clickup:taskCreated:{task}:{i}@internal", "clickup",
-                                 "internal")], received_at=time.time() - 5)
+            queue.put(
+                [HookEvent(f"clickup:taskCreated:{task}:{i}@internal", "clickup", "internal")],
+                received_at=time.time() - 5,
+            )
             held = tick(first.cursor)
             assert held.run_requests == [] and held.cursor == first.cursor
         instance.delete_run(waiting.run_id)  # started (and gone from the queue)

@@ -79,15 +79,18 @@ def test_an_emptied_source_trips_the_guard_and_keeps_the_index(run_assets, works
     # deletion check fails saying how many and why.
     assert result.success
     assert run_assets.metadata(result, "raw")["deletions_held"] == 2
-    evaluation = next(c for c in result.get_asset_check_evaluations()
-                      if c.check_name == "memory_files_deletions_within_guard")
+    evaluation = next(
+        c
+        for c in result.get_asset_check_evaluations()
+        if c.check_name == "memory_files_deletions_within_guard"
+    )
     assert evaluation.passed is False
     assert "2 deletions held: the pull would remove all 2 documents" in (
-        evaluation.description or "")
+        evaluation.description or ""
+    )
     assert runtime.store.count("internal") == before
     runtime.close()
-    forced = run_assets("memory_files", tags={"kp/full_reconcile": "true"},
-                        raise_on_error=False)
+    forced = run_assets("memory_files", tags={"kp/full_reconcile": "true"}, raise_on_error=False)
     assert run_assets.metadata(forced, "collection")["points"] == 0
     # An empty scope can no longer answer its golden question: that check says so.
     checks = {c.check_name: c.passed for c in forced.get_asset_check_evaluations()}

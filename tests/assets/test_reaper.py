@@ -30,10 +30,12 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-def _run(instance: DagsterInstance, status: DagsterRunStatus, pid: int, host: str,
-         pool: str | None) -> str:
-    run = create_run_for_test(instance, job_name="reindex_job", status=status,
-                              tags={PID_TAG: str(pid), HOST_TAG: host})
+def _run(
+    instance: DagsterInstance, status: DagsterRunStatus, pid: int, host: str, pool: str | None
+) -> str:
+    run = create_run_for_test(
+        instance, job_name="reindex_job", status=status, tags={PID_TAG: str(pid), HOST_TAG: host}
+    )
     if pool is not None:
         storage = instance.event_log_storage
         storage.initialize_concurrency_limit_to_default(pool)
@@ -43,8 +45,10 @@ def _run(instance: DagsterInstance, status: DagsterRunStatus, pid: int, host: st
 
 def _holders(instance: DagsterInstance) -> dict[str, set[str]]:
     storage = instance.event_log_storage
-    return {pool: {s.run_id for s in storage.get_concurrency_info(pool).claimed_slots}
-            for pool in storage.get_concurrency_keys()}
+    return {
+        pool: {s.run_id for s in storage.get_concurrency_info(pool).claimed_slots}
+        for pool in storage.get_concurrency_keys()
+    }
 
 
 def test_dead_runs_are_failed_and_every_slot_of_an_ended_run_is_freed(kp_env: Settings) -> None:
@@ -60,14 +64,23 @@ def test_dead_runs_are_failed_and_every_slot_of_an_ended_run_is_freed(kp_env: Se
     assert set(reaped) == {killed, ended}
     assert reaped[killed].slots == ("clickup_api (source__raw)",)
     assert f"pid {dead}" in reaped[killed].line()
-    status = {rid: instance.get_run_by_id(rid).status  # type: ignore[union-attr]
-              for rid in (killed, alive, elsewhere, ended)}
-    assert status == {killed: DagsterRunStatus.FAILURE, alive: DagsterRunStatus.STARTED,
-                      elsewhere: DagsterRunStatus.STARTED, ended: DagsterRunStatus.FAILURE}
+    status = {
+        rid: instance.get_run_by_id(rid).status  # type: ignore[union-attr]
+        for rid in (killed, alive, elsewhere, ended)
+    }
+    assert status == {
+        killed: DagsterRunStatus.FAILURE,
+        alive: DagsterRunStatus.STARTED,
+        elsewhere: DagsterRunStatus.STARTED,
+        ended: DagsterRunStatus.FAILURE,
+    }
     message = failure_message(instance, killed)
     assert f"kp index, pid {dead}, is gone" in message, message
-    assert _holders(instance) == {"clickup_api": set(), "google_api": {alive},
-                                  "supabase_api": set()}
+    assert _holders(instance) == {
+        "clickup_api": set(),
+        "google_api": {alive},
+        "supabase_api": set(),
+    }
     assert reap(instance) == []  # nothing left to do
 
 
@@ -80,8 +93,9 @@ def test_a_pid_taken_by_a_younger_process_is_not_the_runs_process() -> None:
 
 def test_the_reaper_sensor_reaps_under_the_daemon(kp_env: Settings) -> None:
     instance = _instance(kp_env)
-    killed = _run(instance, DagsterRunStatus.STARTED, _dead_pid(), socket.gethostname(),
-                  "clickup_api")
+    killed = _run(
+        instance, DagsterRunStatus.STARTED, _dead_pid(), socket.gethostname(), "clickup_api"
+    )
     sensor = build_reaper_sensor()
     result = sensor.evaluate_tick(build_sensor_context(instance=instance))
     assert result.skip_message and result.skip_message.startswith("1 run(s) reaped")

@@ -29,7 +29,10 @@ def test_an_embedder_double_swapped_in_is_the_one_the_run_uses(kp_env: Settings)
     resources["embedder"] = EmbedderDouble(**resources["embedder"].model_dump())
     result = materialize(
         [*build_source_assets("memory_files"), *build_collection_checks("memory_files")],
-        partition_key="internal", instance=run.instance, resources=resources)
+        partition_key="internal",
+        instance=run.instance,
+        resources=resources,
+    )
 
     assert result.success
     embeddings = Materializer.metadata(result, "embeddings")

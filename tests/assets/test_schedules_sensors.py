@@ -169,8 +169,9 @@ def test_the_automation_sensor_runs_by_default_for_every_automated_asset(kp_env)
     """The code location loaded as the webserver and daemon load it: the one automation
     condition sensor is `default_automation_condition_sensor`, RUNNING on a fresh instance with
     no stored state, and targets each source's downstream assets (eager conditions)."""
-    origin = LoadableTargetOrigin(module_name="assets.definitions", attribute="defs",
-                                  working_directory=str(REPO))
+    origin = LoadableTargetOrigin(
+        module_name="assets.definitions", attribute="defs", working_directory=str(REPO)
+    )
     with instance_for_test() as instance, in_process_test_workspace(instance, origin) as ws:
         (entry,) = ws.get_code_location_entries().values()
         repo = entry.code_location.get_repositories()["__repository__"]

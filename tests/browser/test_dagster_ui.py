@@ -16,8 +16,16 @@ from tests.procs import REPO, kp_up
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 
 
@@ -52,8 +60,10 @@ def test_operator_views_graph_and_partitions_and_launches_a_run(tmp_path):
             page.set_default_timeout(60_000)
 
             # The asset graph: the source's four assets, upstream of its collection.
-            page.goto(f"{platform.dagster_url}/assets/memory_files/collection"
-                      "?view=lineage&lineageScope=upstream&lineageDepth=5")
+            page.goto(
+                f"{platform.dagster_url}/assets/memory_files/collection"
+                "?view=lineage&lineageScope=upstream&lineageDepth=5"
+            )
             _dismiss_community_dialog(page)
             for step in ("raw", "chunks", "embeddings", "collection"):
                 expect(page.get_by_text(step, exact=True).last).to_be_visible()

@@ -33,8 +33,9 @@ def _harness(name: str) -> type[SourceHarness]:
 
 
 @pytest.fixture(params=sorted(HARNESSES))
-def world(request: pytest.FixtureRequest, tmp_path: Path,
-          monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+def world(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[World]:
     harness = _harness(request.param)(tmp_path, monkeypatch)
     harness.start()
     try:
@@ -57,5 +58,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         for source in sources:
             outcome = REPORT[source].get(scenario, "-")
             cells.append("n/a" if outcome.startswith("n/a") else outcome.split(" ")[0])
-        terminalreporter.write_line(f"{scenario:<{width}} | " + " | ".join(
-            f"{c:<{len(s)}}" for c, s in zip(cells, sources, strict=True)))
+        terminalreporter.write_line(
+            f"{scenario:<{width}} | "
+            + " | ".join(f"{c:<{len(s)}}" for c, s in zip(cells, sources, strict=True))
+        )

@@ -23,10 +23,26 @@ from tests.conftest import write_registry
 SCOPES = ("internal", "acme")
 #: Every scenario of the sync contract, in the order the summary table shows them.
 SCENARIOS = (
-    "create", "edit", "hard delete", "archive/trash", "move container", "move scope", "rename",
-    "new container", "child change", "short pages", "equal timestamps", "sub-resource 404",
-    "sub-resource fails", "429 Retry-After", "429 no Retry-After", "5xx burst",
-    "container gone", "credential refused", "container rename", "quiet child change",
+    "create",
+    "edit",
+    "hard delete",
+    "archive/trash",
+    "move container",
+    "move scope",
+    "rename",
+    "new container",
+    "child change",
+    "short pages",
+    "equal timestamps",
+    "sub-resource 404",
+    "sub-resource fails",
+    "429 Retry-After",
+    "429 no Retry-After",
+    "5xx burst",
+    "container gone",
+    "credential refused",
+    "container rename",
+    "quiet child change",
 )
 
 
@@ -57,8 +73,9 @@ class SourceHarness(ABC):
 
     # -- items ---------------------------------------------------------------------------
     @abstractmethod
-    def create(self, key: str, title: str, text: str, *, scope: str = "internal",
-               container: str = "a") -> None: ...
+    def create(
+        self, key: str, title: str, text: str, *, scope: str = "internal", container: str = "a"
+    ) -> None: ...
 
     @abstractmethod
     def edit(self, key: str, text: str) -> None: ...
@@ -151,15 +168,21 @@ class SourceHarness(ABC):
 class World:
     """The harness, a registry serving it to both scopes, and the assets to run."""
 
-    def __init__(self, harness: SourceHarness, tmp_path: Path,
-                 monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, harness: SourceHarness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         self.harness = harness
         registry = {
             "embedding": {"provider": "hash"},
             "store": {"engine": "edge"},
             "internal": {"sources": {harness.name: harness.settings("internal")}},
-            "clients": {"acme": {"name": "Acme", "director": "maya",
-                                 "sources": {harness.name: harness.settings("acme")}}},
+            "clients": {
+                "acme": {
+                    "name": "Acme",
+                    "director": "maya",
+                    "sources": {harness.name: harness.settings("acme")},
+                }
+            },
         }
         config = write_registry(tmp_path / "registry.yaml", registry)
         monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
@@ -175,8 +198,10 @@ class World:
         if not result.success:
             failure = next((e for e in result.all_events if e.is_step_failure), None)
             data = failure.step_failure_data if failure else None
-            raise AssertionError(f"{self.harness.name} run for {scope} failed: "
-                                 f"{data.user_failure_data or data.error if data else '?'}")
+            raise AssertionError(
+                f"{self.harness.name} run for {scope} failed: "
+                f"{data.user_failure_data or data.error if data else '?'}"
+            )
         return result
 
     def attempt(self, scope: str = "internal", *, full: bool = False) -> Any:
@@ -186,8 +211,10 @@ class World:
 
     def checks(self, result: Any) -> dict[str, bool]:
         prefix = f"{self.harness.name}_"
-        return {c.check_name.removeprefix(prefix): c.passed
-                for c in result.get_asset_check_evaluations()}
+        return {
+            c.check_name.removeprefix(prefix): c.passed
+            for c in result.get_asset_check_evaluations()
+        }
 
     def search(self, query: str, scope: str = "internal", limit: int = 20) -> list[Hit]:
         runtime = Runtime(self.settings)

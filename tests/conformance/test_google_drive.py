@@ -40,17 +40,23 @@ def test_export_refusals_keep_the_last_good_version_and_are_retried(world: World
     h.create("locked", "Locked doc", "The knot memo, first version.")
     h.create("other", "Other doc", "The stint note, first version.")
     world.run()
-    fake.modify(h.ids["big"], markdown="The godwit handbook, second version.\n",
-                export_error=(403, "exportSizeLimitExceeded",
-                              "This file is too large to be exported."))
-    fake.modify(h.ids["locked"], export_error=(403, "cannotExportFile",
-                                               "This file cannot be exported by the user."))
+    fake.modify(
+        h.ids["big"],
+        markdown="The godwit handbook, second version.\n",
+        export_error=(403, "exportSizeLimitExceeded", "This file is too large to be exported."),
+    )
+    fake.modify(
+        h.ids["locked"],
+        export_error=(403, "cannotExportFile", "This file cannot be exported by the user."),
+    )
     h.edit("other", "The stint note, second version.")
 
     ordinary = world.run()
     assert world.docs_with("stint note, second")  # the rest of the scope moved on
-    for phrase, reason in (("godwit handbook, first", "exportSizeLimitExceeded"),
-                           ("knot memo, first", "cannotExportFile")):
+    for phrase, reason in (
+        ("godwit handbook, first", "exportSizeLimitExceeded"),
+        ("knot memo, first", "cannotExportFile"),
+    ):
         (hit,) = world.docs_with(phrase).values()
         assert reason in hit.chunk.extra["stale"]
     assert world.checks(ordinary)["pull_complete"] is False
@@ -121,15 +127,15 @@ def test_types_that_are_not_read_are_listed_once_and_are_no_failure(world: World
     world.run()
     assert [p.split(":")[0] for p in _problems(world)] == [logo]
     assert not fake.calls(f"/files/{logo}") or all(
-        c.arg("alt") != "media" for c in fake.calls(f"/files/{logo}"))  # never downloaded
+        c.arg("alt") != "media" for c in fake.calls(f"/files/{logo}")
+    )  # never downloaded
 
 
 def test_moves_between_my_drive_and_a_shared_drive(world: World) -> None:
     h: GoogleDriveHarness = world.harness  # type: ignore[assignment]
     fake = h.fake
     h.create("mine", "My doc", "The dowitcher doc lives in My Drive.")
-    team = fake.add_doc("Team doc", h.shared_drive, "The yellowlegs doc lives in the team "
-                        "drive.\n")
+    team = fake.add_doc("Team doc", h.shared_drive, "The yellowlegs doc lives in the team drive.\n")
     world.run()
     assert world.docs_with("dowitcher doc") and world.docs_with("yellowlegs doc")
 

@@ -11,8 +11,12 @@ from typing import Any
 
 from tests.conformance.harness import NotApplicable, SourceHarness, World
 
-STEPS = {"container gone": "vanish_container", "credential refused": "refuse_credential",
-         "container rename": "rename_container", "quiet child change": "quiet_child_change"}
+STEPS = {
+    "container gone": "vanish_container",
+    "credential refused": "refuse_credential",
+    "container rename": "rename_container",
+    "quiet child change": "quiet_child_change",
+}
 
 
 def _supported(world: World) -> set[str]:
@@ -23,8 +27,15 @@ def _supported(world: World) -> set[str]:
     for scenario, step in STEPS.items():
         if getattr(type(h), step) is getattr(SourceHarness, step):
             try:
-                getattr(h, step)(*(["x"] if step == "rename_container" else
-                                   ["x", "y"] if step == "quiet_child_change" else []))
+                getattr(h, step)(
+                    *(
+                        ["x"]
+                        if step == "rename_container"
+                        else ["x", "y"]
+                        if step == "quiet_child_change"
+                        else []
+                    )
+                )
             except NotApplicable as exc:
                 world.not_applicable(scenario, exc)
         else:
@@ -59,11 +70,17 @@ def test_containers_credentials_and_quiet_children(world: World) -> None:
         world.run("internal")
     if "container rename" in supported:
         texts = [hit.chunk.text for hit in world.docs_with("kittiwake note").values()]
-        world.expect("container rename", len(texts) == 1 and "Seabird desk" in texts[0]
-                     and texts != before, f"texts {texts}")
+        world.expect(
+            "container rename",
+            len(texts) == 1 and "Seabird desk" in texts[0] and texts != before,
+            f"texts {texts}",
+        )
     if "quiet child change" in supported:
-        world.expect("quiet child change", bool(world.docs_with("petrel count")),
-                     "the comment on the quiet item was not read")
+        world.expect(
+            "quiet child change",
+            bool(world.docs_with("petrel count")),
+            "the comment on the quiet item was not read",
+        )
 
     if "container gone" in supported:
         _container_gone(world)
@@ -79,16 +96,22 @@ def _container_gone(world: World) -> None:
     gone = world.run("internal")  # must succeed: one container is a sub-resource
     checks = world.checks(gone)
     stale = _stale(world, "fulmar note")
-    world.expect("container gone", len(stale) == 1 and all(stale)
-                 and bool(world.docs_with("while b answers"))
-                 and checks.get("deletions_within_guard") is False,
-                 f"kept={len(stale)} stale={stale} checks={checks}")
+    world.expect(
+        "container gone",
+        len(stale) == 1
+        and all(stale)
+        and bool(world.docs_with("while b answers"))
+        and checks.get("deletions_within_guard") is False,
+        f"kept={len(stale)} stale={stale} checks={checks}",
+    )
     h.restore_container()
     back = world.run("internal")
-    world.expect("container gone", _stale(world, "fulmar note") == [None]
-                 and world.checks(back).get("deletions_within_guard") is True,
-                 f"after it answers again: stale={_stale(world, 'fulmar note')} "
-                 f"checks={world.checks(back)}")
+    world.expect(
+        "container gone",
+        _stale(world, "fulmar note") == [None]
+        and world.checks(back).get("deletions_within_guard") is True,
+        f"after it answers again: stale={_stale(world, 'fulmar note')} checks={world.checks(back)}",
+    )
 
 
 def _credential_refused(world: World) -> None:
@@ -97,12 +120,21 @@ def _credential_refused(world: World) -> None:
     h.edit("acme_own", "The skua item, edited for Acme.")
     h.refuse_credential()
     failed = {scope: not world.attempt(scope).success for scope in ("internal", "acme")}
-    unchanged = (bool(world.docs_with("kittiwake note")) and not world.docs_with("third version")
-                 and bool(world.docs_with("skua item", "acme"))
-                 and bool(world.docs_with("fulmar note")))
-    world.expect("credential refused", all(failed.values()) and unchanged,
-                 f"run failed per scope {failed}, index unchanged {unchanged}")
+    unchanged = (
+        bool(world.docs_with("kittiwake note"))
+        and not world.docs_with("third version")
+        and bool(world.docs_with("skua item", "acme"))
+        and bool(world.docs_with("fulmar note"))
+    )
+    world.expect(
+        "credential refused",
+        all(failed.values()) and unchanged,
+        f"run failed per scope {failed}, index unchanged {unchanged}",
+    )
     h.accept_credential()
     world.run("internal")
-    world.expect("credential refused", bool(world.docs_with("third version")),
-                 "the edits did not land once the credential was accepted again")
+    world.expect(
+        "credential refused",
+        bool(world.docs_with("third version")),
+        "the edits did not land once the credential was accepted again",
+    )

@@ -41,28 +41,39 @@ def test_changes_reach_search_within_one_ordinary_run(world: World) -> None:
     h.move("moved", container="b")
     h.move_scope("to_client", "acme")
     h.rename("renamed", "Quarter summary")
-    new_container = _step(world, "new container",
-                          lambda: h.create_in_new_container("fresh", "Fresh list",
-                                                            "The dunlin plan is new."))
-    child = _step(world, "child change",
-                  lambda: h.child_change("parent", "Comment: the garganey slot moved."))
+    new_container = _step(
+        world,
+        "new container",
+        lambda: h.create_in_new_container("fresh", "Fresh list", "The dunlin plan is new."),
+    )
+    child = _step(
+        world, "child change", lambda: h.child_change("parent", "Comment: the garganey slot moved.")
+    )
     world.run("internal")
     world.run("acme")
 
     world.expect("create", bool(world.docs_with("shoveler rule")))
-    world.expect("edit", bool(world.docs_with("heron plan"))
-                 and not world.docs_with("osprey plan"), "old text still found")
+    world.expect(
+        "edit",
+        bool(world.docs_with("heron plan")) and not world.docs_with("osprey plan"),
+        "old text still found",
+    )
     world.expect("hard delete", not world.docs_with("albatross vendor"))
     if archived:
         world.expect("archive/trash", not world.docs_with("cormorant widget"))
     moved = world.docs_with("pelican checklist")
     world.expect("move container", len(moved) == 1, f"{len(moved)} copies")
-    world.expect("move scope", not world.docs_with("ptarmigan brief")
-                 and bool(world.docs_with("ptarmigan brief", "acme")),
-                 f"internal={list(world.docs_with('ptarmigan brief'))} "
-                 f"acme={list(world.docs_with('ptarmigan brief', 'acme'))}")
-    world.expect("rename", world.titles_with("wigeon summary") == ["Quarter summary"],
-                 f"titles {world.titles_with('wigeon summary')}")
+    world.expect(
+        "move scope",
+        not world.docs_with("ptarmigan brief") and bool(world.docs_with("ptarmigan brief", "acme")),
+        f"internal={list(world.docs_with('ptarmigan brief'))} "
+        f"acme={list(world.docs_with('ptarmigan brief', 'acme'))}",
+    )
+    world.expect(
+        "rename",
+        world.titles_with("wigeon summary") == ["Quarter summary"],
+        f"titles {world.titles_with('wigeon summary')}",
+    )
     if new_container:
         world.expect("new container", bool(world.docs_with("dunlin plan")))
     if child:
@@ -86,8 +97,11 @@ def test_paging_short_pages_and_equal_timestamps(world: World) -> None:
     h.edit("item3", "Turnstone ledger entry, edited.")
     world.run("internal")
     after = world.docs_with("sanderling ledger")
-    world.expect("equal timestamps", len(after) == 13 and bool(world.docs_with("turnstone")),
-                 f"{len(after)} of 13 after the ordinary run")
+    world.expect(
+        "equal timestamps",
+        len(after) == 13 and bool(world.docs_with("turnstone")),
+        f"{len(after)} of 13 after the ordinary run",
+    )
     world.verify()
 
 
@@ -105,23 +119,33 @@ def test_a_failing_sub_resource_never_blocks_its_scope(world: World) -> None:
     checks = world.checks(result)
     kept = world.docs_with("curlew guide")
     stale = [hit.chunk.extra.get("stale") for hit in kept.values()]
-    world.expect("sub-resource fails",
-                 bool(world.docs_with("second version")) and len(kept) == 1 and all(stale)
-                 and checks.get("pull_complete") is False,
-                 f"edit={bool(world.docs_with('second version'))} kept={len(kept)} "
-                 f"stale={stale} checks={checks}")
+    world.expect(
+        "sub-resource fails",
+        bool(world.docs_with("second version"))
+        and len(kept) == 1
+        and all(stale)
+        and checks.get("pull_complete") is False,
+        f"edit={bool(world.docs_with('second version'))} kept={len(kept)} "
+        f"stale={stale} checks={checks}",
+    )
     if vanishes:
         world.expect("sub-resource 404", not world.docs_with("whimbrel page"))
     weekly = world.run("internal", full=True)  # the weekly full pull keeps it too
-    world.expect("sub-resource fails", len(world.docs_with("curlew guide")) == 1
-                 and world.checks(weekly).get("pull_complete") is False,
-                 "the full pull dropped the broken item")
+    world.expect(
+        "sub-resource fails",
+        len(world.docs_with("curlew guide")) == 1
+        and world.checks(weekly).get("pull_complete") is False,
+        "the full pull dropped the broken item",
+    )
     h.mend("broken")
     h.edit("broken", "The curlew guide, mended.")
     mended = world.run("internal")
-    world.expect("sub-resource fails", bool(world.docs_with("guide, mended"))
-                 and world.checks(mended).get("pull_complete") is True,
-                 "the mended item was not read again")
+    world.expect(
+        "sub-resource fails",
+        bool(world.docs_with("guide, mended"))
+        and world.checks(mended).get("pull_complete") is True,
+        "the mended item was not read again",
+    )
     assert world.docs_with("lapwing doc")
     world.verify()
 
@@ -130,9 +154,11 @@ def test_rate_limits_and_server_errors_are_waited_out(world: World) -> None:
     h = world.harness
     h.create("one", "Throttled doc", "The dotterel note, first.")
     world.run("internal")
-    cases = [("429 Retry-After", lambda: h.rate_limit(retry_after=True), "second"),
-             ("429 no Retry-After", lambda: h.rate_limit(retry_after=False), "third"),
-             ("5xx burst", lambda: h.server_errors(2), "fourth")]
+    cases = [
+        ("429 Retry-After", lambda: h.rate_limit(retry_after=True), "second"),
+        ("429 no Retry-After", lambda: h.rate_limit(retry_after=False), "third"),
+        ("5xx burst", lambda: h.server_errors(2), "fourth"),
+    ]
     for scenario, inject, word in cases:
         h.edit("one", f"The dotterel note, {word}.")
         if not _step(world, scenario, inject):

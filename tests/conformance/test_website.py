@@ -14,8 +14,10 @@ from tests.conformance.harness import World
 from tests.conformance.sources.website import WebsiteHarness
 from tests.fakes.website_server import BRAND, CTA, Page
 
-FILLER = ("Every engagement starts with a research sprint, then a testing roadmap, then "
-          "experiments that run until they reach significance. ")
+FILLER = (
+    "Every engagement starts with a research sprint, then a testing roadmap, then "
+    "experiments that run until they reach significance. "
+)
 
 
 @pytest.fixture
@@ -39,8 +41,13 @@ def test_a_moved_page_and_a_canonical_duplicate_are_one_document(world: World) -
     h.create("pricing", "Pricing", "The hornbill retainer costs less per test.")
     site = h.site
     # A print view listed in the sitemap whose rel=canonical names the pricing page.
-    site.add_page("/a/pricing-print", "Pricing", site.pages["/a/pricing"].body,
-                  sitemap="a.xml", canonical="/a/pricing")
+    site.add_page(
+        "/a/pricing-print",
+        "Pricing",
+        site.pages["/a/pricing"].body,
+        sitemap="a.xml",
+        canonical="/a/pricing",
+    )
     world.run()
     pricing = world.docs_with("hornbill retainer")
     assert [h.chunk.url for h in pricing.values()] == [site.url("/a/pricing")]

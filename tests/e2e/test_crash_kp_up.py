@@ -61,8 +61,9 @@ def _ended(instance: DagsterInstance, run_id: str) -> DagsterRunStatus | None:
     return run.status if run is not None and run.is_finished else None
 
 
-def _next_run_succeeds(platform: Platform, instance: DagsterInstance, config: Path,
-                       word: str) -> None:
+def _next_run_succeeds(
+    platform: Platform, instance: DagsterInstance, config: Path, word: str
+) -> None:
     run_id = _launch(platform)
     status = wait_for(lambda: _ended(instance, run_id), 300, "the next run", interval=1)
     assert status == DagsterRunStatus.SUCCESS, platform.tail()
@@ -80,9 +81,14 @@ def test_kp_up_recovers_from_killed_runs_and_a_power_cut(tmp_path: Path) -> None
     workspace.mkdir()
     for i in range(20):
         (workspace / f"note-{i}.md").write_text(f"# Note {i}\n\nRoutine note number {i}.\n")
-    config = write_registry(tmp_path / "registry.yaml", {
-        "embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-        "internal": {"sources": {"memory_files": {"path": str(workspace)}}}})
+    config = write_registry(
+        tmp_path / "registry.yaml",
+        {
+            "embedding": {"provider": "hash"},
+            "store": {"engine": "edge"},
+            "internal": {"sources": {"memory_files": {"path": str(workspace)}}},
+        },
+    )
     lock = tmp_path / "home" / "qdrant" / "internal" / ".lock"
 
     with kp_up(tmp_path, config) as platform:

@@ -24,8 +24,9 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 
 
-async def wait_for_hits(url: str, token: str, deadline: float,
-                        seen: list[str] | None = None) -> dict:
+async def wait_for_hits(
+    url: str, token: str, deadline: float, seen: list[str] | None = None
+) -> dict:
     """The first search answer with hits; the warnings of the answers before it go to
     `seen`."""
     last: object = None
@@ -33,8 +34,9 @@ async def wait_for_hits(url: str, token: str, deadline: float,
         try:
             async with Client(url, auth=token) as client:
                 result = await client.call_tool(  # the handbook may be indexed first
-                    "knowledge_search", {"query": "When does the weekly reindex run?",
-                                         "sources": ["memory_files"]})
+                    "knowledge_search",
+                    {"query": "When does the weekly reindex run?", "sources": ["memory_files"]},
+                )
                 data = result.structured_content or {}
                 if data.get("hits"):
                     return data
@@ -60,8 +62,10 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         data = asyncio.run(wait_for_hits(platform.mcp_url, token, started + 420, seen))
         print(f"demo searchable {time.monotonic() - started:.1f}s after kp up")
         # While the first runs were going, search said so (not "run trigger_reindex").
-        indexing = re.compile(r"scope 'internal' has no index yet: indexing since "
-                              r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, run ([0-9a-f-]{36})")
+        indexing = re.compile(
+            r"scope 'internal' has no index yet: indexing since "
+            r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, run ([0-9a-f-]{36})"
+        )
         named = {m.group(1) for w in seen if (m := indexing.search(w))}
         assert named, seen
         assert named <= {r["runId"] for r in platform.runs()}
@@ -78,8 +82,10 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         while True:
             report = asyncio.run(call(platform.mcp_url, token, "get_index_status", {}))
             entries = {(e["source"], e["scope"]): e for e in report["sources"]}
-            memory, handbook = entries[("memory_files", "internal")], entries[("git_docs",
-                                                                               "internal")]
+            memory, handbook = (
+                entries[("memory_files", "internal")],
+                entries[("git_docs", "internal")],
+            )
             done = memory["last_materialization"] and handbook["last_materialization"]
             if done or time.monotonic() > deadline:
                 break
@@ -89,15 +95,21 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         assert memory["metadata"]["added"] == memory["points"]
         assert memory["points"] and memory["points"] > 0
         # The demo handbook is read from this repository's HEAD: the status names that sha.
-        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], check=True,
-                              capture_output=True, text=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         assert handbook["sha"] == head and handbook["points"]
-        runbooks = asyncio.run(call(platform.mcp_url, token, "list_runbooks",
-                                    {"prefix": "demo/handbook/runbooks/"}))
+        runbooks = asyncio.run(
+            call(platform.mcp_url, token, "list_runbooks", {"prefix": "demo/handbook/runbooks/"})
+        )
         titles = {r["title"] for r in runbooks["runbooks"]}
         assert {"Incident response", "Credential rotation"} <= titles  # admin sees restricted
-        assert all(r["sha"] and r["uri"].startswith("doc://git_docs/")
-                   for r in runbooks["runbooks"])
+        assert all(
+            r["sha"] and r["uri"].startswith("doc://git_docs/") for r in runbooks["runbooks"]
+        )
 
         # kp up recorded its URLs under KP_HOME; `kp status` asks that Dagster (not :3000).
         urls = json.loads((platform.home / "urls.json").read_text())
@@ -105,8 +117,14 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         env = {**os.environ, "KP_HOME": str(platform.home)}
         env.pop("KP_DAGSTER_URL", None)
         env.pop("KP_CONFIG", None)
-        done = subprocess.run([sys.executable, "-m", "kp", "status", "--json"], cwd=REPO,
-                              env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "kp", "status", "--json"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         cli = json.loads(done.stdout)
         assert cli["dagster_url"] == platform.dagster_url and cli["status"] != "unavailable"
@@ -116,7 +134,8 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         # The automation sensor runs without anyone switching it on.
         sensors = platform.graphql(
             "{ repositoriesOrError { ... on RepositoryConnection { nodes { sensors {"
-            " name sensorState { status } } } } } }")["repositoriesOrError"]["nodes"][0]["sensors"]
+            " name sensorState { status } } } } } }"
+        )["repositoriesOrError"]["nodes"][0]["sensors"]
         status = {s["name"]: s["sensorState"]["status"] for s in sensors}
         assert status["default_automation_condition_sensor"] == "RUNNING"
         # The first visit opens on the asset graph, not behind "Join the community".
@@ -141,8 +160,13 @@ def test_kp_up_on_a_busy_port_says_which_and_starts_nothing(tmp_path, busy):
         taken.listen()
         proc = subprocess.Popen(
             [sys.executable, "-m", "kp", "up", *(str(x) for kv in ports.items() for x in kv)],
-            cwd=REPO, env={**os.environ, "KP_HOME": str(home)}, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, start_new_session=True)
+            cwd=REPO,
+            env={**os.environ, "KP_HOME": str(home)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
             _, err = proc.communicate(timeout=120)
         finally:

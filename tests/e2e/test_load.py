@@ -29,8 +29,12 @@ REPO = Path(__file__).resolve().parents[2]
 N_NOTES = 200
 CLIENTS = 16
 SECONDS = 60.0
-QUERIES = ("heron ledger weekly review", "who keeps the ledger entry", "team review of entries",
-           "weekly heron review notes")
+QUERIES = (
+    "heron ledger weekly review",
+    "who keeps the ledger entry",
+    "team review of entries",
+    "weekly heron review notes",
+)
 EDITION = re.compile(r"Edition (\d+):")
 
 
@@ -38,13 +42,21 @@ def write_notes(ws: Path, edition: int) -> None:
     for i in range(N_NOTES):
         (ws / f"note-{i:03d}.md").write_text(
             f"# Note {i}\n\nEdition {edition}: the heron ledger entry {i} for the weekly "
-            f"review, kept by team {i % 17}.\n")
+            f"review, kept by team {i % 17}.\n"
+        )
 
 
 def kp(env: dict[str, str], *args: str, log: Path) -> subprocess.CompletedProcess[bytes]:
     with log.open("ab") as out:
-        return subprocess.run([sys.executable, "-m", "kp", *args], cwd=REPO, env=env,
-                              stdout=out, stderr=subprocess.STDOUT, timeout=600, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "kp", *args],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=600,
+            check=False,
+        )
 
 
 @dataclass
@@ -64,8 +76,16 @@ class Reindexer:
             self.edition += 1
             write_notes(self.ws, self.edition)
             started = time.monotonic()
-            done = kp(self.env, "index", "--source", "memory_files", "--scope", "internal",
-                      "--full", log=self.log)
+            done = kp(
+                self.env,
+                "index",
+                "--source",
+                "memory_files",
+                "--scope",
+                "internal",
+                "--full",
+                log=self.log,
+            )
             if done.returncode == 0:
                 self.published.append((self.edition, time.monotonic() - started))
             else:
@@ -78,19 +98,33 @@ def platform(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Path]]:
     ws = tmp_path / "ws"
     ws.mkdir()
     write_notes(ws, 1)
-    config = write_registry(tmp_path / "registry.yaml", {
-        "embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-        "internal": {"sources": {"memory_files": {"path": str(ws)}}}})
+    config = write_registry(
+        tmp_path / "registry.yaml",
+        {
+            "embedding": {"provider": "hash"},
+            "store": {"engine": "edge"},
+            "internal": {"sources": {"memory_files": {"path": str(ws)}}},
+        },
+    )
     port = free_port()
-    env = {**os.environ, "KP_HOME": str(tmp_path / "home"), "KP_CONFIG": str(config),
-           "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}"}
+    env = {
+        **os.environ,
+        "KP_HOME": str(tmp_path / "home"),
+        "KP_CONFIG": str(config),
+        "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",
+    }
     log = tmp_path / "kp.log"
     first = kp(env, "index", "--source", "memory_files", "--scope", "internal", log=log)
     assert first.returncode == 0, log.read_text()[-3000:]
     with log.open("ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "kp", "mcp", "--port", str(port)],
-                                cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kp", "mcp", "--port", str(port)],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 120
         while not listening(port):
@@ -121,13 +155,26 @@ def test_16_clients_search_for_60s_during_repeated_full_reindexes(platform, tmp_
     thread = threading.Thread(target=reindexer.run, daemon=True)
     thread.start()
     try:
-        stats = asyncio.run(run_load(url, token, clients=CLIENTS, seconds=SECONDS,
-                                     queries=QUERIES, limit=10, check=one_version))
+        stats = asyncio.run(
+            run_load(
+                url,
+                token,
+                clients=CLIENTS,
+                seconds=SECONDS,
+                queries=QUERIES,
+                limit=10,
+                check=one_version,
+            )
+        )
     finally:
         reindexer.stop.set()
         thread.join(timeout=600)
-    print(stats.table(f"knowledge_search, {CLIENTS} clients, {SECONDS:.0f} s, during "
-                      f"{len(reindexer.published)} full reindexes"))
+    print(
+        stats.table(
+            f"knowledge_search, {CLIENTS} clients, {SECONDS:.0f} s, during "
+            f"{len(reindexer.published)} full reindexes"
+        )
+    )
     print("reindex seconds:", [f"{s:.1f}" for _, s in reindexer.published])
     assert stats.errors == [], stats.errors[:5]
     assert stats.requests > CLIENTS
@@ -142,7 +189,9 @@ async def _editions(url: str, token: str) -> set[str]:
     from fastmcp import Client
 
     async with Client(url, auth=token) as client:
-        result = await client.call_tool("knowledge_search",
-                                        {"query": QUERIES[0], "limit": 10})
-    return {m.group(1) for h in (result.structured_content or {})["hits"]
-            if (m := EDITION.search(h["snippet"]))}
+        result = await client.call_tool("knowledge_search", {"query": QUERIES[0], "limit": 10})
+    return {
+        m.group(1)
+        for h in (result.structured_content or {})["hits"]
+        if (m := EDITION.search(h["snippet"]))
+    }

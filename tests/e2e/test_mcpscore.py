@@ -50,9 +50,15 @@ def registry(root: Path, public_url: str, issuer: OidcIssuer) -> Path:
             for key in ("path", "repo"):
                 if key in settings:
                     settings[key] = str((DEMO_CONFIG.parent / settings[key]).resolve())
-    data["service"] = {"public_url": public_url, "website_url": "https://docs.example.com/kb",
-                       "oauth": {"issuer": issuer.issuer, "scopes": ["knowledge.read"],
-                                 "jwks_uri": issuer.url("/.well-known/jwks.json")}}
+    data["service"] = {
+        "public_url": public_url,
+        "website_url": "https://docs.example.com/kb",
+        "oauth": {
+            "issuer": issuer.issuer,
+            "scopes": ["knowledge.read"],
+            "jwks_uri": issuer.url("/.well-known/jwks.json"),
+        },
+    }
     path = root / f"registry-{public_url.split(':')[0]}.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -61,8 +67,9 @@ def registry(root: Path, public_url: str, issuer: OidcIssuer) -> Path:
 @contextmanager
 def serving(command: list[str], env: dict[str, str], port: int, log: Path) -> Iterator[None]:
     with log.open("wb") as out:
-        proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     try:
         deadline = time.monotonic() + 120
         while not listening(port):
@@ -83,29 +90,68 @@ def test_mcpscore_fails_nothing_but_https_on_loopback(tmp_path: Path) -> None:
     home = tmp_path / "home"
     http_port, tls_port = free_port(), free_port()
     with OidcIssuer(tls.server_context()) as issuer:
-        env = {**os.environ, "KP_HOME": str(home), "SSL_CERT_FILE": str(tls.ca),
-               "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}"}
-        http_env = {**env, "KP_CONFIG": str(registry(tmp_path, f"http://127.0.0.1:{http_port}",
-                                                     issuer))}
-        tls_env = {**env, "KP_CONFIG": str(registry(tmp_path, f"https://127.0.0.1:{tls_port}",
-                                                    issuer))}
+        env = {
+            **os.environ,
+            "KP_HOME": str(home),
+            "SSL_CERT_FILE": str(tls.ca),
+            "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",
+        }
+        http_env = {
+            **env,
+            "KP_CONFIG": str(registry(tmp_path, f"http://127.0.0.1:{http_port}", issuer)),
+        }
+        tls_env = {
+            **env,
+            "KP_CONFIG": str(registry(tmp_path, f"https://127.0.0.1:{tls_port}", issuer)),
+        }
         token, _, _ = ensure_admin_token(Settings.model_validate({"KP_HOME": str(home)}))
         audit = [str(BIN / "mcpscore"), "--no-config", "--json"]
-        with serving([str(BIN / "kp"), "mcp", "--port", str(http_port)], http_env, http_port,
-                     tmp_path / "http.log"), \
-             serving([sys.executable, "-c", SERVE_OVER_TLS, str(tls_port), str(tls.cert),
-                      str(tls.key)], tls_env, tls_port, tmp_path / "tls.log"):
+        with (
+            serving(
+                [str(BIN / "kp"), "mcp", "--port", str(http_port)],
+                http_env,
+                http_port,
+                tmp_path / "http.log",
+            ),
+            serving(
+                [sys.executable, "-c", SERVE_OVER_TLS, str(tls_port), str(tls.cert), str(tls.key)],
+                tls_env,
+                tls_port,
+                tmp_path / "tls.log",
+            ),
+        ):
             runs = {
                 "stdio": subprocess.Popen(
-                    [*audit, "--env", "KP_HOME", "--env", "KP_CONFIG", "--env", "KP_MODEL_CACHE",
-                     "--stdio", str(BIN / "kp"), "mcp", "--transport", "stdio"],
-                    env=http_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE),
+                    [
+                        *audit,
+                        "--env",
+                        "KP_HOME",
+                        "--env",
+                        "KP_CONFIG",
+                        "--env",
+                        "KP_MODEL_CACHE",
+                        "--stdio",
+                        str(BIN / "kp"),
+                        "mcp",
+                        "--transport",
+                        "stdio",
+                    ],
+                    env=http_env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                ),
                 "http": subprocess.Popen(
                     [*audit, "--token", token, f"http://127.0.0.1:{http_port}/mcp"],
-                    env=http_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE),
+                    env=http_env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                ),
                 "https": subprocess.Popen(
                     [*audit, "--token", token, f"https://127.0.0.1:{tls_port}/mcp"],
-                    env=tls_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE),
+                    env=tls_env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                ),
             }
             reports = {}
             for name, proc in runs.items():
@@ -113,8 +159,10 @@ def test_mcpscore_fails_nothing_but_https_on_loopback(tmp_path: Path) -> None:
                 assert proc.returncode == 0, (name, err.decode()[-3000:])
                 reports[name] = json.loads(out)
     for name, report in reports.items():
-        print(f"mcpscore {name}: {report['score']}/{report['max_score']}, "
-              f"failed: {sorted(failures(report)) or 'none'}")
+        print(
+            f"mcpscore {name}: {report['score']}/{report['max_score']}, "
+            f"failed: {sorted(failures(report)) or 'none'}"
+        )
         assert not report["partial"], (name, report["partial_reason"])
     assert failures(reports["stdio"]) == {}
     assert set(failures(reports["http"])) <= HTTPS_ON_LOOPBACK, failures(reports["http"])

@@ -34,21 +34,38 @@ def parse(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         raise Rejected(400, "malformed: 'paths' is not a list of strings", code="malformed")
     digest = hashlib.sha256(body).hexdigest()[:24]
-    return Accepted([HookEvent(f"notes:{digest}@{scope}", "notes_push", scope, tuple(paths))
-                     for scope in scopes], note=f"{len(paths)} paths")
+    return Accepted(
+        [
+            HookEvent(f"notes:{digest}@{scope}", "notes_push", scope, tuple(paths))
+            for scope in scopes
+        ],
+        note=f"{len(paths)} paths",
+    )
 
 
 def register(job: Registering) -> tuple[list[Outcome], list[Registration]]:
     where = secret_location(job.settings)
     if where is None:
         return [needs_secret("notes_push", job.scope)], job.known
-    reg = Registration(source="notes_push", scope=job.scope, kind="notes_hook", id=job.endpoint,
-                       endpoint=job.endpoint, secret=where, created_at=job.now)
-    return [Outcome("notes_push", job.scope, "instructions",
-                    f"point the editor's save hook at {job.endpoint}")], [reg]
+    reg = Registration(
+        source="notes_push",
+        scope=job.scope,
+        kind="notes_hook",
+        id=job.endpoint,
+        endpoint=job.endpoint,
+        secret=where,
+        created_at=job.now,
+    )
+    return [
+        Outcome(
+            "notes_push",
+            job.scope,
+            "instructions",
+            f"point the editor's save hook at {job.endpoint}",
+        )
+    ], [reg]
 
 
-def health(settings: SourceSettings, reg: Registration, now: float,
-           ask: bool) -> tuple[str, str]:
+def health(settings: SourceSettings, reg: Registration, now: float, ask: bool) -> tuple[str, str]:
     del settings, reg, now, ask
     return "ok", "the editor pushes; nothing to ask"

@@ -30,6 +30,7 @@ class ClickUpAttachmentsMixin:
         raise NotImplementedError
 
     if TYPE_CHECKING:  # FakeServer's, later in the fake's bases
+
         def url(self, path: str = "") -> str: ...
 
     def _init_attachments(self) -> None:
@@ -39,9 +40,16 @@ class ClickUpAttachmentsMixin:
     def _attachments_routes(self) -> list[tuple[str, Any]]:
         return [(r"/attachments/([^/]+)/[^/]+", self._download)]
 
-    def add_attachment(self, task_id: str, title: str, data: bytes = b"", *,
-                       mimetype: str | None = None, size: int | None = None,
-                       linked_url: str | None = None) -> str:
+    def add_attachment(
+        self,
+        task_id: str,
+        title: str,
+        data: bytes = b"",
+        *,
+        mimetype: str | None = None,
+        size: int | None = None,
+        linked_url: str | None = None,
+    ) -> str:
         """An uploaded file on the task (or, with `linked_url`, a file linked from another
         service). `size`: what the attachment object says, when it is not the data's length
         (a 2 GB upload without holding 2 GB). The task's date_updated stays as it was."""

@@ -39,8 +39,13 @@ def _flag(request: Request, name: str) -> bool:
     return request.args.get(name, "false").lower() == "true"
 
 
-class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixin,
-                  ClickUpWebhooksMixin, FakeServer):
+class ClickUpFake(
+    ClickUpCommentsMixin,
+    ClickUpDocsMixin,
+    ClickUpAttachmentsMixin,
+    ClickUpWebhooksMixin,
+    FakeServer,
+):
     def __init__(
         self,
         *,
@@ -125,8 +130,9 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
             "custom_fields": list(custom_fields),
         }  # fmt: skip
         self.extra_lists[tid] = set(also_in)
-        self.emit("taskCreated", self.tasks[tid],
-                  [self.history_item(self.tasks[tid], "task_creation")])
+        self.emit(
+            "taskCreated", self.tasks[tid], [self.history_item(self.tasks[tid], "task_creation")]
+        )
         return tid
 
     def add_raw_task(self, list_id: str, raw: dict[str, Any]) -> None:
@@ -162,8 +168,11 @@ class ClickUpFake(ClickUpCommentsMixin, ClickUpDocsMixin, ClickUpAttachmentsMixi
         lst = self.lists[list_id]
         self.update_task(task_id, list={"id": list_id, "name": lst["name"]},
                          folder={"id": lst["folder"]}, space={"id": lst["space"]})  # fmt: skip
-        self.emit("taskMoved", self.tasks[task_id],
-                  [self.history_item(self.tasks[task_id], "section_moved")])
+        self.emit(
+            "taskMoved",
+            self.tasks[task_id],
+            [self.history_item(self.tasks[task_id], "section_moved")],
+        )
 
     def throttle_next(self, *, reset_in: float | None = 0.5) -> None:
         """The next request answers 429: with X-RateLimit-* (the window reopens `reset_in`

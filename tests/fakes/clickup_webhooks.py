@@ -25,12 +25,30 @@ from werkzeug.wrappers import Request, Response
 from tests.fakes.http_fake import json_response
 from tests.fakes.webhook_delivery import Deliverer, Delivery
 
-EVENTS = ("taskCreated", "taskUpdated", "taskDeleted", "taskPriorityUpdated",
-          "taskStatusUpdated", "taskAssigneeUpdated", "taskDueDateUpdated", "taskTagUpdated",
-          "taskMoved", "taskCommentPosted", "taskCommentUpdated", "taskTimeEstimateUpdated",
-          "taskTimeTrackedUpdated", "listCreated", "listUpdated", "listDeleted",
-          "folderCreated", "folderUpdated", "folderDeleted", "spaceCreated", "spaceUpdated",
-          "spaceDeleted")
+EVENTS = (
+    "taskCreated",
+    "taskUpdated",
+    "taskDeleted",
+    "taskPriorityUpdated",
+    "taskStatusUpdated",
+    "taskAssigneeUpdated",
+    "taskDueDateUpdated",
+    "taskTagUpdated",
+    "taskMoved",
+    "taskCommentPosted",
+    "taskCommentUpdated",
+    "taskTimeEstimateUpdated",
+    "taskTimeTrackedUpdated",
+    "listCreated",
+    "listUpdated",
+    "listDeleted",
+    "folderCreated",
+    "folderUpdated",
+    "folderDeleted",
+    "spaceCreated",
+    "spaceUpdated",
+    "spaceDeleted",
+)
 LOCATIONS = ("space_id", "folder_id", "list_id", "task_id")
 
 
@@ -54,16 +72,19 @@ class ClickUpWebhooksMixin:
         self.webhook_retry_delay = 0.05
 
     def _webhooks_routes(self) -> list[tuple[str, Any]]:
-        return [(r"/api/v2/team/([^/]+)/webhook", self._team_webhooks),
-                (r"/api/v2/webhook/([^/]+)", self._webhook)]
+        return [
+            (r"/api/v2/team/([^/]+)/webhook", self._team_webhooks),
+            (r"/api/v2/webhook/([^/]+)", self._webhook),
+        ]
 
     # -- the API -----------------------------------------------------------------------------
     def _team_webhooks(self, request: Request, team: str) -> Response:
         if team not in self.teams:
             return _err(401, "Team not authorized", "OAUTH_027")
         if request.method == "GET":
-            return json_response({"webhooks": [w for w in self.webhooks.values()
-                                               if w["team_id"] == team]})
+            return json_response(
+                {"webhooks": [w for w in self.webhooks.values() if w["team_id"] == team]}
+            )
         if request.method != "POST":
             return _err(405, "Method not allowed", "APP_001")
         body = request.get_json(silent=True) or {}
@@ -72,11 +93,17 @@ class ClickUpWebhooksMixin:
             return _err(400, "Webhook endpoint invalid", "OAUTH_025")
         if not isinstance(events, list) or any(e != "*" and e not in EVENTS for e in events):
             return _err(400, "Invalid events", "OAUTH_026")
-        hook = {"id": str(uuid.uuid4()), "userid": 1, "team_id": team, "endpoint": endpoint,
-                "client_id": "fake", "events": events,
-                **{k: (str(body[k]) if body.get(k) is not None else None) for k in LOCATIONS},
-                "health": {"status": "active", "fail_count": 0},
-                "secret": secrets.token_hex(16).upper()}
+        hook = {
+            "id": str(uuid.uuid4()),
+            "userid": 1,
+            "team_id": team,
+            "endpoint": endpoint,
+            "client_id": "fake",
+            "events": events,
+            **{k: (str(body[k]) if body.get(k) is not None else None) for k in LOCATIONS},
+            "health": {"status": "active", "fail_count": 0},
+            "secret": secrets.token_hex(16).upper(),
+        }
         self.webhooks[hook["id"]] = hook
         return json_response({"id": hook["id"], "webhook": hook})
 
@@ -98,12 +125,14 @@ class ClickUpWebhooksMixin:
         return json_response({"id": hook_id, "webhook": hook})
 
     # -- deliveries --------------------------------------------------------------------------
-    def emit(self, event: str, task: dict[str, Any], history: list[dict[str, Any]] | None
-             ) -> None:
+    def emit(self, event: str, task: dict[str, Any], history: list[dict[str, Any]] | None) -> None:
         """Deliver one event about `task` (its state at the event) to the matching webhooks."""
-        where = {"task_id": task.get("id"), "list_id": (task.get("list") or {}).get("id"),
-                 "folder_id": (task.get("folder") or {}).get("id"),
-                 "space_id": (task.get("space") or {}).get("id")}
+        where = {
+            "task_id": task.get("id"),
+            "list_id": (task.get("list") or {}).get("id"),
+            "folder_id": (task.get("folder") or {}).get("id"),
+            "space_id": (task.get("space") or {}).get("id"),
+        }
         for hook in list(self.webhooks.values()):
             if hook["health"]["status"] == "suspended":
                 continue
@@ -117,18 +146,30 @@ class ClickUpWebhooksMixin:
             payload.update(task_id=task["id"], webhook_id=hook["id"])
             body = json.dumps(payload, separators=(",", ":")).encode()
             signature = hmac.new(hook["secret"].encode(), body, hashlib.sha256).hexdigest()
-            self.deliverer.send(Delivery(
-                hook["endpoint"], body,
-                {"Content-Type": "application/json", "X-Signature": signature},
-                done=lambda status, h=hook: self._health(h, status),
-                attempts=self.webhook_attempts, retry_delay=self.webhook_retry_delay))
+            self.deliverer.send(
+                Delivery(
+                    hook["endpoint"],
+                    body,
+                    {"Content-Type": "application/json", "X-Signature": signature},
+                    done=lambda status, h=hook: self._health(h, status),
+                    attempts=self.webhook_attempts,
+                    retry_delay=self.webhook_retry_delay,
+                )
+            )
 
-    def history_item(self, task: dict[str, Any], field: str, after: Any = None
-                     ) -> dict[str, Any]:
-        return {"id": str(uuid.uuid4().int)[:19], "type": 1,
-                "date": str(int(self.clock() * 1000)), "field": field,
-                "parent_id": (task.get("list") or {}).get("id"), "data": {}, "source": None,
-                "user": {"id": 1, "username": "alice"}, "before": None, "after": after}
+    def history_item(self, task: dict[str, Any], field: str, after: Any = None) -> dict[str, Any]:
+        return {
+            "id": str(uuid.uuid4().int)[:19],
+            "type": 1,
+            "date": str(int(self.clock() * 1000)),
+            "field": field,
+            "parent_id": (task.get("list") or {}).get("id"),
+            "data": {},
+            "source": None,
+            "user": {"id": 1, "username": "alice"},
+            "before": None,
+            "after": after,
+        }
 
     def wait_deliveries(self, timeout: float = 10.0) -> None:
         self.deliverer.wait(timeout)
@@ -140,5 +181,7 @@ class ClickUpWebhooksMixin:
             hook["health"] = {"status": "active", "fail_count": 0}
         else:
             count = hook["health"]["fail_count"] + 1
-            hook["health"] = {"status": "suspended" if count >= 100 else "failing",
-                              "fail_count": count}
+            hook["health"] = {
+                "status": "suspended" if count >= 100 else "failing",
+                "fail_count": count,
+            }

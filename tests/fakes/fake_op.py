@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SCRIPT = r'''
+SCRIPT = r"""
 import datetime, json, re, sys, time
 STATE, CALLS = {state!r}, {calls!r}
 args = sys.argv[1:]
@@ -53,7 +53,7 @@ if ref not in state["values"]:
     die(f"could not read secret {{ref!r}}: could not find item {{parts[1]}} in vault {{parts[0]}}")
 value = state["values"][ref]
 sys.stdout.write(value if ("-n" in flags or "--no-newline" in flags) else value + "\n")
-'''
+"""
 
 
 class FakeOp:
@@ -66,9 +66,10 @@ class FakeOp:
         self._state: dict[str, Any] = {"values": dict(values or {}), "fail": None, "hang": 0}
         self._save()
         self._calls_file.write_text("")
-        self.path.write_text(f"#!{sys.executable}\n"
-                             + SCRIPT.format(state=str(self._state_file),
-                                             calls=str(self._calls_file)))
+        self.path.write_text(
+            f"#!{sys.executable}\n"
+            + SCRIPT.format(state=str(self._state_file), calls=str(self._calls_file))
+        )
         self.path.chmod(self.path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
     # -- controls ---------------------------------------------------------------------------

@@ -61,11 +61,12 @@ class FakeFile:
 
     def resource(self, trashed: bool) -> dict[str, Any]:
         """Every field Drive v3 has for this file (the server applies `fields`)."""
-        link = {DOC: "https://docs.google.com/document/d/{}/edit",
-                SHEET: "https://docs.google.com/spreadsheets/d/{}/edit",
-                SLIDES: "https://docs.google.com/presentation/d/{}/edit",
-                FOLDER: "https://drive.google.com/drive/folders/{}"}.get(
-            self.mime_type, "https://drive.google.com/file/d/{}/view")
+        link = {
+            DOC: "https://docs.google.com/document/d/{}/edit",
+            SHEET: "https://docs.google.com/spreadsheets/d/{}/edit",
+            SLIDES: "https://docs.google.com/presentation/d/{}/edit",
+            FOLDER: "https://drive.google.com/drive/folders/{}",
+        }.get(self.mime_type, "https://drive.google.com/file/d/{}/view")
         data: dict[str, Any] = {
             "kind": "drive#file",
             "id": self.id,

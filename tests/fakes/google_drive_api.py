@@ -39,12 +39,25 @@ from tests.fakes.google_query import (
 )
 
 _FILE_DEFAULT: Mask = {"kind": None, "id": None, "name": None, "mimeType": None}
-_LIST_DEFAULT: Mask = {"kind": None, "incompleteSearch": None, "nextPageToken": None,
-                       "files": _FILE_DEFAULT}
+_LIST_DEFAULT: Mask = {
+    "kind": None,
+    "incompleteSearch": None,
+    "nextPageToken": None,
+    "files": _FILE_DEFAULT,
+}
 _CHANGES_DEFAULT: Mask = {
-    "kind": None, "nextPageToken": None, "newStartPageToken": None,
-    "changes": {"kind": None, "changeType": None, "time": None, "removed": None,
-                "fileId": None, "driveId": None, "file": _FILE_DEFAULT},
+    "kind": None,
+    "nextPageToken": None,
+    "newStartPageToken": None,
+    "changes": {
+        "kind": None,
+        "changeType": None,
+        "time": None,
+        "removed": None,
+        "fileId": None,
+        "driveId": None,
+        "file": _FILE_DEFAULT,
+    },
 }
 _EXPORTS = ("text/markdown", "text/plain")
 
@@ -80,8 +93,9 @@ def _size(request: Request, cap: int | None) -> int:
     except ValueError:
         raise GoogleApiError(400, "Invalid value for pageSize", "invalid") from None
     if not 1 <= size <= 1000:
-        raise GoogleApiError(400, f"Invalid value '{size}'. Values must be within the range: "
-                             "[1, 1000]", "invalid")
+        raise GoogleApiError(
+            400, f"Invalid value '{size}'. Values must be within the range: [1, 1000]", "invalid"
+        )
     return min(size, cap) if cap else size
 
 
@@ -130,24 +144,40 @@ class DriveApi:
     def _corpus(self, request: Request) -> tuple[list[FakeFile], bool]:
         corpora = request.args.get("corpora", "user")
         drive_id = request.args.get("driveId")
-        everything = [f for f in self.files.values()
-                      if f.accessible and f.id != f.drive_id]  # a shared drive is no file
+        everything = [
+            f for f in self.files.values() if f.accessible and f.id != f.drive_id
+        ]  # a shared drive is no file
         if corpora == "drive":
             if not drive_id:
-                raise GoogleApiError(400, "The driveId parameter must be specified if and "
-                                     "only if corpora is set to drive.", "invalid")
-            if not (_flag(request, "includeItemsFromAllDrives")
-                    and _flag(request, "supportsAllDrives")):
-                raise GoogleApiError(403, "The includeItemsFromAllDrives parameter must be "
-                                     "set to true when driveId is set.", "teamDriveRequired")
+                raise GoogleApiError(
+                    400,
+                    "The driveId parameter must be specified if and "
+                    "only if corpora is set to drive.",
+                    "invalid",
+                )
+            if not (
+                _flag(request, "includeItemsFromAllDrives") and _flag(request, "supportsAllDrives")
+            ):
+                raise GoogleApiError(
+                    403,
+                    "The includeItemsFromAllDrives parameter must be "
+                    "set to true when driveId is set.",
+                    "teamDriveRequired",
+                )
             return [f for f in everything if f.drive_id == drive_id], False
         if drive_id:
-            raise GoogleApiError(400, "The driveId parameter must be specified if and only "
-                                 "if corpora is set to drive.", "invalid")
+            raise GoogleApiError(
+                400,
+                "The driveId parameter must be specified if and only if corpora is set to drive.",
+                "invalid",
+            )
         if corpora == "allDrives":
             if not _flag(request, "includeItemsFromAllDrives"):
-                raise GoogleApiError(403, "includeItemsFromAllDrives must be true for "
-                                     "corpora=allDrives.", "teamDriveRequired")
+                raise GoogleApiError(
+                    403,
+                    "includeItemsFromAllDrives must be true for corpora=allDrives.",
+                    "teamDriveRequired",
+                )
             incomplete = self.all_drives_incomplete and any(f.drive_id for f in everything)
             if incomplete:
                 return [f for f in everything if not f.drive_id], True
@@ -179,7 +209,8 @@ class DriveApi:
             raise GoogleApiError(400, f"Invalid Value: pageToken {token!r}", "invalid") from None
         end = start + self._page_length(size, page)
         body: dict[str, Any] = {
-            "kind": "drive#fileList", "incompleteSearch": incomplete,
+            "kind": "drive#fileList",
+            "incompleteSearch": incomplete,
             "files": matches[start:end],
         }
         if end < len(matches):
@@ -190,8 +221,12 @@ class DriveApi:
         file = self._file(file_id, request)
         if request.args.get("alt") == "media":
             if file.native:
-                raise GoogleApiError(403, "Only files with binary content can be downloaded. "
-                                     "Use Export with Docs Editors files.", "fileNotDownloadable")
+                raise GoogleApiError(
+                    403,
+                    "Only files with binary content can be downloaded. "
+                    "Use Export with Docs Editors files.",
+                    "fileNotDownloadable",
+                )
             self._content_error(file)
             return Response(file.data, mimetype=file.mime_type)
         resource = file.resource(self.is_trashed(file))
@@ -200,16 +235,17 @@ class DriveApi:
     def _files_export(self, request: Request, file_id: str) -> Response:
         file = self._file(file_id, request, all_drives=False)  # export has no such flag
         if not file.native:
-            raise GoogleApiError(403, "Export only supports Docs Editors files.",
-                                 "fileNotExportable")
+            raise GoogleApiError(
+                403, "Export only supports Docs Editors files.", "fileNotExportable"
+            )
         self._content_error(file)
         if file.mime_type != DOC or request.args.get("mimeType") not in _EXPORTS:
-            raise GoogleApiError(400, "The requested conversion is not supported.",
-                                 "badRequest")
+            raise GoogleApiError(400, "The requested conversion is not supported.", "badRequest")
         body = file.markdown.encode()
         if len(body) > self.export_limit:
-            raise GoogleApiError(403, "This file is too large to be exported.",
-                                 "exportSizeLimitExceeded")
+            raise GoogleApiError(
+                403, "This file is too large to be exported.", "exportSizeLimitExceeded"
+            )
         return Response(body, mimetype=request.args["mimeType"])
 
     def _content_error(self, file: FakeFile) -> None:
@@ -221,8 +257,11 @@ class DriveApi:
     def _log(self, request: Request) -> str | None:
         drive_id = request.args.get("driveId")
         if drive_id and not _flag(request, "supportsAllDrives"):
-            raise GoogleApiError(403, "The supportsAllDrives parameter must be set to true "
-                                 "when driveId is set.", "teamDriveRequired")
+            raise GoogleApiError(
+                403,
+                "The supportsAllDrives parameter must be set to true when driveId is set.",
+                "teamDriveRequired",
+            )
         if drive_id and drive_id not in self.files:
             raise GoogleApiError(404, f"Shared drive not found: {drive_id}", "notFound")
         return drive_id
@@ -230,11 +269,14 @@ class DriveApi:
     def _start_token(self, request: Request) -> Response:
         self._log(request)
         return json_response(
-            {"kind": "drive#startPageToken", "startPageToken": str(len(self.changes) + 1)})
+            {"kind": "drive#startPageToken", "startPageToken": str(len(self.changes) + 1)}
+        )
 
     def _change(self, entry: ChangeEntry) -> dict[str, Any]:
-        change: dict[str, Any] = {"kind": "drive#change",
-                                  "time": entry.time.strftime("%Y-%m-%dT%H:%M:%S.000Z")}
+        change: dict[str, Any] = {
+            "kind": "drive#change",
+            "time": entry.time.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        }
         file = self.files.get(entry.file_id)
         if entry.drive:
             change.update(changeType="drive", driveId=entry.file_id, removed=file is None)
@@ -256,8 +298,11 @@ class DriveApi:
             raise GoogleApiError(400, f"Invalid Value: pageToken {token!r}", "invalid")
         log = self._log(request)
         if log is not None and not _flag(request, "includeItemsFromAllDrives"):
-            raise GoogleApiError(403, "The includeItemsFromAllDrives parameter must be set "
-                                 "to true when driveId is set.", "teamDriveRequired")
+            raise GoogleApiError(
+                403,
+                "The includeItemsFromAllDrives parameter must be set to true when driveId is set.",
+                "teamDriveRequired",
+            )
         include_removed = request.args.get("includeRemoved", "true") != "false"
         start = int(token) - 1
         want = max(1, self._page_length(_size(request, self.page_cap), start))
@@ -266,8 +311,10 @@ class DriveApi:
         while pos < len(self.changes) and len(out) < want:
             entry = self.changes[pos]
             pos += 1
-            superseded = any(later.file_id == entry.file_id and later.log == entry.log
-                             for later in self.changes[pos:])
+            superseded = any(
+                later.file_id == entry.file_id and later.log == entry.log
+                for later in self.changes[pos:]
+            )
             if entry.log != log or superseded:
                 continue
             change = self._change(entry)

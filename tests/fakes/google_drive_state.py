@@ -27,8 +27,12 @@ class DriveState:
             self._seq += 1
         return EPOCH + dt.timedelta(minutes=self._seq)
 
-    def _log_change(self, file: FakeFile, old_drive: str | None = None, moved: bool = False,
-                    ) -> None:
+    def _log_change(
+        self,
+        file: FakeFile,
+        old_drive: str | None = None,
+        moved: bool = False,
+    ) -> None:
         now = EPOCH + dt.timedelta(minutes=self._seq, seconds=len(self.changes))
         if moved and old_drive != file.drive_id:  # left a corpus: `removed` in its old log
             self.changes.append(ChangeEntry(file.id, old_drive, now))
@@ -59,8 +63,9 @@ class DriveState:
     ) -> str:
         file_id = file_id or f"{mime.rsplit('.', 1)[-1].rsplit('/', 1)[-1]}-{len(self.files) + 1}"
         parents = [parent] if parent else []
-        file = FakeFile(file_id, name, mime, parents, self._tick(),
-                        drive_id=self._drive_of(parents), **content)
+        file = FakeFile(
+            file_id, name, mime, parents, self._tick(), drive_id=self._drive_of(parents), **content
+        )
         self.files[file_id] = file
         self._log_change(file)
         return file_id
@@ -81,13 +86,19 @@ class DriveState:
         return self._add(name, DOC, parent, file_id, markdown=markdown)
 
     def add_sheet(
-        self, name: str, parent: str | None, tabs: dict[str, list[list[str]]],
+        self,
+        name: str,
+        parent: str | None,
+        tabs: dict[str, list[list[str]]],
         file_id: str | None = None,
     ) -> str:
         return self._add(name, SHEET, parent, file_id, tabs=tabs)
 
     def add_slides(
-        self, name: str, parent: str | None, slides: list[dict[str, Any]],
+        self,
+        name: str,
+        parent: str | None,
+        slides: list[dict[str, Any]],
         file_id: str | None = None,
     ) -> str:
         return self._add(name, SLIDES, parent, file_id, slides=slides)
@@ -98,8 +109,9 @@ class DriveState:
         """An uploaded file (PDF, DOCX, an image...): downloadable, not exportable."""
         return self._add(name, mime, parent, file_id, data=data)
 
-    def add_shortcut(self, name: str, parent: str | None, target: str,
-                     file_id: str | None = None) -> str:
+    def add_shortcut(
+        self, name: str, parent: str | None, target: str, file_id: str | None = None
+    ) -> str:
         return self._add(name, SHORTCUT, parent, file_id, shortcut_target=target)
 
     # -- changing --------------------------------------------------------------------------

@@ -39,17 +39,22 @@ class DriveWatchMixin:
         body = request.get_json(silent=True) or {}
         cid, kind, address = body.get("id"), body.get("type"), body.get("address")
         if not cid or kind not in ("web_hook", "webhook") or not address:
-            raise GoogleApiError(400, "Invalid channel: id, type web_hook and address are "
-                                 "required", "invalid")
+            raise GoogleApiError(
+                400, "Invalid channel: id, type web_hook and address are required", "invalid"
+            )
         if cid in self.channels:
             raise GoogleApiError(400, f"Channel id {cid} not unique", "channelIdNotUnique")
         now = int(time.time() * 1000)
         asked = int(body.get("expiration") or now + HOUR_MS)
         drive_id = request.args.get("driveId")
-        channel = {"kind": "api#channel", "id": cid, "resourceId": uuid.uuid4().hex[:27],
-                   "resourceUri": f"https://www.googleapis.com/drive/v3/changes?pageToken="
-                                  f"{request.args['pageToken']}&alt=json",
-                   "expiration": str(min(asked, now + WEEK_MS))}
+        channel = {
+            "kind": "api#channel",
+            "id": cid,
+            "resourceId": uuid.uuid4().hex[:27],
+            "resourceUri": f"https://www.googleapis.com/drive/v3/changes?pageToken="
+            f"{request.args['pageToken']}&alt=json",
+            "expiration": str(min(asked, now + WEEK_MS)),
+        }
         if body.get("token"):
             channel["token"] = body["token"]
         self.channels[cid] = {**channel, "address": address, "log": drive_id, "number": 0}
@@ -75,12 +80,14 @@ class DriveWatchMixin:
         if expires < time.time():
             return
         channel["number"] += 1
-        headers = {"X-Goog-Channel-ID": channel["id"],
-                   "X-Goog-Channel-Expiration": email.utils.formatdate(expires, usegmt=True),
-                   "X-Goog-Resource-ID": channel["resourceId"],
-                   "X-Goog-Resource-URI": channel["resourceUri"],
-                   "X-Goog-Resource-State": state,
-                   "X-Goog-Message-Number": str(channel["number"])}
+        headers = {
+            "X-Goog-Channel-ID": channel["id"],
+            "X-Goog-Channel-Expiration": email.utils.formatdate(expires, usegmt=True),
+            "X-Goog-Resource-ID": channel["resourceId"],
+            "X-Goog-Resource-URI": channel["resourceUri"],
+            "X-Goog-Resource-State": state,
+            "X-Goog-Message-Number": str(channel["number"]),
+        }
         if channel.get("token"):
             headers["X-Goog-Channel-Token"] = channel["token"]
         self.deliverer.send(Delivery(channel["address"], b"", headers))

@@ -112,8 +112,13 @@ def _rfc3339(value: str) -> dt.datetime:
 
 def _time_compare(op: str, wanted: dt.datetime) -> Predicate:
     ops: dict[str, Callable[[dt.datetime], bool]] = {
-        "=": lambda t: t == wanted, "!=": lambda t: t != wanted, ">": lambda t: t > wanted,
-        "<": lambda t: t < wanted, ">=": lambda t: t >= wanted, "<=": lambda t: t <= wanted}
+        "=": lambda t: t == wanted,
+        "!=": lambda t: t != wanted,
+        ">": lambda t: t > wanted,
+        "<": lambda t: t < wanted,
+        ">=": lambda t: t >= wanted,
+        "<=": lambda t: t <= wanted,
+    }
     if op not in ops:
         raise QueryError(f"Invalid Value: operator {op!r} not supported")
     return lambda f: ops[op](_rfc3339(f["modifiedTime"]))

@@ -122,8 +122,11 @@ class FakeGoogle(DriveWatchMixin, DriveState, DriveApi, ContentApi):
     def env(self) -> dict[str, str]:
         """The environment variables the connector reads its OAuth client from, set to the
         client this fake accepts."""
-        return {"GOOGLE_CLIENT_ID": self.client_id, "GOOGLE_CLIENT_SECRET": self.client_secret,
-                "GOOGLE_REFRESH_TOKEN": self.refresh_token}
+        return {
+            "GOOGLE_CLIENT_ID": self.client_id,
+            "GOOGLE_CLIENT_SECRET": self.client_secret,
+            "GOOGLE_REFRESH_TOKEN": self.refresh_token,
+        }
 
     def endpoints(self) -> dict[str, str]:
         """Connector settings that point every API at this fake."""

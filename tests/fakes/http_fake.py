@@ -57,7 +57,8 @@ class FakeClock:
     def slept_backoff(self, bases: list[float]) -> bool:
         """The sleeps were jittered exponential backoffs: each in [base/2, base]."""
         return len(self.sleeps) == len(bases) and all(
-            b / 2 <= s <= b for s, b in zip(self.sleeps, bases, strict=True))
+            b / 2 <= s <= b for s, b in zip(self.sleeps, bases, strict=True)
+        )
 
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -78,8 +79,7 @@ class FakeServer:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> Self:
-        self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True,
-                                   ssl_context=self.tls)
+        self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True, ssl_context=self.tls)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )

@@ -57,20 +57,45 @@ class OidcIssuer(FakeServer):
         public = load_pem_public_key(self.keys.public_key.encode())
         assert isinstance(public, RSAPublicKey)
         numbers = public.public_numbers()
-        return {"keys": [{"kty": "RSA", "kid": KID, "use": "sig", "alg": "RS256",
-                          "n": _b64(numbers.n), "e": _b64(numbers.e)}]}
+        return {
+            "keys": [
+                {
+                    "kty": "RSA",
+                    "kid": KID,
+                    "use": "sig",
+                    "alg": "RS256",
+                    "n": _b64(numbers.n),
+                    "e": _b64(numbers.e),
+                }
+            ]
+        }
 
-    def token(self, subject: str, audience: str, *, scopes: list[str] | None = None,
-              expires_in: int = 3600, issuer: str | None = None, **claims: Any) -> str:
+    def token(
+        self,
+        subject: str,
+        audience: str,
+        *,
+        scopes: list[str] | None = None,
+        expires_in: int = 3600,
+        issuer: str | None = None,
+        **claims: Any,
+    ) -> str:
         """An access token as this provider's token endpoint issues it."""
-        return self.keys.create_token(subject=subject, issuer=issuer or self.issuer,
-                                      audience=audience, scopes=scopes,
-                                      expires_in_seconds=expires_in, kid=KID,
-                                      additional_claims={"iat": int(time.time()), **claims})
+        return self.keys.create_token(
+            subject=subject,
+            issuer=issuer or self.issuer,
+            audience=audience,
+            scopes=scopes,
+            expires_in_seconds=expires_in,
+            kid=KID,
+            additional_claims={"iat": int(time.time()), **claims},
+        )
 
     def handle(self, request: Request) -> Response:
-        if request.path in ("/.well-known/openid-configuration",
-                            "/.well-known/oauth-authorization-server"):
+        if request.path in (
+            "/.well-known/openid-configuration",
+            "/.well-known/oauth-authorization-server",
+        ):
             return json_response(self.metadata())
         if request.path == "/.well-known/jwks.json":
             return json_response(self.jwks())

@@ -23,18 +23,33 @@ from typing import Any
 Predicate = Callable[[dict[str, Any]], bool]
 OPERATORS = ("eq", "neq", "gt", "gte", "lt", "lte", "like", "ilike", "in", "is")
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "eq": lambda a, b: a == b, "neq": lambda a, b: a != b, "gt": lambda a, b: a > b,
-    "gte": lambda a, b: a >= b, "lt": lambda a, b: a < b, "lte": lambda a, b: a <= b,
+    "eq": lambda a, b: a == b,
+    "neq": lambda a, b: a != b,
+    "gt": lambda a, b: a > b,
+    "gte": lambda a, b: a >= b,
+    "lt": lambda a, b: a < b,
+    "lte": lambda a, b: a <= b,
 }
-_TYPE_NAMES = {"timestamptz": "timestamp with time zone", "bigint": "bigint",
-               "numeric": "numeric", "boolean": "boolean", "text": "text"}
+_TYPE_NAMES = {
+    "timestamptz": "timestamp with time zone",
+    "bigint": "bigint",
+    "numeric": "numeric",
+    "boolean": "boolean",
+    "text": "text",
+}
 
 
 class QueryError(Exception):
     """A request PostgREST (or PostgreSQL) refuses: status and the error body's fields."""
 
-    def __init__(self, status: int, code: str, message: str, details: str | None = None,
-                 hint: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: str | None = None,
+        hint: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.details, self.hint = details, hint
@@ -102,15 +117,17 @@ class Schema:
         return self.types[column]
 
 
-def _condition(schema: Schema, table: str, column: str, expr: str,
-               nested: bool = False) -> Predicate:
+def _condition(
+    schema: Schema, table: str, column: str, expr: str, nested: bool = False
+) -> Predicate:
     """One `column=op.value`; a top-level value is taken verbatim, one inside `or`/`and`
     may be double-quoted."""
     negate = expr.startswith("not.")
     op, dot, raw = expr.removeprefix("not.").partition(".")
     if op not in OPERATORS or not dot:
-        raise _parse_error(f"{column}.{expr}", f'unexpected "{op}" expecting operator '
-                           f"({', '.join(OPERATORS)})")
+        raise _parse_error(
+            f"{column}.{expr}", f'unexpected "{op}" expecting operator ({", ".join(OPERATORS)})'
+        )
     kind = schema.check(table, column)
     test = _test(kind, op, raw if not nested else _unquote(raw), f"{column}.{expr}")
 
@@ -184,7 +201,7 @@ def _logic(schema: Schema, table: str, key: str, value: str) -> Predicate:
     for item in _split(value[1:-1]):
         head = re.match(r"(not\.)?(and|or)\(", item)
         if head:
-            parts.append(_logic(schema, table, item[: head.end() - 1], item[head.end() - 1:]))
+            parts.append(_logic(schema, table, item[: head.end() - 1], item[head.end() - 1 :]))
             continue
         column, dot, expr = item.partition(".")
         if not dot:
@@ -198,8 +215,9 @@ def _logic(schema: Schema, table: str, key: str, value: str) -> Predicate:
     return predicate
 
 
-def parse_filters(schema: Schema, table: str, args: list[tuple[str, str]],
-                  reserved: set[str]) -> Predicate:
+def parse_filters(
+    schema: Schema, table: str, args: list[tuple[str, str]], reserved: set[str]
+) -> Predicate:
     """Every filter of a request's query string, ANDed as PostgREST does."""
     parts: list[Predicate] = []
     for key, value in args:

@@ -19,17 +19,34 @@ _KEYS_PATH = re.compile(r"/v1/projects/([^/]+)/api-keys")
 
 
 def legacy_key(name: str, jwt: str) -> dict[str, Any]:
-    return {"name": name, "api_key": jwt, "type": "legacy", "id": name, "prefix": None,
-            "description": f"Legacy {name} API key", "hash": None,
-            "secret_jwt_template": None, "inserted_at": None, "updated_at": None}
+    return {
+        "name": name,
+        "api_key": jwt,
+        "type": "legacy",
+        "id": name,
+        "prefix": None,
+        "description": f"Legacy {name} API key",
+        "hash": None,
+        "secret_jwt_template": None,
+        "inserted_at": None,
+        "updated_at": None,
+    }
 
 
 def new_key(name: str, value: str, kind: str = "secret") -> dict[str, Any]:
     role = "service_role" if kind == "secret" else "anon"
-    return {"name": name, "api_key": value, "type": kind, "id": f"id-{name}",
-            "prefix": value[: len("sb_secret_") + 4], "description": None,
-            "hash": "0" * 43, "secret_jwt_template": {"role": role},
-            "inserted_at": "2025-07-01T10:00:00Z", "updated_at": None}
+    return {
+        "name": name,
+        "api_key": value,
+        "type": kind,
+        "id": f"id-{name}",
+        "prefix": value[: len("sb_secret_") + 4],
+        "description": None,
+        "hash": "0" * 43,
+        "secret_jwt_template": {"role": role},
+        "inserted_at": "2025-07-01T10:00:00Z",
+        "updated_at": None,
+    }
 
 
 class FakeSupabaseManagement(FakeServer):
@@ -58,8 +75,9 @@ class FakeSupabaseManagement(FakeServer):
             if keys is None:
                 return json_response({"message": "Project not found"}, 404)
             reveal = request.args.get("reveal") == "true"
-            return json_response([k if reveal or k["type"] != "secret" else _masked(k)
-                                  for k in keys])
+            return json_response(
+                [k if reveal or k["type"] != "secret" else _masked(k) for k in keys]
+            )
 
 
 def _masked(key: dict[str, Any]) -> dict[str, Any]:

@@ -42,15 +42,27 @@ _RESERVED = {"select", "order", "limit", "offset", "apikey", "columns", "on_conf
 JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
 
 
-def pgrst_error(status: int, code: str, message: str, hint: str | None = None,
-                details: str | None = None, headers: dict[str, str] | None = None) -> Response:
+def pgrst_error(
+    status: int,
+    code: str,
+    message: str,
+    hint: str | None = None,
+    details: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
     body = {"code": code, "details": details, "hint": hint, "message": message}
     return json_response(body, status, headers)
 
 
 class SupabaseFake(FakeServer):
-    def __init__(self, *, key: str = "service-role-key", max_rows: int = 1000,
-                 jwt_secret: str = JWT_SECRET, max_url: int = 8000) -> None:
+    def __init__(
+        self,
+        *,
+        key: str = "service-role-key",
+        max_rows: int = 1000,
+        jwt_secret: str = JWT_SECRET,
+        max_url: int = 8000,
+    ) -> None:
         super().__init__()
         self.key = key  # the service_role key
         self.keys: dict[str, str] = {}  # further project keys -> their role (e.g. anon)
@@ -102,8 +114,9 @@ class SupabaseFake(FakeServer):
 
     def user_jwt(self, claims: dict[str, Any], secret: str | None = None) -> str:
         """A JWT signed with the project's secret, as Supabase Auth (or a custom signer) mints."""
-        return jwt.encode({"role": "authenticated", **claims}, secret or self.jwt_secret,
-                          algorithm="HS256")
+        return jwt.encode(
+            {"role": "authenticated", **claims}, secret or self.jwt_secret, algorithm="HS256"
+        )
 
     # -- serving -----------------------------------------------------------------------------
     def handle(self, request: Request) -> Response:
@@ -130,12 +143,20 @@ class SupabaseFake(FakeServer):
         """The JWT claims the request runs with, or PostgREST's / the gateway's 401."""
         key = request.headers.get("apikey") or request.args.get("apikey")
         if not key:
-            return pgrst_error(401, "PGRST301", "No API key found in request",
-                               "No `apikey` request header or url param was found.")
+            return pgrst_error(
+                401,
+                "PGRST301",
+                "No API key found in request",
+                "No `apikey` request header or url param was found.",
+            )
         roles = {self.key: "service_role", **self.keys}
         if key not in roles:
-            return pgrst_error(401, "PGRST301", "Invalid API key",
-                               "Double check your Supabase `anon` or `service_role` API key.")
+            return pgrst_error(
+                401,
+                "PGRST301",
+                "Invalid API key",
+                "Double check your Supabase `anon` or `service_role` API key.",
+            )
         auth = request.headers.get("Authorization")
         if auth is None:
             return {"role": roles[key]}
@@ -144,11 +165,16 @@ class SupabaseFake(FakeServer):
             return {"role": roles[key]}  # a legacy JWT key as its own bearer
         if token.count(".") != 2:
             parts = token.count(".") + 1
-            return pgrst_error(401, "PGRST301", f"Expected 3 parts in JWT; got {parts}",
-                               headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            return pgrst_error(
+                401,
+                "PGRST301",
+                f"Expected 3 parts in JWT; got {parts}",
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
         try:
-            return jwt.decode(token, self.jwt_secret, algorithms=["HS256"],
-                              options={"verify_aud": False})
+            return jwt.decode(
+                token, self.jwt_secret, algorithms=["HS256"], options={"verify_aud": False}
+            )
         except jwt.ExpiredSignatureError:
             return pgrst_error(401, "PGRST303", "JWT expired")
         except jwt.InvalidTokenError:
@@ -169,9 +195,13 @@ class SupabaseFake(FakeServer):
         role = claims.get("role")
         if name in self.revoked:
             status = 401 if role == "anon" else 403
-            return pgrst_error(status, "42501", f"permission denied for table {name}",
-                               f"Grant the required privileges to the current role with: "
-                               f"GRANT SELECT ON public.{name} TO {role};")
+            return pgrst_error(
+                status,
+                "42501",
+                f"permission denied for table {name}",
+                f"Grant the required privileges to the current role with: "
+                f"GRANT SELECT ON public.{name} TO {role};",
+            )
         schema = self._schema(name)
         rows = list(self.tables[name].values())
         if name in self.policies and role != "service_role":
@@ -182,10 +212,14 @@ class SupabaseFake(FakeServer):
         lower, upper = self._range(request)
         total = len(rows) if _wants_count(request) else None
         if total is not None and lower > total:
-            return pgrst_error(416, "PGRST103", "Requested range not satisfiable",
-                               details=f"An offset of {lower} was requested, but there are "
-                               f"only {total} rows.", headers={"Content-Range": f"*/{total}"})
-        page = rows[lower: upper + 1]
+            return pgrst_error(
+                416,
+                "PGRST103",
+                "Requested range not satisfiable",
+                details=f"An offset of {lower} was requested, but there are only {total} rows.",
+                headers={"Content-Range": f"*/{total}"},
+            )
+        page = rows[lower : upper + 1]
         select = request.args.get("select", "*")
         if select != "*":
             wanted = [c.strip() for c in select.split(",")]
@@ -195,8 +229,10 @@ class SupabaseFake(FakeServer):
         last = lower + len(page) - 1
         span = f"{lower}-{last}" if page and total != 0 else "*"
         status = 206 if total is not None and len(page) < total else 200
-        headers = {"Content-Range": f"{span}/{'*' if total is None else total}",
-                   "Range-Unit": "items"}
+        headers = {
+            "Content-Range": f"{span}/{'*' if total is None else total}",
+            "Range-Unit": "items",
+        }
         response = json_response(page, status, headers)
         if request.method == "HEAD":
             response.set_data(b"")
@@ -211,9 +247,13 @@ class SupabaseFake(FakeServer):
             lower = int(m.group(1))
             upper = int(m.group(2)) if m.group(2) else upper
             if upper < lower:
-                raise QueryError(416, "PGRST103", "Requested range not satisfiable",
-                                 "The lower boundary must be lower than or equal to the upper "
-                                 "boundary in the Range header.")
+                raise QueryError(
+                    416,
+                    "PGRST103",
+                    "Requested range not satisfiable",
+                    "The lower boundary must be lower than or equal to the upper "
+                    "boundary in the Range header.",
+                )
         try:
             offset = int(request.args.get("offset", "0"))
             limit = request.args.get("limit")
@@ -227,5 +267,6 @@ class SupabaseFake(FakeServer):
 
 def _wants_count(request: Request) -> bool:
     prefer = request.headers.get("Prefer", "")
-    return any(p.strip() in ("count=exact", "count=planned", "count=estimated")
-               for p in prefer.split(","))
+    return any(
+        p.strip() in ("count=exact", "count=planned", "count=estimated") for p in prefer.split(",")
+    )

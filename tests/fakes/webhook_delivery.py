@@ -69,14 +69,22 @@ class Deliverer:
             try:
                 response = client.post(item.url, content=item.body, headers=item.headers)
                 status = response.status_code
-                self.attempts.append(Attempt(item.url, status, response.text, item.headers,
-                                             elapsed=time.monotonic() - started))
+                self.attempts.append(
+                    Attempt(
+                        item.url,
+                        status,
+                        response.text,
+                        item.headers,
+                        elapsed=time.monotonic() - started,
+                    )
+                )
             except httpx.HTTPError as exc:
                 status = None
-                self.attempts.append(Attempt(item.url, None, "", item.headers, str(exc),
-                                             time.monotonic() - started))
+                self.attempts.append(
+                    Attempt(item.url, None, "", item.headers, str(exc), time.monotonic() - started)
+                )
             if status is not None and (200 <= status < 300 or status == 410):
                 return status
             if attempt + 1 < item.attempts:
-                time.sleep(item.retry_delay * 2 ** attempt)
+                time.sleep(item.retry_delay * 2**attempt)
         return status

@@ -58,8 +58,7 @@ class Page:
     location: str | None = None
 
 
-def page_html(title: str, body: str, *, canonical: str | None = None,
-              chrome: bool = True) -> str:
+def page_html(title: str, body: str, *, canonical: str | None = None, chrome: bool = True) -> str:
     """An article inside the site's chrome; body blocks starting `## ` become h2."""
     blocks = []
     for block in body.split("\n\n"):
@@ -71,10 +70,12 @@ def page_html(title: str, body: str, *, canonical: str | None = None,
     top = ""
     if chrome:
         items = "".join(f'<li><a href="/{m.lower()}">{m}</a></li>' for m in MENU)
-        top = (f'<div class="top-bar"><div class="brand"><p>{BRAND}</p></div>'
-               f'<ul class="menu">{items}</ul></div>'
-               f'<div class="cta-banner"><p>{CTA}</p><a class="btn" href="/contact">'
-               "Book now</a></div>")
+        top = (
+            f'<div class="top-bar"><div class="brand"><p>{BRAND}</p></div>'
+            f'<ul class="menu">{items}</ul></div>'
+            f'<div class="cta-banner"><p>{CTA}</p><a class="btn" href="/contact">'
+            "Book now</a></div>"
+        )
     return (
         f"<!doctype html><html><head><title>{escape(title)} | Surefoot</title>{link}</head>"
         f"<body>{top}"
@@ -157,17 +158,34 @@ class WebsiteFake(FakeServer):
         """Drop the page from the sitemap (it still answers)."""
         self.pages[path].listed = False
 
-    def move(self, old: str, new: str, *, keep_listed: bool = True, status: int = 301,
-             sitemap: str | None = None) -> None:
+    def move(
+        self,
+        old: str,
+        new: str,
+        *,
+        keep_listed: bool = True,
+        status: int = 301,
+        sitemap: str | None = None,
+    ) -> None:
         """The page now lives at `new` (in `sitemap`, default the old one); `old` answers a
         redirect there and stays in the sitemap when `keep_listed` (a stale sitemap)."""
         page = self.pages[old]
-        moved = Page(title=page.title, body=page.body, raw=page.raw,
-                     content_type=page.content_type, sitemap=sitemap or page.sitemap,
-                     chrome=page.chrome)
+        moved = Page(
+            title=page.title,
+            body=page.body,
+            raw=page.raw,
+            content_type=page.content_type,
+            sitemap=sitemap or page.sitemap,
+            chrome=page.chrome,
+        )
         self._add(new, moved)
-        self.pages[old] = Page(location=new, status=status, listed=keep_listed and page.listed,
-                               sitemap=page.sitemap, modified=self._tick())
+        self.pages[old] = Page(
+            location=new,
+            status=status,
+            listed=keep_listed and page.listed,
+            sitemap=page.sitemap,
+            modified=self._tick(),
+        )
 
     # -- serving -----------------------------------------------------------------------------
     def _respond(self, request: Request) -> Response:
@@ -190,20 +208,24 @@ class WebsiteFake(FakeServer):
             return Response("<h1>Not found</h1>", 404, content_type="text/html")
         if page.location is not None:
             target = self.url(page.location)
-            return Response(f'<a href="{target}">Moved</a>', page.status,
-                            {"Location": target}, content_type="text/html")
+            return Response(
+                f'<a href="{target}">Moved</a>',
+                page.status,
+                {"Location": target},
+                content_type="text/html",
+            )
         if page.status != 200:
             text = "Internal Server Error" if page.status >= 500 else "Gone"
             return Response(f"<h1>{text}</h1>", page.status, content_type="text/html")
-        return self._conditional(request, path, self._content(path, page), page.content_type,
-                                 page.modified)
+        return self._conditional(
+            request, path, self._content(path, page), page.content_type, page.modified
+        )
 
     def _content(self, path: str, page: Page) -> bytes:
         if page.raw is not None:
             return page.raw if isinstance(page.raw, bytes) else page.raw.encode()
         canonical = self.url(page.canonical or path)
-        return page_html(page.title, page.body, canonical=canonical,
-                         chrome=page.chrome).encode()
+        return page_html(page.title, page.body, canonical=canonical, chrome=page.chrome).encode()
 
     def _stamp(self, key: str, body: bytes) -> dt.datetime:
         """Last-Modified of a generated resource: moves when its body changes."""
@@ -214,8 +236,14 @@ class WebsiteFake(FakeServer):
             self._stamps[key] = seen
         return seen[1]
 
-    def _conditional(self, request: Request, key: str, body: bytes, content_type: str,
-                     modified: dt.datetime | None = None) -> Response:
+    def _conditional(
+        self,
+        request: Request,
+        key: str,
+        body: bytes,
+        content_type: str,
+        modified: dt.datetime | None = None,
+    ) -> Response:
         modified = modified or self._stamp(key, body)
         etag = _etag(body)
         headers = {"Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
@@ -278,8 +306,10 @@ class WebsiteFake(FakeServer):
         for name in self._auto_names() + self.sitemaps:
             paths = self._listed_in(name) or []
             stamp = self._stamp(f"/sitemaps/{name}", self._urlset(paths))
-            entries.append(f"<sitemap><loc>{self.url('/sitemaps/' + name)}</loc>"
-                           f"<lastmod>{stamp.isoformat()}</lastmod></sitemap>")
+            entries.append(
+                f"<sitemap><loc>{self.url('/sitemaps/' + name)}</loc>"
+                f"<lastmod>{stamp.isoformat()}</lastmod></sitemap>"
+            )
         xml = f'<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="{SITEMAPS_NS}">'
         return (xml + "".join(entries) + "</sitemapindex>").encode()
 
@@ -290,6 +320,7 @@ class WebsiteFake(FakeServer):
         body = self._urlset(paths)
         modified = self._stamp(f"/sitemaps/{name}", body)
         if name.endswith(".gz"):
-            return self._conditional(request, request.path, gzip.compress(body, mtime=0),
-                                     "application/gzip", modified)
+            return self._conditional(
+                request, request.path, gzip.compress(body, mtime=0), "application/gzip", modified
+            )
         return self._conditional(request, request.path, body, "application/xml", modified)

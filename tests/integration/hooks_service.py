@@ -31,8 +31,12 @@ class HookService:
     def queue(self) -> HookQueue:
         return open_queue(self.settings.home_dir)
 
-    def post(self, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
-             ) -> httpx.Response:
+    def post(
+        self,
+        path: str,
+        body: bytes = b"",
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
         return httpx.post(self.url + path, content=body, headers=headers or {}, timeout=10)
 
 
@@ -40,21 +44,30 @@ def clickup_registry(fake: Any) -> dict[str, Any]:
     """The shared ClickUp workspace's list L1 as the internal scope, webhooks on."""
     data = base_registry()
     data["internal"]["sources"]["clickup"] = {
-        "base_url": fake.url("/api/v2"), "docs_base_url": fake.url("/api/v3"),
-        "team_id": "9001", "list_ids": ["L1"], "attachments": False,
-        "webhook_secret_env": "KP_TEST_CLICKUP_HOOK"}
+        "base_url": fake.url("/api/v2"),
+        "docs_base_url": fake.url("/api/v3"),
+        "team_id": "9001",
+        "list_ids": ["L1"],
+        "attachments": False,
+        "webhook_secret_env": "KP_TEST_CLICKUP_HOOK",
+    }
     return data
 
 
 def base_registry() -> dict[str, Any]:
-    return {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-            "service": {"hooks": {"rate_limit": "1000/minute"}},
-            "internal": {"sources": {}}, "clients": {}}
+    return {
+        "embedding": {"provider": "hash"},
+        "store": {"engine": "edge"},
+        "service": {"hooks": {"rate_limit": "1000/minute"}},
+        "internal": {"sources": {}},
+        "clients": {},
+    }
 
 
 @contextmanager
-def hook_service(tmp_path: Path, registry: dict[str, Any],
-                 monkeypatch: pytest.MonkeyPatch) -> Iterator[HookService]:
+def hook_service(
+    tmp_path: Path, registry: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[HookService]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     registry.setdefault("service", {})["public_url"] = url
@@ -62,8 +75,9 @@ def hook_service(tmp_path: Path, registry: dict[str, Any],
     monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("KP_CONFIG", str(config))
     settings = Settings()
-    server = uvicorn.Server(uvicorn.Config(http_app(settings), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(http_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -14,6 +14,7 @@ from tests.integration.clickup_workspace import TOKEN, connector, workspace
 
 pytestmark = pytest.mark.integration
 
+
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ClickUpFake]:
     yield from workspace(monkeypatch)

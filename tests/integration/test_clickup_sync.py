@@ -170,8 +170,9 @@ def test_rereads_rotate_within_the_cap_and_quiet_threads_take_turns(fake: ClickU
     for _ in range(3):
         fake.clear_log()
         quiet.pull()
-        turns.append({r.path.split("/")[4] for r in fake.requests("/comment")
-                      if "start" not in r.args})
+        turns.append(
+            {r.path.split("/")[4] for r in fake.requests("/comment") if "start" not in r.args}
+        )
     assert [len(t) for t in turns] == [1, 1, 1] and len(set.union(*turns)) == 3
 
 
@@ -279,15 +280,21 @@ def test_comments_answering_404_remove_the_task(fake: ClickUpFake) -> None:
     assert "plain" not in index.docs
 
 
-def test_kp_status_states_the_quiet_comment_bound(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kp_status_states_the_quiet_comment_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The sync contract's bound on comments of quiet tasks, said where operators look."""
-    registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-                "internal": {"sources": {"clickup": {"space_ids": ["s1"]}}}}
+    registry = {
+        "embedding": {"provider": "hash"},
+        "store": {"engine": "edge"},
+        "internal": {"sources": {"clickup": {"space_ids": ["s1"]}}},
+    }
     monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))
     monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("KP_DAGSTER_URL", f"http://127.0.0.1:{free_port()}")  # Dagster is down
     output = " ".join(CliRunner().invoke(app, ["status"], terminal_width=200).output.split())
-    assert ("clickup: a comment (which moves no date_updated) on a task quiet for longer than "
-            "comment_window_days is seen within ceil(quiet tasks / quiet_thread_rereads) "
-            "ordinary runs") in output
+    assert (
+        "clickup: a comment (which moves no date_updated) on a task quiet for longer than "
+        "comment_window_days is seen within ceil(quiet tasks / quiet_thread_rereads) "
+        "ordinary runs"
+    ) in output

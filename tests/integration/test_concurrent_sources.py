@@ -110,7 +110,9 @@ def test_two_sources_publish_to_one_collection_at_once(
 
 
 def test_publishing_one_scope_never_waits_for_another(
-    tmp_path: Path, kp_env: Settings, registry_data: dict[str, Any],
+    tmp_path: Path,
+    kp_env: Settings,
+    registry_data: dict[str, Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """On the instance `kp index` and `kp up` use (pools of one slot): while `internal`'s
@@ -127,15 +129,22 @@ def test_publishing_one_scope_never_waits_for_another(
     instance.add_dynamic_partitions(SCOPES, ["internal", "acme"])
 
     def run(scope: str) -> Any:
-        return materialize(build_source_assets("memory_files"), partition_key=scope,
-                           instance=instance, resources=platform_resources(settings))
+        return materialize(
+            build_source_assets("memory_files"),
+            partition_key=scope,
+            instance=instance,
+            resources=platform_resources(settings),
+        )
 
     internal = settings.shards_dir / "internal"
     internal.mkdir(parents=True)
     with ThreadPoolExecutor(2) as pool, exclusive_lock(internal / ".lock", timeout=5):
         waiting = pool.submit(run, "internal")  # reaches its collection step, then waits
-        wait_for(lambda: any(step_started(instance, r, "collection")
-                             for r in instance.get_run_ids()), 120, "internal's publish")
+        wait_for(
+            lambda: any(step_started(instance, r, "collection") for r in instance.get_run_ids()),
+            120,
+            "internal's publish",
+        )
         other = pool.submit(run, "acme")
         done, _ = wait((other,), timeout=120)
         assert other in done and other.result().success, "acme waited for internal"

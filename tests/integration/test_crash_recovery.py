@@ -51,14 +51,24 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _env(settings: Settings, **extra: str) -> dict[str, str]:
-    return {**os.environ, "KP_HOME": str(settings.home_dir),
-            "KP_CONFIG": str(settings.config), **extra}
+    return {
+        **os.environ,
+        "KP_HOME": str(settings.home_dir),
+        "KP_CONFIG": str(settings.config),
+        **extra,
+    }
 
 
 def _kp_index(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "kp", "index", *args], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "kp", "index", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _instance(settings: Settings) -> DagsterInstance:
@@ -67,7 +77,8 @@ def _instance(settings: Settings) -> DagsterInstance:
 
 
 def test_kp_index_killed_while_publishing_does_not_stop_the_next(
-        kp_env: Settings, workspace: Path) -> None:
+    kp_env: Settings, workspace: Path
+) -> None:
     (workspace / "crash-probe.md").write_text("# Crash probe\n\nThe probe word is zanzibar.\n")
     instance = _instance(kp_env)
     collection = kp_env.shards_dir / "internal"
@@ -81,11 +92,19 @@ def test_kp_index_killed_while_publishing_does_not_stop_the_next(
         killed.communicate()
 
     # Before the fix the killed run kept the qdrant_write slot and this run waited for ever.
-    done = subprocess.run([sys.executable, "-m", "kp", "index"], cwd=REPO, env=_env(kp_env),
-                          capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        [sys.executable, "-m", "kp", "index"],
+        cwd=REPO,
+        env=_env(kp_env),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr
-    assert f"run {run_id[:8]} marked failed: the process running it, kp index, " \
-           f"pid {killed.pid}, is gone" in " ".join(done.stderr.split())
+    assert (
+        f"run {run_id[:8]} marked failed: the process running it, kp index, "
+        f"pid {killed.pid}, is gone" in " ".join(done.stderr.split())
+    )
     assert f"pid {killed.pid}, is gone" in failure_message(instance, run_id)
     assert unfinished(instance) == [] and held_slots(instance) == {}
     runtime = Runtime(kp_env)
@@ -107,8 +126,11 @@ def _graphql(instance: DagsterInstance) -> Iterator[str]:
     from dagster_webserver.webserver import DagsterWebserver
 
     origin = InProcessCodeLocationOrigin(
-        LoadableTargetOrigin(module_name="assets.definitions", attribute="defs",
-                             working_directory=str(REPO)), location_name="knowledge_platform")
+        LoadableTargetOrigin(
+            module_name="assets.definitions", attribute="defs", working_directory=str(REPO)
+        ),
+        location_name="knowledge_platform",
+    )
     with WorkspaceProcessContext(instance, InProcessWorkspaceLoadTarget([origin])) as context:
         app = DagsterWebserver(context).create_asgi_app()
         with served_in_thread(app) as url:
@@ -117,8 +139,12 @@ def _graphql(instance: DagsterInstance) -> Iterator[str]:
 
 def _holder(instance: DagsterInstance) -> str:
     """A live run (this test's process) holding the one clickup_api slot."""
-    run = create_run_for_test(instance, job_name="reindex_job", status=DagsterRunStatus.STARTED,
-                              tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()})
+    run = create_run_for_test(
+        instance,
+        job_name="reindex_job",
+        status=DagsterRunStatus.STARTED,
+        tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
+    )
     storage = instance.event_log_storage
     storage.initialize_concurrency_limit_to_default("clickup_api")
     assert storage.claim_concurrency_slot("clickup_api", run.run_id, "clickup__raw").is_claimed
@@ -127,19 +153,31 @@ def _holder(instance: DagsterInstance) -> str:
 
 def _waiting(instance: DagsterInstance, run_id: str) -> Any:
     info = instance.event_log_storage.get_concurrency_info("clickup_api")
-    return next((s for s in info.pending_steps
-                 if s.run_id == run_id and s.assigned_timestamp is None), None)
+    return next(
+        (s for s in info.pending_steps if s.run_id == run_id and s.assigned_timestamp is None), None
+    )
 
 
 def test_a_run_waiting_for_a_slot_shows_blocked_and_stops_on_sigterm(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with ClickUpFake() as fake:
         fake.add_hierarchy("9001", "s1", None, "L1")
         fake.add_task("L1", "Swatch test plan", task_id="plan", description="Launch it.")
-        registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-                    "internal": {"sources": {"clickup": {
-                        "base_url": fake.url("/api/v2"), "docs_base_url": fake.url("/api/v3"),
-                        "list_ids": ["L1"], "max_comments": 0}}}}
+        registry = {
+            "embedding": {"provider": "hash"},
+            "store": {"engine": "edge"},
+            "internal": {
+                "sources": {
+                    "clickup": {
+                        "base_url": fake.url("/api/v2"),
+                        "docs_base_url": fake.url("/api/v3"),
+                        "list_ids": ["L1"],
+                        "max_comments": 0,
+                    }
+                }
+            },
+        }
         monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
         monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))
         settings = Settings()
@@ -153,21 +191,26 @@ def test_a_run_waiting_for_a_slot_shows_blocked_and_stops_on_sigterm(
             with _graphql(instance) as url:
                 runtime = Runtime(settings)
                 try:
-                    service = KnowledgeService(runtime, DagsterClient(url, timeout=60),
-                                               QueryLog(settings.query_log))
+                    service = KnowledgeService(
+                        runtime, DagsterClient(url, timeout=60), QueryLog(settings.query_log)
+                    )
                     grant = grant_for(runtime.registry, ADMIN_PRINCIPAL, admin=True)
-                    soon = service.index_status(grant, now=waiting.enqueued_timestamp
-                                                + dt.timedelta(minutes=29))
-                    late = service.index_status(grant, now=waiting.enqueued_timestamp
-                                                + dt.timedelta(minutes=31))
+                    soon = service.index_status(
+                        grant, now=waiting.enqueued_timestamp + dt.timedelta(minutes=29)
+                    )
+                    late = service.index_status(
+                        grant, now=waiting.enqueued_timestamp + dt.timedelta(minutes=31)
+                    )
                 finally:
                     runtime.close()
             (row,) = late.sources
             assert run_id in row.in_flight_runs and soon.sources[0].blocked == []
             (step,) = row.blocked  # clickup's deadline: its 30-minute schedule
             assert (step.run_id, step.pool, step.held_by) == (run_id, "clickup_api", [holder])
-            assert f"clickup/internal: run {run_id[:8]} blocked 31 min on pool clickup_api " \
-                   f"(clickup__raw), held by run {holder[:8]}" in late.health
+            assert (
+                f"clickup/internal: run {run_id[:8]} blocked 31 min on pool clickup_api "
+                f"(clickup__raw), held by run {holder[:8]}" in late.health
+            )
 
             blocked.send_signal(signal.SIGTERM)
             _, err = blocked.communicate(timeout=60)

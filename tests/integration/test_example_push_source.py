@@ -26,7 +26,9 @@ def test_a_new_push_source_is_its_package_and_one_catalog_line(tmp_path, monkeyp
     notes.mkdir()
     registry = base_registry()
     registry["internal"]["sources"]["notes_push"] = {
-        "path": str(notes), "webhook_secret_env": "KP_TEST_NOTES_HOOK"}
+        "path": str(notes),
+        "webhook_secret_env": "KP_TEST_NOTES_HOOK",
+    }
     with hook_service(tmp_path, registry, monkeypatch) as svc:
         body = json.dumps({"paths": ["plan.md"]}).encode()
         ok = svc.post("/hooks/notes", body, {"X-Notes-Token": SECRET})
@@ -42,7 +44,8 @@ def test_a_new_push_source_is_its_package_and_one_catalog_line(tmp_path, monkeyp
         reg = load_registry(svc.settings.config)
         outcomes = register(reg, svc.settings.home_dir, source="notes_push")
         assert [(o.action, o.message) for o in outcomes] == [
-            ("instructions", f"point the editor's save hook at {svc.url}/hooks/notes")]
+            ("instructions", f"point the editor's save hook at {svc.url}/hooks/notes")
+        ]
         status = hooks_status(reg, svc.settings.home_dir, svc.queue)
         (hook,) = status.hooks
         assert (hook.source, hook.kind, hook.health) == ("notes_push", "notes_hook", "ok")

@@ -120,8 +120,9 @@ class FaultySupabase(SupabaseFake):
             if "/rest/v1/" in request.path:
                 self.answers.append(fault or "ok")
         if fault == "503":
-            return Response('{"message": "upstream connect error"}', 503,
-                            content_type="application/json")
+            return Response(
+                '{"message": "upstream connect error"}', 503, content_type="application/json"
+            )
         if fault == "timeout":
             time.sleep(self.delay)
         if fault == "reset":
@@ -137,24 +138,57 @@ class FaultySupabase(SupabaseFake):
 
 
 @pytest.fixture
-def supabase(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FaultySupabase,
-                                                                               Settings]]:
+def supabase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[FaultySupabase, Settings]]:
     """Ten rows in `memory`, three to a page, indexed once for the `acme` client."""
     monkeypatch.setenv("SUPABASE_SERVICE_KEY", KEY)
     with FaultySupabase() as fake:
         fake.create_table("memory")
-        topics = ["kickoff call", "pricing change", "hiring freeze", "swatch test", "cart audit",
-                  "email flows", "brand refresh", "search tuning", "loyalty tiers", "returns"]
-        fake.insert("memory", *({"id": i + 1, "title": t.title(), "body": f"Notes on the {t}.",
-                                 "client_id": SCOPE} for i, t in enumerate(topics)))
-        table = {"name": "memory", "kind": "memory", "title_template": "{title}",
-                 "text_template": "{title}\n\n{body}", "filter": {"client_id": "eq.{scope}"}}
-        cfg = {"url": fake.url(), "tables": [table], "page_size": 3, "max_retries": 1,
-               "timeout_seconds": 0.5}
-        settings = env_for(tmp_path, monkeypatch, {
-            "embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-            "clients": {SCOPE: {"name": "Acme", "director": "maya",
-                                "sources": {"supabase": cfg}}}})
+        topics = [
+            "kickoff call",
+            "pricing change",
+            "hiring freeze",
+            "swatch test",
+            "cart audit",
+            "email flows",
+            "brand refresh",
+            "search tuning",
+            "loyalty tiers",
+            "returns",
+        ]
+        fake.insert(
+            "memory",
+            *(
+                {"id": i + 1, "title": t.title(), "body": f"Notes on the {t}.", "client_id": SCOPE}
+                for i, t in enumerate(topics)
+            ),
+        )
+        table = {
+            "name": "memory",
+            "kind": "memory",
+            "title_template": "{title}",
+            "text_template": "{title}\n\n{body}",
+            "filter": {"client_id": "eq.{scope}"},
+        }
+        cfg = {
+            "url": fake.url(),
+            "tables": [table],
+            "page_size": 3,
+            "max_retries": 1,
+            "timeout_seconds": 0.5,
+        }
+        settings = env_for(
+            tmp_path,
+            monkeypatch,
+            {
+                "embedding": {"provider": "hash"},
+                "store": {"engine": "edge"},
+                "clients": {
+                    SCOPE: {"name": "Acme", "director": "maya", "sources": {"supabase": cfg}}
+                },
+            },
+        )
         yield fake, settings
 
 
@@ -216,28 +250,38 @@ def test_an_empty_or_truncated_listing_is_held_and_the_rest_applies(supabase) ->
     index_with_the_first_page_newest(fake, run)
     before = state(settings, "supabase", SCOPE)
 
-    cases = [(0, "10 deletions held: the pull would remove all 10 documents (a source "
-                 "outage?)"),
-             (1, "7 deletions held: the pull would delete 7 of 10 documents (70%), over the "
-                 "30% guard")]
+    cases = [
+        (0, "10 deletions held: the pull would remove all 10 documents (a source outage?)"),
+        (1, "7 deletions held: the pull would delete 7 of 10 documents (70%), over the 30% guard"),
+    ]
     for good_pages, message in cases:
         fake.break_after(good_pages, "empty")
         result = run("supabase", SCOPE, tags={"kp/full_pull": "true"}, raise_on_error=False)
         assert result.success, failure_text(result)
-        guard = next(c for c in result.get_asset_check_evaluations()
-                     if c.check_name == "supabase_deletions_within_guard")
+        guard = next(
+            c
+            for c in result.get_asset_check_evaluations()
+            if c.check_name == "supabase_deletions_within_guard"
+        )
         assert guard.passed is False and message in (guard.description or "")
         now = state(settings, "supabase", SCOPE)
         assert (now.points, now.count) == (before.points, before.count)
         assert {d.source_id for d in now.documents or []} == {
-            d.source_id for d in before.documents or []}
+            d.source_id for d in before.documents or []
+        }
 
     fake.break_after(0, None)
     result = run("supabase", SCOPE, tags={"kp/full_pull": "true"})  # the weekly full sweep
     assert {c.check_name: c.passed for c in result.get_asset_check_evaluations()} == {
-        f"supabase_{name}": True for name in ("collection_matches_chunks",
-                                              "deletions_within_guard", "pull_complete",
-                                              "single_embedding_model", "golden_questions")}
+        f"supabase_{name}": True
+        for name in (
+            "collection_matches_chunks",
+            "deletions_within_guard",
+            "pull_complete",
+            "single_embedding_model",
+            "golden_questions",
+        )
+    }
     after = state(settings, "supabase", SCOPE)
     assert (after.points, after.count) == (before.points, before.count)
     assert len(after.documents or []) == 10
@@ -269,7 +313,8 @@ def write_workspace(root: Path, edition: str) -> None:
     for i in range(N_FILES):
         (root / f"note-{i:04d}.md").write_text(
             f"# Note {i}\n\nEdition {edition}: the heron ledger entry {i} for the weekly "
-            f"review, kept by team {i % 17}.\n")
+            f"review, kept by team {i % 17}.\n"
+        )
 
 
 def reader_loop(settings: Settings, stop: threading.Event, seen: dict[str, Any]) -> None:
@@ -295,9 +340,15 @@ def test_killed_while_writing_the_collection_readers_keep_answering_and_next_run
     ws = tmp_path / "ws"
     ws.mkdir()
     write_workspace(ws, "one")
-    settings = env_for(tmp_path, monkeypatch, {
-        "embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-        "internal": {"sources": {"memory_files": {"path": str(ws)}}}})
+    settings = env_for(
+        tmp_path,
+        monkeypatch,
+        {
+            "embedding": {"provider": "hash"},
+            "store": {"engine": "edge"},
+            "internal": {"sources": {"memory_files": {"path": str(ws)}}},
+        },
+    )
     run = Materializer(settings)
     assert run("memory_files").success
     cdir = settings.shards_dir / "internal"
@@ -312,8 +363,21 @@ def test_killed_while_writing_the_collection_readers_keep_answering_and_next_run
     log = tmp_path / "kp-index.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kp", "index", "--source", "memory_files", "--scope",
-             "internal"], cwd=REPO, env=dict(os.environ), stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "kp",
+                "index",
+                "--source",
+                "memory_files",
+                "--scope",
+                "internal",
+            ],
+            cwd=REPO,
+            env=dict(os.environ),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 300
         build = None
@@ -370,11 +434,20 @@ def test_embedding_provider_failures_retry_as_told_then_fail_without_deleting(
     seen from the fake: how many requests, and how long apart."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-fake")
     with FakeOpenAI("sk-test-fake") as fake:
-        settings = env_for(tmp_path, monkeypatch, {
-            "embedding": {"provider": "openai", "base_url": fake.base_url, "max_retries": 2,
-                          "timeout_seconds": 0.5},
-            "store": {"engine": "edge"},
-            "internal": {"sources": {"memory_files": {"path": str(workspace)}}}})
+        settings = env_for(
+            tmp_path,
+            monkeypatch,
+            {
+                "embedding": {
+                    "provider": "openai",
+                    "base_url": fake.base_url,
+                    "max_retries": 2,
+                    "timeout_seconds": 0.5,
+                },
+                "store": {"engine": "edge"},
+                "internal": {"sources": {"memory_files": {"path": str(workspace)}}},
+            },
+        )
         run = Materializer(settings)
         assert run("memory_files").success
         before = state(settings, "memory_files", "internal")
@@ -385,19 +458,42 @@ def test_embedding_provider_failures_retry_as_told_then_fail_without_deleting(
         # (name, injection, message, requests, shortest gap between them: the wait asked for,
         # or the SDK's exponential backoff of 0.5 s, 1 s less up to 25% jitter)
         cases: list[tuple[str, Any, str, int, float]] = [
-            ("429 with rate-limit headers",
-             lambda: fake.rate_limit(100, {"retry-after-ms": "250",
-                                           "x-ratelimit-remaining-requests": "0",
-                                           "x-ratelimit-reset-requests": "250ms"}),
-             "OpenAI embeddings failed: HTTP 429 after 3 attempts: Rate limit reached", 3, 0.25),
-            ("429 asking for an hour",
-             lambda: fake.rate_limit(100, {"retry-after": "3600"}),
-             "OpenAI embeddings failed: HTTP 429 after 1 attempt: Rate limit reached for "
-             "requests. Please try again later. (the server asks to wait 3600 s)", 1, 0),
-            ("500", lambda: fake.server_error(100, 500),
-             "OpenAI embeddings failed: HTTP 500 after 3 attempts: The server had", 3, 0.375),
-            ("timeout", lambda: fake.inject("/v1/embeddings", None, delay=1.5, times=100),
-             "OpenAI embeddings failed: timed out after 3 attempts", 3, 0.5 + 0.375),
+            (
+                "429 with rate-limit headers",
+                lambda: fake.rate_limit(
+                    100,
+                    {
+                        "retry-after-ms": "250",
+                        "x-ratelimit-remaining-requests": "0",
+                        "x-ratelimit-reset-requests": "250ms",
+                    },
+                ),
+                "OpenAI embeddings failed: HTTP 429 after 3 attempts: Rate limit reached",
+                3,
+                0.25,
+            ),
+            (
+                "429 asking for an hour",
+                lambda: fake.rate_limit(100, {"retry-after": "3600"}),
+                "OpenAI embeddings failed: HTTP 429 after 1 attempt: Rate limit reached for "
+                "requests. Please try again later. (the server asks to wait 3600 s)",
+                1,
+                0,
+            ),
+            (
+                "500",
+                lambda: fake.server_error(100, 500),
+                "OpenAI embeddings failed: HTTP 500 after 3 attempts: The server had",
+                3,
+                0.375,
+            ),
+            (
+                "timeout",
+                lambda: fake.inject("/v1/embeddings", None, delay=1.5, times=100),
+                "OpenAI embeddings failed: timed out after 3 attempts",
+                3,
+                0.5 + 0.375,
+            ),
         ]
         for name, inject, message, requests, gap in cases:
             fake.clear_injections()
@@ -410,12 +506,16 @@ def test_embedding_provider_failures_retry_as_told_then_fail_without_deleting(
             assert failure_text(result).startswith(message), (name, failure_text(result))
             logged = settled(fake, requests)
             assert len(logged) == requests, name
-            assert [r.headers.get("X-Stainless-Retry-Count") for r in logged] == \
-                [str(n) for n in range(requests)], name
+            assert [r.headers.get("X-Stainless-Retry-Count") for r in logged] == [
+                str(n) for n in range(requests)
+            ], name
             assert all(b.at - a.at >= gap for a, b in itertools.pairwise(logged)), name
             now = state(settings, "memory_files", "internal")
-            assert (now.points, now.count, now.version) == (before.points, before.count,
-                                                            before.version), name
+            assert (now.points, now.count, now.version) == (
+                before.points,
+                before.count,
+                before.version,
+            ), name
 
         fake.clear_injections()
         result = run("memory_files")
@@ -428,11 +528,20 @@ def test_embedding_provider_failures_retry_as_told_then_fail_without_deleting(
 
 @contextlib.contextmanager
 def mcp_process(root: Path, port: int, dagster_port: int) -> Iterator[subprocess.Popen[bytes]]:
-    env = {**os.environ, "KP_HOME": str(root / "home"), "KP_CONFIG": str(root / "registry.yaml"),
-           "KP_DAGSTER_URL": f"http://127.0.0.1:{dagster_port}"}
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_service", "--port", str(port)],
-                            cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    env = {
+        **os.environ,
+        "KP_HOME": str(root / "home"),
+        "KP_CONFIG": str(root / "registry.yaml"),
+        "KP_DAGSTER_URL": f"http://127.0.0.1:{dagster_port}",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_service", "--port", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not listening(port):
@@ -448,27 +557,45 @@ def mcp_process(root: Path, port: int, dagster_port: int) -> Iterator[subprocess
 
 async def search_and_status(url: str, token: str) -> tuple[list[str], dict[str, Any]]:
     async with Client(url, auth=token) as client:
-        found = await client.call_tool("knowledge_search",
-                                       {"query": "weekly reindex Sunday", "limit": 3})
+        found = await client.call_tool(
+            "knowledge_search", {"query": "weekly reindex Sunday", "limit": 3}
+        )
         status = await client.call_tool("get_index_status", {})
-    return ([h["title"] for h in (found.structured_content or {})["hits"]],
-            status.structured_content or {})
+    return (
+        [h["title"] for h in (found.structured_content or {})["hits"]],
+        status.structured_content or {},
+    )
 
 
 def publish_note(root: Path) -> None:
     """Another writer (a Dagster run) publishes a new version while the service is down."""
     runtime = make_runtime(root)
     try:
-        docs = [*corpus()["internal/memory_files"],
-                Document(source="memory_files", source_id="outage.md", scope="internal",
-                         title="Outage notes", kind="memory",
-                         text="# Outage notes\n\nThe weekly reindex on Sunday moved.")]
+        docs = [
+            *corpus()["internal/memory_files"],
+            Document(
+                source="memory_files",
+                source_id="outage.md",
+                scope="internal",
+                title="Outage notes",
+                kind="memory",
+                text="# Outage notes\n\nThe weekly reindex on Sunday moved.",
+            ),
+        ]
         chunks = chunk_documents(docs, runtime.chunker)
-        hashes, dense, sparse, _ = embed_chunks(chunks, runtime.embedder, runtime.cache,
-                                                runtime.sparse)
+        hashes, dense, sparse, _ = embed_chunks(
+            chunks, runtime.embedder, runtime.cache, runtime.sparse
+        )
         vectors = {h: (dense[i], sparse[i]) for i, h in enumerate(hashes)}
-        reconcile(runtime.store, "internal", "memory_files", chunks, vectors,
-                  model_id=runtime.embedder.model_id, dim=runtime.embedder.dim)
+        reconcile(
+            runtime.store,
+            "internal",
+            "memory_files",
+            chunks,
+            vectors,
+            model_id=runtime.embedder.model_id,
+            dim=runtime.embedder.dim,
+        )
     finally:
         runtime.close()
 
@@ -479,9 +606,14 @@ def test_mcp_restart_with_dagster_down_keeps_search_and_reports_status_unavailab
     build_corpus(tmp_path)
     registry = registry_data()  # the corpus was indexed directly; give the sources settings
     for scope in (registry["internal"], *registry["clients"].values()):
-        scope["sources"] = {name: {"memory_files": {"path": "ws"}, "git_docs": {"repo": "repo"},
-                                   "clickup": {"space_ids": ["s1"]}}[name]
-                             for name in scope["sources"]}
+        scope["sources"] = {
+            name: {
+                "memory_files": {"path": "ws"},
+                "git_docs": {"repo": "repo"},
+                "clickup": {"space_ids": ["s1"]},
+            }[name]
+            for name in scope["sources"]
+        }
     write_registry(tmp_path / "registry.yaml", registry)
     settings = make_settings(tmp_path)
     token = read_admin_token(settings)

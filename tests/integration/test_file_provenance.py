@@ -40,14 +40,26 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 FILE_KEYS = {"file_name", "mime_type", "page", "slide", "sheet", "stale", "last_refreshed"}
 
-PAGES = ["The osprey kickoff opens the engagement.", "Page two lists the heron milestones.",
-         "The egret budget is forty hours a month."]
-SLIDES = [("Plover review", "Sessions rose seven percent.", "Mention the sandpiper caveat."),
-          ("Next steps", "The curlew test starts in May.", "")]
-BRIEF = [("title", "Avocet brief"), ("h1", "Scope"), ("p", "The stilt audit covers checkout."),
-         ("h2", "Budget"), ("table", [["Item", "Hours"], ["Dunlin setup", "12"]])]
-SHEETS: dict[str, Sequence[Sequence[str]]] = {"Plan": [["Task", "Owner"], ["Godwit review", "Ana"]],
-          "Budget": [["Line", "USD"], ["Whimbrel ads", "900"]]}
+PAGES = [
+    "The osprey kickoff opens the engagement.",
+    "Page two lists the heron milestones.",
+    "The egret budget is forty hours a month.",
+]
+SLIDES = [
+    ("Plover review", "Sessions rose seven percent.", "Mention the sandpiper caveat."),
+    ("Next steps", "The curlew test starts in May.", ""),
+]
+BRIEF = [
+    ("title", "Avocet brief"),
+    ("h1", "Scope"),
+    ("p", "The stilt audit covers checkout."),
+    ("h2", "Budget"),
+    ("table", [["Item", "Hours"], ["Dunlin setup", "12"]]),
+]
+SHEETS: dict[str, Sequence[Sequence[str]]] = {
+    "Plan": [["Task", "Owner"], ["Godwit review", "Ana"]],
+    "Budget": [["Line", "USD"], ["Whimbrel ads", "900"]],
+}
 URL = "https://git.example.test/handbook/blob/{sha}/{path}"
 
 
@@ -61,15 +73,31 @@ class Indexed:
     task_id: str
 
 
-def _registry(root: Path, repo: Path, drive: GoogleDriveHarness, clickup: ClickUpTasksHarness,
-              mp: pytest.MonkeyPatch) -> Settings:
-    git_docs = {"repo": str(repo), "branch": "main", "url_template": URL,
-                "globs": ["**/*.md", "**/*.pdf", "**/*.pptx", "**/*.docx", "**/*.xlsx"]}
-    registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-                "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
-                "internal": {"sources": {"git_docs": git_docs,
-                                         "google_drive": drive.settings("internal"),
-                                         "clickup": clickup.settings("internal")}}}
+def _registry(
+    root: Path,
+    repo: Path,
+    drive: GoogleDriveHarness,
+    clickup: ClickUpTasksHarness,
+    mp: pytest.MonkeyPatch,
+) -> Settings:
+    git_docs = {
+        "repo": str(repo),
+        "branch": "main",
+        "url_template": URL,
+        "globs": ["**/*.md", "**/*.pdf", "**/*.pptx", "**/*.docx", "**/*.xlsx"],
+    }
+    registry = {
+        "embedding": {"provider": "hash"},
+        "store": {"engine": "edge"},
+        "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
+        "internal": {
+            "sources": {
+                "git_docs": git_docs,
+                "google_drive": drive.settings("internal"),
+                "clickup": clickup.settings("internal"),
+            }
+        },
+    }
     path = write_registry(root / "registry.yaml", registry)
     mp.setenv("KP_HOME", str(root / "home"))
     mp.setenv("KP_CONFIG", str(path))
@@ -90,43 +118,67 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Indexed]:
             clickup.stop()
 
 
-def _index(root: Path, mp: pytest.MonkeyPatch, drive: GoogleDriveHarness,
-           clickup: ClickUpTasksHarness) -> Iterator[Indexed]:
+def _index(
+    root: Path, mp: pytest.MonkeyPatch, drive: GoogleDriveHarness, clickup: ClickUpTasksHarness
+) -> Iterator[Indexed]:
     repo = root / "handbook"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    sha = commit(repo, {
-        "contracts/sow.pdf": office_files.pdf(PAGES),
-        "contracts/brief.pdf": office_files.pdf(["The bittern retainer renews in June."]),
-        "decks/review.pptx": office_files.pptx(SLIDES),
-        "briefs/avocet.docx": office_files.docx(BRIEF),
-        "plans/q3.xlsx": office_files.xlsx(SHEETS),
-        "decisions/adr-9.pdf": office_files.pdf(["Status: accepted\n\nWe will host the wren "
-                                                 "service on the embedded engine."]),
-        "README.md": "# Handbook\n\nThe contracts folder holds the kestrel agreements.\n",
-    }, day=1)
-    upload = drive.fake.add_upload("Audit report.pdf", drive.folders["internal", "a"], PDF,
-                                   office_files.pdf(["Audit summary.", "The ibis funnel leaks "
-                                                     "at checkout."]), file_id="upload-audit")
+    sha = commit(
+        repo,
+        {
+            "contracts/sow.pdf": office_files.pdf(PAGES),
+            "contracts/brief.pdf": office_files.pdf(["The bittern retainer renews in June."]),
+            "decks/review.pptx": office_files.pptx(SLIDES),
+            "briefs/avocet.docx": office_files.docx(BRIEF),
+            "plans/q3.xlsx": office_files.xlsx(SHEETS),
+            "decisions/adr-9.pdf": office_files.pdf(
+                ["Status: accepted\n\nWe will host the wren service on the embedded engine."]
+            ),
+            "README.md": "# Handbook\n\nThe contracts folder holds the kestrel agreements.\n",
+        },
+        day=1,
+    )
+    upload = drive.fake.add_upload(
+        "Audit report.pdf",
+        drive.folders["internal", "a"],
+        PDF,
+        office_files.pdf(["Audit summary.", "The ibis funnel leaks at checkout."]),
+        file_id="upload-audit",
+    )
     task = clickup.fake.add_task("L-a", "Quarterly review", description="See the deck.")
-    attachment = clickup.fake.add_attachment(task, "pelican.pptx", office_files.pptx(
-        [("Pelican plan", "The pelican launch is in week two.", "Say it twice.")]),
-        mimetype=PPTX)
+    attachment = clickup.fake.add_attachment(
+        task,
+        "pelican.pptx",
+        office_files.pptx(
+            [("Pelican plan", "The pelican launch is in week two.", "Say it twice.")]
+        ),
+        mimetype=PPTX,
+    )
     settings = _registry(root, repo, drive, clickup, mp)
     run = Materializer(settings)
     for source in ("git_docs", "google_drive", "clickup"):
         run(source)
     # The brief is replaced by a password-protected edit it cannot read: kept stale.
-    commit(repo, {"contracts/brief.pdf": office_files.pdf(["The bittern retainer ends."],
-                                                          password="pw")}, day=2)
+    commit(
+        repo,
+        {"contracts/brief.pdf": office_files.pdf(["The bittern retainer ends."], password="pw")},
+        day=2,
+    )
     run("git_docs")
     token, _, _ = ensure_admin_token(settings)
     runtime = Runtime(settings)
     try:
         with serving(runtime) as url:
             meta = drive.fake.files[upload]
-            yield Indexed(url=url, token=token, sha=sha, drive_version=str(meta.version),
-                          attachment_id=attachment, task_id=task)
+            yield Indexed(
+                url=url,
+                token=token,
+                sha=sha,
+                drive_version=str(meta.version),
+                attachment_id=attachment,
+                task_id=task,
+            )
     finally:
         runtime.close()
 
@@ -144,8 +196,11 @@ async def _on(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
 
 async def _hit(indexed: Indexed, phrase: str, client: Client | None = None) -> dict[str, Any]:
     arguments = {"query": phrase, "limit": 10}
-    found = await (_on(client, "knowledge_search", **arguments) if client
-                   else _call(indexed, "knowledge_search", **arguments))
+    found = await (
+        _on(client, "knowledge_search", **arguments)
+        if client
+        else _call(indexed, "knowledge_search", **arguments)
+    )
     return next(h for h in found["hits"] if phrase in h["snippet"].lower())
 
 
@@ -159,13 +214,15 @@ def _source_id(hit: dict[str, Any]) -> str:
     return hit["doc_id"].split(":", 1)[1]
 
 
-GIT_FILES = [("heron milestones", "sow.pdf", PDF, "page", 2),
-             ("egret budget", "sow.pdf", PDF, "page", 3),
-             ("sandpiper caveat", "review.pptx", PPTX, "slide", 1),
-             ("curlew test", "review.pptx", PPTX, "slide", 2),
-             ("godwit review", "q3.xlsx", XLSX, "sheet", 1),
-             ("whimbrel ads", "q3.xlsx", XLSX, "sheet", 2),
-             ("dunlin setup", "avocet.docx", DOCX, None, None)]
+GIT_FILES = [
+    ("heron milestones", "sow.pdf", PDF, "page", 2),
+    ("egret budget", "sow.pdf", PDF, "page", 3),
+    ("sandpiper caveat", "review.pptx", PPTX, "slide", 1),
+    ("curlew test", "review.pptx", PPTX, "slide", 2),
+    ("godwit review", "q3.xlsx", XLSX, "sheet", 1),
+    ("whimbrel ads", "q3.xlsx", XLSX, "sheet", 2),
+    ("dunlin setup", "avocet.docx", DOCX, None, None),
+]
 
 
 @pytest.mark.anyio
@@ -186,13 +243,19 @@ async def test_a_git_file_hit_names_its_file_type_place_url_and_sha(indexed: Ind
 async def test_drive_upload_and_clickup_attachment_hits(indexed: Indexed) -> None:
     upload = await _hit(indexed, "ibis funnel")
     assert (upload["file_name"], upload["mime_type"], upload["page"]) == (
-        "Audit report.pdf", PDF, 2)
+        "Audit report.pdf",
+        PDF,
+        2,
+    )
     assert upload["source"] == "google_drive"
     assert await _version(indexed, upload) == indexed.drive_version
     assert upload["url"] and "upload-audit" in upload["url"]
     attached = await _hit(indexed, "pelican launch")
     assert (attached["file_name"], attached["mime_type"], attached["slide"]) == (
-        "pelican.pptx", PPTX, 1)
+        "pelican.pptx",
+        PPTX,
+        1,
+    )
     assert attached["source"] == "clickup"
     assert await _version(indexed, attached) == indexed.attachment_id
     assert attached["url"] == f"https://app.clickup.com/t/{indexed.task_id}"

@@ -158,8 +158,9 @@ def test_full_pull_carries_provenance_and_reports_skips(repo: tuple[Path, str]) 
     skipped = {s.source_id: s.reason for s in result.skipped}
     assert set(skipped) == {"docs/broken.md", "docs/retired.md", "docs/binary.md", "docs/latin1.md"}
     assert skipped["docs/broken.md"] == "front matter is not valid YAML at line 2"
-    assert skipped["docs/retired.md"] == ("front matter lifecycle 'retired' is not one of "
-                                          "stable, draft, deprecated")
+    assert skipped["docs/retired.md"] == (
+        "front matter lifecycle 'retired' is not one of stable, draft, deprecated"
+    )
     assert "binary" in skipped["docs/binary.md"]
     assert "UTF-8" in skipped["docs/latin1.md"]
     assert result.cursor["sha"] == sha

@@ -46,8 +46,11 @@ def test_each_root_is_searched_in_its_own_corpus_and_change_log(fake: FakeGoogle
     first = conn.pull(None)
 
     assert ids(first) == {"doc-mine", "doc-team", "doc-inner"} and first.skipped == []
-    lists = [(r.arg("corpora"), r.arg("driveId")) for r in fake.calls("/drive/v3/files")
-             if r.path == "/drive/v3/files"]
+    lists = [
+        (r.arg("corpora"), r.arg("driveId"))
+        for r in fake.calls("/drive/v3/files")
+        if r.path == "/drive/v3/files"
+    ]
     assert set(lists) == {("user", None), ("drive", "team"), ("drive", "other")}
     fake.add_doc("New team doc", "team", "# New\n", file_id="doc-team-2")
     fake.add_doc("New inner doc", inner, "# New inner\n", file_id="doc-inner-2")

@@ -61,15 +61,24 @@ class GitHost:
         return thread
 
     def _deliver(self, count: int) -> None:
-        body = json.dumps({"ref": "refs/heads/main", "before": "a" * 40, "after": "b" * 40,
-                           "repository": {"default_branch": "main"}}).encode()
+        body = json.dumps(
+            {
+                "ref": "refs/heads/main",
+                "before": "a" * 40,
+                "after": "b" * 40,
+                "repository": {"default_branch": "main"},
+            }
+        ).encode()
         sig = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
         with httpx.Client(timeout=5) as client:
             for _ in range(count):
                 delivery = str(uuid.uuid4())
-                headers = {"X-GitHub-Event": "push", "X-GitHub-Delivery": delivery,
-                           "X-Hub-Signature-256": f"sha256={sig}",
-                           "Content-Type": "application/json"}
+                headers = {
+                    "X-GitHub-Event": "push",
+                    "X-GitHub-Delivery": delivery,
+                    "X-Hub-Signature-256": f"sha256={sig}",
+                    "Content-Type": "application/json",
+                }
                 deadline = time.monotonic() + 120
                 while time.monotonic() < deadline:
                     try:
@@ -87,11 +96,17 @@ def _settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, port: int) -> Set
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     commit(repo, {"runbooks/deploy.md": "# Deploying\n\nRun the pipeline from main.\n"}, day=1)
-    registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-                "service": {"public_url": f"http://127.0.0.1:{port}",
-                            "hooks": {"rate_limit": "1000/minute"}},
-                "internal": {"sources": {"git_docs": {
-                    "repo": str(repo), "webhook_secret_env": "KP_TEST_GIT_HOOK"}}}}
+    registry = {
+        "embedding": {"provider": "hash"},
+        "store": {"engine": "edge"},
+        "service": {
+            "public_url": f"http://127.0.0.1:{port}",
+            "hooks": {"rate_limit": "1000/minute"},
+        },
+        "internal": {
+            "sources": {"git_docs": {"repo": str(repo), "webhook_secret_env": "KP_TEST_GIT_HOOK"}}
+        },
+    }
     monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))
     monkeypatch.setenv("KP_TEST_GIT_HOOK", SECRET)
@@ -103,14 +118,22 @@ class Service:
 
     def __init__(self, settings: Settings, port: int) -> None:
         self.port = port
-        self.env = {**os.environ, "KP_HOME": str(settings.home_dir),
-                    "KP_CONFIG": str(settings.config)}
+        self.env = {
+            **os.environ,
+            "KP_HOME": str(settings.home_dir),
+            "KP_CONFIG": str(settings.config),
+        }
         self.proc = self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen([sys.executable, "-m", "kp", "mcp", "--port", str(self.port)],
-                                cwd=REPO, env=self.env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kp", "mcp", "--port", str(self.port)],
+            cwd=REPO,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         wait_for(lambda: listening(self.port) or proc.poll() is not None, 120, "kp mcp")
         assert proc.poll() is None, "kp mcp exited"
         return proc
@@ -148,9 +171,12 @@ class Daemon:
 
     def tick(self) -> tuple[list[Any], str | None]:
         time.sleep(1.1)  # the queue's settle time
-        ctx = build_sensor_context(instance_ref=self.instance.get_ref(), cursor=self.cursor,
-                                   resources=self.defs.resources,
-                                   repository_def=self.defs.get_repository_def())
+        ctx = build_sensor_context(
+            instance_ref=self.instance.get_ref(),
+            cursor=self.cursor,
+            resources=self.defs.resources,
+            repository_def=self.defs.get_repository_def(),
+        )
         with ctx:
             result = self.defs.resolve_sensor_def("hooks_sensor").evaluate_tick(ctx)
         return list(result.run_requests or []), result.cursor
@@ -159,9 +185,12 @@ class Daemon:
         """Create and execute the run, as the daemon and the run worker do."""
         result = materialize(
             [*build_source_assets("git_docs"), *build_collection_checks("git_docs")],
-            partition_key=request.partition_key, instance=self.instance,
+            partition_key=request.partition_key,
+            instance=self.instance,
             resources=platform_resources(self.settings),
-            tags={**request.tags, RUN_KEY_TAG: request.run_key}, raise_on_error=False)
+            tags={**request.tags, RUN_KEY_TAG: request.run_key},
+            raise_on_error=False,
+        )
         assert result.success
 
     def processed(self) -> dict[int, int]:
@@ -179,7 +208,8 @@ class Daemon:
 
 @pytest.mark.slow
 def test_accepted_push_events_are_processed_exactly_once_across_kills(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     port = free_port()
     settings = _settings(tmp_path, monkeypatch, port)
     service = Service(settings, port)

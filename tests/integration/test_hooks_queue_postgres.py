@@ -17,20 +17,27 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_the_queue_lives_in_the_dagster_postgres_when_the_instance_does(
-        postgres: Postgres, tmp_path) -> None:  # noqa: F811
+    postgres: Postgres,  # noqa: F811 (the fixture)
+    tmp_path,
+) -> None:
     url = queue_url(tmp_path, postgres.env())
     assert url.drivername == "postgresql+psycopg2"
     assert queue_url(tmp_path, {}).drivername == "sqlite"  # the embedded default
     service, daemon = HookQueue(url), HookQueue(url)  # two processes' engines
     try:
-        service.put([HookEvent("clickup:e1@internal", "clickup", "internal", ("t1",))],
-                    received_at=time.time() - 10)
+        service.put(
+            [HookEvent("clickup:e1@internal", "clickup", "internal", ("t1",))],
+            received_at=time.time() - 10,
+        )
         with pytest.raises(Rejected) as replay:
             daemon.put([HookEvent("clickup:e1@internal", "clickup", "internal")])
         assert replay.value.status == 409
         (row,) = daemon.pending(0)
-        assert (row.source, row.scope, row.hint) == ("clickup", "internal",
-                                                    '{"ids": ["t1"], "deleted": []}')
+        assert (row.source, row.scope, row.hint) == (
+            "clickup",
+            "internal",
+            '{"ids": ["t1"], "deleted": []}',
+        )
         service.record_reject("git_docs", Rejected(401, "bad signature", code="signature"))
         service.record_reject("git_docs", Rejected(401, "bad signature", code="signature"))
         assert [(r["code"], r["count"]) for r in daemon.rejects()] == [("signature", 2)]

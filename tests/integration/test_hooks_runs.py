@@ -36,9 +36,12 @@ def found(settings, query: str) -> set[str]:
 
 
 def test_an_edit_and_a_delete_reach_search_through_webhooks_without_a_listing(
-        clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc, \
-            instance_for_test() as instance:
+    clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with (
+        hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc,
+        instance_for_test() as instance,
+    ):
         settings = svc.settings
         run = Materializer(settings)
         run.instance = instance
@@ -55,9 +58,12 @@ def test_an_edit_and_a_delete_reach_search_through_webhooks_without_a_listing(
             import time
 
             time.sleep(1.1)  # the queue's settle time
-            ctx = build_sensor_context(instance_ref=instance.get_ref(), cursor=cursor,
-                                       resources=defs.resources,
-                                       repository_def=defs.get_repository_def())
+            ctx = build_sensor_context(
+                instance_ref=instance.get_ref(),
+                cursor=cursor,
+                resources=defs.resources,
+                repository_def=defs.get_repository_def(),
+            )
             with ctx:
                 tick = sensor.evaluate_tick(ctx)
             (request,) = tick.run_requests
@@ -65,8 +71,11 @@ def test_an_edit_and_a_delete_reach_search_through_webhooks_without_a_listing(
             run("clickup", tags=request.tags)
             return tick.cursor, request
 
-        clickup.update_task("dec", name="Adopt Qdrant Edge everywhere",
-                            description="Every deployment uses the zebra-striped engine.")
+        clickup.update_task(
+            "dec",
+            name="Adopt Qdrant Edge everywhere",
+            description="Every deployment uses the zebra-striped engine.",
+        )
         cursor, request = hooked_run(None)
         assert request.tags["kp/hint"] == '{"ids": ["dec"], "deleted": []}'
         assert "dec" in found(settings, "zebra-striped engine")

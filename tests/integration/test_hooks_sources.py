@@ -49,12 +49,15 @@ def cli(*args: str) -> str:
 
 
 def queued(svc: HookService) -> list[tuple[str, str, Any]]:
-    return [(r.source, r.scope, json.loads(r.hint) if r.hint else None)
-            for r in svc.queue.pending(0, settled_before=LATER)]
+    return [
+        (r.source, r.scope, json.loads(r.hint) if r.hint else None)
+        for r in svc.queue.pending(0, settled_before=LATER)
+    ]
 
 
 def test_clickup_webhook_registered_signed_delivered_and_healthy(
-        clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc:
         output = cli("hooks", "register")
         (hook,) = clickup.webhooks.values()
@@ -68,15 +71,19 @@ def test_clickup_webhook_registered_signed_delivered_and_healthy(
         clickup.wait_deliveries()
 
         assert [a.status for a in clickup.deliverer.attempts] == [200, 200]
-        assert queued(svc) == [("clickup", "internal", {"ids": ["plain"], "deleted": []}),
-                               ("clickup", "internal", {"ids": ["closed"],
-                                                        "deleted": ["closed"]})]
+        assert queued(svc) == [
+            ("clickup", "internal", {"ids": ["plain"], "deleted": []}),
+            ("clickup", "internal", {"ids": ["closed"], "deleted": ["closed"]}),
+        ]
         again = cli("hooks", "register")
         assert again.startswith("kept:") and "shown once" not in again
         report = json.loads(cli("hooks", "status", "--json"))
         (row,) = report["hooks"]
-        assert (row["health"], row["id"], row["secret"]) == ("ok", hook["id"],
-                                                             "$KP_TEST_CLICKUP_HOOK")
+        assert (row["health"], row["id"], row["secret"]) == (
+            "ok",
+            hook["id"],
+            "$KP_TEST_CLICKUP_HOOK",
+        )
         assert row["last_delivery"] is not None and report["queue"] == "sqlite"
         assert hook["secret"] not in store.registrations_path(svc.settings.home_dir).read_text()
 
@@ -87,7 +94,8 @@ def test_clickup_webhook_registered_signed_delivered_and_healthy(
 
 
 def test_clickup_delivery_signed_with_another_secret_is_refused_and_counted(
-        clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc:
         cli("hooks", "register")
         monkeypatch.setenv("KP_TEST_CLICKUP_HOOK", "not-the-webhooks-secret")
@@ -99,26 +107,34 @@ def test_clickup_delivery_signed_with_another_secret_is_refused_and_counted(
         (hook,) = clickup.webhooks.values()
         assert hook["health"] == {"status": "failing", "fail_count": 1}
         (refused,) = json.loads(cli("hooks", "status", "--json"))["rejects"]
-        assert (refused["source"], refused["code"], refused["count"]) == ("clickup",
-                                                                         "signature", 1)
+        assert (refused["source"], refused["code"], refused["count"]) == ("clickup", "signature", 1)
 
 
 def test_drive_channel_opens_with_sync_queues_changes_and_is_renewed(
-        google: FakeGoogle, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    google: FakeGoogle, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = google.add_folder("Acme")
     doc = google.add_doc("Brief", root, "# Brief\n\nThe launch is in May.")
     data = base_registry()
-    data["clients"]["acme"] = {"name": "Acme", "director": "maya", "sources": {"google_drive": {
-        "folder_ids": [root], **google.endpoints(), "backoff_seconds": 0.001,
-        "webhook_secret_env": "KP_TEST_DRIVE_HOOK"}}}
+    data["clients"]["acme"] = {
+        "name": "Acme",
+        "director": "maya",
+        "sources": {
+            "google_drive": {
+                "folder_ids": [root],
+                **google.endpoints(),
+                "backoff_seconds": 0.001,
+                "webhook_secret_env": "KP_TEST_DRIVE_HOOK",
+            }
+        },
+    }
     monkeypatch.setenv("KP_TEST_DRIVE_HOOK", DRIVE_TOKEN)
     with hook_service(tmp_path, data, monkeypatch) as svc:
         assert cli("hooks", "register", "--source", "google_drive").startswith("created:")
         google.wait_deliveries()
         (channel,) = google.channels.values()
         assert channel["id"].startswith("kp-acme-") and channel["token"] == DRIVE_TOKEN
-        assert [a.headers["X-Goog-Resource-State"] for a in google.deliverer.attempts] == [
-            "sync"]
+        assert [a.headers["X-Goog-Resource-State"] for a in google.deliverer.attempts] == ["sync"]
         assert google.deliverer.attempts[0].status == 200 and queued(svc) == []
 
         google.modify(doc, markdown="# Brief\n\nThe launch moved to June.")
@@ -128,29 +144,44 @@ def test_drive_channel_opens_with_sync_queues_changes_and_is_renewed(
 
         (reg,) = store.load(svc.settings.home_dir)
         store.save(svc.settings.home_dir, [reg.model_copy(update={"expires_at": time.time()})])
-        outcomes = register(load_registry(svc.settings.config), svc.settings.home_dir,
-                            renew_only=True)
+        outcomes = register(
+            load_registry(svc.settings.config), svc.settings.home_dir, renew_only=True
+        )
         assert [o.action for o in outcomes] == ["renewed"]
         assert list(google.channels) == [store.load(svc.settings.home_dir)[0].id] != [reg.id]
 
 
 def _github(body: bytes, secret: str = GIT_SECRET) -> dict[str, str]:
     sig = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    return {"X-GitHub-Event": "push", "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": f"sha256={sig}", "Content-Type": "application/json"}
+    return {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": f"sha256={sig}",
+        "Content-Type": "application/json",
+    }
 
 
 def push(ref: str, repo: str = "https://github.com/acme/handbook.git") -> bytes:
-    return json.dumps({"ref": ref, "before": "a" * 40, "after": "b" * 40, "commits": [],
-                       "repository": {"clone_url": repo, "default_branch": "main"}}).encode()
+    return json.dumps(
+        {
+            "ref": ref,
+            "before": "a" * 40,
+            "after": "b" * 40,
+            "commits": [],
+            "repository": {"clone_url": repo, "default_branch": "main"},
+        }
+    ).encode()
 
 
 def test_git_pushes_from_github_gitea_and_gitlab_queue_the_branch_they_follow(
-        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = base_registry()
     data["internal"]["sources"]["git_docs"] = {
-        "repo": "https://github.com/acme/handbook.git", "branch": "main",
-        "webhook_secret_env": "KP_TEST_GIT_HOOK"}
+        "repo": "https://github.com/acme/handbook.git",
+        "branch": "main",
+        "webhook_secret_env": "KP_TEST_GIT_HOOK",
+    }
     monkeypatch.setenv("KP_TEST_GIT_HOOK", GIT_SECRET)
     with hook_service(tmp_path, data, monkeypatch) as svc:
         main = push("refs/heads/main")
@@ -161,15 +192,24 @@ def test_git_pushes_from_github_gitea_and_gitlab_queue_the_branch_they_follow(
         fork = push("refs/heads/main", "https://github.com/someone/fork.git")
         assert "nothing queued" in svc.post("/hooks/git", fork, _github(fork)).text
         gitea_sig = hmac.new(GIT_SECRET.encode(), main, hashlib.sha256).hexdigest()
-        gitea = {"X-Gitea-Event": "push", "X-Gitea-Delivery": "d-1",
-                 "X-Gitea-Signature": gitea_sig}
+        gitea = {"X-Gitea-Event": "push", "X-Gitea-Delivery": "d-1", "X-Gitea-Signature": gitea_sig}
         assert svc.post("/hooks/git", main, gitea).status_code == 200
-        lab = json.dumps({"object_kind": "push", "ref": "refs/heads/main",
-                          "checkout_sha": "c" * 40, "project": {
-                              "git_http_url": "https://github.com/acme/handbook.git",
-                              "default_branch": "main"}}).encode()
-        gitlab = {"X-Gitlab-Event": "Push Hook", "X-Gitlab-Token": GIT_SECRET,
-                  "X-Gitlab-Event-UUID": "u-1"}
+        lab = json.dumps(
+            {
+                "object_kind": "push",
+                "ref": "refs/heads/main",
+                "checkout_sha": "c" * 40,
+                "project": {
+                    "git_http_url": "https://github.com/acme/handbook.git",
+                    "default_branch": "main",
+                },
+            }
+        ).encode()
+        gitlab = {
+            "X-Gitlab-Event": "Push Hook",
+            "X-Gitlab-Token": GIT_SECRET,
+            "X-Gitlab-Event-UUID": "u-1",
+        }
         assert svc.post("/hooks/git", lab, gitlab).status_code == 200
         assert queued(svc) == [("git_docs", "internal", None)] * 3
         output = cli("hooks", "register", "--source", "git_docs")

@@ -23,8 +23,22 @@ from tests.fakes.google_server import FakeGoogle
 
 pytestmark = pytest.mark.integration
 
-WORDS = ("pelican", "ledger", "quarterly", "swatch", "checkout", "variant", "audit", "funnel",
-         "cohort", "retainer", "onboarding", "hypothesis", "significance", "baseline")
+WORDS = (
+    "pelican",
+    "ledger",
+    "quarterly",
+    "swatch",
+    "checkout",
+    "variant",
+    "audit",
+    "funnel",
+    "cohort",
+    "retainer",
+    "onboarding",
+    "hypothesis",
+    "significance",
+    "baseline",
+)
 
 
 def prose(n_words: int, seed: int = 0) -> str:
@@ -68,13 +82,19 @@ HOSTILE: dict[str, bytes] = {
     "bad-lifecycle.md": b"---\nlifecycle: archived\n---\n# Archived\n\nThe ibis text.\n",
     "status-done.md": b"---\nstatus: done\n---\n# Done\n\nThe tapir text.\n",
     "unterminated.md": b"---\ntitle: never closed\n# Heading\n\nThe wombat section.\n",
-    "bom.md": "\ufeff---\ntitle: Narwhal memo\nlifecycle: draft\n---\n# Heading\n\nThe narwhal.\n"
-    .encode(),
+    "bom.md": (
+        "\ufeff---\ntitle: Narwhal memo\nlifecycle: draft\n---\n# Heading\n\nThe narwhal.\n"
+    ).encode(),
     "crlf.md": b"# Windows lines\r\n\r\n## Part\r\nThe axolotl text.\r\n",
     # 5000 levels of list and of quote nesting (CommonMark nests "- - - x"), then a staircase
-    "nested.md": ("# Deep nesting\n\n" + "- " * 5000 + "innermost item\n\n"
-                  + "> " * 5000 + "innermost quote\n\n"
-                  + "".join("  " * (i % 64) + f"- level {i}\n" for i in range(5000))).encode(),
+    "nested.md": (
+        "# Deep nesting\n\n"
+        + "- " * 5000
+        + "innermost item\n\n"
+        + "> " * 5000
+        + "innermost quote\n\n"
+        + "".join("  " * (i % 64) + f"- level {i}\n" for i in range(5000))
+    ).encode(),
 }
 SKIPPED = {
     "binary.md": "binary file, not markdown",
@@ -83,8 +103,7 @@ SKIPPED = {
     "latin1.md": "not valid UTF-8",
     "bad-yaml.md": "front matter is not valid YAML",
     "list-yaml.md": "front matter is not a mapping",
-    "bad-lifecycle.md": "front matter lifecycle 'archived' is not one of stable, draft, "
-                        "deprecated",
+    "bad-lifecycle.md": "front matter lifecycle 'archived' is not one of stable, draft, deprecated",
 }
 
 
@@ -192,21 +211,32 @@ def test_a_20_mb_markdown_file_is_indexed(kp_env: Settings, workspace: Path) -> 
 def test_a_10k_row_sheet_indexes_the_header_and_100_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, value in (("GOOGLE_CLIENT_ID", "fake-client"),
-                        ("GOOGLE_CLIENT_SECRET", "fake-secret"),
-                        ("GOOGLE_REFRESH_TOKEN", "fake-refresh")):
+    for name, value in (
+        ("GOOGLE_CLIENT_ID", "fake-client"),
+        ("GOOGLE_CLIENT_SECRET", "fake-secret"),
+        ("GOOGLE_REFRESH_TOKEN", "fake-refresh"),
+    ):
         monkeypatch.setenv(name, value)
     header = ["Deal", "Owner", "Stage", "Value"]
-    rows = [[f"deal-{n:05d}", f"owner{n % 13}", "won" if n % 3 else "lost", str(n * 10)]
-            for n in range(1, 10_001)]
+    rows = [
+        [f"deal-{n:05d}", f"owner{n % 13}", "won" if n % 3 else "lost", str(n * 10)]
+        for n in range(1, 10_001)
+    ]
     with FakeGoogle() as fake:
         root = fake.add_folder("Acme", file_id="root")
         fake.add_sheet("Pipeline", root, {"Deals": [header, *rows]}, file_id="sheet-big")
         registry: dict[str, Any] = {
             "embedding": {"provider": "hash"},
             "store": {"engine": "edge"},
-            "internal": {"sources": {"google_drive": {
-                "folder_ids": [root], **fake.endpoints(), "backoff_seconds": 0.001}}},
+            "internal": {
+                "sources": {
+                    "google_drive": {
+                        "folder_ids": [root],
+                        **fake.endpoints(),
+                        "backoff_seconds": 0.001,
+                    }
+                }
+            },
         }
         monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
         monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", registry)))

@@ -95,8 +95,7 @@ def test_index_shows_each_step_with_its_figures_and_the_wall_time(repo: tuple[st
     assert says["raw"].startswith("2 documents pulled, 0 skipped (")
     assert re.fullmatch(r"\d+ chunks \(\d+\.\d s\)", says["chunks"])
     assert re.fullmatch(r"(\d+) embedded, 0 cached \(\d+\.\d s\)", says["embeddings"])
-    wall = re.fullmatch(r"done in (\d+\.\d) s wall, Dagster and model start-up included",
-                        lines[-1])
+    wall = re.fullmatch(r"done in (\d+\.\d) s wall, Dagster and model start-up included", lines[-1])
     assert wall and float(wall[1]) >= float(kp_row(result)["seconds"])
 
 
@@ -140,16 +139,25 @@ def test_index_rerun_and_rebuild_at_an_older_commit(repo: tuple[str, str]) -> No
 
 
 def test_a_failing_sub_resource_is_one_printed_line_and_the_run_succeeds(
-        repo: tuple[str, str], tmp_path: Path) -> None:
+    repo: tuple[str, str], tmp_path: Path
+) -> None:
     kp(*INDEX)
     path = tmp_path / "handbook"
-    commit(path, {"runbooks/deploy.md": b"\xff\xfe not UTF-8", "docs/new.md": "# New\n\nA new"
-                  " page about the kiwi rota.\n"}, day=3)
+    commit(
+        path,
+        {
+            "runbooks/deploy.md": b"\xff\xfe not UTF-8",
+            "docs/new.md": "# New\n\nA new page about the kiwi rota.\n",
+        },
+        day=3,
+    )
     result = CliRunner().invoke(app, INDEX)
     assert result.exit_code == 0, result.output
     lines = [ln for ln in result.stdout.splitlines() if ln.startswith("git_docs/internal: ")]
-    assert lines == ["git_docs/internal: runbooks/deploy.md: not valid UTF-8 (byte 0) -> kept "
-                     "the last good version"], result.stdout
+    assert lines == [
+        "git_docs/internal: runbooks/deploy.md: not valid UTF-8 (byte 0) -> kept "
+        "the last good version"
+    ], result.stdout
     assert "pull_complete" in result.stdout  # the warning check is listed as failing
     assert any("kiwi rota" in t for t in texts("kiwi rota"))  # the rest was indexed
     kept = search("signed release tag")

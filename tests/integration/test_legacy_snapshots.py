@@ -19,14 +19,20 @@ pytestmark = pytest.mark.integration
 
 
 def test_an_upgraded_home_pulls_in_full_and_keeps_every_point(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = tmp_path / "handbook"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    commit(repo, {"README.md": "# Handbook\n\nWelcome to the Acme handbook.\n",
-                  "runbooks/deploy.md": "# Deploying\n\nRun the deploy pipeline from main.\n",
-                  "docs/legacy.md": "# Legacy tracking\n\nThe old tag manager container.\n"},
-           day=1)
+    commit(
+        repo,
+        {
+            "README.md": "# Handbook\n\nWelcome to the Acme handbook.\n",
+            "runbooks/deploy.md": "# Deploying\n\nRun the deploy pipeline from main.\n",
+            "docs/legacy.md": "# Legacy tracking\n\nThe old tag manager container.\n",
+        },
+        day=1,
+    )
     run = SourceRun(tmp_path, monkeypatch, "git_docs", {"repo": str(repo)})
     run.run()
     before = {c.id for c in run.chunks()}
@@ -37,8 +43,9 @@ def test_an_upgraded_home_pulls_in_full_and_keeps_every_point(
         shutil.copy(legacy, home / legacy.name)
     assert (home / "cursor.json").exists()
 
-    commit(repo, {"runbooks/deploy.md": "# Deploying\n\nRun the deploy pipeline from a tag.\n"},
-           day=2)
+    commit(
+        repo, {"runbooks/deploy.md": "# Deploying\n\nRun the deploy pipeline from a tag.\n"}, day=2
+    )
     second = run.run()  # every check passes
 
     assert run.materialize.metadata(second, "collection")["deleted"] == 0

@@ -62,13 +62,21 @@ def test_empty_text_is_sent_as_a_space(fake: FakeOpenAI) -> None:
 
 def retries(fake: FakeOpenAI) -> list[str]:
     """The SDK's retry number on each embeddings request the fake answered."""
-    return [r.headers.get("X-Stainless-Retry-Count", "?")
-            for r in fake.requests("/v1/embeddings", "POST")]
+    return [
+        r.headers.get("X-Stainless-Retry-Count", "?")
+        for r in fake.requests("/v1/embeddings", "POST")
+    ]
 
 
 def test_429_waits_as_retry_after_says_then_succeeds(fake: FakeOpenAI) -> None:
-    fake.rate_limit(2, {"retry-after-ms": "150", "x-ratelimit-remaining-requests": "0",
-                        "x-ratelimit-reset-requests": "150ms"})
+    fake.rate_limit(
+        2,
+        {
+            "retry-after-ms": "150",
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "150ms",
+        },
+    )
     vectors = embedder(fake).embed_documents(["a", "b"])
     assert vectors.shape == (2, 1536)
     logged = fake.requests("/v1/embeddings", "POST")
@@ -88,8 +96,9 @@ def test_retry_after_header_is_really_slept(fake: FakeOpenAI) -> None:
 def test_gives_up_after_bounded_retries(fake: FakeOpenAI) -> None:
     fake.rate_limit(10)
     emb = embedder(fake, max_retries=3)
-    with pytest.raises(EmbeddingError,
-                       match=r"failed: HTTP 429 after 4 attempts: Rate limit reached"):
+    with pytest.raises(
+        EmbeddingError, match=r"failed: HTTP 429 after 4 attempts: Rate limit reached"
+    ):
         emb.embed_documents(["x"])
     assert retries(fake) == ["0", "1", "2", "3"]
     assert emb.texts_embedded == 0
@@ -105,8 +114,11 @@ def test_server_errors_are_retried(fake: FakeOpenAI) -> None:
 def test_timeouts_are_retried_then_reported(fake: FakeOpenAI) -> None:
     fake.inject("/v1/embeddings", None, delay=0.5, times=None)
     emb = embedder(fake, timeout_s=0.1, max_retries=1)
-    with pytest.raises(EmbeddingError, match=r"^OpenAI embeddings failed: timed out after 2 "
-                                             r"attempts$"):
+    with pytest.raises(
+        EmbeddingError,
+        match=r"^OpenAI embeddings failed: timed out after 2 "
+        r"attempts$",
+    ):
         emb.embed_documents(["x"])
 
 
@@ -119,8 +131,11 @@ def test_too_long_a_wait_fails_at_once(fake: FakeOpenAI) -> None:
 
 def test_bad_key_is_an_auth_error(fake: FakeOpenAI) -> None:
     emb = OpenAIEmbedder("sk-wrong", base_url=fake.base_url)
-    with pytest.raises(EmbeddingError, match=r"HTTP 401 after 1 attempt: Incorrect API key.*"
-                                             r"check the API key"):
+    with pytest.raises(
+        EmbeddingError,
+        match=r"HTTP 401 after 1 attempt: Incorrect API key.*"
+        r"check the API key",
+    ):
         emb.embed_documents(["x"])
     assert len(fake.requests("/v1/embeddings", "POST")) == 1  # not retried
 
@@ -156,11 +171,21 @@ def test_factory_builds_openai_against_the_fake(fake: FakeOpenAI, tmp_path) -> N
     assert emb.embed_query("hello").shape == (1536,)
 
 
-def test_registry_sets_timeout_retries_and_batch(fake: FakeOpenAI, tmp_path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    registry = Registry.model_validate({"embedding": {
-        "provider": "openai", "base_url": fake.base_url, "api_key_env": "KP_TEST_OPENAI",
-        "timeout_seconds": 2.5, "max_retries": 0, "batch_size": 7}})
+def test_registry_sets_timeout_retries_and_batch(
+    fake: FakeOpenAI, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = Registry.model_validate(
+        {
+            "embedding": {
+                "provider": "openai",
+                "base_url": fake.base_url,
+                "api_key_env": "KP_TEST_OPENAI",
+                "timeout_seconds": 2.5,
+                "max_retries": 0,
+                "batch_size": 7,
+            }
+        }
+    )
     monkeypatch.setenv("KP_TEST_OPENAI", KEY)
     runtime = Runtime(Settings.model_validate({"KP_HOME": str(tmp_path)}), registry=registry)
     emb = runtime.embedder

@@ -21,8 +21,9 @@ def fake() -> Iterator[SupabaseFake]:
     with SupabaseFake(key=KEY, max_rows=3) as server:
         server.keys[ANON] = "anon"
         server.create_table("notes", {"deleted_at": "timestamptz"})
-        server.insert("notes", *({"id": i, "client_id": "acme" if i % 2 else "hot"}
-                                 for i in range(1, 8)))
+        server.insert(
+            "notes", *({"id": i, "client_id": "acme" if i % 2 else "hot"} for i in range(1, 8))
+        )
         yield server
 
 
@@ -34,8 +35,7 @@ def ids(response: httpx.Response) -> list[Any]:
     return [r["id"] for r in response.json()]
 
 
-def test_pages_are_capped_by_db_max_rows_and_described_by_content_range(
-        fake: SupabaseFake) -> None:
+def test_pages_are_capped_by_db_max_rows_and_described_by_content_range(fake: SupabaseFake) -> None:
     first = get(fake, "select=id&order=id.asc&limit=5")
     assert ids(first) == [1, 2, 3] and first.headers["Content-Range"] == "0-2/*"
     counted = get(fake, "select=id&order=id.asc&offset=3&limit=5", Prefer="count=exact")

@@ -52,14 +52,21 @@ def compose() -> dict[str, Any]:
     """`docker-compose config` of the repo's compose file with .env made from .env.example."""
     binary = shutil.which("docker-compose")
     if binary is None:
-        pytest.skip("docker-compose (Debian's v1 binary) is not on PATH: "
-                    "apt-get install docker-compose to validate docker-compose.yml")
+        pytest.skip(
+            "docker-compose (Debian's v1 binary) is not on PATH: "
+            "apt-get install docker-compose to validate docker-compose.yml"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(REPO / "docker-compose.yml", tmp)
         shutil.copy(REPO / ".env.example", Path(tmp) / ".env")
         done = subprocess.run(  # a clean environment: only .env may feed the interpolation
-            [binary, "-f", "docker-compose.yml", "config"], cwd=tmp, capture_output=True,
-            text=True, timeout=120, env={"PATH": os.environ["PATH"], "HOME": tmp})
+            [binary, "-f", "docker-compose.yml", "config"],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={"PATH": os.environ["PATH"], "HOME": tmp},
+        )
     assert done.returncode == 0, done.stderr
     return yaml.safe_load(done.stdout)
 
@@ -103,7 +110,8 @@ def test_compose_instance_and_workspace_agree(compose: dict[str, Any]) -> None:
     assert launcher["class"] == "DockerRunLauncher"
     assert launcher["config"]["network"] in {n["name"] for n in compose["networks"].values()}
     assert launcher["config"]["container_kwargs"]["volumes_from"] == [
-        services["dagster-code"]["container_name"]]
+        services["dagster-code"]["container_name"]
+    ]
     (location,) = load(DEPLOY / "workspace.prod.yaml")["load_from"]
     grpc = location["grpc_server"]
     assert grpc["host"] in services
@@ -125,8 +133,12 @@ def referenced_variables() -> set[str]:
     names |= set(re.findall(r"env: (\w+)", instance))
     names |= set(load(DEPLOY / "dagster.prod.yaml")["run_launcher"]["config"]["env_vars"])
     registry = load_registry(DEPLOY / "registry.example.yaml")
-    names |= {registry.embedding.api_key_env, registry.store.url_env,
-              registry.store.api_key_env, registry.answer.api_key_env}
+    names |= {
+        registry.embedding.api_key_env,
+        registry.store.url_env,
+        registry.store.api_key_env,
+        registry.answer.api_key_env,
+    }
     names |= {p.token_env for p in registry.principals if p.token_env}
     names |= {str(f.validation_alias) for f in Settings.model_fields.values()}
     return names | {"DAGSTER_HOME"}
@@ -156,24 +168,38 @@ class Postgres:
     port: int
 
     def env(self) -> dict[str, str]:
-        return {"DAGSTER_PG_USERNAME": PG_USER, "DAGSTER_PG_PASSWORD": PG_PASSWORD,
-                "DAGSTER_PG_HOSTNAME": "127.0.0.1", "DAGSTER_PG_DB": PG_DB,
-                "DAGSTER_PG_PORT": str(self.port)}
+        return {
+            "DAGSTER_PG_USERNAME": PG_USER,
+            "DAGSTER_PG_PASSWORD": PG_PASSWORD,
+            "DAGSTER_PG_HOSTNAME": "127.0.0.1",
+            "DAGSTER_PG_DB": PG_DB,
+            "DAGSTER_PG_PORT": str(self.port),
+        }
 
     def query(self, sql: str) -> list[tuple[Any, ...]]:
         import psycopg2
 
-        with contextlib.closing(psycopg2.connect(
-                host="127.0.0.1", port=self.port, user=PG_USER, password=PG_PASSWORD,
-                dbname=PG_DB)) as conn, conn.cursor() as cur:
+        with (
+            contextlib.closing(
+                psycopg2.connect(
+                    host="127.0.0.1",
+                    port=self.port,
+                    user=PG_USER,
+                    password=PG_PASSWORD,
+                    dbname=PG_DB,
+                )
+            ) as conn,
+            conn.cursor() as cur,
+        ):
             cur.execute(sql)
             return cur.fetchall()
 
 
 def pg_bindir() -> Path | None:
     """The newest Debian-packaged server's bin directory, else wherever initdb is on PATH."""
-    versions = [p for p in Path("/usr/lib/postgresql").glob("*/bin/initdb")
-                if p.parts[-3].isdigit()]
+    versions = [
+        p for p in Path("/usr/lib/postgresql").glob("*/bin/initdb") if p.parts[-3].isdigit()
+    ]
     if versions:
         return max(versions, key=lambda p: int(p.parts[-3])).parent
     initdb = shutil.which("initdb")
@@ -184,12 +210,16 @@ def pg_bindir() -> Path | None:
 def postgres() -> Iterator[Postgres]:
     """A throwaway PostgreSQL server on a free port (as the `postgres` user when root)."""
     if not all(importlib.util.find_spec(m) for m in ("dagster_postgres", "psycopg2")):
-        pytest.skip("the production extra is not installed: KP_EXTRAS='dev production' "
-                    "scripts/bootstrap (scripts/test and CI install it)")
+        pytest.skip(
+            "the production extra is not installed: KP_EXTRAS='dev production' "
+            "scripts/bootstrap (scripts/test and CI install it)"
+        )
     bindir = pg_bindir()
     if bindir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found: "
-                    "apt-get install postgresql to run the Postgres-backed Dagster test")
+        pytest.skip(
+            "PostgreSQL server binaries (initdb, pg_ctl) not found: "
+            "apt-get install postgresql to run the Postgres-backed Dagster test"
+        )
     root = Path(tempfile.mkdtemp(prefix="kp-pg-"))
     as_owner: list[str] = []
     pwfile = root / "pw"
@@ -206,14 +236,39 @@ def postgres() -> Iterator[Postgres]:
             raise AssertionError(f"{Path(args[0]).name} failed: {done.stderr or done.stdout}")
 
     try:
-        pg(str(bindir / "initdb"), "-D", str(data), "-U", PG_USER, "--auth-local=trust",
-           "--auth-host=scram-sha-256", f"--pwfile={pwfile}", "-E", "UTF8", "--no-sync")
-        pg(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(root / "server.log"), "-w",
-           "-t", "60", "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 "
-           "-c fsync=off", "start")
-        subprocess.run([str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port),
-                        "-U", PG_USER, PG_DB], check=True, capture_output=True, timeout=60,
-                       env={**os.environ, "PGPASSWORD": PG_PASSWORD})
+        pg(
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            PG_USER,
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            f"--pwfile={pwfile}",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
+        pg(
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(root / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "start",
+        )
+        subprocess.run(
+            [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", PG_USER, PG_DB],
+            check=True,
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, "PGPASSWORD": PG_PASSWORD},
+        )
         yield Postgres(port)
     finally:
         pg(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop", check=False)
@@ -224,8 +279,9 @@ def postgres() -> Iterator[Postgres]:
 def spawn(args: list[str], cwd: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A process group, stopped on exit (TERM, then KILL)."""
     with log.open("wb") as out:
-        proc = subprocess.Popen(args, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            args, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             yield proc
         finally:
@@ -237,8 +293,13 @@ def spawn(args: list[str], cwd: Path, log: Path) -> Iterator[subprocess.Popen[by
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
-def wait_for(ready: Callable[[], bool], proc: subprocess.Popen[bytes], log: Path,
-             what: str, timeout: float = 300) -> None:
+def wait_for(
+    ready: Callable[[], bool],
+    proc: subprocess.Popen[bytes],
+    log: Path,
+    what: str,
+    timeout: float = 300,
+) -> None:
     deadline = time.monotonic() + timeout
     while not ready():
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -265,15 +326,25 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
 
     # Only its /data paths (the containers' KP_HOME) move under tmp_path.
     prod = yaml.safe_load(
-        (DEPLOY / "dagster.prod.yaml").read_text().replace("/data/", f"{tmp_path}/data/"))
+        (DEPLOY / "dagster.prod.yaml").read_text().replace("/data/", f"{tmp_path}/data/")
+    )
     (tmp_path / "prod").mkdir()
     (tmp_path / "prod" / "dagster.yaml").write_text(yaml.safe_dump(prod))
     with DagsterInstance.from_config(str(tmp_path / "prod")) as instance:
-        kinds = {type(instance.run_storage).__name__, type(instance.event_log_storage).__name__,
-                 type(instance.run_coordinator).__name__, type(instance.run_launcher).__name__,
-                 type(instance.compute_log_manager).__name__}
-        assert kinds == {"PostgresRunStorage", "PostgresEventLogStorage",
-                         "QueuedRunCoordinator", "DockerRunLauncher", "LocalComputeLogManager"}
+        kinds = {
+            type(instance.run_storage).__name__,
+            type(instance.event_log_storage).__name__,
+            type(instance.run_coordinator).__name__,
+            type(instance.run_launcher).__name__,
+            type(instance.compute_log_manager).__name__,
+        }
+        assert kinds == {
+            "PostgresRunStorage",
+            "PostgresEventLogStorage",
+            "QueuedRunCoordinator",
+            "DockerRunLauncher",
+            "LocalComputeLogManager",
+        }
 
     # The same storage with runs launched in-process instead of in containers.
     home = tmp_path / "home"
@@ -281,8 +352,11 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
     dagster_home.mkdir(parents=True)
     local = {k: v for k, v in prod.items() if k != "run_launcher"}
     (dagster_home / "dagster.yaml").write_text(yaml.safe_dump(local))
-    registry = {"embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-                "internal": {"sources": {"memory_files": {"path": str(workspace)}}}}
+    registry = {
+        "embedding": {"provider": "hash"},
+        "store": {"engine": "edge"},
+        "internal": {"sources": {"memory_files": {"path": str(workspace)}}},
+    }
     # One file that cannot be read: the run succeeds, the warning check reaches the status.
     (workspace / "broken.md").write_bytes(b"\xff\xfe not UTF-8")
     monkeypatch.setenv("KP_HOME", str(home))
@@ -310,10 +384,21 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
         assert runs == 1
 
         health = [str(bindir / "dagster"), "api", "grpc-health-check", "-p", str(grpc_port)]
-        wait_for(lambda: subprocess.run(health, capture_output=True).returncode == 0,
-                 code_proc, code_log, "the code server never became healthy")
-        web = [str(bindir / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(web_port),
-               "-w", str(dagster_home / "workspace.yaml")]
+        wait_for(
+            lambda: subprocess.run(health, capture_output=True).returncode == 0,
+            code_proc,
+            code_log,
+            "the code server never became healthy",
+        )
+        web = [
+            str(bindir / "dagster-webserver"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(web_port),
+            "-w",
+            str(dagster_home / "workspace.yaml"),
+        ]
         with spawn(web, dagster_home, web_log) as web_proc:
             client = DagsterClient(f"http://127.0.0.1:{web_port}", timeout=30)
             statuses = []
@@ -330,4 +415,5 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
     assert (entry.source, entry.scope) == pair
     assert entry.failing_checks == ["memory_files_pull_complete"]
     assert statuses[-1].health == (
-        "degraded: memory_files/internal: check memory_files_pull_complete failing")
+        "degraded: memory_files/internal: check memory_files_pull_complete failing"
+    )

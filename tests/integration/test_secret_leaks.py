@@ -48,8 +48,13 @@ from tests.procs import free_port, served_in_thread
 
 pytestmark = pytest.mark.integration
 
-SOURCES = {("memory_files", "internal"), ("clickup", "internal"), ("supabase", "internal"),
-           ("google_drive", "internal"), ("google_drive", "shade_store")}
+SOURCES = {
+    ("memory_files", "internal"),
+    ("clickup", "internal"),
+    ("supabase", "internal"),
+    ("google_drive", "internal"),
+    ("google_drive", "shade_store"),
+}
 
 
 @pytest.fixture
@@ -79,7 +84,8 @@ def home(tmp_path: Path, sources: LeakSources, monkeypatch: pytest.MonkeyPatch) 
     config = write_registry(tmp_path / "config" / "registry.yaml", sources.registry())
     home = tmp_path / "home"
     for name, value in {
-        "KP_HOME": str(home), "KP_CONFIG": str(config),
+        "KP_HOME": str(home),
+        "KP_CONFIG": str(config),
         "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",  # no Dagster: errors are swept too
         **sources.env(),
     }.items():
@@ -105,10 +111,12 @@ async def sweep(url: str, token: str, who: str) -> dict[str, str]:
             ("knowledge_search", {"query": "swatch test", "scope": "shade_store"}),
             ("knowledge_ask", {"question": "When does the weekly reindex run?"}),
             ("get_context", {"topic": "reindex schedule"}),
-            ("list_decisions", {}), ("list_recent_memory", {"days": 365}),
+            ("list_decisions", {}),
+            ("list_recent_memory", {"days": 365}),
             ("get_document", {"doc_id": hits[0].get("doc_id", "none")}),
             ("get_document", {"doc_id": "memory_files:nope.md"}),
-            ("list_runbooks", {}), ("trigger_reindex", {"source": "clickup"}),
+            ("list_runbooks", {}),
+            ("trigger_reindex", {"source": "clickup"}),
             ("get_index_status", {}),
             ("knowledge_search", {"query": "x", "limit": 10**30}),  # bad arguments
             ("knowledge_search", {"query": "x", "scope": "hot"}),
@@ -119,7 +127,8 @@ async def sweep(url: str, token: str, who: str) -> dict[str, str]:
             try:
                 result = await client.call_tool(name, args)
                 said[f"{name}#{n}"] = json.dumps(result.structured_content, default=str) + str(
-                    result.content)
+                    result.content
+                )
             except ToolError as exc:
                 said[f"{name}#{n} (error)"] = str(exc)
     return {f"mcp as {who}: {k}": v for k, v in said.items()}
@@ -132,16 +141,20 @@ async def sweep_all(url: str, secrets: dict[str, str], admin_token: str) -> dict
         async with Client(url, auth=secrets[name]) as client:
             said[name] = str(await client.call_tool("list_decisions", {}))
     async with httpx.AsyncClient(timeout=10) as http:  # refused: none, wrong, a reference
-        for label, auth in {"none": None, "wrong": f"Bearer {secrets['clickup_env']}",
-                            "reference": f"Bearer {REFS['maya_token']}"}.items():
+        for label, auth in {
+            "none": None,
+            "wrong": f"Bearer {secrets['clickup_env']}",
+            "reference": f"Bearer {REFS['maya_token']}",
+        }.items():
             headers = {**HEADERS, **({"Authorization": auth} if auth else {})}
             reply = await http.post(url, json=INITIALIZE, headers=headers)
             said[f"mcp 401 ({label})"] = f"{reply.status_code} {reply.headers} {reply.text}"
     return said
 
 
-def serve_and_sweep(settings: Settings, secrets: dict[str, str],
-                    sources: LeakSources) -> dict[str, str]:
+def serve_and_sweep(
+    settings: Settings, secrets: dict[str, str], sources: LeakSources
+) -> dict[str, str]:
     admin_token, _, _ = ensure_admin_token(settings)
     runtime = Runtime(settings)
     try:
@@ -166,13 +179,15 @@ def break_each_source(sources: LeakSources) -> dict[str, str]:
     """Every connector fails against an echoing server; `kp index` says so in one line."""
     outputs: dict[str, str] = {}
     for name, source, breaks in (
-            ("clickup 401", "clickup", sources.break_clickup),
-            ("supabase management 401", "supabase", sources.break_supabase_management),
-            ("supabase REST 500", "supabase", sources.break_supabase_rest),
-            ("google token 401", "google_drive", sources.break_google_token)):
+        ("clickup 401", "clickup", sources.break_clickup),
+        ("supabase management 401", "supabase", sources.break_supabase_management),
+        ("supabase REST 500", "supabase", sources.break_supabase_rest),
+        ("google token 401", "google_drive", sources.break_google_token),
+    ):
         breaks()
-        outputs[f"kp index ({name})"] = said = kp("index", "--source", source,
-                                                  "--scope", "internal")
+        outputs[f"kp index ({name})"] = said = kp(
+            "index", "--source", source, "--scope", "internal"
+        )
         assert "-> 1" in said and f"{source}/internal failed" in said, said
         assert "***" in said, said  # the server did repeat a secret: it was masked
     return outputs
@@ -188,54 +203,79 @@ def dagster_records(dagster_home: Path) -> dict[str, str]:
         for run in runs:
             records = instance.all_logs(run.run_id)
             texts[f"dagster run {run.run_id}"] = "\n".join(
-                [json.dumps(run.run_config, default=str), json.dumps(run.tags),
-                 *(serialize_value(r) for r in records)])
+                [
+                    json.dumps(run.run_config, default=str),
+                    json.dumps(run.tags),
+                    *(serialize_value(r) for r in records),
+                ]
+            )
     assert len(runs) >= len(SOURCES) + 4
     return texts
 
 
-def test_no_secret_value_leaks_anywhere(home: Path, sources: LeakSources, fake_op: FakeOp,
-                                        logs: list[str],
-                                        capfd: pytest.CaptureFixture[str]) -> None:
+def test_no_secret_value_leaks_anywhere(
+    home: Path,
+    sources: LeakSources,
+    fake_op: FakeOp,
+    logs: list[str],
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     secrets = sources.secrets
-    outputs = {"kp index": kp("index"), "kp search": kp("search", "weekly reindex", "--json"),
-               "kp status": kp("status", "--json")}
+    outputs = {
+        "kp index": kp("index"),
+        "kp search": kp("search", "weekly reindex", "--json"),
+        "kp status": kp("status", "--json"),
+    }
     indexed = outputs["kp index"]
     assert "-> 0" in indexed and all(f"{s}" in indexed for s, _ in SOURCES), indexed
     settings = Settings()
     outputs |= serve_and_sweep(settings, secrets, sources)
     runtime = Runtime(settings)  # every source's documents were read with its credentials
     try:
-        titles = {h.chunk.title for scope in ("internal", "shade_store")
-                  for h in runtime.retriever.search(scope, "reindex onboarding retainer swatch",
-                                                    limit=50)}
+        titles = {
+            h.chunk.title
+            for scope in ("internal", "shade_store")
+            for h in runtime.retriever.search(scope, "reindex onboarding retainer swatch", limit=50)
+        }
     finally:
         runtime.close()
-    assert {"Reindex runbook", "Retainer pricing", "Onboarding playbook",
-            "Shade Store brief"} <= titles, titles
+    assert {
+        "Reindex runbook",
+        "Retainer pricing",
+        "Onboarding playbook",
+        "Shade Store brief",
+    } <= titles, titles
     assert any('"mode": "llm"' in v for v in outputs.values())
     assert "admins only" in outputs["mcp as maya: trigger_reindex#9 (error)"]
-    assert all(outputs[f"mcp 401 ({k})"].startswith("401") for k in ("none", "wrong",
-                                                                       "reference"))
+    assert all(outputs[f"mcp 401 ({k})"].startswith("401") for k in ("none", "wrong", "reference"))
     assert "OpenAI embeddings" in outputs["mcp search, OpenAI failing"]
     assert len(sources.management.requests(f"/v1/projects/{PROJECT}/api-keys")) == 1  # per run
     assert set(sources.google.token_grants) == {
-        "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"}
+        "refresh_token",
+        "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    }
     assert {c[1] for c in fake_op.calls} == set(REFS.values())
 
     outputs |= break_each_source(sources)
 
     captured = capfd.readouterr()
     canaries = {**secrets, **sources.issued_tokens()}
-    texts = {**outputs, **dagster_records(home / "dagster"), "log records": "\n".join(logs),
-             "stdout": captured.out, "stderr": captured.err}
+    texts = {
+        **outputs,
+        **dagster_records(home / "dagster"),
+        "log records": "\n".join(logs),
+        "stdout": captured.out,
+        "stderr": captured.err,
+    }
     files = list(files_under(home))
     hits = find_leaks(canaries, roots=[home], texts=texts)
-    print(f"leak scan: {len(canaries)} secrets; {len(files)} files under KP_HOME, "
-          f"{sum(len(data_of(f)) for f in files)} bytes of data "
-          f"({sum(f.stat().st_size for f in files)} with the holes of sparse files); "
-          f"{len(texts)} texts, {sum(len(t) for t in texts.values())} characters; "
-          f"{len(logs)} log records")
+    print(
+        f"leak scan: {len(canaries)} secrets; {len(files)} files under KP_HOME, "
+        f"{sum(len(data_of(f)) for f in files)} bytes of data "
+        f"({sum(f.stat().st_size for f in files)} with the holes of sparse files); "
+        f"{len(texts)} texts, {sum(len(t) for t in texts.values())} characters; "
+        f"{len(logs)} log records"
+    )
     assert len(logs) > 10 and (home / "dagster").is_dir() and (home / "data").is_dir()
     assert any(f.suffix == ".jsonl" for f in files) and any(f.suffix == ".db" for f in files)
     assert hits == []

@@ -35,10 +35,22 @@ OPENAI_REF = "op://Compass/OpenAI platform/api key"
 MAYA_REF = "op://Compass/KP maya/token"
 OPENAI_KEY = "sk-CANARY-openai-7f3a9c"
 MAYA_TOKEN = "CANARY-maya-token-5d1e"
-HIT = Hit(chunk=Chunk(id="c1", doc_id="memory_files:ops.md", source="memory_files",
-                      source_id="ops.md", scope="internal", title="Operations",
-                      text="The weekly reindex runs on Sunday at 02:00.", headers=[],
-                      ordinal=0, kind="memory", uri="file:///ops.md"), score=0.9)
+HIT = Hit(
+    chunk=Chunk(
+        id="c1",
+        doc_id="memory_files:ops.md",
+        source="memory_files",
+        source_id="ops.md",
+        scope="internal",
+        title="Operations",
+        text="The weekly reindex runs on Sunday at 02:00.",
+        headers=[],
+        ordinal=0,
+        kind="memory",
+        uri="file:///ops.md",
+    ),
+    score=0.9,
+)
 
 
 @pytest.fixture
@@ -53,26 +65,33 @@ def registry(tmp_path: Path, **data: object) -> Registry:
 
 # -- an MCP principal ------------------------------------------------------------------------
 
-def test_a_principal_signs_in_with_a_token_from_a_reference(fake_op: FakeOp,
-                                                            tmp_path: Path) -> None:
+
+def test_a_principal_signs_in_with_a_token_from_a_reference(
+    fake_op: FakeOp, tmp_path: Path
+) -> None:
     fake_op.set(MAYA_REF, MAYA_TOKEN)
-    reg = registry(tmp_path, principals=[
-        {"name": "maya", "token_ref": MAYA_REF},
-        {"name": "jonas", "token_env": "KP_TEST_JONAS"}])  # its variable holds a reference
+    reg = registry(
+        tmp_path,
+        principals=[
+            {"name": "maya", "token_ref": MAYA_REF},
+            {"name": "jonas", "token_env": "KP_TEST_JONAS"},
+        ],
+    )  # its variable holds a reference
     fake_op.set("op://Compass/KP jonas/token", "jonas-token")
-    authn = Authenticator(reg, env={"KP_TEST_JONAS": "op://Compass/KP jonas/token"},
-                          vault=Vault())
+    authn = Authenticator(reg, env={"KP_TEST_JONAS": "op://Compass/KP jonas/token"}, vault=Vault())
     grant = authn.authenticate(MAYA_TOKEN)
     assert grant is not None and grant.principal == "maya"
     assert authn.authenticate("jonas-token").principal == "jonas"  # type: ignore[union-attr]
     assert authn.authenticate(MAYA_REF) is None
 
 
-def test_a_rotated_principal_token_works_without_a_restart(fake_op: FakeOp,
-                                                           tmp_path: Path) -> None:
+def test_a_rotated_principal_token_works_without_a_restart(fake_op: FakeOp, tmp_path: Path) -> None:
     fake_op.set(MAYA_REF, MAYA_TOKEN)
-    authn = Authenticator(registry(tmp_path, principals=[{"name": "maya", "token_ref": MAYA_REF}]),
-                          env={}, vault=Vault(ttl=0.2))
+    authn = Authenticator(
+        registry(tmp_path, principals=[{"name": "maya", "token_ref": MAYA_REF}]),
+        env={},
+        vault=Vault(ttl=0.2),
+    )
     assert authn.authenticate(MAYA_TOKEN) is not None
     fake_op.set(MAYA_REF, "CANARY-maya-rotated")
     time.sleep(0.25)
@@ -83,11 +102,17 @@ def test_a_rotated_principal_token_works_without_a_restart(fake_op: FakeOp,
 
 
 def test_an_unreadable_principal_token_is_one_logged_line(
-        fake_op: FakeOp, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    fake_op: FakeOp, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.WARNING)
     fake_op.set(MAYA_REF, MAYA_TOKEN)
-    reg = registry(tmp_path, principals=[{"name": "maya", "token_ref": MAYA_REF},
-                                         {"name": "jonas", "token_env": "KP_TEST_JONAS"}])
+    reg = registry(
+        tmp_path,
+        principals=[
+            {"name": "maya", "token_ref": MAYA_REF},
+            {"name": "jonas", "token_env": "KP_TEST_JONAS"},
+        ],
+    )
     authn = Authenticator(reg, env={"KP_TEST_JONAS": "jonas-token"}, vault=Vault(ttl=0.1))
     fake_op.fail("[ERROR] 2026/11/30 10:00:00 You are not currently signed in.")
     time.sleep(0.15)
@@ -98,15 +123,15 @@ def test_an_unreadable_principal_token_is_one_logged_line(
     assert record.getMessage() == (
         f"principal maya: bearer token: op read '{MAYA_REF}' failed (exit 1): You are not "
         "currently signed in.; maya cannot sign in until it is fixed (keeping the token read "
-        "before)")
+        "before)"
+    )
     fresh = Authenticator(reg, env={"KP_TEST_JONAS": "jonas-token"}, vault=Vault())
     assert fresh.authenticate(MAYA_TOKEN) is None  # never read: maya cannot sign in
     assert fresh.authenticate("jonas-token") is not None  # the others still can
     assert MAYA_TOKEN not in caplog.text
 
 
-def test_a_registry_reload_reads_only_new_principal_tokens(fake_op: FakeOp,
-                                                           tmp_path: Path) -> None:
+def test_a_registry_reload_reads_only_new_principal_tokens(fake_op: FakeOp, tmp_path: Path) -> None:
     """The service rebuilds its authenticator when the registry changes; tokens whose source
     did not change are kept, not read from the vault again (an edit costs no `op` call per
     principal), and a removed principal's token is refused."""
@@ -134,11 +159,15 @@ def test_a_registry_reload_reads_only_new_principal_tokens(fake_op: FakeOp,
 
 # -- OpenAI: embeddings and answers ----------------------------------------------------------
 
-def test_the_openai_embedder_key_comes_from_a_reference(fake_op: FakeOp, openai: FakeOpenAI,
-                                                        tmp_path: Path) -> None:
+
+def test_the_openai_embedder_key_comes_from_a_reference(
+    fake_op: FakeOp, openai: FakeOpenAI, tmp_path: Path
+) -> None:
     fake_op.set(OPENAI_REF, OPENAI_KEY)
-    reg = registry(tmp_path, embedding={"provider": "openai", "base_url": openai.base_url,
-                                        "api_key_ref": OPENAI_REF})
+    reg = registry(
+        tmp_path,
+        embedding={"provider": "openai", "base_url": openai.base_url, "api_key_ref": OPENAI_REF},
+    )
     runtime = Runtime(Settings.model_validate({"KP_HOME": str(tmp_path / "home")}), registry=reg)
     try:
         assert runtime.embedder.embed_query("weekly reindex").shape == (1536,)
@@ -148,8 +177,9 @@ def test_the_openai_embedder_key_comes_from_a_reference(fake_op: FakeOp, openai:
     assert request.status == 200 and fake_op.calls == [["read", OPENAI_REF]]
 
 
-def test_a_missing_embedder_key_names_the_variable_and_the_ref_field(tmp_path: Path,
-                                                                     monkeypatch) -> None:
+def test_a_missing_embedder_key_names_the_variable_and_the_ref_field(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.delenv("KP_TEST_NO_OPENAI", raising=False)
     reg = registry(tmp_path, embedding={"provider": "openai", "api_key_env": "KP_TEST_NO_OPENAI"})
     runtime = Runtime(Settings.model_validate({"KP_HOME": str(tmp_path / "home")}), registry=reg)
@@ -157,42 +187,65 @@ def test_a_missing_embedder_key_names_the_variable_and_the_ref_field(tmp_path: P
         _ = runtime.embedder
     assert str(info.value) == (
         "embedding: environment variable KP_TEST_NO_OPENAI is not set; put the OpenAI API key "
-        "there (or an op:// reference to it), or name a 1Password reference in api_key_ref")
+        "there (or an op:// reference to it), or name a 1Password reference in api_key_ref"
+    )
 
 
 def test_the_answer_key_comes_from_a_reference(fake_op: FakeOp, openai: FakeOpenAI) -> None:
     fake_op.set(OPENAI_REF, OPENAI_KEY)
     openai.chat_answer = "It runs on Sunday at 02:00 [1]."
     config = AnswerConfig(api_key_ref=OPENAI_REF, base_url=openai.base_url)
-    answer = answer_question("When does the reindex run?", [HIT], scope="internal",
-                             config=config, embedder=HashEmbedder())
+    answer = answer_question(
+        "When does the reindex run?",
+        [HIT],
+        scope="internal",
+        config=config,
+        embedder=HashEmbedder(),
+    )
     assert answer.mode == "llm" and answer.citations[0].title == "Operations"
     assert len(openai.chat_requests) == 1
 
 
 def test_an_unreadable_answer_key_falls_back_to_extractive_with_one_warning(
-        fake_op: FakeOp, openai: FakeOpenAI) -> None:
+    fake_op: FakeOp, openai: FakeOpenAI
+) -> None:
     fake_op.fail("[ERROR] 2026/11/30 10:00:00 account is not signed in")
     config = AnswerConfig(api_key_ref=OPENAI_REF, base_url=openai.base_url)
-    answer = answer_question("When does the reindex run?", [HIT], scope="internal",
-                             config=config, embedder=HashEmbedder())
+    answer = answer_question(
+        "When does the reindex run?",
+        [HIT],
+        scope="internal",
+        config=config,
+        embedder=HashEmbedder(),
+    )
     assert answer.mode == "extractive" and openai.chat_requests == []
     assert answer.warnings == [
         f"LLM synthesis is off: answer: OpenAI API key: op read '{OPENAI_REF}' failed (exit 1): "
-        "account is not signed in"]
+        "account is not signed in"
+    ]
 
 
 def test_the_qdrant_url_may_come_from_a_reference_or_says_where_it_is_missing(
-        fake_op: FakeOp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_op: FakeOp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("QDRANT_URL", raising=False)
     settings = Settings.model_validate({"KP_HOME": str(tmp_path / "home")})
     runtime = Runtime(settings, registry=registry(tmp_path, store={"engine": "qdrant"}))
-    with pytest.raises(ConfigError, match="store engine 'qdrant': environment variable "
-                                          "QDRANT_URL is not set; put the server URL there"):
+    with pytest.raises(
+        ConfigError,
+        match="store engine 'qdrant': environment variable "
+        "QDRANT_URL is not set; put the server URL there",
+    ):
         _ = runtime.store
     fake_op.set("op://Infra/Qdrant/url", "http://127.0.0.1:9")
-    reg = registry(tmp_path, store={"engine": "qdrant", "url_ref": "op://Infra/Qdrant/url",
-                                    "api_key_env": "KP_TEST_NO_QDRANT_KEY"})
+    reg = registry(
+        tmp_path,
+        store={
+            "engine": "qdrant",
+            "url_ref": "op://Infra/Qdrant/url",
+            "api_key_env": "KP_TEST_NO_QDRANT_KEY",
+        },
+    )
     runtime = Runtime(settings, registry=reg)
     assert type(runtime.store).__name__ == "QdrantServerStore"
     assert fake_op.calls == [["read", "op://Infra/Qdrant/url"]]
@@ -208,18 +261,21 @@ SERVICE_JWT = "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.CANARY"
 
 @pytest.fixture
 def management() -> Iterator[FakeSupabaseManagement]:
-    keys = [legacy_key("anon", "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoiYW5vbiJ9.anon"),
-            legacy_key("service_role", SERVICE_JWT),
-            new_key("default", "sb_secret_CANARYnewsecretkey00"),
-            new_key("web", "sb_publishable_abc", kind="publishable")]
+    keys = [
+        legacy_key("anon", "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoiYW5vbiJ9.anon"),
+        legacy_key("service_role", SERVICE_JWT),
+        new_key("default", "sb_secret_CANARYnewsecretkey00"),
+        new_key("web", "sb_publishable_abc", kind="publishable"),
+    ]
     with FakeSupabaseManagement(MGMT_TOKEN, {PROJECT: keys}) as server:
         yield server
 
 
 def fetch(server: FakeSupabaseManagement, **kw: object) -> str:
     options: dict = {"base_url": server.url(), "sleep": lambda s: None, **kw}
-    return fetch_service_key(options.pop("ref", PROJECT), options.pop("token", MGMT_TOKEN),
-                             **options)
+    return fetch_service_key(
+        options.pop("ref", PROJECT), options.pop("token", MGMT_TOKEN), **options
+    )
 
 
 def test_the_service_key_is_fetched_each_time(management: FakeSupabaseManagement) -> None:
@@ -232,17 +288,26 @@ def test_the_service_key_is_fetched_each_time(management: FakeSupabaseManagement
     assert requests[0].headers["Authorization"] == f"Bearer {MGMT_TOKEN}"
 
 
-@pytest.mark.parametrize(("kw", "says"), [
-    ({"token": "sbp_" + "00" * 20}, "HTTP 401: {\"message\": \"Unauthorized\"}; check the "
-                                    "Supabase management token"),
-    ({"ref": "zyxwvutsrqponmlkjihg"}, "HTTP 404"),
-    ({"key_name": "nope"}, "has no API key named 'nope' (it has: anon (legacy), service_role "
-                           "(legacy), default (secret), web (publishable))"),
-    ({"key_name": "web"}, "is a public (publishable) key"),
-    ({"key_name": "anon"}, "is a public (legacy) key"),
-])
+@pytest.mark.parametrize(
+    ("kw", "says"),
+    [
+        (
+            {"token": "sbp_" + "00" * 20},
+            'HTTP 401: {"message": "Unauthorized"}; check the Supabase management token',
+        ),
+        ({"ref": "zyxwvutsrqponmlkjihg"}, "HTTP 404"),
+        (
+            {"key_name": "nope"},
+            "has no API key named 'nope' (it has: anon (legacy), service_role "
+            "(legacy), default (secret), web (publishable))",
+        ),
+        ({"key_name": "web"}, "is a public (publishable) key"),
+        ({"key_name": "anon"}, "is a public (legacy) key"),
+    ],
+)
 def test_management_api_failures_are_one_line_without_keys(
-        management: FakeSupabaseManagement, kw: dict, says: str) -> None:
+    management: FakeSupabaseManagement, kw: dict, says: str
+) -> None:
     with pytest.raises(SourceError) as info:
         fetch(management, **kw)
     text = str(info.value)
@@ -262,19 +327,31 @@ def test_a_masked_key_and_a_bad_ref_are_refused(management: FakeSupabaseManageme
 
 
 def test_the_supabase_connector_fetches_its_key_through_the_management_api_each_run(
-        management: FakeSupabaseManagement, fake_op: FakeOp) -> None:
+    management: FakeSupabaseManagement, fake_op: FakeOp
+) -> None:
     """The registry names only the management token's vault reference and the project ref;
     every pull fetches the current service key, so a rotated key needs no restart."""
     token_ref = "op://Compass/Supabase management/token"
     fake_op.set(token_ref, MGMT_TOKEN)
     with SupabaseFake(key=SERVICE_JWT) as rest:
         rest.create_table("memory")
-        rest.insert("memory", {"id": 1, "title": "Retainer", "body": "Pricing notes.",
-                               "updated_at": "2026-11-01T00:00:00+00:00"})
-        settings = SupabaseSettings(url=rest.url(), project_ref=PROJECT,
-                                    management_token_ref=token_ref,
-                                    management_url=management.url(),
-                                    tables=[{"name": "memory", "shared": True}], max_retries=0)
+        rest.insert(
+            "memory",
+            {
+                "id": 1,
+                "title": "Retainer",
+                "body": "Pricing notes.",
+                "updated_at": "2026-11-01T00:00:00+00:00",
+            },
+        )
+        settings = SupabaseSettings(
+            url=rest.url(),
+            project_ref=PROJECT,
+            management_token_ref=token_ref,
+            management_url=management.url(),
+            tables=[{"name": "memory", "shared": True}],
+            max_retries=0,
+        )
         connector = SupabaseConnector(settings, "internal")
         first = connector.pull(None)
         assert [d.source_id for d in first.documents] == ["memory:1"]

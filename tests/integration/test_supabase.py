@@ -73,8 +73,9 @@ def connector(
     fake: SupabaseFake, clock: FakeClock | None = None, **overrides: Any
 ) -> SupabaseConnector:
     # The fake's tables hold no client's rows: each says so (shared) unless it filters.
-    tables = [t if "filter" in t else {"shared": True, **t}
-              for t in overrides.pop("tables", TABLES)]
+    tables = [
+        t if "filter" in t else {"shared": True, **t} for t in overrides.pop("tables", TABLES)
+    ]
     raw = {"url": fake.url(), "tables": tables, **overrides}
     clock = clock or FakeClock()
     return SupabaseConnector(
@@ -127,8 +128,9 @@ def test_full_pull_renders_every_row(fake: SupabaseFake) -> None:
     walks = [(r.arg("updated_at"), r.arg("order")) for r in fake.requests("/rest/v1/memory")]
     assert walks == [("not.is.null", "updated_at.asc,id.asc")] * 2 + [("is.null", "id.asc")]
     assert result.requests == len(fake.log) == 12
-    assert result.cursor["tables"]["memory"] == {"high_water": fake.tables["memory"][3][
-        "updated_at"]}
+    assert result.cursor["tables"]["memory"] == {
+        "high_water": fake.tables["memory"][3]["updated_at"]
+    }
 
 
 def _bulk(fake: SupabaseFake, n: int) -> None:
@@ -153,7 +155,8 @@ def test_max_rows_cap_never_ends_paging_early(
     last = fake.tables["memory"][fake_id(cap)]
     assert served[0].arg("or") is None and served[1].arg("or") == (
         f'(updated_at.gt."{last["updated_at"]}",and(updated_at.eq."{last["updated_at"]}",'
-        f"id.gt.{fake_id(cap)}))")
+        f"id.gt.{fake_id(cap)}))"
+    )
 
 
 def fake_id(cap: int) -> int:
@@ -173,8 +176,7 @@ def test_equal_timestamps_across_a_page_boundary_lose_no_row(fake: SupabaseFake)
     fake.insert("memory", *({"id": i, "title": f"Late {i}", "body": "y"} for i in (200, 201)))
     fake.update("memory", 101, body="edited in the same transaction")
     second = conn.pull(first.cursor, known=known(first))
-    assert {d.source_id for d in second.documents} >= {"memory:200", "memory:201",
-                                                       "memory:101"}
+    assert {d.source_id for d in second.documents} >= {"memory:200", "memory:201", "memory:101"}
     assert second.deleted == [] and second.missing == []
 
 
@@ -207,8 +209,9 @@ def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFak
     assert {r.path for r in sweeps} == {f"/rest/v1/{t['name']}" for t in TABLES}
     assert all(r.arg("updated_at") is None for r in sweeps)
     # The sweep's missing id was looked up, counted, before it was called deleted.
-    (lookup,) = [r for r in fake.requests("/rest/v1/standing_rules")
-                 if (r.arg("id") or "").startswith("in.")]
+    (lookup,) = [
+        r for r in fake.requests("/rest/v1/standing_rules") if (r.arg("id") or "").startswith("in.")
+    ]
     assert lookup.arg("id") == "in.(1)" and lookup.headers["Prefer"] == "count=exact"
     assert second.cursor["tables"]["memory"]["high_water"] > hw
 
@@ -219,10 +222,17 @@ def test_rows_below_the_high_water_mark_are_fetched_by_id(fake: SupabaseFake) ->
     conn = connector(fake, overlap_seconds=0)
     first = conn.pull(None)
     old = "2020-01-01T00:00:00+00:00"
-    fake.tables["clients"]['acme, "the" co'] = {"id": 'acme, "the" co', "name": "Acme",
-                                                "updated_at": old}
-    fake.tables["memory"][900] = {"id": 900, "title": "Restored", "body": "Old notes.",
-                                  "updated_at": old}
+    fake.tables["clients"]['acme, "the" co'] = {
+        "id": 'acme, "the" co',
+        "name": "Acme",
+        "updated_at": old,
+    }
+    fake.tables["memory"][900] = {
+        "id": 900,
+        "title": "Restored",
+        "body": "Old notes.",
+        "updated_at": old,
+    }
     fake.clear_log()
 
     second = conn.pull(first.cursor, known=known(first))
@@ -232,7 +242,8 @@ def test_rows_below_the_high_water_mark_are_fetched_by_id(fake: SupabaseFake) ->
     by_id = [r for r in fake.log if (r.arg("id") or "").startswith("in.")]
     assert {r.path for r in by_id} == {"/rest/v1/clients", "/rest/v1/memory"}
     assert [r.arg("id") for r in by_id if r.path.endswith("clients")] == [
-        'in.("acme, \\"the\\" co")']
+        'in.("acme, \\"the\\" co")'
+    ]
     third = conn.pull(second.cursor, known=known(first, second))
     assert "memory:900" not in {d.source_id for d in third.documents}
 
@@ -290,18 +301,24 @@ def test_outage_fails_after_retries(fake: SupabaseFake) -> None:
 
 
 def test_one_failing_table_is_skipped_with_its_rows_and_the_others_are_read(
-        fake: SupabaseFake) -> None:
+    fake: SupabaseFake,
+) -> None:
     conn = connector(fake, max_retries=1, backoff_seconds=0)
     first = conn.pull(None)
-    fake.inject("/rest/v1/memory", 503, {"code": "08006", "message": "connection failure",
-                                         "details": None, "hint": None}, times=None)
+    fake.inject(
+        "/rest/v1/memory",
+        503,
+        {"code": "08006", "message": "connection failure", "details": None, "hint": None},
+        times=None,
+    )
     fake.update("standing_rules", 2, rule="Cite everything, twice.")
     second = conn.pull(first.cursor, known=known(first))
     (skip,) = second.skipped
     assert skip.source_id == "table memory" and not skip.gone
     assert skip.covers == ["memory:1", "memory:2", "memory:3"]
-    assert skip.reason == ("GET /rest/v1/memory failed with HTTP 503 after 2 attempts: "
-                           "08006 connection failure")
+    assert skip.reason == (
+        "GET /rest/v1/memory failed with HTTP 503 after 2 attempts: 08006 connection failure"
+    )
     assert "standing_rules:2" in {d.source_id for d in second.documents}
     # The failed table keeps its high-water mark: the next run reads its changes again.
     assert second.cursor["tables"]["memory"] == first.cursor["tables"]["memory"]
@@ -342,9 +359,13 @@ def test_rows_the_template_cannot_render_are_skipped(fake: SupabaseFake) -> None
     # The next ordinary run fetches them again (the merge lists them in `retry`).
     fake.update("tests", 11, lift=0.2)
     fake.clear_log()
-    again = connector(fake).pull(result.cursor, known=Known(
-        documents={d.source_id: d for d in result.documents},
-        retry=frozenset({"tests:11", "tests:12"})))
+    again = connector(fake).pull(
+        result.cursor,
+        known=Known(
+            documents={d.source_id: d for d in result.documents},
+            retry=frozenset({"tests:11", "tests:12"}),
+        ),
+    )
     assert "tests:11" in {d.source_id for d in again.documents}
     assert [s.source_id for s in again.skipped] == ["tests:12"] and again.deleted == []
 

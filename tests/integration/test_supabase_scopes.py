@@ -24,42 +24,73 @@ KEY, ANON = "service-role-key", "anon-key"
 MEMORY = {"name": "memory", "title_template": "{title}", "text_template": "{body}"}
 
 
-def registry(client_tables: list[dict[str, Any]], internal: list[dict[str, Any]] | None = None,
-             **client: Any) -> dict[str, Any]:
-    source = {"url": "https://abcdefghijklmnopqrst.supabase.co", "tables": client_tables,
-              **client}
+def registry(
+    client_tables: list[dict[str, Any]], internal: list[dict[str, Any]] | None = None, **client: Any
+) -> dict[str, Any]:
+    source = {"url": "https://abcdefghijklmnopqrst.supabase.co", "tables": client_tables, **client}
     internal = internal or [{**MEMORY, "filter": {"client_id": "is.null"}}]
-    return {"internal": {"sources": {"supabase": {"url": source["url"], "tables": internal}}},
-            "clients": {"acme": {"name": "Acme", "director": "maya",
-                                 "sources": {"supabase": source}}}}
+    return {
+        "internal": {"sources": {"supabase": {"url": source["url"], "tables": internal}}},
+        "clients": {"acme": {"name": "Acme", "director": "maya", "sources": {"supabase": source}}},
+    }
 
 
 FILTERED = {**MEMORY, "filter": {"client_id": "eq.{scope}"}}
 
 
-@pytest.mark.parametrize(("tables", "extra", "says"), [
-    ([MEMORY], {}, "clients.acme.sources.supabase: Value error, tables.0 (memory): say which "
-                   "of its rows are acme's: give a filter (e.g. filter: {client_id: "
-                   "eq.{scope}}) or, if no row of it belongs to a client, shared: true"),
-    ([], {}, "clients.acme.sources.supabase: Value error, tables: list the tables this scope "
-             "reads"),
-    ([{**MEMORY, "shared": True, "filter": {"client_id": "eq.{scope}"}}], {},
-     "tables.0 (memory): give a filter or shared: true, not both"),
-    ([MEMORY], {"key_env": "SUPABASE_ANON_KEY", "jwt_env": "SUPABASE_ACME_JWT"},
-     "tables.0 (memory): say which of its rows are acme's"),  # RLS does not replace it
-    ([{**MEMORY, "filter": {"client_id": "equals.{scope}"}}], {},
-     "tables.0.filter: Value error, filter: client_id=equals.{scope}: unknown PostgREST "
-     "operator 'equals'"),
-    ([{**MEMORY, "filter": "client_id=eq.{scope}&order=id.asc"}], {},
-     "'order' is not a column name PostgREST can filter on"),
-    ([{**MEMORY, "filter": "or=(client_id.eq.{scope},client_id.is.nul)"}], {},
-     "`is` takes null, not_null, true, false, unknown"),
-    ([{**MEMORY, "filter": "client_id"}], {}, "'client_id' is not column=operator.value"),
-    ([{**MEMORY, "shared": True}], {}, "supabase: clients.acme.sources.supabase.tables.0 "
-     "(memory) is shared: true, but internal filters it, so its rows belong to scopes"),
-])
+@pytest.mark.parametrize(
+    ("tables", "extra", "says"),
+    [
+        (
+            [MEMORY],
+            {},
+            "clients.acme.sources.supabase: Value error, tables.0 (memory): say which "
+            "of its rows are acme's: give a filter (e.g. filter: {client_id: "
+            "eq.{scope}}) or, if no row of it belongs to a client, shared: true",
+        ),
+        (
+            [],
+            {},
+            "clients.acme.sources.supabase: Value error, tables: list the tables this scope reads",
+        ),
+        (
+            [{**MEMORY, "shared": True, "filter": {"client_id": "eq.{scope}"}}],
+            {},
+            "tables.0 (memory): give a filter or shared: true, not both",
+        ),
+        (
+            [MEMORY],
+            {"key_env": "SUPABASE_ANON_KEY", "jwt_env": "SUPABASE_ACME_JWT"},
+            "tables.0 (memory): say which of its rows are acme's",
+        ),  # RLS does not replace it
+        (
+            [{**MEMORY, "filter": {"client_id": "equals.{scope}"}}],
+            {},
+            "tables.0.filter: Value error, filter: client_id=equals.{scope}: unknown PostgREST "
+            "operator 'equals'",
+        ),
+        (
+            [{**MEMORY, "filter": "client_id=eq.{scope}&order=id.asc"}],
+            {},
+            "'order' is not a column name PostgREST can filter on",
+        ),
+        (
+            [{**MEMORY, "filter": "or=(client_id.eq.{scope},client_id.is.nul)"}],
+            {},
+            "`is` takes null, not_null, true, false, unknown",
+        ),
+        ([{**MEMORY, "filter": "client_id"}], {}, "'client_id' is not column=operator.value"),
+        (
+            [{**MEMORY, "shared": True}],
+            {},
+            "supabase: clients.acme.sources.supabase.tables.0 "
+            "(memory) is shared: true, but internal filters it, so its rows belong to scopes",
+        ),
+    ],
+)
 def test_a_bad_or_missing_filter_is_refused_when_the_registry_is_read(
-        tables: list[dict[str, Any]], extra: dict[str, Any], says: str) -> None:
+    tables: list[dict[str, Any]], extra: dict[str, Any], says: str
+) -> None:
     with pytest.raises(ConfigError) as info:
         parse_registry(registry(tables, **extra), Path("."))
     assert says in str(info.value) and "\n" not in str(info.value)
@@ -68,26 +99,46 @@ def test_a_bad_or_missing_filter_is_refused_when_the_registry_is_read(
 def test_internal_names_its_tables_and_their_rows_too() -> None:
     """The leak this closes: `internal` (which every principal reads) with no `tables` read
     four default tables whole, every client's rows included."""
-    for internal, says in ((None, "internal.sources.supabase: Value error, tables: list"),
-                           ([MEMORY], "tables.0 (memory): say which of its rows are "
-                                      "internal's: give a filter (e.g. filter: {client_id: "
-                                      "is.null}) or, if no row of it belongs to a client, "
-                                      "shared: true")):
+    for internal, says in (
+        (None, "internal.sources.supabase: Value error, tables: list"),
+        (
+            [MEMORY],
+            "tables.0 (memory): say which of its rows are "
+            "internal's: give a filter (e.g. filter: {client_id: "
+            "is.null}) or, if no row of it belongs to a client, "
+            "shared: true",
+        ),
+    ):
         data = registry([FILTERED])
-        data["internal"]["sources"]["supabase"] = {"url": "https://a.supabase.co",
-                                                   **({"tables": internal} if internal else {})}
+        data["internal"]["sources"]["supabase"] = {
+            "url": "https://a.supabase.co",
+            **({"tables": internal} if internal else {}),
+        }
         with pytest.raises(ConfigError, match=re.escape(says)):
             parse_registry(data, Path("."))
 
 
-@pytest.mark.parametrize(("tables", "extra"), [
-    ([{**MEMORY, "filter": {"client_id": "eq.{scope}"}}], {}),
-    ([{**MEMORY, "filter": "client_id=eq.{scope}&deleted_at=is.null"}], {}),
-    ([{**MEMORY, "filter": {"or": "(client_id.eq.{scope},client_id.is.null)",
-                            "tags": ["cs.{seo}", "not.cs.{draft}"]}}], {}),
-    ([{"name": "services", "shared": True}], {}),
-    ([FILTERED], {"key_env": "SUPABASE_ANON_KEY", "jwt_env": "SUPABASE_ACME_JWT"}),
-])
+@pytest.mark.parametrize(
+    ("tables", "extra"),
+    [
+        ([{**MEMORY, "filter": {"client_id": "eq.{scope}"}}], {}),
+        ([{**MEMORY, "filter": "client_id=eq.{scope}&deleted_at=is.null"}], {}),
+        (
+            [
+                {
+                    **MEMORY,
+                    "filter": {
+                        "or": "(client_id.eq.{scope},client_id.is.null)",
+                        "tags": ["cs.{seo}", "not.cs.{draft}"],
+                    },
+                }
+            ],
+            {},
+        ),
+        ([{"name": "services", "shared": True}], {}),
+        ([FILTERED], {"key_env": "SUPABASE_ANON_KEY", "jwt_env": "SUPABASE_ACME_JWT"}),
+    ],
+)
 def test_scoped_tables_are_accepted(tables: list[dict[str, Any]], extra: dict[str, Any]) -> None:
     parsed = parse_registry(registry(tables, **extra), Path("."))
     assert parsed.source_settings("supabase", "acme").tables[0].name == tables[0]["name"]
@@ -98,7 +149,8 @@ def _row(rid: int, client: str | None, title: str, body: str) -> dict[str, Any]:
 
 
 def test_a_canary_row_of_one_client_never_reaches_another_scope(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """internal filters `client_id=is.null`; acme filters with the raw template; hot reads
     with the anon key and a JWT whose claim row-level security checks, and a filter. The
     `clients` table (a row per client) is filtered by id; the `services` reference table is
@@ -110,16 +162,28 @@ def test_a_canary_row_of_one_client_never_reaches_another_scope(
         fake.create_table("memory", {"client_id": "text"})
         for table in ("clients", "services", "partners"):
             fake.create_table(table)
-        fake.insert("memory",
-                    _row(1, None, "Agency rota", "The agency rota canary stays internal."),
-                    _row(2, "acme", "Acme brief", "The acme brief canary belongs to Acme."),
-                    _row(3, "hot", "HOT brief", "The zanzibar canary belongs to HOT alone."),
-                    _row(4, "hot", "HOT notes", "HOT notes mention the acme brief canary."))
-        fake.insert("clients", {"id": "acme", "name": "Acme", "tier": "A, the quokka tier"},
-                    {"id": "hot", "name": "HOT", "tier": "B, the wombat tier"})
+        fake.insert(
+            "memory",
+            _row(1, None, "Agency rota", "The agency rota canary stays internal."),
+            _row(2, "acme", "Acme brief", "The acme brief canary belongs to Acme."),
+            _row(3, "hot", "HOT brief", "The zanzibar canary belongs to HOT alone."),
+            _row(4, "hot", "HOT notes", "HOT notes mention the acme brief canary."),
+        )
+        fake.insert(
+            "clients",
+            {"id": "acme", "name": "Acme", "tier": "A, the quokka tier"},
+            {"id": "hot", "name": "HOT", "tier": "B, the wombat tier"},
+        )
         fake.insert("services", {"id": 1, "name": "Audit", "offer": "The numbat audit."})
-        fake.insert("partners", {"id": 1, "name": "Agency", "client": "HOT",
-                                 "note": "The bilby referral came through HOT."})
+        fake.insert(
+            "partners",
+            {
+                "id": 1,
+                "name": "Agency",
+                "client": "HOT",
+                "note": "The bilby referral came through HOT.",
+            },
+        )
         fake.enable_rls("memory", lambda row, claims: row["client_id"] == claims.get("client"))
         monkeypatch.setenv("SB_SERVICE", KEY)
         monkeypatch.setenv("SB_ANON", ANON)
@@ -129,16 +193,46 @@ def test_a_canary_row_of_one_client_never_reaches_another_scope(
         own = {**MEMORY, "filter": "client_id=eq.{scope}"}
         source = {"url": fake.url(), "key_env": "SB_SERVICE"}
         data = {
-            "embedding": {"provider": "hash"}, "store": {"engine": "edge"},
-            "internal": {"sources": {"supabase": {**source, "tables": [
-                {**MEMORY, "filter": {"client_id": "is.null"}}, services]}}},
+            "embedding": {"provider": "hash"},
+            "store": {"engine": "edge"},
+            "internal": {
+                "sources": {
+                    "supabase": {
+                        **source,
+                        "tables": [{**MEMORY, "filter": {"client_id": "is.null"}}, services],
+                    }
+                }
+            },
             "clients": {
-                "acme": {"name": "Acme", "director": "maya", "sources": {"supabase": {
-                    **source, "tables": [own, clients, services,
-                                         {"name": "partners", "shared": True}]}}},
-                "hot": {"name": "HOT", "director": "jonas", "sources": {"supabase": {
-                    "url": fake.url(), "key_env": "SB_ANON", "jwt_env": "SB_HOT_JWT",
-                    "tables": [own, clients, services]}}}}}
+                "acme": {
+                    "name": "Acme",
+                    "director": "maya",
+                    "sources": {
+                        "supabase": {
+                            **source,
+                            "tables": [
+                                own,
+                                clients,
+                                services,
+                                {"name": "partners", "shared": True},
+                            ],
+                        }
+                    },
+                },
+                "hot": {
+                    "name": "HOT",
+                    "director": "jonas",
+                    "sources": {
+                        "supabase": {
+                            "url": fake.url(),
+                            "key_env": "SB_ANON",
+                            "jwt_env": "SB_HOT_JWT",
+                            "tables": [own, clients, services],
+                        }
+                    },
+                },
+            },
+        }
         monkeypatch.setenv("KP_HOME", str(tmp_path / "home"))
         monkeypatch.setenv("KP_CONFIG", str(write_registry(tmp_path / "registry.yaml", data)))
         settings = Settings()
@@ -155,10 +249,12 @@ def test_a_canary_row_of_one_client_never_reaches_another_scope(
 
     runtime = Runtime(settings)
     try:
+
         def found(phrase: str, scope: str) -> list[str]:
             hits = runtime.retriever.search(scope, phrase, limit=20)
-            return sorted({h.chunk.title for h in hits
-                           if phrase in h.chunk.embedding_text().lower()})
+            return sorted(
+                {h.chunk.title for h in hits if phrase in h.chunk.embedding_text().lower()}
+            )
 
         assert found("zanzibar canary", "hot") == ["HOT brief"]
         assert found("zanzibar canary", "acme") == found("zanzibar canary", "internal") == []

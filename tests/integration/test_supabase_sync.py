@@ -23,8 +23,13 @@ COLUMNS = {"client_id": "text", "title": "text", "body": "text", "deleted_at": "
 
 
 def notes(**extra: Any) -> dict[str, Any]:
-    return {"name": "notes", "title_template": "{title}", "text_template": "{body}",
-            "soft_delete_column": "deleted_at", **extra}
+    return {
+        "name": "notes",
+        "title_template": "{title}",
+        "text_template": "{body}",
+        "soft_delete_column": "deleted_at",
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -33,22 +38,38 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[SupabaseFake]:
     with SupabaseFake(key=KEY) as server:
         for table in ("notes", "rules"):
             server.create_table(table, COLUMNS)
-        server.insert("notes", *({"id": i, "client_id": "acme" if i <= 6 else "hot",
-                                  "title": f"Note {i}", "body": f"Body {i}"}
-                                 for i in range(1, 9)))
+        server.insert(
+            "notes",
+            *(
+                {
+                    "id": i,
+                    "client_id": "acme" if i <= 6 else "hot",
+                    "title": f"Note {i}",
+                    "body": f"Body {i}",
+                }
+                for i in range(1, 9)
+            ),
+        )
         server.insert("rules", {"id": 1, "client_id": "acme", "title": "Rule", "body": "Ask."})
         yield server
 
 
-def acme(fake: SupabaseFake, tables: list[dict[str, Any]] | None = None,
-         **overrides: Any) -> SupabaseConnector:
+def acme(
+    fake: SupabaseFake, tables: list[dict[str, Any]] | None = None, **overrides: Any
+) -> SupabaseConnector:
     scoped = {"client_id": "eq.{scope}"}
-    raw = {"url": fake.url(), "overlap_seconds": 0, "max_retries": 1, "backoff_seconds": 0,
-           "tables": tables or [notes(filter=scoped), {"name": "rules", "filter": scoped}],
-           **overrides}
+    raw = {
+        "url": fake.url(),
+        "overlap_seconds": 0,
+        "max_retries": 1,
+        "backoff_seconds": 0,
+        "tables": tables or [notes(filter=scoped), {"name": "rules", "filter": scoped}],
+        **overrides,
+    }
     clock = FakeClock()
-    return SupabaseConnector(SupabaseSettings.model_validate(raw), "acme", sleep=clock.sleep,
-                             clock=clock)
+    return SupabaseConnector(
+        SupabaseSettings.model_validate(raw), "acme", sleep=clock.sleep, clock=clock
+    )
 
 
 def ids(result: PullResult) -> set[str]:
@@ -56,7 +77,8 @@ def ids(result: PullResult) -> set[str]:
 
 
 def test_deletes_soft_deletes_and_moves_leave_the_scope_in_one_ordinary_run(
-        fake: SupabaseFake) -> None:
+    fake: SupabaseFake,
+) -> None:
     conn = acme(fake)
     first = conn.pull(None)
     assert ids(first) == {f"notes:{i}" for i in range(1, 7)} | {"rules:1"}  # no hot rows
@@ -71,8 +93,9 @@ def test_deletes_soft_deletes_and_moves_leave_the_scope_in_one_ordinary_run(
     assert ids(full) == {"notes:4", "notes:5", "notes:6", "notes:7", "rules:1"}
 
 
-def answer_empty(fake: SupabaseFake, when: Callable[[Request], bool], *,
-                 times: int | None = None) -> list[int]:
+def answer_empty(
+    fake: SupabaseFake, when: Callable[[Request], bool], *, times: int | None = None
+) -> list[int]:
     """Requests for which `when` holds get `[]` without a count (`Content-Range: */*`), as a
     cut-off listing or a proxy would answer; returns a one-item list counting them."""
     served, handle = [0], fake.handle
@@ -91,8 +114,11 @@ def test_a_truncated_sweep_deletes_nothing(fake: SupabaseFake) -> None:
     conn = acme(fake, page_size=2)
     first = conn.pull(None)
     # The sweep's second page comes back empty, as if the table ended after two rows.
-    served = answer_empty(fake, lambda r: r.args.get("select") == "id"
-                          and r.args.get("id", "").startswith("gt."), times=1)
+    served = answer_empty(
+        fake,
+        lambda r: r.args.get("select") == "id" and r.args.get("id", "").startswith("gt."),
+        times=1,
+    )
     second = conn.pull(first.cursor, known=known(first))
     assert served == [1]
     assert second.deleted == [] and second.missing == []  # the lookup found them all
@@ -109,8 +135,7 @@ def test_an_uncounted_empty_lookup_only_infers(fake: SupabaseFake) -> None:
     assert second.deleted == [] and second.missing == ["notes:4"]
 
 
-def test_a_table_that_suddenly_lists_nothing_is_inferred_not_confirmed(
-        fake: SupabaseFake) -> None:
+def test_a_table_that_suddenly_lists_nothing_is_inferred_not_confirmed(fake: SupabaseFake) -> None:
     """A revoked policy or a wrong JWT shows an empty table, answers and counts included:
     that is never taken as the source's word that every row is gone."""
     conn = acme(fake)
@@ -148,20 +173,25 @@ def test_a_refused_key_fails_the_whole_pull(fake: SupabaseFake) -> None:
     with pytest.raises(SourceError) as info:
         conn.pull(first.cursor, known=known(first))
     assert "HTTP 401" in str(info.value) and str(info.value).endswith(
-        "check the service key in $SUPABASE_SERVICE_KEY")
+        "check the service key in $SUPABASE_SERVICE_KEY"
+    )
 
 
 def test_a_newly_configured_table_is_read_whole_in_an_ordinary_run(fake: SupabaseFake) -> None:
     first = acme(fake, [notes(filter={"client_id": "eq.{scope}"})]).pull(None)
     second = acme(fake).pull(first.cursor, known=known(first))
     assert "rules:1" in ids(second) and second.deleted == []
-    assert second.cursor["tables"]["rules"]["high_water"] == fake.tables["rules"][1][
-        "updated_at"]
+    assert second.cursor["tables"]["rules"]["high_water"] == fake.tables["rules"][1]["updated_at"]
 
 
 def test_rows_without_updated_at_are_read(fake: SupabaseFake) -> None:
-    fake.tables["notes"][50] = {"id": 50, "client_id": "acme", "title": "Undated",
-                                "body": "No trigger set updated_at.", "updated_at": None}
+    fake.tables["notes"][50] = {
+        "id": 50,
+        "client_id": "acme",
+        "title": "Undated",
+        "body": "No trigger set updated_at.",
+        "updated_at": None,
+    }
     conn = acme(fake)
     first = conn.pull(None)
     assert "notes:50" in ids(first)
@@ -170,8 +200,9 @@ def test_rows_without_updated_at_are_read(fake: SupabaseFake) -> None:
 
 
 def test_long_id_lists_are_split_below_the_url_limit(fake: SupabaseFake) -> None:
-    many = [{"id": f"row-{i:05d}-{'x' * 20}", "client_id": "acme", "body": "b"}
-            for i in range(1500)]
+    many = [
+        {"id": f"row-{i:05d}-{'x' * 20}", "client_id": "acme", "body": "b"} for i in range(1500)
+    ]
     fake.create_table("refs", COLUMNS)
     fake.insert("refs", *many)
     conn = acme(fake, [{"name": "refs", "filter": {"client_id": "eq.{scope}"}}])
@@ -187,16 +218,23 @@ def test_long_id_lists_are_split_below_the_url_limit(fake: SupabaseFake) -> None
 
 
 def test_an_expired_scope_jwt_fails_the_pull_saying_so(
-        fake: SupabaseFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake: SupabaseFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake.keys["anon-key"] = "anon"
     monkeypatch.setenv("SB_ANON", "anon-key")
     token = fake.user_jwt({"client": "acme", "exp": 1_000_000})
     monkeypatch.setenv("SB_ACME_JWT", token)
-    conn = acme(fake, [{"name": "notes", "filter": {"client_id": "eq.{scope}"}}],
-                key_env="SB_ANON", jwt_env="SB_ACME_JWT")
+    conn = acme(
+        fake,
+        [{"name": "notes", "filter": {"client_id": "eq.{scope}"}}],
+        key_env="SB_ANON",
+        jwt_env="SB_ACME_JWT",
+    )
     with pytest.raises(SourceError) as info:
         conn.pull(None)
     assert "HTTP 401: PGRST303 JWT expired" in str(info.value)
-    assert str(info.value).endswith("check the key in $SB_ANON and the JWT in $SB_ACME_JWT "
-                                    "(expired? signed with this project's JWT secret?)")
+    assert str(info.value).endswith(
+        "check the key in $SB_ANON and the JWT in $SB_ACME_JWT "
+        "(expired? signed with this project's JWT secret?)"
+    )
     assert token not in str(info.value) and token.split(".")[1] not in str(info.value)

@@ -114,9 +114,7 @@ def test_deleted_pages_are_confirmed_by_a_fetch(site: WebsiteFake) -> None:
     second = conn.pull(first.cursor)
 
     assert second.documents == []
-    assert set(second.deleted) == {
-        site.url(p) for p in ("/about", "/blog/first", "/blog/second")
-    }
+    assert set(second.deleted) == {site.url(p) for p in ("/about", "/blog/first", "/blog/second")}
     assert second.missing == [site.url("/services")]
     assert [r.status for r in site.log if r.path == "/services"] == [304]  # asked, once
     third = conn.pull(second.cursor)
@@ -195,8 +193,11 @@ def test_chrome_learned_later_is_dropped_from_pages_read_before(site: WebsiteFak
         small.clear_log()
         second = conn.pull(first.cursor)
         texts = {d.source_id.rsplit("/", 1)[-1]: d.text for d in second.documents}
-        assert texts == {"one": "# One\n\nShort note one.", "two": "# Two\n\nShort note two.",
-                         "three": "# Three\n\nShort note three."}
+        assert texts == {
+            "one": "# One\n\nShort note one.",
+            "two": "# Two\n\nShort note two.",
+            "three": "# Three\n\nShort note three.",
+        }
         # the two unchanged pages answered 304, then were read whole once for the new verdict
         assert [r.status for r in small.log if r.path == "/one"] == [304, 200]
         third = conn.pull(second.cursor)

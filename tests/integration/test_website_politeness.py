@@ -73,7 +73,8 @@ def test_every_fetch_with_a_validator_is_conditional(site: WebsiteFake) -> None:
         assert again.documents == [] and again.deleted == [] and again.missing == []
         assert [(r.path, r.status) for r in site.log if r.status != 304] == []
         assert all("If-None-Match" in r.headers for r in site.log), [
-            r.path for r in site.log if "If-None-Match" not in r.headers]
+            r.path for r in site.log if "If-None-Match" not in r.headers
+        ]
         paths = {r.path for r in site.log}
         assert {"/robots.txt", "/sitemap_index.xml", "/brochure.pdf", "/about"} <= paths
         first = again

@@ -34,41 +34,52 @@ RULES = (
 )
 PLAYBOOK = {
     "Naming": "# Naming\n\nExperiment naming: `BRAND-YYMM short-slug`, e.g. `HOT-2611 bundle "
-              "pdp`.\n",
+    "pdp`.\n",
     "Rituals": "# Rituals\n\nThe weekly experiment review runs every Tuesday at 10:00 in the "
-               "ops channel. Bring the test log.\n",
+    "ops channel. Bring the test log.\n",
 }
 HANDBOOK: dict[str, str | bytes | None] = {
     "decisions/0007-monthly-reports.md": (
-        "---\ntitle: \"ADR 7: monthly client reports\"\nstatus: superseded\n"
+        '---\ntitle: "ADR 7: monthly client reports"\nstatus: superseded\n'
         "superseded_by: 0008-biweekly-reports.md\ndate: 2026-03-02\n---\n"
         "# ADR 7: monthly client reports\n\n## Decision\nClient performance reports go out on "
-        "the first Monday of every month.\n"),
+        "the first Monday of every month.\n"
+    ),
     "decisions/0008-biweekly-reports.md": (
-        "---\ntitle: \"ADR 8: biweekly client reports\"\nstatus: accepted\n"
+        '---\ntitle: "ADR 8: biweekly client reports"\nstatus: accepted\n'
         "supersedes: [0007-monthly-reports.md]\ndate: 2026-09-14\n---\n"
         "# ADR 8: biweekly client reports\n\n## Decision\nClient reports go out every second "
-        "Monday, with a one-page summary on top.\n"),
+        "Monday, with a one-page summary on top.\n"
+    ),
     "decisions/0009-edge-store.md": (
-        "---\ntitle: \"ADR 9: Qdrant Edge for the embedded store\"\nstatus: accepted\n"
+        '---\ntitle: "ADR 9: Qdrant Edge for the embedded store"\nstatus: accepted\n'
         "date: 2026-10-01\n---\n# ADR 9: Qdrant Edge for the embedded store\n\n## Decision\n"
-        "The embedded default keeps its vectors in Qdrant Edge shards.\n"),
+        "The embedded default keeps its vectors in Qdrant Edge shards.\n"
+    ),
 }
 
 
 def _registry(root: Path, fake: ClickUpFake) -> Registry:
-    return Registry.model_validate({
-        "embedding": {"provider": "local"},
-        "store": {"engine": "edge"},
-        "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
-        "internal": {"sources": {
-            "memory_files": {"path": str(root / "workspace")},
-            "clickup": {"base_url": fake.url("/api/v2"), "docs_base_url": fake.url("/api/v3"),
-                        "team_id": "9001", "doc_ids": ["playbook"]},
-            "git_docs": {"repo": str(root / "handbook")},
-        }},
-        "base_dir": root,
-    })
+    return Registry.model_validate(
+        {
+            "embedding": {"provider": "local"},
+            "store": {"engine": "edge"},
+            "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
+            "internal": {
+                "sources": {
+                    "memory_files": {"path": str(root / "workspace")},
+                    "clickup": {
+                        "base_url": fake.url("/api/v2"),
+                        "docs_base_url": fake.url("/api/v3"),
+                        "team_id": "9001",
+                        "doc_ids": ["playbook"],
+                    },
+                    "git_docs": {"repo": str(root / "handbook")},
+                }
+            },
+            "base_dir": root,
+        }
+    )
 
 
 def build(root: Path, env: Any) -> Iterator[Runtime]:

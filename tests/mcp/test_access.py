@@ -24,8 +24,20 @@ from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS, make_settings, registry_data
 
-HOSTILE = ["client_*", "../internal", "", " internal", "INTERNAL", "client_hot", "a" * 500,
-           "\u0456nternal", "internal\x00", "hot\n", "*", "internal/../hot"]
+HOSTILE = [
+    "client_*",
+    "../internal",
+    "",
+    " internal",
+    "INTERNAL",
+    "client_hot",
+    "a" * 500,
+    "\u0456nternal",
+    "internal\x00",
+    "hot\n",
+    "*",
+    "internal/../hot",
+]
 SCOPED_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("knowledge_search", {"query": "kumquat"}),
     ("knowledge_ask", {"question": "kumquat test?"}),
@@ -65,8 +77,11 @@ def test_grants_follow_the_registry() -> None:
     assert authn.grant("maya").confidentiality == ["public", "internal"]
     assert authn.grant("rita").confidentiality == ["public", "internal", "restricted"]
     ops = authn.grant("ops")
-    assert ops.admin and ops.confidentiality is None and set(ops.scopes) == {
-        "internal", "shade_store", "hot"}
+    assert (
+        ops.admin
+        and ops.confidentiality is None
+        and set(ops.scopes) == {"internal", "shade_store", "hot"}
+    )
     assert authn.grant(ADMIN_PRINCIPAL).admin
     with pytest.raises(AccessDeniedError, match="unknown principal"):
         authn.grant("mallory")
@@ -76,10 +91,14 @@ def test_tokens_resolve_by_hash_and_env(tmp_path: Path) -> None:
     data = registry_data()
     data["principals"].append({"name": "envy", "token_env": "KP_TEST_TOKEN_ENVY"})
     registry = Registry.model_validate({**data, "base_dir": tmp_path})
-    authn = Authenticator(registry, admin_token="admin-xyz",
-                          env={"KP_TEST_TOKEN_ENVY": "envy-token"})
-    for token, name in ((TOKENS["maya"], "maya"), ("envy-token", "envy"),
-                        ("admin-xyz", ADMIN_PRINCIPAL)):
+    authn = Authenticator(
+        registry, admin_token="admin-xyz", env={"KP_TEST_TOKEN_ENVY": "envy-token"}
+    )
+    for token, name in (
+        (TOKENS["maya"], "maya"),
+        ("envy-token", "envy"),
+        ("admin-xyz", ADMIN_PRINCIPAL),
+    ):
         grant = authn.authenticate(token)
         assert grant is not None and grant.principal == name
     for bad in ("", "maya", TOKENS["maya"] + " ", TOKENS["maya"].upper()):
@@ -139,24 +158,26 @@ async def test_results_stay_inside_the_one_scope(runtime: Runtime) -> None:
     runtime.__dict__["store"] = recorder
     runtime.__dict__.pop("retriever", None)
     async with Client(build_server(runtime, default_principal="maya")) as client:
-        search = await client.call_tool("knowledge_search", {"query": "kumquat test",
-                                                             "scope": "shade_store",
-                                                             "limit": 50})
-        context = await client.call_tool("get_context", {"topic": "kumquat",
-                                                         "scope": "shade_store"})
+        search = await client.call_tool(
+            "knowledge_search", {"query": "kumquat test", "scope": "shade_store", "limit": 50}
+        )
+        context = await client.call_tool(
+            "get_context", {"topic": "kumquat", "scope": "shade_store"}
+        )
         decisions = await client.call_tool("list_decisions", {"client": "shade_store"})
-        memory = await client.call_tool("list_recent_memory", {"scope": "shade_store",
-                                                               "days": 365})
+        memory = await client.call_tool("list_recent_memory", {"scope": "shade_store", "days": 365})
         await client.call_tool("knowledge_ask", {"question": "kumquat?", "scope": "shade_store"})
         with pytest.raises(ToolError, match="no document"):
-            await client.call_tool("get_document", {"doc_id": "memory_files:hot.md",
-                                                    "scope": "shade_store"})
+            await client.call_tool(
+                "get_document", {"doc_id": "memory_files:hot.md", "scope": "shade_store"}
+            )
     hits = search.structured_content["hits"]
     assert hits and {h["scope"] for h in hits} == {"shade_store"}
     assert "HOT account notes" not in {h["title"] for h in hits}
     assert {b["scope"] for b in context.structured_content["blocks"]} == {"shade_store"}
     assert {d["citation"]["scope"] for d in decisions.structured_content["decisions"]} == {
-        "shade_store"}
+        "shade_store"
+    }
     assert {e["scope"] for e in memory.structured_content["entries"]} == {"shade_store"}
     assert recorder.scopes and set(recorder.scopes) == {"shade_store"}
 
@@ -165,8 +186,9 @@ async def test_results_stay_inside_the_one_scope(runtime: Runtime) -> None:
 async def test_restricted_documents_need_the_restricted_role(runtime: Runtime) -> None:
     salary = {"doc_id": "memory_files:hr/salaries.md"}
     async with Client(build_server(runtime, default_principal="maya")) as client:
-        search = await client.call_tool("knowledge_search", {"query": "ocelot salary bands",
-                                                             "limit": 50})
+        search = await client.call_tool(
+            "knowledge_search", {"query": "ocelot salary bands", "limit": 50}
+        )
         memory = await client.call_tool("list_recent_memory", {"days": 30})
         context = await client.call_tool("get_context", {"topic": "ocelot salary bands"})
         with pytest.raises(ToolError, match="no document"):

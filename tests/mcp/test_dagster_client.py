@@ -38,8 +38,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _replay(requests: list[dict[str, Any]], answers: dict[str, Any] | None = None,
-            recorded: dict[str, Any] = RECORDED):
+def _replay(
+    requests: list[dict[str, Any]],
+    answers: dict[str, Any] | None = None,
+    recorded: dict[str, Any] = RECORDED,
+):
     """A transport answering each operation (by name) from `answers`, or the recording."""
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -63,10 +66,13 @@ def test_unreachable_dagster_is_unavailable_not_an_exception() -> None:
 
 
 def test_http_and_graphql_errors_are_unavailable() -> None:
-    for response in (httpx.Response(502, text="bad gateway"),
-                     httpx.Response(200, json={"errors": [{"message": "Cannot query field"}]})):
-        client = DagsterClient("http://dagster.test",
-                               transport=httpx.MockTransport(lambda _r, resp=response: resp))
+    for response in (
+        httpx.Response(502, text="bad gateway"),
+        httpx.Response(200, json={"errors": [{"message": "Cannot query field"}]}),
+    ):
+        client = DagsterClient(
+            "http://dagster.test", transport=httpx.MockTransport(lambda _r, resp=response: resp)
+        )
         status = client.index_status([("memory_files", "internal")])
         assert status.status == "unavailable", response
     assert "Cannot query field" in status.health
@@ -85,7 +91,8 @@ def test_recorded_status_is_parsed_per_source_and_scope() -> None:
     ok = rows[("memory_files", "internal")]
     assert ok.run_id == ok.latest_run_id and ok.latest_run_status == "SUCCESS"
     assert ok.metadata["points"] == 5 and {"added", "updated", "deleted", "unchanged"} <= set(
-        ok.metadata)
+        ok.metadata
+    )
     assert ok.last_materialization is not None and ok.last_materialization < NOW
     assert ok.freshness in {"HEALTHY", "WARNING", "DEGRADED"} and ok.points == 5
     bad = rows[("clickup", "shade_store")]
@@ -113,46 +120,55 @@ def test_recorded_project_status_with_partitioned_checks() -> None:
     assert rows["internal"].metadata["model"] == "test-hash-bow-64"
     pending = rows["shade_store"]
     assert pending.last_materialization is None and pending.in_flight_runs
-    assert status.health == (f"degraded: memory_files/shade_store: {INDEXING}; 1 run(s) in "
-                             "flight")
+    assert status.health == (f"degraded: memory_files/shade_store: {INDEXING}; 1 run(s) in flight")
 
 
 FIRST_RUN = PROJECT["data"]["runsOrError"]["results"][0]
 QUEUED_AT = dt.datetime.fromtimestamp(FIRST_RUN["creationTime"], tz=dt.UTC)
-INDEXING = (f"indexing since {QUEUED_AT:%Y-%m-%d %H:%M:%S} UTC, run {FIRST_RUN['runId']}")
+INDEXING = f"indexing since {QUEUED_AT:%Y-%m-%d %H:%M:%S} UTC, run {FIRST_RUN['runId']}"
 
 
 @pytest.mark.anyio
-async def test_a_scope_whose_first_run_is_in_flight_is_indexing_not_missing(
-        tmp_path: Path) -> None:
+async def test_a_scope_whose_first_run_is_in_flight_is_indexing_not_missing(tmp_path: Path) -> None:
     """Nothing is indexed yet; Dagster (the recording) has shade_store's first run going and
     none for hot."""
     sent: list[dict[str, Any]] = []
     runtime = make_runtime(tmp_path)
     dagster = DagsterClient("http://dagster.test", transport=_replay(sent, recorded=PROJECT))
     try:
-        async with Client(build_server(runtime, default_principal="compass",
-                                       dagster=dagster)) as client:
-            search = (await client.call_tool("knowledge_search", {
-                "query": "launch checklist", "scope": "shade_store"})).structured_content
-            ask = (await client.call_tool("knowledge_ask", {
-                "question": "What is on the launch checklist?", "scope": "shade_store"}
-                                          )).structured_content
-            other = (await client.call_tool("knowledge_search", {
-                "query": "launch checklist", "scope": "hot"})).structured_content
+        async with Client(
+            build_server(runtime, default_principal="compass", dagster=dagster)
+        ) as client:
+            search = (
+                await client.call_tool(
+                    "knowledge_search", {"query": "launch checklist", "scope": "shade_store"}
+                )
+            ).structured_content
+            ask = (
+                await client.call_tool(
+                    "knowledge_ask",
+                    {"question": "What is on the launch checklist?", "scope": "shade_store"},
+                )
+            ).structured_content
+            other = (
+                await client.call_tool(
+                    "knowledge_search", {"query": "launch checklist", "scope": "hot"}
+                )
+            ).structured_content
             status = (await client.call_tool("get_index_status", {})).structured_content
     finally:
         runtime.close()
-    waiting = (f"scope 'shade_store' has no index yet: {INDEXING}; search again when it "
-               "finishes")
+    waiting = f"scope 'shade_store' has no index yet: {INDEXING}; search again when it finishes"
     assert search["hits"] == [] and search["warnings"] == [waiting]
     assert waiting in ask["warnings"] and "trigger_reindex" not in " ".join(ask["warnings"])
-    assert other["warnings"] == ["scope 'hot' has no index yet; ask an admin to run "
-                                 "trigger_reindex"]
+    assert other["warnings"] == [
+        "scope 'hot' has no index yet; ask an admin to run trigger_reindex"
+    ]
     asked = [b["variables"]["tags"] for b in sent if "KpInFlightRuns" in b["query"]]
     assert [{"key": "dagster/partition", "value": "shade_store"}] in asked
-    row = next(r for r in status["sources"]
-               if (r["source"], r["scope"]) == ("memory_files", "shade_store"))
+    row = next(
+        r for r in status["sources"] if (r["source"], r["scope"]) == ("memory_files", "shade_store")
+    )
     assert dt.datetime.fromisoformat(row["indexing_since"]) == QUEUED_AT
     assert f"memory_files/shade_store: {INDEXING}" in status["health"]
 
@@ -167,45 +183,68 @@ def test_in_flight_runs_of_other_scopes_are_hidden() -> None:
 def test_launch_reindex_sends_one_run_per_source_and_scope() -> None:
     sent: list[dict[str, Any]] = []
     added: list[str] = []
-    repo = {"nodes": [{"name": "__repository__", "location": {"name": "kp"},
-                       "jobs": [{"name": "__ASSET_JOB"}, {"name": "reindex_job"}]}]}
+    repo = {
+        "nodes": [
+            {
+                "name": "__repository__",
+                "location": {"name": "kp"},
+                "jobs": [{"name": "__ASSET_JOB"}, {"name": "reindex_job"}],
+            }
+        ]
+    }
 
     def launch(variables: dict[str, Any]) -> dict[str, Any]:
         tags = {t["key"]: t["value"] for t in variables["params"]["executionMetadata"]["tags"]}
-        return {"launchRun": {"__typename": "LaunchRunSuccess",
-                              "run": {"runId": f"run-{tags['dagster/partition']}",
-                                      "status": "QUEUED"}}}
+        return {
+            "launchRun": {
+                "__typename": "LaunchRunSuccess",
+                "run": {"runId": f"run-{tags['dagster/partition']}", "status": "QUEUED"},
+            }
+        }
 
     answers = {
         "KpRepositories": lambda _v: {"repositoriesOrError": repo},
-        "KpPartitionKeys": lambda _v: {"assetNodeOrError": {"__typename": "AssetNode",
-                                                            "partitionKeys": ["internal"]}},
-        "KpAddPartition": lambda v: added.append(v["key"]) or {"addDynamicPartition": {
-            "__typename": "AddDynamicPartitionSuccess", "partitionKey": v["key"]}},
+        "KpPartitionKeys": lambda _v: {
+            "assetNodeOrError": {"__typename": "AssetNode", "partitionKeys": ["internal"]}
+        },
+        "KpAddPartition": lambda v: (
+            added.append(v["key"])
+            or {
+                "addDynamicPartition": {
+                    "__typename": "AddDynamicPartitionSuccess",
+                    "partitionKey": v["key"],
+                }
+            }
+        ),
         "KpLaunchRun": launch,
     }
     client = DagsterClient("http://dagster.test", transport=_replay(sent, answers))
-    runs = client.launch_reindex([("memory_files", "internal"), ("memory_files", "hot")],
-                                 principal="compass")
-    assert [(r.scope, r.run_id) for r in runs] == [("internal", "run-internal"),
-                                                   ("hot", "run-hot")]
+    runs = client.launch_reindex(
+        [("memory_files", "internal"), ("memory_files", "hot")], principal="compass"
+    )
+    assert [(r.scope, r.run_id) for r in runs] == [("internal", "run-internal"), ("hot", "run-hot")]
     assert added == ["hot"]
     params = [b["variables"]["params"] for b in sent if "KpLaunchRun" in b["query"]]
     selector = params[0]["selector"]
     assert selector["jobName"] == "reindex_job" and selector["repositoryLocationName"] == "kp"
     assert [a["path"] for a in selector["assetSelection"]] == [
-        ["memory_files", step] for step in ("raw", "chunks", "embeddings", "collection")]
+        ["memory_files", step] for step in ("raw", "chunks", "embeddings", "collection")
+    ]
     tags = {t["key"]: t["value"] for t in params[1]["executionMetadata"]["tags"]}
     assert tags == {"dagster/partition": "hot", "kp/trigger": "mcp", "kp/principal": "compass"}
 
 
 def test_launch_error_is_reported_per_run() -> None:
     answers = {
-        "KpRepositories": lambda _v: {"repositoriesOrError": {"nodes": [
-            {"name": "r", "location": {"name": "l"}, "jobs": [{"name": "reindex_job"}]}]}},
+        "KpRepositories": lambda _v: {
+            "repositoriesOrError": {
+                "nodes": [
+                    {"name": "r", "location": {"name": "l"}, "jobs": [{"name": "reindex_job"}]}
+                ]
+            }
+        },
         "KpPartitionKeys": lambda _v: {"assetNodeOrError": {"__typename": "AssetNotFoundError"}},
-        "KpLaunchRun": lambda _v: {"launchRun": {"__typename": "PythonError",
-                                                 "message": "boom"}},
+        "KpLaunchRun": lambda _v: {"launchRun": {"__typename": "PythonError", "message": "boom"}},
     }
     client = DagsterClient("http://dagster.test", transport=_replay([], answers))
     [run] = client.launch_reindex([("clickup", "internal")])

@@ -42,8 +42,9 @@ def markers(text: str) -> list[int]:
 
 
 async def test_disagreeing_sources_are_shown_side_by_side(runtime: Runtime) -> None:
-    answer = await call(runtime, "knowledge_ask",
-                        question="What is our naming convention for experiments?")
+    answer = await call(
+        runtime, "knowledge_ask", question="What is our naming convention for experiments?"
+    )
     assert answer["mode"] == "extractive"
     cited = {c["source"]: c for c in answer["citations"]}
     assert set(cited) == {"clickup", "memory_files"}
@@ -62,8 +63,11 @@ async def test_disagreeing_sources_are_shown_side_by_side(runtime: Runtime) -> N
     [warning] = [w for w in answer["warnings"] if w.startswith("conflict:")]
     assert "memory_files, 2026-11-20" in warning and "clickup" in warning
     numbers = [c["number"] for c in answer["citations"]]
-    assert numbers == list(range(1, len(numbers) + 1)) == list(dict.fromkeys(
-        markers(answer["answer"])))
+    assert (
+        numbers
+        == list(range(1, len(numbers) + 1))
+        == list(dict.fromkeys(markers(answer["answer"])))
+    )
 
 
 async def test_agreeing_answer_has_no_conflict(runtime: Runtime) -> None:
@@ -73,16 +77,19 @@ async def test_agreeing_answer_has_no_conflict(runtime: Runtime) -> None:
     assert not [w for w in answer["warnings"] if w.startswith("conflict")]
 
 
-@pytest.mark.parametrize("question", [
-    "What did ADR 7 decide?",                               # its number
-    "What did the monthly client reports record decide?",   # its title
-    "What does decisions/0007-monthly-reports.md say?",     # its path
-])
-async def test_a_superseded_record_the_question_names_is_returned(runtime: Runtime,
-                                                                  question: str) -> None:
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did ADR 7 decide?",  # its number
+        "What did the monthly client reports record decide?",  # its title
+        "What does decisions/0007-monthly-reports.md say?",  # its path
+    ],
+)
+async def test_a_superseded_record_the_question_names_is_returned(
+    runtime: Runtime, question: str
+) -> None:
     def named_warning(warnings: list[str]) -> str:
-        [found] = [w for w in warnings if ADR7 in w and "shown because the question names it"
-                   in w]
+        [found] = [w for w in warnings if ADR7 in w and "shown because the question names it" in w]
         return found
 
     search = await call(runtime, "knowledge_search", query=question, limit=5)
@@ -106,8 +113,9 @@ async def test_a_superseded_record_the_question_names_is_returned(runtime: Runti
 
 
 async def test_a_superseded_record_stays_hidden_unless_named(runtime: Runtime) -> None:
-    search = await call(runtime, "knowledge_search", query="When do client reports go out?",
-                        limit=10)
+    search = await call(
+        runtime, "knowledge_search", query="When do client reports go out?", limit=10
+    )
     assert ADR7 not in {h["doc_id"] for h in search["hits"]}
     assert ADR8 in {h["doc_id"] for h in search["hits"]}
     assert search["warnings"] == []
@@ -130,22 +138,25 @@ async def test_with_a_chat_model_its_conflict_lines_become_conflicts(runtime: Ru
         playbook = re.search(r"\[(\d+)\] Experiment playbook / Naming", prompt)
         assert rules and playbook, prompt
         a, b = rules.group(1), playbook.group(1)
-        return (f"Test names follow `CLIENT-YYYYMM-short-slug` [{a}]; the playbook says "
-                f"`BRAND-YYMM short-slug` [{b}]. [{a}] is newer.\n"
-                f"CONFLICT: [{a}] vs [{b}]: the naming convention for experiments")
+        return (
+            f"Test names follow `CLIENT-YYYYMM-short-slug` [{a}]; the playbook says "
+            f"`BRAND-YYMM short-slug` [{b}]. [{a}] is newer.\n"
+            f"CONFLICT: [{a}] vs [{b}]: the naming convention for experiments"
+        )
 
     with FakeOpenAI(api_key="sk-disagree") as fake, pytest.MonkeyPatch.context() as env:
         fake.chat_answer = reply
         env.setenv("KP_TEST_CHAT_KEY", "sk-disagree")
         llm = copy.copy(runtime)
-        llm.registry = runtime.registry.model_copy(update={"answer": AnswerConfig(
-            api_key_env="KP_TEST_CHAT_KEY", base_url=fake.base_url)})
-        answer = await call(llm, "knowledge_ask",
-                            question="What is our naming convention for experiments?")
+        llm.registry = runtime.registry.model_copy(
+            update={"answer": AnswerConfig(api_key_env="KP_TEST_CHAT_KEY", base_url=fake.base_url)}
+        )
+        answer = await call(
+            llm, "knowledge_ask", question="What is our naming convention for experiments?"
+        )
     assert answer["mode"] == "llm" and "CONFLICT" not in answer["answer"]
     cited = {c["source"]: c["number"] for c in answer["citations"]}
     [conflict] = answer["conflicts"]  # the model's and the rules' finding are one conflict
-    assert {c["citation"] for c in conflict["claims"]} == {cited["memory_files"],
-                                                           cited["clickup"]}
+    assert {c["citation"] for c in conflict["claims"]} == {cited["memory_files"], cited["clickup"]}
     assert conflict["newer"] == cited["memory_files"]
     assert [w for w in answer["warnings"] if w.startswith("conflict:")]

@@ -33,32 +33,41 @@ LEAK = "runbooks/incidents/key-leak.md"
 FILES = {
     "runbooks/incidents/outage.md": (
         "---\ntitle: Site outage\ntags: [incident, oncall]\n---\n# Site outage\n\n## Steps\n"
-        "Pause the experiments, page the on-call engineer, post in the incident channel.\n"),
+        "Pause the experiments, page the on-call engineer, post in the incident channel.\n"
+    ),
     LEAK: (
         "---\ntitle: Heron key leak\ntags: [incident, security]\nconfidentiality: restricted\n"
         "---\n# Heron key leak\n\n## Steps\nRotate the heron vault key within one hour and "
-        "revoke the old one after the nightly sync.\n"),
+        "revoke the old one after the nightly sync.\n"
+    ),
     "runbooks/deploy.md": (
         "---\ntitle: Deploying the tracker\ntags: [deploy]\n---\n# Deploying the tracker\n\n"
-        "Tag a release and let the pipeline ship the tracker script.\n"),
+        "Tag a release and let the pipeline ship the tracker script.\n"
+    ),
     "runbooks/drafts/rollback.md": (
         "---\ntitle: Rolling back\ntags: [deploy]\nlifecycle: draft\n---\n# Rolling back\n\n"
-        "Draft: revert the tracker release tag.\n"),
+        "Draft: revert the tracker release tag.\n"
+    ),
     "decisions/0001-monthly-reports.md": (
         "---\ntitle: Monthly reports\nstatus: accepted\n---\n# Monthly reports\n\n## Decision\n"
-        "Client reports go out on the first Monday of every month.\n"),
+        "Client reports go out on the first Monday of every month.\n"
+    ),
     "decisions/0002-biweekly-reports.md": (
         "---\ntitle: Biweekly reports\nstatus: accepted\nsupersedes: 0001-monthly-reports.md\n"
-        "---\n# Biweekly reports\n\n## Decision\nClient reports go out every second Monday.\n"),
+        "---\n# Biweekly reports\n\n## Decision\nClient reports go out every second Monday.\n"
+    ),
     "decisions/0003-heron-vault.md": (
         "---\ntitle: Heron vault for client keys\nstatus: accepted\nconfidentiality: "
         "restricted\n---\n# Heron vault for client keys\n\n## Decision\nClient keys live in "
-        "the heron vault only.\n"),
+        "the heron vault only.\n"
+    ),
 }
 MEMORY = {
     "memory/notes.md": f"---\ndate: {TODAY}\n---\n# Notes\n\nThe kiwi audit starts Monday.\n",
-    "memory/hr.md": (f"---\ndate: {TODAY}\nconfidentiality: restricted\n---\n# Heron payroll\n\n"
-                     "The heron payroll review moves to Friday.\n"),
+    "memory/hr.md": (
+        f"---\ndate: {TODAY}\nconfidentiality: restricted\n---\n# Heron payroll\n\n"
+        "The heron payroll review moves to Friday.\n"
+    ),
 }
 #: A statement of work in the same repository: searchable, but a file, not a runbook.
 SOW = "contracts/plant-therapy-sow.pdf"
@@ -66,20 +75,25 @@ TOKENS = {"maya": "maya-token-0001", "rita": "rita-token-0002", "ops": "ops-toke
 
 
 def _registry(root: Path, repo: Path) -> Registry:
-    return Registry.model_validate({
-        "embedding": {"provider": "hash"},
-        "store": {"engine": "edge"},
-        "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
-        "internal": {"sources": {"git_docs": {"repo": str(repo),
-                                              "globs": ["**/*.md", "**/*.pdf"]},
-                                 "memory_files": {"path": str(root / "memory")}}},
-        "principals": [
-            {"name": "maya", "token_sha256": hash_token(TOKENS["maya"])},
-            {"name": "rita", "token_sha256": hash_token(TOKENS["rita"]), "role": "restricted"},
-            {"name": "ops", "token_sha256": hash_token(TOKENS["ops"]), "admin": True},
-        ],
-        "base_dir": root,
-    })
+    return Registry.model_validate(
+        {
+            "embedding": {"provider": "hash"},
+            "store": {"engine": "edge"},
+            "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
+            "internal": {
+                "sources": {
+                    "git_docs": {"repo": str(repo), "globs": ["**/*.md", "**/*.pdf"]},
+                    "memory_files": {"path": str(root / "memory")},
+                }
+            },
+            "principals": [
+                {"name": "maya", "token_sha256": hash_token(TOKENS["maya"])},
+                {"name": "rita", "token_sha256": hash_token(TOKENS["rita"]), "role": "restricted"},
+                {"name": "ops", "token_sha256": hash_token(TOKENS["ops"]), "admin": True},
+            ],
+            "base_dir": root,
+        }
+    )
 
 
 def index(runtime: Runtime, source: str) -> int:
@@ -93,8 +107,9 @@ def handbook(tmp_path: Path) -> Iterator[tuple[Runtime, str]]:
     repo = tmp_path / "handbook"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    head = commit(repo, {**FILES, SOW: (REPO / "demo/files/plant-therapy-sow.pdf").read_bytes()},
-                  day=3)
+    head = commit(
+        repo, {**FILES, SOW: (REPO / "demo/files/plant-therapy-sow.pdf").read_bytes()}, day=3
+    )
     (tmp_path / "memory").mkdir()
     for rel, text in MEMORY.items():
         (tmp_path / rel).write_text(text)
@@ -148,11 +163,15 @@ async def test_restricted_documents_only_reach_admins_and_named_principals(handb
     assert "Site outage" in plain["list_runbooks"]  # the same query does reach maya's level
     for principal in ("ops", "rita"):
         full = await seen_by(runtime, principal)
-        expected = {"knowledge_search": RESTRICTED, "knowledge_ask": {"Heron key leak"},
-                    "get_context": {"Heron key leak"},
-                    "list_decisions": {"Heron vault for client keys"},
-                    "list_recent_memory": {"Heron payroll"},
-                    "list_runbooks": {"Heron key leak"}, "get_document": {"Heron key leak"}}
+        expected = {
+            "knowledge_search": RESTRICTED,
+            "knowledge_ask": {"Heron key leak"},
+            "get_context": {"Heron key leak"},
+            "list_decisions": {"Heron vault for client keys"},
+            "list_recent_memory": {"Heron payroll"},
+            "list_runbooks": {"Heron key leak"},
+            "get_document": {"Heron key leak"},
+        }
         for tool, titles in expected.items():
             assert titles <= full[tool], (principal, tool, full[tool])
 
@@ -164,12 +183,17 @@ async def test_list_runbooks_filters_by_prefix_tag_and_lifecycle(handbook) -> No
         found = await call(runtime, "ops", "list_runbooks", **args)
         return [r["path"] for r in found["runbooks"]]
 
-    assert await paths(prefix="runbooks/") == ["runbooks/deploy.md", LEAK,
-                                               "runbooks/incidents/outage.md"]
+    assert await paths(prefix="runbooks/") == [
+        "runbooks/deploy.md",
+        LEAK,
+        "runbooks/incidents/outage.md",
+    ]
     assert await paths(prefix="/runbooks/incidents") == [LEAK, "runbooks/incidents/outage.md"]
     assert await paths(tag="deploy") == ["runbooks/deploy.md"]
-    assert await paths(tag="Deploy", include_drafts=True) == ["runbooks/deploy.md",
-                                                              "runbooks/drafts/rollback.md"]
+    assert await paths(tag="Deploy", include_drafts=True) == [
+        "runbooks/deploy.md",
+        "runbooks/drafts/rollback.md",
+    ]
     assert await paths(prefix="decisions/", tag="incident") == []
     assert await paths(prefix="nowhere/") == []
     every = await call(runtime, "ops", "list_runbooks")
@@ -195,16 +219,18 @@ async def test_superseded_records_point_at_their_successor_everywhere(handbook) 
     default = await call(runtime, "maya", "knowledge_search", query=q, limit=10)
     assert new in [h["doc_id"] for h in default["hits"]]
     assert old not in [h["doc_id"] for h in default["hits"]]
-    search = await call(runtime, "maya", "knowledge_search", query=q, limit=10,
-                        include_deprecated=True)
+    search = await call(
+        runtime, "maya", "knowledge_search", query=q, limit=10, include_deprecated=True
+    )
     marks = {h["doc_id"]: h.get("superseded_by") for h in search["hits"]}
     assert marks[old] == new and marks[new] is None
     assert {h["doc_id"]: h["lifecycle"] for h in search["hits"]}[old] == "deprecated"
     ask = await call(runtime, "maya", "knowledge_ask", question=q)
     assert old not in [c["doc_id"] for c in ask["citations"]]
     assert "first Monday" not in ask["answer"]
-    named = await call(runtime, "maya", "knowledge_ask",
-                       question="What did the monthly reports record decide?")
+    named = await call(
+        runtime, "maya", "knowledge_ask", question="What did the monthly reports record decide?"
+    )
     cited = {c["doc_id"]: c for c in named["citations"]}
     assert cited[old]["superseded_by"] == new and "first Monday" in named["answer"]
     assert any("superseded by " + new in w for w in named["warnings"])
@@ -216,10 +242,10 @@ async def test_superseded_records_point_at_their_successor_everywhere(handbook) 
     document = await call(runtime, "maya", "get_document", doc_id=old)
     assert document["superseded_by"] == new and document["sha"] == head
     assert document["uri"] == f"doc://git_docs/decisions/0001-monthly-reports.md@{head}"
-    runbooks = await call(runtime, "maya", "list_runbooks", prefix="decisions/",
-                          include_deprecated=True)
-    assert {r["doc_id"]: r["superseded_by"] for r in runbooks["runbooks"]} == {old: new,
-                                                                               new: None}
+    runbooks = await call(
+        runtime, "maya", "list_runbooks", prefix="decisions/", include_deprecated=True
+    )
+    assert {r["doc_id"]: r["superseded_by"] for r in runbooks["runbooks"]} == {old: new, new: None}
     decisions = await call(runtime, "maya", "list_decisions")
     record = next(d for d in decisions["decisions"] if d["citation"]["doc_id"] == old)
     assert record["superseded"] and record["superseded_by"] == new
@@ -230,13 +256,25 @@ async def test_a_new_record_marks_an_unchanged_one_superseded(handbook, tmp_path
     the successor still rewrites the predecessor's points (payload only, no re-embedding)."""
     runtime, _ = handbook
     repo = tmp_path / "handbook"
-    commit(repo, {"runbooks/site-down.md": (
-        "---\ntitle: Site down\nsupersedes: incidents/outage.md\n---\n# Site down\n\n"
-        "Follow the status page playbook.\n")}, day=4)
+    commit(
+        repo,
+        {
+            "runbooks/site-down.md": (
+                "---\ntitle: Site down\nsupersedes: incidents/outage.md\n---\n# Site down\n\n"
+                "Follow the status page playbook.\n"
+            )
+        },
+        day=4,
+    )
     embedded = index(runtime, "git_docs")
     assert embedded == 1  # the new runbook's one chunk; the old one's payload only
-    found = await call(runtime, "maya", "list_runbooks", prefix="runbooks/incidents/outage",
-                       include_deprecated=True)
+    found = await call(
+        runtime,
+        "maya",
+        "list_runbooks",
+        prefix="runbooks/incidents/outage",
+        include_deprecated=True,
+    )
     assert [r["superseded_by"] for r in found["runbooks"]] == ["git_docs:runbooks/site-down.md"]
 
 

@@ -24,12 +24,19 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     home = tmp_path_factory.mktemp("demo")
-    settings = Settings.model_validate({"KP_HOME": str(home),
-                                        "KP_CONFIG": str(REPO / "demo" / "registry.yaml"),
-                                        "KP_DAGSTER_URL": "http://127.0.0.1:9"})
+    settings = Settings.model_validate(
+        {
+            "KP_HOME": str(home),
+            "KP_CONFIG": str(REPO / "demo" / "registry.yaml"),
+            "KP_DAGSTER_URL": "http://127.0.0.1:9",
+        }
+    )
     rt = Runtime(settings)
-    rt.registry = rt.registry.model_copy(update={"answer": rt.registry.answer.model_copy(
-        update={"api_key_env": "KP_TEST_NO_SUCH_KEY"})})
+    rt.registry = rt.registry.model_copy(
+        update={
+            "answer": rt.registry.answer.model_copy(update={"api_key_env": "KP_TEST_NO_SUCH_KEY"})
+        }
+    )
     ensure_admin_token(settings)
     index_scope(rt, "internal")
     yield rt
@@ -59,8 +66,11 @@ async def test_a_fact_about_one_client_is_not_merged_with_another(runtime: Runti
 
 
 async def test_citations_are_numbered_in_order_of_use(runtime: Runtime) -> None:
-    for question in ("Who is the account director for HOT?", "How often do client reports go "
-                     "out?", "When is the holiday freeze?"):
+    for question in (
+        "Who is the account director for HOT?",
+        "How often do client reports go out?",
+        "When is the holiday freeze?",
+    ):
         answer = await ask(runtime, question)
         used = list(dict.fromkeys(int(n) for n in re.findall(r"\[(\d+)\]", answer["answer"])))
         numbers = [c["number"] for c in answer["citations"]]

@@ -45,18 +45,23 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("knowledge_search", {"query": "x", "bogus": 1}, "invalid argument bogus"),
     ("knowledge_search", {"query": "x", "filters": {"scope": "hot"}}, "invalid argument filters"),
     ("knowledge_search", {"query": "x", "where": "scope = 'hot'"}, "invalid argument where"),
-    ("knowledge_search", {"query": "x", "collection": "client_hot"},
-     "invalid argument collection"),
+    ("knowledge_search", {"query": "x", "collection": "client_hot"}, "invalid argument collection"),
     ("get_index_status", {"scope": "hot"}, "invalid argument scope"),
     ("knowledge_search", {"query": "x", "kinds": ["secret"]}, "invalid argument kinds.0"),
     ("knowledge_search", {"query": "x", "sources": ["../hot"]}, "unknown source '../hot'"),
     ("knowledge_search", {"query": "x", "sources": ["memory_files\n"]}, "unknown source"),
     ("knowledge_search", {"query": "x", "sources": ["s" * 5000]}, "unknown source"),
-    ("knowledge_search", {"query": "x", "sources": ["memory_files"] * 11},
-     "invalid argument sources"),
+    (
+        "knowledge_search",
+        {"query": "x", "sources": ["memory_files"] * 11},
+        "invalid argument sources",
+    ),
     ("knowledge_search", {"query": "x", "date_from": "yesterday"}, "invalid argument date_from"),
-    ("knowledge_search", {"query": "x", "date_from": "2026-02-01", "date_to": "2026-01-01"},
-     "is after date_to"),
+    (
+        "knowledge_search",
+        {"query": "x", "date_from": "2026-02-01", "date_to": "2026-01-01"},
+        "is after date_to",
+    ),
     ("knowledge_search", {"query": " \t\r\n "}, "query is blank"),
     ("get_document", {"doc_id": "d" * 513}, "invalid argument doc_id"),
     ("get_document", {"doc_id": "memory_files:hot.md"}, "no document"),
@@ -67,9 +72,23 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("no_such_tool", {}, "Unknown tool"),
 ]
 
-HOSTILE_SCOPES = ["client_*", "*", "../internal", "internal/../hot", "", "a" * 500,
-                  "\u0456nternal", "internal\x00", "internal\n", " internal", "INTERNAL",
-                  "client_hot", "hot", "%2e%2e%2fhot", "shade_store\x00hot"]
+HOSTILE_SCOPES = [
+    "client_*",
+    "*",
+    "../internal",
+    "internal/../hot",
+    "",
+    "a" * 500,
+    "\u0456nternal",
+    "internal\x00",
+    "internal\n",
+    " internal",
+    "INTERNAL",
+    "client_hot",
+    "hot",
+    "%2e%2e%2fhot",
+    "shade_store\x00hot",
+]
 SCOPED: list[tuple[str, dict[str, Any]]] = [
     ("knowledge_search", {"query": "kumquat bundle test"}),
     ("knowledge_ask", {"question": "which kumquat test worked?"}),
@@ -153,16 +172,24 @@ async def test_hostile_scopes_never_reach_another_scope(runtime: Runtime) -> Non
 async def test_control_characters_are_answered_in_scope_and_logged_on_one_line(
     runtime: Runtime,
 ) -> None:
-    queries = ["kumquat\x00swatch", "kumquat \x1b[31mred\x1b[0m", "kumquat\u202egnp.exe",
-               "kumquat\r\nscope: hot", "kumquat\u2028\u2029\x85\x0b\x0c", "\x00\x01\x02",
-               "\ud7ff\ufffe\uffff kumquat", "'; DROP TABLE points; --"]
+    queries = [
+        "kumquat\x00swatch",
+        "kumquat \x1b[31mred\x1b[0m",
+        "kumquat\u202egnp.exe",
+        "kumquat\r\nscope: hot",
+        "kumquat\u2028\u2029\x85\x0b\x0c",
+        "\x00\x01\x02",
+        "\ud7ff\ufffe\uffff kumquat",
+        "'; DROP TABLE points; --",
+    ]
     log = QueryLog(runtime.settings.query_log)
     before = len(log.read())
     async with Client(build_server(runtime, default_principal="maya")) as client:
         for query in queries:
             for scope in ("internal", "shade_store"):
-                result = await client.call_tool("knowledge_search",
-                                                {"query": query, "scope": scope, "limit": 50})
+                result = await client.call_tool(
+                    "knowledge_search", {"query": query, "scope": scope, "limit": 50}
+                )
                 data = result.structured_content
                 assert data is not None and data["scope"] == scope
                 assert_no_foreign_data(data)
@@ -174,8 +201,10 @@ async def test_control_characters_are_answered_in_scope_and_logged_on_one_line(
 
 async def test_a_far_future_date_filter_is_answered(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="maya")) as client:
-        result = await client.call_tool("knowledge_search", {
-            "query": "weekly reindex", "date_from": "0001-01-01", "date_to": "9999-12-31"})
+        result = await client.call_tool(
+            "knowledge_search",
+            {"query": "weekly reindex", "date_from": "0001-01-01", "date_to": "9999-12-31"},
+        )
     assert (result.structured_content or {})["hits"]
 
 
@@ -194,10 +223,13 @@ async def test_hostile_arguments_over_http(runtime: Runtime) -> None:
                 assert_one_line(str(info.value))
             for scope in HOSTILE_SCOPES:
                 with pytest.raises(ToolError) as info:
-                    await client.call_tool("knowledge_search",
-                                           {"query": "kumquat bundle test", "scope": scope})
+                    await client.call_tool(
+                        "knowledge_search", {"query": "kumquat bundle test", "scope": scope}
+                    )
                 assert_one_line(str(info.value))
-            result = await client.call_tool("knowledge_search", {
-                "query": "kumquat\x00 bundle\u2028test", "scope": "shade_store", "limit": 50})
+            result = await client.call_tool(
+                "knowledge_search",
+                {"query": "kumquat\x00 bundle\u2028test", "scope": "shade_store", "limit": 50},
+            )
     assert_no_foreign_data(result.structured_content)
     assert set(spy.scopes) <= GRANTED

@@ -32,9 +32,16 @@ from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS
 
 REPO = Path(__file__).resolve().parents[2]
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "test", "version": "0"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
 HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
@@ -89,13 +96,22 @@ def http_url(runtime: Runtime) -> Iterator[str]:
         yield url
 
 
-def test_no_token_and_wrong_token_get_401_saying_what_to_send(http_url: str,
-                                                              runtime: Runtime) -> None:
+def test_no_token_and_wrong_token_get_401_saying_what_to_send(
+    http_url: str, runtime: Runtime
+) -> None:
     none = httpx.post(http_url, json=INITIALIZE, headers=HEADERS, timeout=10)
-    wrong = httpx.post(http_url, json=INITIALIZE, timeout=10,
-                       headers={**HEADERS, "Authorization": "Bearer not-a-token"})
-    basic = httpx.post(http_url, json=INITIALIZE, timeout=10,
-                       headers={**HEADERS, "Authorization": "Basic dXNlcjpwdw=="})
+    wrong = httpx.post(
+        http_url,
+        json=INITIALIZE,
+        timeout=10,
+        headers={**HEADERS, "Authorization": "Bearer not-a-token"},
+    )
+    basic = httpx.post(
+        http_url,
+        json=INITIALIZE,
+        timeout=10,
+        headers={**HEADERS, "Authorization": "Basic dXNlcjpwdw=="},
+    )
     assert none.status_code == wrong.status_code == basic.status_code == 401
     assert none.headers["www-authenticate"].lower().startswith("bearer")
     assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
@@ -114,10 +130,12 @@ def _status_with_authorization(url: str, value: str) -> int:
     send a value with a trailing space; other clients do send it)."""
     parts = httpx.URL(url)
     body = json.dumps(INITIALIZE).encode()
-    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.host}:{parts.port}\r\n"
-            f"Content-Type: application/json\r\nAccept: {HEADERS['Accept']}\r\n"
-            f"Authorization: {value}\r\nContent-Length: {len(body)}\r\n"
-            "Connection: close\r\n\r\n").encode()
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.host}:{parts.port}\r\n"
+        f"Content-Type: application/json\r\nAccept: {HEADERS['Accept']}\r\n"
+        f"Authorization: {value}\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    ).encode()
     with socket.create_connection((parts.host, parts.port), timeout=10) as conn:
         conn.sendall(head + body)
         status_line = conn.makefile("rb").readline().decode()
@@ -126,8 +144,7 @@ def _status_with_authorization(url: str, value: str) -> int:
 
 def test_whitespace_around_the_token_is_tolerated(http_url: str, runtime: Runtime) -> None:
     admin = read_admin_token(runtime.settings)
-    for value in (f"Bearer {admin} ", f"Bearer  {admin}", f"Bearer \t{admin}  ",
-                  f"bearer {admin}"):
+    for value in (f"Bearer {admin} ", f"Bearer  {admin}", f"Bearer \t{admin}  ", f"bearer {admin}"):
         assert _status_with_authorization(http_url, value) == 200, repr(value)
     assert _status_with_authorization(http_url, f"Bearer {admin}x ") == 401
 
@@ -135,8 +152,9 @@ def test_whitespace_around_the_token_is_tolerated(http_url: str, runtime: Runtim
 @pytest.mark.anyio
 async def test_valid_token_resolves_its_principal(http_url: str, runtime: Runtime) -> None:
     async with Client(http_url, auth=TOKENS["maya"]) as client:
-        result = await client.call_tool("knowledge_search", {"query": "kumquat",
-                                                             "scope": "shade_store"})
+        result = await client.call_tool(
+            "knowledge_search", {"query": "kumquat", "scope": "shade_store"}
+        )
         with pytest.raises(ToolError, match="not available to maya"):
             await client.call_tool("knowledge_search", {"query": "kumquat", "scope": "hot"})
     assert {h["scope"] for h in result.structured_content["hits"]} == {"shade_store"}
@@ -155,8 +173,9 @@ def test_tool_calls_do_not_list_every_tool(runtime: Runtime) -> None:
         counts = []
         async with Client(url, auth=TOKENS["maya"]) as client:
             for query in queries:
-                result = await client.call_tool("knowledge_search", {"query": query,
-                                                                     "scope": "shade_store"})
+                result = await client.call_tool(
+                    "knowledge_search", {"query": query, "scope": "shade_store"}
+                )
                 assert not result.is_error
                 counts.append(listings.listings)
         return counts
@@ -171,15 +190,28 @@ def test_tool_calls_do_not_list_every_tool(runtime: Runtime) -> None:
 async def test_module_entry_point_serves_with_admin_token(tmp_path: Path) -> None:
     config = tmp_path / "registry.yaml"
     (tmp_path / "ws").mkdir()
-    config.write_text(yaml.safe_dump({
-        "embedding": {"provider": "hash"},
-        "internal": {"sources": {"memory_files": {"path": "ws"}}},
-    }))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "embedding": {"provider": "hash"},
+                "internal": {"sources": {"memory_files": {"path": "ws"}}},
+            }
+        )
+    )
     port = _free_port()
-    env = {**os.environ, "KP_HOME": str(tmp_path / "home"), "KP_CONFIG": str(config),
-           "KP_DAGSTER_URL": f"http://127.0.0.1:{_free_port()}"}
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_service", "--port", str(port)],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = {
+        **os.environ,
+        "KP_HOME": str(tmp_path / "home"),
+        "KP_CONFIG": str(config),
+        "KP_DAGSTER_URL": f"http://127.0.0.1:{_free_port()}",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_service", "--port", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         _wait_listening(port)
         token_file = tmp_path / "home" / "admin-token"
@@ -200,9 +232,12 @@ async def test_module_entry_point_serves_with_admin_token(tmp_path: Path) -> Non
 
 
 def test_server_module_does_not_import_dagster() -> None:
-    code = ("import sys, mcp_service.server, mcp_service.app; "
-            "bad = sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster')); "
-            "print(bad); sys.exit(1 if bad else 0)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    code = (
+        "import sys, mcp_service.server, mcp_service.app; "
+        "bad = sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster')); "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -37,8 +37,9 @@ INSPECTOR = _inspector()
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(INSPECTOR is None, reason="needs Node with npx (or the install .ci/run "
-                                                 f"makes of {PINNED})"),
+    pytest.mark.skipif(
+        INSPECTOR is None, reason=f"needs Node with npx (or the install .ci/run makes of {PINNED})"
+    ),
 ]
 
 CALLS = {
@@ -56,9 +57,19 @@ CALLS = {
 
 def inspector(url: str, token: str, *args: str) -> dict:
     done = subprocess.run(
-        [*(INSPECTOR or []), "--cli", url, "--transport", "http",
-         "--header", f"Authorization: Bearer {token}", *args],
-        capture_output=True, text=True, timeout=120,
+        [
+            *(INSPECTOR or []),
+            "--cli",
+            url,
+            "--transport",
+            "http",
+            "--header",
+            f"Authorization: Bearer {token}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)
@@ -77,10 +88,11 @@ def test_inspector_lists_and_calls_every_tool(http_url: str, runtime: Runtime) -
         result = inspector(http_url, token, "--method", "tools/call", "--tool-name", tool, *flags)
         assert "structuredContent" in result or "content" in result, (tool, result)
         if tool == "list_runbooks":
-            found = {r["path"]: r["superseded_by"]
-                     for r in result["structuredContent"]["runbooks"]}
-            assert found == {"adr/0001-monthly-reports.md": "git_docs:adr/0002-biweekly-reports.md",
-                             "adr/0002-biweekly-reports.md": None}
+            found = {r["path"]: r["superseded_by"] for r in result["structuredContent"]["runbooks"]}
+            assert found == {
+                "adr/0001-monthly-reports.md": "git_docs:adr/0002-biweekly-reports.md",
+                "adr/0002-biweekly-reports.md": None,
+            }
         if tool == "knowledge_search":
             hits = result["structuredContent"]["hits"]
             assert hits and {h["scope"] for h in hits} == {"internal"}

@@ -26,7 +26,8 @@ def write(ws: Path, name: str, text: str) -> None:
 
 
 async def test_undated_memory_files_carry_no_date_and_are_never_recent(
-        kp_env: Settings, tmp_path: Path) -> None:
+    kp_env: Settings, tmp_path: Path
+) -> None:
     ws = tmp_path / "notes"
     write(ws, "MEMORY.md", "# Standing memory\n\nEvery test runs fourteen days.\n")
     write(ws, "clients.md", "# Clients\n\n## HOT\nAccount director: Jonas.\n")
@@ -35,19 +36,26 @@ async def test_undated_memory_files_carry_no_date_and_are_never_recent(
     write(ws, "plan.md", f"---\ndate: {days_ago(3)}\n---\n# Plan\n\nShip the bundle test.\n")
     docs = MemoryFilesConnector(MemoryFilesSettings(path=ws), "internal").pull(None).documents
     dates = {d.source_id: d.date for d in docs}
-    assert dates == {"MEMORY.md": None, "clients.md": None,
-                     f"memory/{days_ago(1)}.md": days_ago(1), "journal.md": days_ago(2),
-                     "plan.md": days_ago(3)}
+    assert dates == {
+        "MEMORY.md": None,
+        "clients.md": None,
+        f"memory/{days_ago(1)}.md": days_ago(1),
+        "journal.md": days_ago(2),
+        "plan.md": days_ago(3),
+    }
 
     runtime = Runtime(kp_env)
     try:
         index_documents(runtime, "internal", "memory_files", docs)
         async with Client(build_server(runtime, default_principal="compass")) as client:
-            recent = (await client.call_tool("list_recent_memory", {"days": 365})
-                      ).structured_content
+            recent = (
+                await client.call_tool("list_recent_memory", {"days": 365})
+            ).structured_content
     finally:
         runtime.close()
     assert [(e["source_id"], e["date"]) for e in recent["entries"]] == [
-        (f"memory/{days_ago(1)}.md", str(days_ago(1))), ("journal.md", str(days_ago(2))),
-        ("plan.md", str(days_ago(3)))]
+        (f"memory/{days_ago(1)}.md", str(days_ago(1))),
+        ("journal.md", str(days_ago(2))),
+        ("plan.md", str(days_ago(3))),
+    ]
     assert dt.date.fromisoformat(recent["date_to"]) == days_ago(0)

@@ -16,19 +16,22 @@ HINT = "scope 'acme' has no sources yet: add one under clients.acme.sources in t
 
 
 async def test_search_and_reindex_of_a_client_without_sources_say_how_to_add_one(
-        kp_env: Settings) -> None:
+    kp_env: Settings,
+) -> None:
     runtime = Runtime(kp_env)  # the registry's client 'acme' has `sources: {}`
     try:
         async with Client(build_server(runtime, default_principal="compass")) as client:
-            found = (await client.call_tool("knowledge_search", {"query": "hypothesis",
-                                                                 "scope": "acme"})
-                     ).structured_content
+            found = (
+                await client.call_tool("knowledge_search", {"query": "hypothesis", "scope": "acme"})
+            ).structured_content
             with pytest.raises(ToolError) as refused:
                 await client.call_tool("trigger_reindex", {"scope": "acme"})
     finally:
         runtime.close()
     assert found["hits"] == []
-    assert found["warnings"] == [HINT + " (registry.yaml), e.g. `memory_files: {path: "
-                                 "<folder>}`; under `kp up` the registry sensor then indexes it"]
+    assert found["warnings"] == [
+        HINT + " (registry.yaml), e.g. `memory_files: {path: "
+        "<folder>}`; under `kp up` the registry sensor then indexes it"
+    ]
     assert str(refused.value).startswith(f"nothing to reindex: {HINT}")
     assert "trigger_reindex" not in found["warnings"][0]

@@ -32,8 +32,9 @@ async def _pages(client: Client, tool: str, field: str, **args: Any) -> list[Any
 
 
 @pytest.mark.anyio
-async def test_a_document_comes_a_page_at_a_time(runtime: Runtime,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_document_comes_a_page_at_a_time(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
         whole = (await client.call_tool("get_document", {"doc_id": OPS})).structured_content
         monkeypatch.setattr(paging, "PAGE_CHARS", 2000)
@@ -44,8 +45,9 @@ async def test_a_document_comes_a_page_at_a_time(runtime: Runtime,
             with pytest.raises(ToolError, match=why):
                 await client.call_tool("get_document", {"doc_id": OPS, "cursor": bad})
         with pytest.raises(ToolError, match="belongs to another call"):
-            await client.call_tool("get_document", {"doc_id": "memory_files:MEMORY.md",
-                                                    "cursor": cursor})
+            await client.call_tool(
+                "get_document", {"doc_id": "memory_files:MEMORY.md", "cursor": cursor}
+            )
     assert whole["next_cursor"] is None and len(whole["text"]) < paging.PAGE_CHARS * 5
     assert len(pages) > 2 and all(len(p) <= 2000 for p in pages)
     assert " ".join(pages).split() == whole["text"].split()  # nothing lost, nothing twice
@@ -63,14 +65,29 @@ async def test_lists_page_by_cursor(runtime: Runtime, monkeypatch: pytest.Monkey
 
 
 def _call(url: str, headers: dict[str, str], version: str) -> dict[str, Any]:
-    opened = httpx.post(url, headers=headers, timeout=10, json={
-        **INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": version}})
+    opened = httpx.post(
+        url,
+        headers=headers,
+        timeout=10,
+        json={**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": version}},
+    )
     assert opened.json()["result"]["protocolVersion"] == version
-    session = {"mcp-session-id": opened.headers["mcp-session-id"],
-               "MCP-Protocol-Version": version, "Mcp-Method": "tools/call"}
-    reply = httpx.post(url, headers={**headers, **session}, timeout=30, json={
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "knowledge_search", "arguments": {"query": "weekly reindex"}}})
+    session = {
+        "mcp-session-id": opened.headers["mcp-session-id"],
+        "MCP-Protocol-Version": version,
+        "Mcp-Method": "tools/call",
+    }
+    reply = httpx.post(
+        url,
+        headers={**headers, **session},
+        timeout=30,
+        json={
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "knowledge_search", "arguments": {"query": "weekly reindex"}},
+        },
+    )
     return reply.json()["result"]
 
 

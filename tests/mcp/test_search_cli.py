@@ -14,11 +14,16 @@ from kp.app import app
 from mcp_service.server import build_server
 from tests.mcp.fixtures import index_documents
 
-OPS = Document(source="memory_files", source_id="platform-ops.md", scope="internal",
-               title="Knowledge platform operations", kind="memory",
-               uri="file:///ws/platform-ops.md",
-               text="# Knowledge platform operations\n\n## Schedules\nThe weekly reindex runs "
-                    "every Sunday at 02:00 America/New_York.\n")
+OPS = Document(
+    source="memory_files",
+    source_id="platform-ops.md",
+    scope="internal",
+    title="Knowledge platform operations",
+    kind="memory",
+    uri="file:///ws/platform-ops.md",
+    text="# Knowledge platform operations\n\n## Schedules\nThe weekly reindex runs "
+    "every Sunday at 02:00 America/New_York.\n",
+)
 
 
 @pytest.fixture
@@ -33,8 +38,9 @@ def indexed(kp_env: Settings) -> Settings:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("query", ["", "   ", "\n\t"])
-async def test_blank_query_is_refused_by_kp_search_and_by_mcp_alike(indexed: Settings,
-                                                                    query: str) -> None:
+async def test_blank_query_is_refused_by_kp_search_and_by_mcp_alike(
+    indexed: Settings, query: str
+) -> None:
     cli = CliRunner().invoke(app, ["search", query])
     assert cli.exit_code == 2
     assert "query is blank; say what to look for" in cli.output

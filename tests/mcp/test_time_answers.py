@@ -29,52 +29,55 @@ pytestmark = pytest.mark.anyio
 NOW = "2026-11-25T15:00"
 WORKSPACE = {
     "team.md": "---\nreviewed: 2026-02-10\n---\n# Team\n\n## Northwind Cycles\nAccount lead: "
-               "Priya Raman.\n\n## Saltmarsh Gin\nAccount lead: Oskar Hale.\n\n## Meetings\n"
-               "The weekly review meeting is on Mondays at 09:30.\n",
+    "Priya Raman.\n\n## Saltmarsh Gin\nAccount lead: Oskar Hale.\n\n## Meetings\n"
+    "The weekly review meeting is on Mondays at 09:30.\n",
     "playbook.md": "---\nreviewed: 2026-01-20\n---\n# Experiment playbook\n\n## Duration\n"
-                   "Every experiment runs for at least 10 days.\n\n## Hypotheses\nEvery "
-                   "experiment needs a written hypothesis before launch.\n",
+    "Every experiment runs for at least 10 days.\n\n## Hypotheses\nEvery "
+    "experiment needs a written hypothesis before launch.\n",
     "onboarding.md": "---\nreviewed: 2026-04-07\n---\n# Analyst onboarding\n\n## Rules\nEvery "
-                     "experiment must have a written hypothesis before launch.\n",
+    "experiment must have a written hypothesis before launch.\n",
     "security.md": "# Security\n\nCredentials for the reporting dashboard are stored in the "
-                   "team vault under Dashboards.\n",
+    "team vault under Dashboards.\n",
     "support.md": "---\nreviewed: 2026-03-02\n---\n# Support desk\n\nPhone support answers "
-                  "calls until 18:00 on weekdays.\n",
+    "calls until 18:00 on weekdays.\n",
     "service-levels.md": "---\nreviewed: 2026-08-17\n---\n# Service levels\n\nPhone support "
-                         "answers calls until 17:00 on weekdays.\n",
+    "answers calls until 17:00 on weekdays.\n",
     "memory/2026-02-02.md": "# 2026-02-02 daily log\n\n## Decisions\nDecision: status updates "
-                            "go out as a weekly status email.\n",
+    "go out as a weekly status email.\n",
     "memory/2026-06-01.md": "# 2026-06-01 daily log\n\n## Notes\nThe minimum experiment length "
-                            "was raised from 10 to 14 days.\n",
+    "was raised from 10 to 14 days.\n",
     "memory/2026-08-03.md": "# 2026-08-03 daily log\n\n## Decisions\nDecision: status reports "
-                            "go out every Friday. Supersedes the weekly status email.\n",
+    "go out every Friday. Supersedes the weekly status email.\n",
     "memory/2026-09-14.md": "# 2026-09-14 daily log\n\n## Notes\nPriya Raman handed Northwind "
-                            "Cycles over to Tomas Berg, who is account lead from today.\n",
+    "Cycles over to Tomas Berg, who is account lead from today.\n",
     "memory/2026-10-05.md": "# 2026-10-05 daily log\n\n## Notes\nThe autumn offsite is booked "
-                            "at Harbour Hall for 40 people on 12 October; its budget is still "
-                            "to be approved.\n",
+    "at Harbour Hall for 40 people on 12 October; its budget is still "
+    "to be approved.\n",
     "memory/2026-10-20.md": "# 2026-10-20 daily log\n\n## Notes\nNorthwind Cycles free-"
-                            "shipping test finished: average order value up 4.2%.\n",
+    "shipping test finished: average order value up 4.2%.\n",
     "memory/2026-11-11.md": "# 2026-11-11 daily log\n\n## Notes\nNorthwind Cycles checkout "
-                            "conversion was 2.7% this week.\n",
+    "conversion was 2.7% this week.\n",
     "memory/2026-11-18.md": "# 2026-11-18 daily log\n\n## Notes\nNorthwind Cycles checkout "
-                            "conversion was 3.1% this week.\n",
+    "conversion was 3.1% this week.\n",
     "memory/2026-11-24.md": "# 2026-11-24 daily log\n\n## Notes\nNorthwind Cycles checkout "
-                            "conversion was 3.4% this week.\n",
+    "conversion was 3.4% this week.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
         "---\nstatus: accepted\ndate: 2026-02-01\n---\n# Decision 0001: Weekly status email\n\n"
         "## Context\nClients asked what we were doing.\n\n## Decision\nStatus updates go out as "
-        "a weekly email.\n"),
+        "a weekly email.\n"
+    ),
     "decisions/0002-friday-status-report.md": (
         "---\nstatus: accepted\ndate: 2026-08-03\nsupersedes: 0001-weekly-status-email.md\n---\n"
         "# Decision 0002: Friday status report\n\n## Context\nEmails went unread.\n\n## Decision"
-        "\nStatus reports go out every Friday as a shared document.\n"),
+        "\nStatus reports go out every Friday as a shared document.\n"
+    ),
     "decisions/0003-design-reviews.md": (
         "---\nstatus: accepted\ndate: 2026-05-04\n---\n# Decision 0003: Design reviews\n\n"
         "## Context\nDesigns reached clients unreviewed.\n\n## Decision\nDesign reviews happen "
-        "every Thursday afternoon.\n"),
+        "every Thursday afternoon.\n"
+    ),
 }
 
 
@@ -89,15 +92,29 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     commit(repo, HANDBOOK, day=3)
-    config = write_registry(root / "registry.yaml", {
-        "embedding": {"provider": "local"}, "store": {"engine": "edge"},
-        "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
-        "internal": {"name": "Lumen Studio", "sources": {
-            "memory_files": {"path": str(root / "workspace")},
-            "git_docs": {"repo": str(repo), "globs": ["decisions/*.md"]}}},
-    })
-    settings = Settings.model_validate({"KP_HOME": str(root / "home"), "KP_CONFIG": str(config),
-                                        "KP_DAGSTER_URL": "http://127.0.0.1:9", "KP_NOW": NOW})
+    config = write_registry(
+        root / "registry.yaml",
+        {
+            "embedding": {"provider": "local"},
+            "store": {"engine": "edge"},
+            "answer": {"api_key_env": "KP_TEST_NO_SUCH_KEY"},
+            "internal": {
+                "name": "Lumen Studio",
+                "sources": {
+                    "memory_files": {"path": str(root / "workspace")},
+                    "git_docs": {"repo": str(repo), "globs": ["decisions/*.md"]},
+                },
+            },
+        },
+    )
+    settings = Settings.model_validate(
+        {
+            "KP_HOME": str(root / "home"),
+            "KP_CONFIG": str(config),
+            "KP_DAGSTER_URL": "http://127.0.0.1:9",
+            "KP_NOW": NOW,
+        }
+    )
     run = Materializer(settings)
     for source in ("memory_files", "git_docs"):
         assert run(source).success
@@ -123,7 +140,7 @@ def sentence_with(answer: str, value: str) -> str:
 
 
 async def test_a_reworded_question_is_answered(runtime: Runtime) -> None:
-    """"sign-in details" for "credentials": the sentence that answers is quoted."""
+    """ "sign-in details" for "credentials": the sentence that answers is quoted."""
     answer = await ask(runtime, "Where are the sign-in details for the reporting dashboard kept?")
     assert answer["mode"] == "extractive" and "team vault" in answer["answer"]
 
@@ -146,7 +163,11 @@ async def test_last_week_is_a_window_not_two_search_words(runtime: Runtime) -> N
     assert "3.4%" not in answer["answer"]
     window = answer["interpreted_dates"]
     assert (window["text"], window["date_from"], window["date_to"], window["origin"]) == (
-        "last week", "2026-11-16", "2026-11-22", "question")
+        "last week",
+        "2026-11-16",
+        "2026-11-22",
+        "question",
+    )
     search = await call(runtime, "knowledge_search", query=question)
     hits = search["hits"]
     assert hits[0]["doc_id"] == "memory_files:memory/2026-11-18.md"
@@ -154,8 +175,9 @@ async def test_last_week_is_a_window_not_two_search_words(runtime: Runtime) -> N
         assert hit["time_kind"] == "standing" and hit.get("date", "") <= "2026-11-22", hit
     earlier = await ask(runtime, "What was Northwind Cycles' checkout conversion two weeks ago?")
     assert "2.7%" in earlier["answer"] and "3.1%" not in earlier["answer"]
-    explicit = await call(runtime, "knowledge_ask", question=question, date_from="2026-11-23",
-                          date_to="2026-11-25")
+    explicit = await call(
+        runtime, "knowledge_ask", question=question, date_from="2026-11-23", date_to="2026-11-25"
+    )
     assert "3.4%" in explicit["answer"] and explicit["interpreted_dates"]["origin"] == "arguments"
 
 
@@ -170,20 +192,21 @@ async def test_the_current_value_comes_first_and_the_old_one_is_marked(runtime: 
     (conflict,) = answer["conflicts"]
     by_number = {c["number"]: c["doc_id"] for c in answer["citations"]}
     assert by_number[conflict["newer"]] == "memory_files:memory/2026-09-14.md"
-    search = await call(runtime, "knowledge_search", query="Who is the account lead for "
-                                                           "Northwind Cycles?")
+    search = await call(
+        runtime, "knowledge_search", query="Who is the account lead for Northwind Cycles?"
+    )
     ranked = [h["doc_id"] for h in search["hits"]]
-    assert ranked.index("memory_files:memory/2026-09-14.md") < ranked.index(
-        "memory_files:team.md")
+    assert ranked.index("memory_files:memory/2026-09-14.md") < ranked.index("memory_files:team.md")
     duration = await ask(runtime, "How long should an experiment run?")
     assert "14 days" in duration["answer"]
     assert duration["answer"].index("14 days") < duration["answer"].index("10 days")
 
 
-@pytest.mark.parametrize("question", ["Until what time does phone support answer calls?",
-                                      "When does the phone support desk close?"])
-async def test_a_conflict_is_flagged_whatever_the_phrasing(runtime: Runtime,
-                                                           question: str) -> None:
+@pytest.mark.parametrize(
+    "question",
+    ["Until what time does phone support answer calls?", "When does the phone support desk close?"],
+)
+async def test_a_conflict_is_flagged_whatever_the_phrasing(runtime: Runtime, question: str) -> None:
     answer = await ask(runtime, question)
     (conflict,) = answer["conflicts"]
     values = {c["value"] for c in conflict["claims"]}

@@ -20,9 +20,17 @@ from tests.mcp.fixtures import LONG_SECTION, days_ago
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"knowledge_search", "knowledge_ask", "get_context", "list_decisions",
-         "list_recent_memory", "get_document", "list_runbooks", "trigger_reindex",
-         "get_index_status"}
+TOOLS = {
+    "knowledge_search",
+    "knowledge_ask",
+    "get_context",
+    "list_decisions",
+    "list_recent_memory",
+    "get_document",
+    "list_runbooks",
+    "trigger_reindex",
+    "get_index_status",
+}
 
 
 async def test_tool_list_schemas_and_hints(runtime: Runtime) -> None:
@@ -43,8 +51,9 @@ async def test_tool_list_schemas_and_hints(runtime: Runtime) -> None:
 
 async def test_search_returns_hits_with_provenance_and_logs(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
-        result = await client.call_tool("knowledge_search",
-                                        {"query": "weekly reindex Sunday", "limit": 3})
+        result = await client.call_tool(
+            "knowledge_search", {"query": "weekly reindex Sunday", "limit": 3}
+        )
     data = result.structured_content
     assert data is not None and data["scope"] == "internal"
     assert 1 <= len(data["hits"]) <= 3
@@ -64,7 +73,8 @@ async def test_search_returns_hits_with_provenance_and_logs(runtime: Runtime) ->
 
 
 async def test_a_repeated_search_runs_on_the_event_loop_with_the_same_answer_and_rules(
-        runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     threads: list[str] = []
     search = KnowledgeService.search
 
@@ -90,34 +100,49 @@ async def test_a_repeated_search_runs_on_the_event_loop_with_the_same_answer_and
 async def test_search_lifecycle_and_filters(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
         plain = await client.call_tool("knowledge_search", {"query": "zebra walrus", "limit": 50})
-        both = await client.call_tool("knowledge_search", {
-            "query": "zebra walrus", "limit": 50, "include_drafts": True,
-            "include_deprecated": True})
-        decisions = await client.call_tool("knowledge_search", {
-            "query": "reports", "kinds": ["decision"], "sources": ["git_docs"]})
-        dated = await client.call_tool("knowledge_search", {
-            "query": "decision", "date_from": str(days_ago(30)), "date_to": str(days_ago(10))})
+        both = await client.call_tool(
+            "knowledge_search",
+            {
+                "query": "zebra walrus",
+                "limit": 50,
+                "include_drafts": True,
+                "include_deprecated": True,
+            },
+        )
+        decisions = await client.call_tool(
+            "knowledge_search", {"query": "reports", "kinds": ["decision"], "sources": ["git_docs"]}
+        )
+        dated = await client.call_tool(
+            "knowledge_search",
+            {"query": "decision", "date_from": str(days_ago(30)), "date_to": str(days_ago(10))},
+        )
         with pytest.raises(ToolError, match="unknown source 'nope'"):
             await client.call_tool("knowledge_search", {"query": "x", "sources": ["nope"]})
         with pytest.raises(ToolError, match=r"date_from .* is after date_to"):
-            await client.call_tool("knowledge_search", {"query": "x", "date_from": "2026-02-01",
-                                                        "date_to": "2026-01-01"})
+            await client.call_tool(
+                "knowledge_search",
+                {"query": "x", "date_from": "2026-02-01", "date_to": "2026-01-01"},
+            )
     assert {h["lifecycle"] for h in plain.structured_content["hits"]} == {"stable"}
     lifecycles = {h["title"]: h["lifecycle"] for h in both.structured_content["hits"]}
     assert lifecycles["Zebra migration plan"] == "draft"
     assert lifecycles["Walrus process"] == "deprecated"
     assert {h["kind"] for h in decisions.structured_content["hits"]} == {"decision"}
-    assert all(str(days_ago(30)) <= h["date"] <= str(days_ago(10))
-               for h in dated.structured_content["hits"])
+    assert all(
+        str(days_ago(30)) <= h["date"] <= str(days_ago(10))
+        for h in dated.structured_content["hits"]
+    )
     assert dated.structured_content["hits"]
 
 
 async def test_bad_arguments_are_one_line_tool_errors(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
-        for args, pattern in [({"query": "x", "limit": 51}, "invalid argument limit"),
-                              ({"query": ""}, "invalid argument query"),
-                              ({"query": "   "}, "query is blank"),
-                              ({"query": "x" * 2001}, "invalid argument query")]:
+        for args, pattern in [
+            ({"query": "x", "limit": 51}, "invalid argument limit"),
+            ({"query": ""}, "invalid argument query"),
+            ({"query": "   "}, "query is blank"),
+            ({"query": "x" * 2001}, "invalid argument query"),
+        ]:
             with pytest.raises(ToolError, match=pattern) as info:
                 await client.call_tool("knowledge_search", args)
             assert "\n" not in str(info.value) and "Traceback" not in str(info.value)
@@ -127,8 +152,9 @@ async def test_bad_arguments_are_one_line_tool_errors(runtime: Runtime) -> None:
 
 async def test_ask_is_extractive_and_cited(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
-        result = await client.call_tool("knowledge_ask",
-                                        {"question": "When does the weekly reindex run?"})
+        result = await client.call_tool(
+            "knowledge_ask", {"question": "When does the weekly reindex run?"}
+        )
     data = result.structured_content
     assert data["mode"] == "extractive"
     assert data["answer"].startswith("Extractive answer")
@@ -140,10 +166,12 @@ async def test_ask_is_extractive_and_cited(runtime: Runtime) -> None:
 
 async def test_get_context_merges_sections_within_budget(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
-        wide = await client.call_tool("get_context", {"topic": "lantern dashboard operator",
-                                                      "max_tokens": 4000})
-        tight = await client.call_tool("get_context", {"topic": "lantern dashboard operator",
-                                                       "max_tokens": 200})
+        wide = await client.call_tool(
+            "get_context", {"topic": "lantern dashboard operator", "max_tokens": 4000}
+        )
+        tight = await client.call_tool(
+            "get_context", {"topic": "lantern dashboard operator", "max_tokens": 200}
+        )
     blocks = wide.structured_content["blocks"]
     doc_ids = [b["doc_id"] for b in blocks]
     assert len(doc_ids) == len(set(doc_ids)), "one block per document"
@@ -160,16 +188,19 @@ async def test_get_context_merges_sections_within_budget(runtime: Runtime) -> No
 async def test_list_decisions_internal_and_client(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
         internal = (await client.call_tool("list_decisions", {})).structured_content
-        shade = (await client.call_tool("list_decisions",
-                                        {"client": "shade_store"})).structured_content
+        shade = (
+            await client.call_tool("list_decisions", {"client": "shade_store"})
+        ).structured_content
     assert internal["scope"] == "internal"
     by_title = {d["title"]: d for d in internal["decisions"]}
     adr1, adr2 = by_title["ADR 1: monthly reports"], by_title["ADR 2: biweekly reports"]
     assert adr1["superseded"] and adr1["superseded_by"] == "git_docs:adr/0002-biweekly-reports.md"
     assert not adr2["superseded"] and adr2["status"] == "accepted"
     summaries = [d["summary"] for d in internal["decisions"]]
-    assert any(s.startswith("We standardise on 95% significance and a 14-day minimum for every")
-               for s in summaries)
+    assert any(
+        s.startswith("We standardise on 95% significance and a 14-day minimum for every")
+        for s in summaries
+    )
     assert any("every second Monday" in s for s in summaries)
     dates = [d["date"] for d in internal["decisions"]]
     assert dates == sorted(dates, reverse=True)
@@ -193,12 +224,12 @@ async def test_list_recent_memory_window(runtime: Runtime) -> None:
 
 async def test_get_document_reassembles_in_order(runtime: Runtime) -> None:
     async with Client(build_server(runtime, default_principal="compass")) as client:
-        doc = (await client.call_tool("get_document",
-                                      {"doc_id": "memory_files:platform-ops.md"})
-               ).structured_content
-        draft = (await client.call_tool("get_document",
-                                        {"doc_id": "memory_files:drafts/plan.md"})
-                 ).structured_content
+        doc = (
+            await client.call_tool("get_document", {"doc_id": "memory_files:platform-ops.md"})
+        ).structured_content
+        draft = (
+            await client.call_tool("get_document", {"doc_id": "memory_files:drafts/plan.md"})
+        ).structured_content
         with pytest.raises(ToolError, match=r"no document 'memory_files:nope\.md'"):
             await client.call_tool("get_document", {"doc_id": "memory_files:nope.md"})
     assert doc["chunks"] >= 3 and doc["uri"].endswith("platform-ops.md")
@@ -239,8 +270,14 @@ async def test_no_default_principal_refuses(runtime: Runtime) -> None:
 def _append_many(path: str, worker: int) -> None:
     log = QueryLog(Path(path))
     for i in range(200):
-        log.append(principal=f"p{worker}", scope="internal", tool="knowledge_search",
-                   query="q" * (i % 50 + 1) + " ünïcode", hits=i, top_score=0.5)
+        log.append(
+            principal=f"p{worker}",
+            scope="internal",
+            tool="knowledge_search",
+            query="q" * (i % 50 + 1) + " ünïcode",
+            hits=i,
+            top_score=0.5,
+        )
 
 
 def test_query_log_appends_whole_lines_across_processes(tmp_path: Path) -> None:

@@ -31,14 +31,29 @@ from knowledge_platform.settings import Settings
 from tests.mcp.fixtures import index_documents
 from tests.procs import REPO, free_port
 
-NOTE = Document(source="memory_files", source_id="ops.md", scope="internal", title="Ops",
-                kind="memory", uri="file:///ws/ops.md",
-                text="# Ops\n\nThe weekly reindex runs every Sunday at 02:00.\n")
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "knowledge_search", "arguments": {"query": "weekly reindex"},
-                   "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                             "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
-                             "io.modelcontextprotocol/clientCapabilities": {}}}}
+NOTE = Document(
+    source="memory_files",
+    source_id="ops.md",
+    scope="internal",
+    title="Ops",
+    kind="memory",
+    uri="file:///ws/ops.md",
+    text="# Ops\n\nThe weekly reindex runs every Sunday at 02:00.\n",
+)
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {
+        "name": "knowledge_search",
+        "arguments": {"query": "weekly reindex"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    },
+}
 
 
 def sockets_of(pid: int) -> set[str]:
@@ -65,10 +80,12 @@ def connections_of(port: int, pids: set[int]) -> Counter[int]:
     return Counter({pid: len(sockets_of(pid) & inodes) for pid in pids})
 
 
-async def burst(url: str, headers: dict[str, str], clients: int,
-                while_open: Callable[[], Any] = lambda: None) -> tuple[list[str], Any]:
+async def burst(
+    url: str, headers: dict[str, str], clients: int, while_open: Callable[[], Any] = lambda: None
+) -> tuple[list[str], Any]:
     """`clients` connections opened together, one search each: the first hit's titles, and
     what `while_open` returns, called before the connections close."""
+
     async def one(http: httpx.AsyncClient) -> str:
         reply = await http.post(url, json=CALL, headers=headers)
         return reply.json()["result"]["structuredContent"]["hits"][0]["title"]
@@ -83,9 +100,14 @@ async def burst(url: str, headers: dict[str, str], clients: int,
 def two_workers(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     """`python -m mcp_service --workers 2` on `port`, its log (stderr) written to `log`."""
     with log.open("wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "mcp_service", "--port", str(port),
-                                 "--workers", "2"], cwd=REPO, env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=out)
+        return subprocess.Popen(
+            [sys.executable, "-m", "mcp_service", "--port", str(port), "--workers", "2"],
+            cwd=REPO,
+            env=env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+        )
 
 
 def serving(log: Path) -> list[int]:
@@ -111,11 +133,17 @@ def running(pid: int) -> bool:
 def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     config = tmp_path / "registry.yaml"
-    registry = {"embedding": {"provider": "hash"},
-                "internal": {"sources": {"memory_files": {"path": "ws"}}}}
+    registry = {
+        "embedding": {"provider": "hash"},
+        "internal": {"sources": {"memory_files": {"path": "ws"}}},
+    }
     config.write_text(yaml.safe_dump(registry))
-    env = {**os.environ, "KP_HOME": str(tmp_path / "home"), "KP_CONFIG": str(config),
-           "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}"}
+    env = {
+        **os.environ,
+        "KP_HOME": str(tmp_path / "home"),
+        "KP_CONFIG": str(config),
+        "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",
+    }
     runtime = Runtime(Settings.model_validate(env))
     try:
         index_documents(runtime, "internal", "memory_files", [NOTE])
@@ -131,9 +159,13 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
         wait_for(lambda: len(serving(log)) == 2)
         workers = set(serving(log))
         token = (tmp_path / "home" / "admin-token").read_text().strip()
-        headers = {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": "2026-07-28",
-                   "Mcp-Method": "tools/call", "Mcp-Name": "knowledge_search",
-                   "Accept": "application/json, text/event-stream"}
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "knowledge_search",
+            "Accept": "application/json, text/event-stream",
+        }
         # Eight clients that connect at once split 4:4: the supervisor hands connections
         # over in turn. (A socket each let the kernel's address hash split them, 4:4 about a
         # quarter of the time; one shared socket gave most to the worker that woke first.)
@@ -147,11 +179,18 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
         assert len(readers_seen) == 2 and all(n.startswith(f"{version}-") for n in readers_seen)
         # Each worker follows the registry on its own: a principal added now signs in at
         # whichever worker a new connection reaches.
-        config.write_text(yaml.safe_dump({**registry, "principals": [
-            {"name": "ops", "admin": True, "token_sha256": hash_token("ops-token")}]}))
+        config.write_text(
+            yaml.safe_dump(
+                {
+                    **registry,
+                    "principals": [
+                        {"name": "ops", "admin": True, "token_sha256": hash_token("ops-token")}
+                    ],
+                }
+            )
+        )
         ops = {**headers, "Authorization": "Bearer ops-token"}
-        codes = {httpx.post(url, json=CALL, headers=ops, timeout=60).status_code
-                 for _ in range(20)}
+        codes = {httpx.post(url, json=CALL, headers=ops, timeout=60).status_code for _ in range(20)}
         assert codes == {200}
         # A worker that dies is replaced; connections go to the survivor meanwhile, then
         # to both again.
@@ -206,9 +245,13 @@ def test_workers_refuse_a_port_that_is_taken(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "mcp_service", "--port", str(port),
-                               "--workers", "2"], cwd=REPO, env=env, capture_output=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "mcp_service", "--port", str(port), "--workers", "2"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
     assert done.returncode != 0
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr.decode()
     assert "Address already in use" in done.stderr.decode()

@@ -13,15 +13,18 @@ def one(text: str, kind: str) -> list[str]:
     return [v.norm for v in values(text) if v.kind == kind]
 
 
-@pytest.mark.parametrize(("a", "b", "kind"), [
-    ("at least 14 days", "two weeks", "duration"),
-    ("at 02:00", "at 2 am", "time"),
-    ("every second Monday", "biweekly", "frequency"),
-    ("every 90 days", "every ninety days", "frequency"),
-    ("95% significance", "95 percent", "percent"),
-    ("$12k a month", "$12,000", "money"),
-    ("1,000 conversions", "1000 conversions", "number"),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        ("at least 14 days", "two weeks", "duration"),
+        ("at 02:00", "at 2 am", "time"),
+        ("every second Monday", "biweekly", "frequency"),
+        ("every 90 days", "every ninety days", "frequency"),
+        ("95% significance", "95 percent", "percent"),
+        ("$12k a month", "$12,000", "money"),
+        ("1,000 conversions", "1000 conversions", "number"),
+    ],
+)
 def test_one_value_written_two_ways(a: str, b: str, kind: str) -> None:
     assert one(a, kind) == one(b, kind) != []
 
@@ -32,29 +35,42 @@ def test_a_date_without_a_year_matches_that_day_in_any_year() -> None:
 
 
 def test_a_date_is_not_read_as_numbers() -> None:
-    assert [v.kind for v in values("No tests launch between 2026-12-20 and 2027-01-04.")] == \
-        ["date", "date"]
+    assert [v.kind for v in values("No tests launch between 2026-12-20 and 2027-01-04.")] == [
+        "date",
+        "date",
+    ]
 
 
 QUESTION = "What is our naming convention for experiments?"
 
 
 def test_different_codes_for_the_same_thing_disagree() -> None:
-    found = disagreement(QUESTION, Statement("Test names follow `CLIENT-YYYYMM-short-slug`.",
-                                             "Standing rules > Experiments"),
-                         Statement("Experiment naming: `BRAND-YYMM short-slug`."))
+    found = disagreement(
+        QUESTION,
+        Statement("Test names follow `CLIENT-YYYYMM-short-slug`.", "Standing rules > Experiments"),
+        Statement("Experiment naming: `BRAND-YYMM short-slug`."),
+    )
     assert found is not None and found.kind == "code"
-    assert (found.a.text, found.b.text) == ("`CLIENT-YYYYMM-short-slug`",
-                                            "`BRAND-YYMM short-slug`")
+    assert (found.a.text, found.b.text) == ("`CLIENT-YYYYMM-short-slug`", "`BRAND-YYMM short-slug`")
 
 
 def test_other_wording_of_the_same_value_agrees() -> None:
-    assert disagreement("How long should a test run?",
-                        Statement("Tests run for at least two weeks."),
-                        Statement("Every test needs a minimum of 14 days.")) is None
+    assert (
+        disagreement(
+            "How long should a test run?",
+            Statement("Tests run for at least two weeks."),
+            Statement("Every test needs a minimum of 14 days."),
+        )
+        is None
+    )
 
 
 def test_sections_about_different_clients_do_not_disagree() -> None:
-    assert disagreement("Who are the account directors?",
-                        Statement("Account director: Maya.", "Clients > The Shade Store"),
-                        Statement("Account director: Jonas.", "Clients > HOT")) is None
+    assert (
+        disagreement(
+            "Who are the account directors?",
+            Statement("Account director: Maya.", "Clients > The Shade Store"),
+            Statement("Account director: Jonas.", "Clients > HOT"),
+        )
+        is None
+    )

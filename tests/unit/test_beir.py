@@ -21,10 +21,18 @@ from knowledge_platform.tokens import WordPieceCounter
 from tests.assets.conftest import Materializer
 
 ROWS = [
-    {"_id": "101", "title": "Vitamin D and bone density",
-     "text": "Supplementation raised lumbar bone mineral density in older women.", "metadata": {}},
-    {"_id": "202", "title": "Gut microbiota in obesity",
-     "text": "Obese mice carried more Firmicutes than lean littermates.", "metadata": {}},
+    {
+        "_id": "101",
+        "title": "Vitamin D and bone density",
+        "text": "Supplementation raised lumbar bone mineral density in older women.",
+        "metadata": {},
+    },
+    {
+        "_id": "202",
+        "title": "Gut microbiota in obesity",
+        "text": "Obese mice carried more Firmicutes than lean littermates.",
+        "metadata": {},
+    },
     {"_id": "303", "title": "", "text": "# not a heading\nKinase inhibitors slowed tumour growth."},
 ]
 
@@ -55,8 +63,9 @@ def test_pull_reads_one_document_per_line_from_dir_or_file(tmp_path: Path):
 
 
 def test_bad_lines_and_duplicate_ids_are_skipped_with_reasons(tmp_path: Path):
-    data = write_corpus(tmp_path, [*ROWS, ROWS[0], {"title": "no id"}, {"_id": "9"}],
-                        extra_lines="{not json\n")
+    data = write_corpus(
+        tmp_path, [*ROWS, ROWS[0], {"title": "no id"}, {"_id": "9"}], extra_lines="{not json\n"
+    )
     result = pull(data)
     assert [d.source_id for d in result.documents] == ["101", "202", "303"]
     reasons = {s.source_id: s.reason for s in result.skipped}
@@ -73,8 +82,9 @@ def test_missing_corpus_is_a_source_error(tmp_path: Path):
 
 def test_registry_resolves_a_relative_path_and_rejects_unknown_keys(tmp_path: Path):
     assert connector_class("beir") is BeirConnector
-    registry = parse_registry({"internal": {"sources": {"beir": {"path": "data/scifact"}}}},
-                              tmp_path)
+    registry = parse_registry(
+        {"internal": {"sources": {"beir": {"path": "data/scifact"}}}}, tmp_path
+    )
     settings = registry.source_settings("beir", "internal")
     assert isinstance(settings, BeirSettings)
     assert settings.path == (tmp_path / "data" / "scifact").resolve()
@@ -84,8 +94,9 @@ def test_registry_resolves_a_relative_path_and_rejects_unknown_keys(tmp_path: Pa
 
 def test_long_abstract_is_cut_to_the_window_with_the_title_in_every_chunk(tmp_path: Path):
     sentence = "Mitochondrial uncoupling protein expression rose in brown adipose tissue. "
-    data = write_corpus(tmp_path, [{"_id": "7", "title": "Thermogenesis", "text": sentence * 60},
-                                   ROWS[2]])
+    data = write_corpus(
+        tmp_path, [{"_id": "7", "title": "Thermogenesis", "text": sentence * 60}, ROWS[2]]
+    )
     docs = pull(data).documents
     counter = WordPieceCounter()
     chunks = Chunker(counter, window_tokens=256).chunk(docs[0])
@@ -99,8 +110,10 @@ def test_long_abstract_is_cut_to_the_window_with_the_title_in_every_chunk(tmp_pa
 @pytest.fixture
 def registry_data(tmp_path: Path) -> dict[str, Any]:
     data = write_corpus(tmp_path / "scifact", ROWS)
-    return {"embedding": {"provider": "hash"},
-            "internal": {"sources": {"beir": {"path": str(data)}}}}
+    return {
+        "embedding": {"provider": "hash"},
+        "internal": {"sources": {"beir": {"path": str(data)}}},
+    }
 
 
 def test_assets_index_the_corpus_and_search_ranks_documents(kp_env: Settings):

@@ -31,21 +31,30 @@ class CountingCounter(TokenCounter):
 
 
 def docs() -> list[Document]:
-    return [Document(source="memory_files", source_id=f"{i}.md", scope="internal",
-                     title=f"Note {i}", kind="memory",
-                     text=f"# Note {i}\nfirst part {i}\n## More\n" + "lantern " * 300)
-            for i in range(3)]
+    return [
+        Document(
+            source="memory_files",
+            source_id=f"{i}.md",
+            scope="internal",
+            title=f"Note {i}",
+            kind="memory",
+            text=f"# Note {i}\nfirst part {i}\n## More\n" + "lantern " * 300,
+        )
+        for i in range(3)
+    ]
 
 
-def run_twice(tmp_path: Path, second_docs: list[Document], second: Chunker,
-              first: Chunker | None = None):
+def run_twice(
+    tmp_path: Path, second_docs: list[Document], second: Chunker, first: Chunker | None = None
+):
     """Chunk `docs()` with `first` and store them; then chunk `second_docs` with `second`
     against what was stored. Returns (first chunks, the second run's Chunked)."""
     snaps = SnapshotStore(tmp_path)
     chunked = rechunk(docs(), first or Chunker(CountingCounter(), 256), {})
     snaps.write_chunks("memory_files", "internal", chunked.chunks, chunked.keys)
-    return chunked.chunks, rechunk(second_docs, second,
-                                   snaps.read_chunks_by_key("memory_files", "internal"))
+    return chunked.chunks, rechunk(
+        second_docs, second, snaps.read_chunks_by_key("memory_files", "internal")
+    )
 
 
 def test_unchanged_documents_reuse_their_chunks_without_tokenizing(tmp_path: Path) -> None:
@@ -54,7 +63,8 @@ def test_unchanged_documents_reuse_their_chunks_without_tokenizing(tmp_path: Pat
     assert after.reused == 3 and counter.texts == []
     assert after.chunks == before
     assert [(c.id, c.content_hash, c.fingerprint) for c in after.chunks] == [
-        (c.id, c.content_hash, c.fingerprint) for c in before]
+        (c.id, c.content_hash, c.fingerprint) for c in before
+    ]
 
 
 def test_a_changed_document_is_rechunked_alone(tmp_path: Path) -> None:
@@ -80,9 +90,11 @@ def test_a_provenance_change_alone_rechunks_that_document(tmp_path: Path) -> Non
 
 
 def test_a_chunker_setting_change_rechunks_everything(tmp_path: Path) -> None:
-    for second in (Chunker(CountingCounter(), 128),  # window (a different model)
-                   Chunker(CountingCounter(), 256, overlap=0.1),
-                   Chunker(CountingCounter("another tokenizer"), 256)):
+    for second in (
+        Chunker(CountingCounter(), 128),  # window (a different model)
+        Chunker(CountingCounter(), 256, overlap=0.1),
+        Chunker(CountingCounter("another tokenizer"), 256),
+    ):
         _, after = run_twice(tmp_path, docs(), second)
         assert after.reused == 0
         assert isinstance(second.counter, CountingCounter) and second.counter.texts

@@ -10,8 +10,13 @@ COUNTER = WordPieceCounter()
 
 
 def doc(text: str, **kw) -> Document:
-    base = {"source": "memory_files", "source_id": "a.md", "scope": "internal", "title": "Notes",
-            "kind": "memory"}
+    base = {
+        "source": "memory_files",
+        "source_id": "a.md",
+        "scope": "internal",
+        "title": "Notes",
+        "kind": "memory",
+    }
     return Document(**{**base, **kw, "text": text})
 
 
@@ -85,8 +90,15 @@ def test_windows_never_exceed_budget(budget):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FF),
-                        min_size=1, max_size=12), min_size=1, max_size=300))
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FF), min_size=1, max_size=12
+        ),
+        min_size=1,
+        max_size=300,
+    )
+)
 def test_property_no_word_lost_and_sizes_bounded(words):
     text = " ".join(words)
     pieces = list(windows(text, COUNTER, 64, 0.2))

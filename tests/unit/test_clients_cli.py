@@ -9,14 +9,19 @@ def test_clients_add_keeps_comments_and_validates(kp_env, tmp_path):
     config.write_text("# our registry\n" + config.read_text())
     ws = tmp_path / "newco"
     ws.mkdir()
-    result = CliRunner().invoke(app, ["clients", "add", "newco", "--director", "jonas",
-                                      "--source", f"memory_files:path={ws}"])
+    result = CliRunner().invoke(
+        app,
+        ["clients", "add", "newco", "--director", "jonas", "--source", f"memory_files:path={ws}"],
+    )
     assert result.exit_code == 0, result.output
     text = config.read_text()
     assert text.startswith("# our registry")
     data = yaml.safe_load(text)
-    assert data["clients"]["newco"] == {"name": "newco", "director": "jonas",
-                                        "sources": {"memory_files": {"path": str(ws)}}}
+    assert data["clients"]["newco"] == {
+        "name": "newco",
+        "director": "jonas",
+        "sources": {"memory_files": {"path": str(ws)}},
+    }
 
 
 def test_clients_add_refuses_bad_input_without_touching_the_file(kp_env):
@@ -26,8 +31,9 @@ def test_clients_add_refuses_bad_input_without_touching_the_file(kp_env):
     assert bad_id.exit_code == 2 and "invalid scope" in bad_id.output
     dup = runner.invoke(app, ["clients", "add", "acme", "--director", "x"])
     assert dup.exit_code == 2 and "already" in dup.output
-    bad_source = runner.invoke(app, ["clients", "add", "z", "--director", "x", "--source",
-                                     "memory_files"])
+    bad_source = runner.invoke(
+        app, ["clients", "add", "z", "--director", "x", "--source", "memory_files"]
+    )
     assert bad_source.exit_code == 2 and "path" in bad_source.output
     assert kp_env.config.read_text() == before
 
@@ -60,24 +66,40 @@ def test_clients_add_leaves_every_other_line_byte_for_byte(kp_env, tmp_path):
     (tmp_path / "ws").mkdir()
     (tmp_path / "newco").mkdir()
     kp_env.config.write_text(REGISTRY, encoding="utf-8")
-    result = CliRunner().invoke(app, ["clients", "add", "newco", "--director", "jonas",
-                                      "--source", "memory_files:path=newco"])
+    result = CliRunner().invoke(
+        app,
+        ["clients", "add", "newco", "--director", "jonas", "--source", "memory_files:path=newco"],
+    )
     assert result.exit_code == 0, result.output
     after = kp_env.config.read_text(encoding="utf-8")
-    block = ("    newco:\n      name: newco\n      director: jonas\n      sources:\n"
-             "        memory_files:\n          path: newco\n")
+    block = (
+        "    newco:\n      name: newco\n      director: jonas\n      sources:\n"
+        "        memory_files:\n          path: newco\n"
+    )
     assert after == REGISTRY.replace("        sources: {}\n", "        sources: {}\n" + block)
     assert yaml.safe_load(after)["clients"]["newco"]["sources"] == {
-        "memory_files": {"path": "newco"}}
+        "memory_files": {"path": "newco"}
+    }
 
 
 def test_clients_add_refuses_a_folder_that_does_not_exist(kp_env, tmp_path):
     before = kp_env.config.read_text()
-    result = CliRunner().invoke(app, ["clients", "add", "newco", "--director", "jonas",
-                                      "--source", "memory_files:path=clients/newco"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "clients",
+            "add",
+            "newco",
+            "--director",
+            "jonas",
+            "--source",
+            "memory_files:path=clients/newco",
+        ],
+    )
     assert result.exit_code == 2
     assert f"folder {tmp_path / 'clients' / 'newco'} does not exist" in " ".join(
-        result.output.split())
+        result.output.split()
+    )
     assert kp_env.config.read_text() == before
 
 
@@ -110,8 +132,10 @@ def test_readme_onboarding_example_runs_as_pasted(tmp_path, monkeypatch):
         ran.append(words[0])
     assert ran == ["mkdir", "kp"]
     data = yaml.safe_load((root / "demo" / "registry.yaml").read_text())
-    assert data["clients"]["plant_therapy"]["sources"]["memory_files"]["path"] == \
-        "clients/plant_therapy"
+    assert (
+        data["clients"]["plant_therapy"]["sources"]["memory_files"]["path"]
+        == "clients/plant_therapy"
+    )
 
 
 def test_hooks_status_counts_refusals_in_words(kp_env):

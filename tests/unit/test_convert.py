@@ -29,9 +29,15 @@ PAGES = [
 
 
 def chunks_of(converted: Converted) -> list:
-    doc = Document(source="drive", source_id="f1", scope="internal", title=converted.name,
-                   text=converted.markdown, kind=converted.kind,
-                   extra={"mime_type": converted.mime_type})
+    doc = Document(
+        source="drive",
+        source_id="f1",
+        scope="internal",
+        title=converted.name,
+        text=converted.markdown,
+        kind=converted.kind,
+        extra={"mime_type": converted.mime_type},
+    )
     return Chunker(WordPieceCounter(), 256).chunk(doc)
 
 
@@ -65,18 +71,31 @@ def test_pdf_two_columns_read_left_column_first_even_when_drawn_line_by_line():
 
 
 def test_docx_headings_stay_headings_and_tables_become_markdown_tables():
-    data = office_files.docx([
-        ("title", "Audit report"),
-        ("h1", "Findings"), ("p", "Checkout lost 12% at shipping."),
-        ("h2", "Numbers"), ("table", [["metric", "control", "variant"], ["cvr", "2.1%", "2.4|5"]]),
-        ("h3", "Caveats"), ("p", "# not a heading"),
-        ("h1", "Next steps"), ("p", "Rerun in March."),
-    ])
+    data = office_files.docx(
+        [
+            ("title", "Audit report"),
+            ("h1", "Findings"),
+            ("p", "Checkout lost 12% at shipping."),
+            ("h2", "Numbers"),
+            ("table", [["metric", "control", "variant"], ["cvr", "2.1%", "2.4|5"]]),
+            ("h3", "Caveats"),
+            ("p", "# not a heading"),
+            ("h1", "Next steps"),
+            ("p", "Rerun in March."),
+        ]
+    )
     converted = convert(data, DOCX, "audit.docx")
     assert converted.kind == "doc" and [s.unit for s in converted.sections] == ["body"]
     md = converted.markdown
-    for line in ("# Audit report", "# Findings", "## Numbers", "### Caveats", "# Next steps",
-                 "| metric | control | variant |", "| cvr | 2.1% | 2.4\\|5 |"):
+    for line in (
+        "# Audit report",
+        "# Findings",
+        "## Numbers",
+        "### Caveats",
+        "# Next steps",
+        "| metric | control | variant |",
+        "| cvr | 2.1% | 2.4\\|5 |",
+    ):
         assert line in md.split("\n"), line
     chunks = chunks_of(converted)
     by_trail = {tuple(c.headers): c.text for c in chunks}
@@ -87,15 +106,16 @@ def test_docx_headings_stay_headings_and_tables_become_markdown_tables():
 
 
 def test_pptx_one_section_per_slide_with_title_body_and_speaker_notes():
-    data = office_files.pptx([
-        ("Pricing", "Three tiers\nAnnual discount", "Say the price slowly."),
-        ("Timeline", "Kickoff in May", ""),
-    ])
+    data = office_files.pptx(
+        [
+            ("Pricing", "Three tiers\nAnnual discount", "Say the price slowly."),
+            ("Timeline", "Kickoff in May", ""),
+        ]
+    )
     converted = convert(data, PPTX, "pitch.pptx")
     assert (converted.kind, converted.units) == ("slide", 2)
     first, second = converted.sections
-    assert (first.number, first.title, second.number, second.title) == (
-        1, "Pricing", 2, "Timeline")
+    assert (first.number, first.title, second.number, second.title) == (1, "Pricing", 2, "Timeline")
     assert "Three tiers\nAnnual discount" in first.text
     assert "Speaker notes:\nSay the price slowly." in first.text
     assert "Speaker notes" not in second.text
@@ -111,7 +131,11 @@ def test_xlsx_one_section_per_sheet_header_and_first_100_rows():
     assert (converted.kind, converted.units) == ("sheet", 2)
     plan_s, results_s = converted.sections
     assert (plan_s.number, plan_s.title, results_s.number, results_s.title) == (
-        1, "Plan", 2, "Results")
+        1,
+        "Plan",
+        2,
+        "Results",
+    )
     lines = plan_s.text.split("\n")
     assert lines[0] == "| test | owner | start |"
     assert "| t99 | maya | 2026-01-05 |" in lines and "| t100 | maya | 2026-01-05 |" not in lines
@@ -122,11 +146,18 @@ def test_xlsx_one_section_per_sheet_header_and_first_100_rows():
     assert located == {("sheet", 1), ("sheet", 2)}
 
 
-@pytest.mark.parametrize(("mime", "name", "ok"), [
-    (PDF, "a.pdf", True), (DOCX, "a.docx", True), ("application/octet-stream", "a.pptx", True),
-    ("", "a.XLSX", True), ("application/msword", "a.doc", False), ("text/plain", "a.pdf", False),
-    ("application/octet-stream", "a.zip", False),
-])
+@pytest.mark.parametrize(
+    ("mime", "name", "ok"),
+    [
+        (PDF, "a.pdf", True),
+        (DOCX, "a.docx", True),
+        ("application/octet-stream", "a.pptx", True),
+        ("", "a.XLSX", True),
+        ("application/msword", "a.doc", False),
+        ("text/plain", "a.pdf", False),
+        ("application/octet-stream", "a.zip", False),
+    ],
+)
 def test_supported_types_by_mime_or_by_extension_when_the_mime_is_generic(mime, name, ok):
     assert supported(mime, name) is ok
 
@@ -138,7 +169,8 @@ def test_demo_files_are_what_their_script_builds_and_convert_by_page_and_slide()
     deck = make_files.HERE / "files" / "shade-store-q1-review.pptx"
     assert sow.read_bytes() == office_files.pdf(make_files.SOW_PAGES)
     assert deck.read_bytes() == make_files.reproducible_zip(
-        office_files.pptx(make_files.REVIEW_SLIDES))
+        office_files.pptx(make_files.REVIEW_SLIDES)
+    )
     pages = convert(sow.read_bytes(), PDF, sow.name)
     assert [s.number for s in pages.sections] == [1, 2, 3]
     assert "18,500 USD" in pages.sections[2].text

@@ -45,8 +45,7 @@ def password_protected(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def skip_reason(data: bytes, mime: str, name: str, error: type[ConversionError],
-                **limits) -> str:
+def skip_reason(data: bytes, mime: str, name: str, error: type[ConversionError], **limits) -> str:
     with pytest.raises(error) as caught:
         convert(data, mime, name, limits=ConvertLimits(**limits))
     message = str(caught.value)
@@ -71,20 +70,24 @@ def test_pdf_page_without_text_among_text_pages_is_noted_not_fatal():
     assert converted.notes == ("no text layer on p. 2",)
 
 
-@pytest.mark.parametrize(("label", "make"), [
-    ("truncated zip", lambda d: d[: len(d) // 2]),
-    ("not a zip at all", lambda d: b"<html>this is an error page</html>" * 20),
-    ("a zip without word/document.xml", lambda d: office_files.zip_with(
-        office_files.xlsx({"S": [["a"]]}), {})),
-])
+@pytest.mark.parametrize(
+    ("label", "make"),
+    [
+        ("truncated zip", lambda d: d[: len(d) // 2]),
+        ("not a zip at all", lambda d: b"<html>this is an error page</html>" * 20),
+        (
+            "a zip without word/document.xml",
+            lambda d: office_files.zip_with(office_files.xlsx({"S": [["a"]]}), {}),
+        ),
+    ],
+)
 def test_corrupt_zip_posing_as_docx(label, make):
     message = skip_reason(make(docx_bytes()), DOCX, "brief.docx", CorruptFileError)
     assert "not a valid DOCX" in message, label
 
 
 def test_password_protected_docx_is_skipped_as_encrypted():
-    message = skip_reason(password_protected(docx_bytes()), DOCX, "brief.docx",
-                          EncryptedFileError)
+    message = skip_reason(password_protected(docx_bytes()), DOCX, "brief.docx", EncryptedFileError)
     assert "password-protected DOCX" in message
 
 
@@ -94,8 +97,13 @@ def test_zip_bomb_is_refused_from_the_declared_sizes_before_any_parsing():
     message = skip_reason(bomb, DOCX, "bomb.docx", DecompressionBombError)
     assert "word/media/fill.bin unpacks" in message
     assert "over the 8 MB limit" in skip_reason(
-        office_files.zip_with(docx_bytes(), {"word/media/a.bin": b"x" * 9 * MB}), DOCX,
-        "big.docx", DecompressionBombError, max_unpacked_bytes=8 * MB, max_ratio=1e9)
+        office_files.zip_with(docx_bytes(), {"word/media/a.bin": b"x" * 9 * MB}),
+        DOCX,
+        "big.docx",
+        DecompressionBombError,
+        max_unpacked_bytes=8 * MB,
+        max_ratio=1e9,
+    )
 
 
 def test_an_xml_entity_bomb_is_never_expanded():
@@ -103,11 +111,13 @@ def test_an_xml_entity_bomb_is_never_expanded():
     with zipfile.ZipFile(io.BytesIO(sheet)) as archive:
         part = archive.read("xl/worksheets/sheet1.xml").decode()
     entities = '<!ENTITY a "lol">' + "".join(  # &i; would be 10^8 "lol"s: 300 MB
-        f'<!ENTITY {b} "{("&" + a + ";") * 10}">' for a, b in zip("abcdefgh", "bcdefghi",
-                                                                  strict=True))
+        f'<!ENTITY {b} "{("&" + a + ";") * 10}">'
+        for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+    )
     root = part.index("<worksheet")
     hostile = (f"<!DOCTYPE worksheet [{entities}]>" + part[root:]).replace(
-        "<t>maya</t>", "<t>&i;</t>")
+        "<t>maya</t>", "<t>&i;</t>"
+    )
     assert "&i;" in hostile
     bomb = office_files.zip_with(sheet, {"xl/worksheets/sheet1.xml": hostile.encode()})
     message = skip_reason(bomb, XLSX, "laughs.xlsx", CorruptFileError)
@@ -139,13 +149,15 @@ def test_over_the_size_cap_is_refused_without_reading_it_whole(tmp_path):
         handle.truncate(2 * 1024 * MB)
     with pytest.raises(FileTooLargeError, match=r"big\.pdf: 2048\.0 MB is over the 25 MB cap"):
         read_path(big, ConvertLimits())
-    assert "over the 1 MB cap" in skip_reason(b"%PDF-" + bytes(2 * MB), PDF, "a.pdf",
-                                              FileTooLargeError, max_bytes=MB)
+    assert "over the 1 MB cap" in skip_reason(
+        b"%PDF-" + bytes(2 * MB), PDF, "a.pdf", FileTooLargeError, max_bytes=MB
+    )
 
 
 def test_unsupported_type_is_refused_with_the_types_that_are_read():
-    message = skip_reason(b"\xd0\xcf\x11\xe0", "application/msword", "old.doc",
-                          UnsupportedFormatError)
+    message = skip_reason(
+        b"\xd0\xcf\x11\xe0", "application/msword", "old.doc", UnsupportedFormatError
+    )
     assert "application/msword is not converted (PDF, DOCX, PPTX and XLSX are)" in message
 
 

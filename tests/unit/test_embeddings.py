@@ -265,8 +265,13 @@ def test_quantizing_prints_no_preprocessing_advice(tmp_path: Path) -> None:
         quantize_int8(sys.argv[1], sys.argv[2])
     """
     src, dst = tmp_path / "m.onnx", tmp_path / "m.int8.onnx"
-    done = subprocess.run([sys.executable, "-c", code, str(src), str(dst)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(src), str(dst)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert dst.stat().st_size > 0
     assert "pre-processing" not in done.stderr + done.stdout

@@ -74,7 +74,8 @@ def test_readers_parse_beir_files(tmp_path: Path):
     qrels = tmp_path / "test.tsv"
     qrels.write_text("query-id\tcorpus-id\tscore\n1\t31715818\t1\n1\t42\t2\n3\t14717500\t1\n")
     queries = tmp_path / "queries.jsonl"
-    queries.write_text('{"_id": "1", "text": "a claim", "metadata": {}}\n\n'
-                       '{"_id": 3, "text": "another"}\n')
+    queries.write_text(
+        '{"_id": "1", "text": "a claim", "metadata": {}}\n\n{"_id": 3, "text": "another"}\n'
+    )
     assert read_qrels(qrels) == {"1": {"31715818": 1, "42": 2}, "3": {"14717500": 1}}
     assert read_queries(queries) == {"1": "a claim", "3": "another"}

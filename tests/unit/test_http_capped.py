@@ -29,8 +29,9 @@ class Body(httpx.SyncByteStream):
 
 
 def client(handler) -> HttpClient:  # type: ignore[no-untyped-def]
-    return HttpClient("t", transport=httpx.MockTransport(handler), backoff_seconds=0.001,
-                      sleep=lambda _: None)
+    return HttpClient(
+        "t", transport=httpx.MockTransport(handler), backoff_seconds=0.001, sleep=lambda _: None
+    )
 
 
 def test_a_declared_length_over_the_cap_is_refused_before_the_body_is_read() -> None:

@@ -20,8 +20,13 @@ class Echo(FakeServer):
 
 
 def _google_error(status: int, reason: str) -> dict:
-    return {"error": {"code": status, "message": "Slow down.",
-                      "errors": [{"domain": "usageLimits", "reason": reason}]}}
+    return {
+        "error": {
+            "code": status,
+            "message": "Slow down.",
+            "errors": [{"domain": "usageLimits", "reason": reason}],
+        }
+    }
 
 
 def _slow(response: httpx.Response) -> bool:
@@ -32,8 +37,9 @@ def test_a_slow_down_answer_is_waited_out_like_a_429() -> None:
     clock = FakeClock()
     with Echo() as server:
         server.inject("/x", 403, _google_error(403, "userRateLimitExceeded"), times=2)
-        client = HttpClient("drive", slow_down=_slow, sleep=clock.sleep, clock=clock,
-                            backoff_seconds=1.0)
+        client = HttpClient(
+            "drive", slow_down=_slow, sleep=clock.sleep, clock=clock, backoff_seconds=1.0
+        )
         response = client.get(server.url("/x"), allow=range(400, 429))
     assert response.status_code == 200 and client.requests == 3
     assert clock.slept_backoff([1.0, 2.0])

@@ -15,8 +15,10 @@ from tests.leaks import canary, data_of, find_leaks
 
 
 def test_every_planted_canary_is_found(tmp_path: Path) -> None:
-    values = {name: canary("sk-proj-") for name in ("text", "sqlite", "gzip", "name", "said",
-                                                     "log", "cut")}
+    values = {
+        name: canary("sk-proj-")
+        for name in ("text", "sqlite", "gzip", "name", "said", "log", "cut")
+    }
     home = tmp_path / "home"
     (home / "logs").mkdir(parents=True)
     (home / "logs" / "run.log").write_text(f"key={values['text']}\n")
@@ -27,9 +29,12 @@ def test_every_planted_canary_is_found(tmp_path: Path) -> None:
     (home / f"cache-{values['name']}").write_text("x")
     log = tmp_path / "outside.log"
     log.write_text(values["log"])
-    hits = find_leaks(values, roots=[home], files=[log],
-                      texts={"kp search": f"error: {values['said']}",
-                             "mcp": f"token {values['cut'][:24]}…"})  # a partial print
+    hits = find_leaks(
+        values,
+        roots=[home],
+        files=[log],
+        texts={"kp search": f"error: {values['said']}", "mcp": f"token {values['cut'][:24]}…"},
+    )  # a partial print
     assert {h.rsplit(": ", 1)[1] for h in hits} == set(values)
     assert find_leaks({"other": canary()}, roots=[home], files=[log]) == []
 
@@ -37,10 +42,16 @@ def test_every_planted_canary_is_found(tmp_path: Path) -> None:
 def test_encoded_canaries_are_found_at_any_offset() -> None:
     values = {f"b64-{n}": canary("1//") for n in range(3)}
     # no CANARY marker in these two: only their encoded forms can find them
-    values |= {"urlsafe": canary("GOCSPX-"), "form": "1//0gAbC+dEf=gh ij",
-               "json": "-----BEGIN KEY-----\nMIIEv\"Q/x"}
-    texts = {f"b64-{n}": "Authorization: Basic " + base64.b64encode(
-        ("u" * n + ":" + values[f"b64-{n}"] + "!").encode()).decode() for n in range(3)}
+    values |= {
+        "urlsafe": canary("GOCSPX-"),
+        "form": "1//0gAbC+dEf=gh ij",
+        "json": '-----BEGIN KEY-----\nMIIEv"Q/x',
+    }
+    texts = {
+        f"b64-{n}": "Authorization: Basic "
+        + base64.b64encode(("u" * n + ":" + values[f"b64-{n}"] + "!").encode()).decode()
+        for n in range(3)
+    }
     texts["urlsafe"] = base64.urlsafe_b64encode(f'{{"k": "{values["urlsafe"]}"}}'.encode()).decode()
     texts["form"] = urlencode({"refresh_token": values["form"], "grant_type": "x"})
     texts["json"] = json.dumps({"secret": values["json"]})

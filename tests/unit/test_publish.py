@@ -56,7 +56,9 @@ def test_publish_copies_every_collection_with_vectors_and_payload(
     results = publish(edge, target, page=256)
 
     assert [(r.collection, r.source_points, r.published, r.target_points) for r in results] == [
-        ("internal", 700, 700, 700), ("client_acme", 3, 3, 3)]
+        ("internal", 700, 700, 700),
+        ("client_acme", 3, 3, 3),
+    ]
     assert edge_scopes(edge) == ["internal", "acme"]
     info = target.info("internal")
     assert info is not None and (info.model_id, info.dim) == (MODEL, DIM)
@@ -90,9 +92,7 @@ def test_publish_is_idempotent(edge: EdgeStore, client: QdrantClient) -> None:
     assert client.count("internal").count == 700
 
 
-def test_publish_refuses_a_target_with_another_model(
-    edge: EdgeStore, client: QdrantClient
-) -> None:
+def test_publish_refuses_a_target_with_another_model(edge: EdgeStore, client: QdrantClient) -> None:
     target = QdrantServerStore(client)
     with target.writer("acme", "text-embedding-3-small", DIM) as w:
         w.upsert(make_points(1, scope="acme", seed=9))
@@ -119,5 +119,11 @@ def test_publish_cli(shards: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exit_code == 0, result.output
     row = next(line for line in result.stdout.splitlines() if "client_acme" in line)
     assert [cell.strip() for cell in row.strip("│ ").split("│")] == [
-        "client_acme", MODEL, str(DIM), "3", "3", "3"]
+        "client_acme",
+        MODEL,
+        str(DIM),
+        "3",
+        "3",
+        "3",
+    ]
     assert "internal" not in result.stdout.replace("kp publish", "")

@@ -10,8 +10,9 @@ def test_the_recorded_dagster_url_is_used_and_an_explicit_one_wins(tmp_path, mon
     monkeypatch.delenv("KP_DAGSTER_URL", raising=False)
     monkeypatch.setenv("KP_HOME", str(tmp_path))
     assert Settings().dagster_url == "http://127.0.0.1:3000"  # nothing recorded
-    (tmp_path / URLS_FILE).write_text(json.dumps({"dagster": "http://127.0.0.1:3100",
-                                                  "mcp": "http://127.0.0.1:8101/mcp"}))
+    (tmp_path / URLS_FILE).write_text(
+        json.dumps({"dagster": "http://127.0.0.1:3100", "mcp": "http://127.0.0.1:8101/mcp"})
+    )
     assert Settings().dagster_url == "http://127.0.0.1:3100"
     monkeypatch.setenv("KP_DAGSTER_URL", "http://dagster.internal:3000")
     assert Settings().dagster_url == "http://dagster.internal:3000"

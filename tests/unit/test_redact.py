@@ -22,8 +22,13 @@ REF = "op://Compass/Bot/token"
 
 def test_a_remembered_value_is_masked_in_every_form() -> None:
     value = remember(canary("1//") + "+x y\n\"'\\")
-    texts = [f"got {value}", f"form: token={quote(value, safe='')}", f"repr: {value!r}",
-             f"bytes: {value.encode()!r}", f"json: {json.dumps(value)}"]
+    texts = [
+        f"got {value}",
+        f"form: token={quote(value, safe='')}",
+        f"repr: {value!r}",
+        f"bytes: {value.encode()!r}",
+        f"json: {json.dumps(value)}",
+    ]
     for text in texts:
         assert "CANARY" not in redact(text) and "***" in redact(text), text
     assert redact("nothing secret here") == "nothing secret here"
@@ -37,15 +42,15 @@ def test_short_values_are_not_remembered() -> None:
 def test_core_errors_mask_remembered_values_in_their_message() -> None:
     value = remember(canary("pk_1_"))
     assert str(SourceError(f"clickup: 401: Oauth token not found: {value}")) == (
-        "clickup: 401: Oauth token not found: ***")
+        "clickup: 401: Oauth token not found: ***"
+    )
     assert str(EmbeddingError(f"HTTP 500: bad key {value}")) == "HTTP 500: bad key ***"
     assert SourceError(f"x {value}", 3).args == ("x ***", 3)
 
 
 def test_credential_headers_are_remembered_without_their_scheme() -> None:
     bearer, apikey, other = canary("ya29."), canary("sb_secret_"), canary("not-a-secret-")
-    remember_headers({"Authorization": f"Bearer {bearer}", "apikey": apikey,
-                      "Accept": other})
+    remember_headers({"Authorization": f"Bearer {bearer}", "apikey": apikey, "Accept": other})
     assert redact(f"{bearer} {apikey} {other}") == f"*** *** {other}"
 
 
@@ -61,8 +66,11 @@ def test_resolved_secrets_are_remembered(fake_op: FakeOp) -> None:
 def test_an_openai_error_message_is_masked_before_it_is_cut() -> None:
     """A secret straddling the 200-character cut would otherwise show in part."""
     value = remember(canary("sk-proj-"))
-    response = httpx.Response(500, json={"error": {"message": "x" * 190 + " " + value}},
-                              request=httpx.Request("POST", "http://127.0.0.1/v1/embeddings"))
+    response = httpx.Response(
+        500,
+        json={"error": {"message": "x" * 190 + " " + value}},
+        request=httpx.Request("POST", "http://127.0.0.1/v1/embeddings"),
+    )
     exc = openai.InternalServerError("boom", response=response, body=response.json())
     said = openai_api.failure(exc)
     assert said.startswith("HTTP 500 after 1 attempt: xxx") and said.endswith(" ***")

@@ -61,11 +61,14 @@ def test_a_watched_registry_keeps_the_last_good_version(tmp_path, caplog):
     assert watch.current() is first  # unchanged file: the same object, no re-read
     path.unlink()  # an editor's save that replaces the file, seen half-way
     assert watch.current() is first and "cannot read registry" in (watch.refused or "")
-    path.write_text("clients: {acme: {director: maya}, hot: {director: jonas}}\n"
-                    "embedding: {provider: hash}\n")
+    path.write_text(
+        "clients: {acme: {director: maya}, hot: {director: jonas}}\nembedding: {provider: hash}\n"
+    )
     assert watch.current().scopes == ["internal", "acme", "hot"] and watch.refused is None
-    assert watch.warnings() == ["registry embedding settings changed; the MCP service "
-                                "applies them on restart"]
+    assert watch.warnings() == [
+        "registry embedding settings changed; the MCP service applies them on restart"
+    ]
     assert [r.getMessage().split(": ", 1)[1] for r in caplog.records] == [
         f"cannot read registry {path}: No such file or directory",
-        "scopes +hot; principals unchanged; embedding settings apply on restart"]
+        "scopes +hot; principals unchanged; embedding settings apply on restart",
+    ]

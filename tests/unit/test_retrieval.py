@@ -61,14 +61,23 @@ def test_the_one_chunk_with_the_query_terms_ranks_first(tmp_path: Path):
     absentees got its top score)."""
     store = EdgeStore(tmp_path / "shards", optimize=False)
     embedder, sparse = HashEmbedder(), SparseEncoder()
-    texts = {f"note-{i}": f"Notes on budget pacing for account {i}: the team agreed the next "
-             f"steps, owners and dates for item {i}." for i in range(40)}
+    texts = {
+        f"note-{i}": f"Notes on budget pacing for account {i}: the team agreed the next "
+        f"steps, owners and dates for item {i}."
+        for i in range(40)
+    }
     texts["probe"] = "The probe words of run 7 are pineapple and tulip."
     points = []
     for n, (name, text) in enumerate(texts.items()):
         chunk = make_chunk(source_id=name, n=n, text=text)
-        points.append(Point(id=chunk.id, dense=embedder.embed_documents([text])[0].tolist(),
-                            sparse=sparse.encode_document(text), payload=chunk.payload()))
+        points.append(
+            Point(
+                id=chunk.id,
+                dense=embedder.embed_documents([text])[0].tolist(),
+                sparse=sparse.encode_document(text),
+                payload=chunk.payload(),
+            )
+        )
     with store.writer("internal", embedder.model_id, embedder.dim) as writer:
         writer.upsert(points)
     try:
@@ -93,8 +102,14 @@ def retriever(tmp_path: Path):
     points = []
     for n, (name, text) in enumerate(TEXTS.items()):
         chunk = make_chunk(source_id=name, n=n, text=text)
-        points.append(Point(id=chunk.id, dense=embedder.embed_documents([text])[0].tolist(),
-                            sparse=sparse.encode_document(text), payload=chunk.payload()))
+        points.append(
+            Point(
+                id=chunk.id,
+                dense=embedder.embed_documents([text])[0].tolist(),
+                sparse=sparse.encode_document(text),
+                payload=chunk.payload(),
+            )
+        )
     with store.writer("internal", embedder.model_id, embedder.dim) as writer:
         writer.upsert(points)
     yield Retriever(store, embedder, sparse)
@@ -127,8 +142,9 @@ def test_stopword_only_query_falls_back_to_dense(retriever: Retriever):
 def test_a_repeated_query_is_embedded_once(retriever: Retriever, monkeypatch):
     calls: list[str] = []
     embed = retriever.embedder.embed_query
-    monkeypatch.setattr(retriever.embedder, "embed_query",
-                        lambda text: calls.append(text) or embed(text))
+    monkeypatch.setattr(
+        retriever.embedder, "embed_query", lambda text: calls.append(text) or embed(text)
+    )
     assert not retriever.embedded("swatch pricing")
     first = retriever.search("internal", "swatch pricing", limit=3)
     assert retriever.embedded(" swatch pricing") and not retriever.embedded("hiring plan")

@@ -16,8 +16,12 @@ from tests.conftest import REPO
 
 
 def secret_models() -> dict[str, type[BaseModel]]:
-    models: dict[str, type[BaseModel]] = {"embedding": EmbeddingConfig, "store": StoreConfig,
-                                          "answer": AnswerConfig, "principals": Principal}
+    models: dict[str, type[BaseModel]] = {
+        "embedding": EmbeddingConfig,
+        "store": StoreConfig,
+        "answer": AnswerConfig,
+        "principals": Principal,
+    }
     for source in SOURCE_NAMES:
         model = getattr(connector_class(source), "settings_model", None)
         if model is not None and secret_names(model):
@@ -28,7 +32,7 @@ def secret_models() -> dict[str, type[BaseModel]]:
 def registry_section() -> str:
     readme = (REPO / "README.md").read_text()
     start = readme.index("## The registry")
-    return readme[start:readme.index("\n## ", readme.index("## Supabase") + 1)]
+    return readme[start : readme.index("\n## ", readme.index("## Supabase") + 1)]
 
 
 _COMMENTED_KEY = re.compile(r"^(\s*)# (?=\s*(- )?[\w-]+:)")
@@ -44,8 +48,10 @@ def blocks(text: str, key: str) -> list[str]:
         if head is None:
             continue
         indent, end = len(head.group(1)), i + 1
-        while end < len(lines) and (lines[end].strip()[:1] in ("", "#") or
-                                    len(lines[end]) - len(lines[end].lstrip()) > indent):
+        while end < len(lines) and (
+            lines[end].strip()[:1] in ("", "#")
+            or len(lines[end]) - len(lines[end].lstrip()) > indent
+        ):
             end += 1
         found.append("\n".join(lines[i:end]))
     return found
@@ -54,7 +60,10 @@ def blocks(text: str, key: str) -> list[str]:
 @pytest.mark.parametrize("where", ["README.md", "deploy/registry.example.yaml"])
 def test_every_secret_field_is_shown_with_a_reference(where: str) -> None:
     text = registry_section() if where == "README.md" else (REPO / where).read_text()
-    missing = [f"{owner}.{stem}_ref" for owner, model in secret_models().items()
-               for stem in secret_names(model)
-               if not any(f'{stem}_ref: "op://' in b for b in blocks(text, owner))]
+    missing = [
+        f"{owner}.{stem}_ref"
+        for owner, model in secret_models().items()
+        for stem in secret_names(model)
+        if not any(f'{stem}_ref: "op://' in b for b in blocks(text, owner))
+    ]
     assert missing == [], f"{where} shows no op:// reference for {missing}"

@@ -35,62 +35,92 @@ def refused(data: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("kind", sorted(PASTED))
-@pytest.mark.parametrize(("data", "where"), [
-    (lambda v: {"principals": [{**PRINCIPAL, "token_env": v}]}, "principals.0.token_env"),
-    (lambda v: {"principals": [{**PRINCIPAL, "token_ref": v}]}, "principals.0.token_ref"),
-    (lambda v: {"embedding": {"provider": "openai", "api_key_env": v}}, "embedding.api_key_env"),
-    (lambda v: {"answer": {"api_key_ref": v}}, "answer.api_key_ref"),
-    (lambda v: {"store": {"engine": "qdrant", "api_key_env": v}}, "store.api_key_env"),
-    (lambda v: {"internal": {"sources": {"clickup": {"token_env": v}}}},
-     "internal.sources.clickup.token_env"),
-    (lambda v: {"internal": {"sources": {"supabase": {"url": "https://x.supabase.co",
-                                                      "key_env": v}}}},
-     "internal.sources.supabase.key_env"),
-])
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (lambda v: {"principals": [{**PRINCIPAL, "token_env": v}]}, "principals.0.token_env"),
+        (lambda v: {"principals": [{**PRINCIPAL, "token_ref": v}]}, "principals.0.token_ref"),
+        (
+            lambda v: {"embedding": {"provider": "openai", "api_key_env": v}},
+            "embedding.api_key_env",
+        ),
+        (lambda v: {"answer": {"api_key_ref": v}}, "answer.api_key_ref"),
+        (lambda v: {"store": {"engine": "qdrant", "api_key_env": v}}, "store.api_key_env"),
+        (
+            lambda v: {"internal": {"sources": {"clickup": {"token_env": v}}}},
+            "internal.sources.clickup.token_env",
+        ),
+        (
+            lambda v: {
+                "internal": {
+                    "sources": {"supabase": {"url": "https://x.supabase.co", "key_env": v}}
+                }
+            },
+            "internal.sources.supabase.key_env",
+        ),
+    ],
+)
 def test_a_pasted_secret_is_refused_with_where_it_belongs(data, where: str, kind: str) -> None:
     message = refused(data(PASTED[kind]))
     assert f"registry: {where}: " in message
     field = where.rsplit(".", 1)[1]
     stem = field.rsplit("_", 1)[0]
     assert f"{field} holds " in message
-    assert f"store it in 1Password and write {stem}_ref: \"op://" in message
-    assert message.endswith(f"or export it as an environment variable and write its name in "
-                            f"{stem}_env")
+    assert f'store it in 1Password and write {stem}_ref: "op://' in message
+    assert message.endswith(
+        f"or export it as an environment variable and write its name in {stem}_env"
+    )
 
 
 def test_a_reference_in_an_env_field_points_to_the_ref_field() -> None:
     message = refused({"principals": [{**PRINCIPAL, "token_env": "op://Compass/maya/token"}]})
-    assert message.endswith("write the 1Password reference as token_ref: "
-                            "'op://Compass/maya/token'")
+    assert message.endswith("write the 1Password reference as token_ref: 'op://Compass/maya/token'")
 
 
-@pytest.mark.parametrize(("data", "says"), [
-    ({"principals": [{**PRINCIPAL, "token_env": "KP_MAYA", "token_ref": "op://v/maya/token"}]},
-     "give token_env or token_ref, not both"),
-    ({"principals": [{**PRINCIPAL, "token_ref": "KP_MAYA"}]}, "must be a 1Password reference"),
-    ({"principals": [{**PRINCIPAL, "token_ref": "op://v/maya"}]},
-     "needs a vault, an item and a field"),
-    ({"principals": [{**PRINCIPAL, "token_env": "my token"}]},
-     "must name an environment variable"),
-    ({"principals": [{**PRINCIPAL, "token_sha256": "hunter2-the-token-itself"}]},
-     "the token itself goes in token_env or token_ref"),
-])
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (
+            {
+                "principals": [
+                    {**PRINCIPAL, "token_env": "KP_MAYA", "token_ref": "op://v/maya/token"}
+                ]
+            },
+            "give token_env or token_ref, not both",
+        ),
+        ({"principals": [{**PRINCIPAL, "token_ref": "KP_MAYA"}]}, "must be a 1Password reference"),
+        (
+            {"principals": [{**PRINCIPAL, "token_ref": "op://v/maya"}]},
+            "needs a vault, an item and a field",
+        ),
+        (
+            {"principals": [{**PRINCIPAL, "token_env": "my token"}]},
+            "must name an environment variable",
+        ),
+        (
+            {"principals": [{**PRINCIPAL, "token_sha256": "hunter2-the-token-itself"}]},
+            "the token itself goes in token_env or token_ref",
+        ),
+    ],
+)
 def test_bad_secret_settings_name_the_field(data: dict[str, Any], says: str) -> None:
     assert says in refused(data)
 
 
 def test_the_brief_reference_form_is_accepted() -> None:
-    registry = parse({"principals": [{**PRINCIPAL,
-                                      "token_ref": "op://Compass/ClickUp - automations@/token"}],
-                      "embedding": {"provider": "openai",
-                                    "api_key_ref": "op://Compass/OpenAI/api key"}},
-                     Path("."))
+    registry = parse(
+        {
+            "principals": [{**PRINCIPAL, "token_ref": "op://Compass/ClickUp - automations@/token"}],
+            "embedding": {"provider": "openai", "api_key_ref": "op://Compass/OpenAI/api key"},
+        },
+        Path("."),
+    )
     assert registry.principals[0].secret("token") == SecretSource(
-        ref="op://Compass/ClickUp - automations@/token", field="token")
+        ref="op://Compass/ClickUp - automations@/token", field="token"
+    )
     # a reference replaces the default variable; without one the variable is used
     assert registry.embedding.secret("api_key").env is None
-    assert AnswerConfig().secret("api_key") == SecretSource(env="OPENAI_API_KEY",
-                                                            field="api_key")
+    assert AnswerConfig().secret("api_key") == SecretSource(env="OPENAI_API_KEY", field="api_key")
 
 
 def test_secret_names_come_from_the_field_types_not_the_names() -> None:

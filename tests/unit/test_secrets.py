@@ -35,26 +35,36 @@ def one_line(exc: pytest.ExceptionInfo[BaseException]) -> str:
     return text
 
 
-@pytest.mark.parametrize(("ref", "parts"), [
-    (REF, Reference("Compass", "ClickUp - automations", None, "token")),
-    (AT_REF, Reference("Compass", "ClickUp - automations@", None, "token")),
-    ("op://dev/Stripe/Admin/publishable-key",
-     Reference("dev", "Stripe", "Admin", "publishable-key")),
-    ("op://v/i/one-time password?attribute=otp",
-     Reference("v", "i", None, "one-time password", "otp")),
-])
+@pytest.mark.parametrize(
+    ("ref", "parts"),
+    [
+        (REF, Reference("Compass", "ClickUp - automations", None, "token")),
+        (AT_REF, Reference("Compass", "ClickUp - automations@", None, "token")),
+        (
+            "op://dev/Stripe/Admin/publishable-key",
+            Reference("dev", "Stripe", "Admin", "publishable-key"),
+        ),
+        (
+            "op://v/i/one-time password?attribute=otp",
+            Reference("v", "i", None, "one-time password", "otp"),
+        ),
+    ],
+)
 def test_references_parse_with_spaces_sections_and_attributes(ref: str, parts: Reference) -> None:
     assert parse_reference(ref) == parts
 
 
-@pytest.mark.parametrize(("ref", "says"), [
-    ("op://Compass/token", "needs a vault, an item and a field"),
-    ("op://Compass//token", "needs a vault, an item and a field"),
-    ("op://a/b/c/d/e", "needs a vault, an item and a field"),
-    ("vault://a/b/c", "starts with op://"),
-    ("op://a/b/c?reveal=true", "?attribute=<name>"),
-    ("op://a/b\n/c", "control characters"),
-])
+@pytest.mark.parametrize(
+    ("ref", "says"),
+    [
+        ("op://Compass/token", "needs a vault, an item and a field"),
+        ("op://Compass//token", "needs a vault, an item and a field"),
+        ("op://a/b/c/d/e", "needs a vault, an item and a field"),
+        ("vault://a/b/c", "starts with op://"),
+        ("op://a/b/c?reveal=true", "?attribute=<name>"),
+        ("op://a/b\n/c", "control characters"),
+    ],
+)
 def test_malformed_references_say_what_is_wrong(ref: str, says: str) -> None:
     with pytest.raises(SecretReferenceError, match=says.replace("?", r"\?")):
         parse_reference(ref)
@@ -78,49 +88,72 @@ def test_op_reads_a_reference_and_the_cache_holds_it_for_the_ttl(fake_op: FakeOp
 def test_an_env_var_holding_a_reference_is_resolved(fake_op: FakeOp) -> None:
     fake_op.set(REF, VALUE)
     source = SecretSource(env="CU_TOKEN", field="token")
-    assert resolve_secret(source, owner="clickup", what="token", env={"CU_TOKEN": REF},
-                          vault=Vault()) == VALUE
-    assert resolve_secret(source, owner="clickup", what="token", env={"CU_TOKEN": " plain "},
-                          vault=Vault()) == "plain"
+    assert (
+        resolve_secret(source, owner="clickup", what="token", env={"CU_TOKEN": REF}, vault=Vault())
+        == VALUE
+    )
+    assert (
+        resolve_secret(
+            source, owner="clickup", what="token", env={"CU_TOKEN": " plain "}, vault=Vault()
+        )
+        == "plain"
+    )
     assert resolve_optional(source, owner="clickup", what="token", env={}) is None
 
 
-def test_a_connector_secret_reads_through_the_vault(fake_op: FakeOp,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_connector_secret_reads_through_the_vault(
+    fake_op: FakeOp, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_op.set(REF, VALUE)
     monkeypatch.setenv("KP_TEST_CU", REF)
     settings = ClickUpSettings(token_env="KP_TEST_CU", space_ids=["s1"])
     assert settings.resolve_secret("token", owner="clickup", what="ClickUp API token") == VALUE
-    assert ClickUpSettings(token_ref=REF, space_ids=["s1"]).resolve_secret(
-        "token", owner="clickup", what="ClickUp API token") == VALUE
+    assert (
+        ClickUpSettings(token_ref=REF, space_ids=["s1"]).resolve_secret(
+            "token", owner="clickup", what="ClickUp API token"
+        )
+        == VALUE
+    )
     monkeypatch.delenv("KP_TEST_CU")
     with pytest.raises(ConfigError) as info:
         settings.resolve_secret("token", owner="clickup", what="ClickUp API token")
-    assert one_line(info) == ("clickup: environment variable KP_TEST_CU is not set; put the "
-                              "ClickUp API token there (or an op:// reference to it), or name a "
-                              "1Password reference in token_ref")
+    assert one_line(info) == (
+        "clickup: environment variable KP_TEST_CU is not set; put the "
+        "ClickUp API token there (or an op:// reference to it), or name a "
+        "1Password reference in token_ref"
+    )
 
 
-def test_missing_op_names_the_reference_and_both_ways(tmp_path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_op_names_the_reference_and_both_ways(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no op here
     monkeypatch.delenv(TOKEN_ENV, raising=False)
     with pytest.raises(VaultUnavailableError) as info:
-        resolve_secret(SecretSource(ref=REF, field="token"), owner="clickup",
-                       what="ClickUp API token", vault=Vault())
+        resolve_secret(
+            SecretSource(ref=REF, field="token"),
+            owner="clickup",
+            what="ClickUp API token",
+            vault=Vault(),
+        )
     assert one_line(info) == (
         f"clickup: ClickUp API token: cannot read '{REF}': set {TOKEN_ENV} (a 1Password service "
         "account, read through the onepassword-sdk) or put the 1Password CLI `op` on PATH, "
-        "signed in")
+        "signed in"
+    )
 
 
 def test_failing_op_is_summarised_without_the_value(fake_op: FakeOp) -> None:
-    fake_op.fail(f"[ERROR] 2026/11/30 10:00:00 session expired while printing {VALUE}\n",
-                 stdout=VALUE, code=6)
+    fake_op.fail(
+        f"[ERROR] 2026/11/30 10:00:00 session expired while printing {VALUE}\n",
+        stdout=VALUE,
+        code=6,
+    )
     with pytest.raises(VaultReadError) as info:
         Vault().read(REF)
-    assert one_line(info) == (f"op read '{REF}' failed (exit 6): session expired while "
-                              "printing ***")
+    assert one_line(info) == (
+        f"op read '{REF}' failed (exit 6): session expired while printing ***"
+    )
 
 
 def test_a_hanging_op_times_out_and_is_killed(fake_op: FakeOp) -> None:
@@ -129,21 +162,26 @@ def test_a_hanging_op_times_out_and_is_killed(fake_op: FakeOp) -> None:
     with pytest.raises(VaultTimeoutError) as info:
         Vault(timeout=0.5).read(REF)
     assert time.monotonic() - started < 5
-    assert one_line(info) == (f"op read '{REF}' did not answer within 0.5s; check that op is "
-                              f"signed in (op whoami) or set {TOKEN_ENV}")
+    assert one_line(info) == (
+        f"op read '{REF}' did not answer within 0.5s; check that op is "
+        f"signed in (op whoami) or set {TOKEN_ENV}"
+    )
 
 
 def test_wrong_references_are_one_line_each(fake_op: FakeOp) -> None:
     vault = Vault()
     with pytest.raises(SecretReferenceError) as info:
         vault.read("op://Compass/ClickUp")
-    assert one_line(info) == ("reference 'op://Compass/ClickUp' needs a vault, an item and a "
-                              "field: op://<vault>/<item>/[<section>/]<field>")
+    assert one_line(info) == (
+        "reference 'op://Compass/ClickUp' needs a vault, an item and a "
+        "field: op://<vault>/<item>/[<section>/]<field>"
+    )
     with pytest.raises(VaultReadError) as info:
         vault.read("op://Compass/No such item/token")
     assert one_line(info) == (
         "op read 'op://Compass/No such item/token' failed (exit 1): could not read secret "
-        "'op://Compass/No such item/token': could not find item No such item in vault Compass")
+        "'op://Compass/No such item/token': could not find item No such item in vault Compass"
+    )
     # 1Password allows only letters, digits, spaces, - _ . in names: the answer says to use IDs
     with pytest.raises(VaultReadError) as info:
         vault.read(AT_REF)
@@ -151,7 +189,8 @@ def test_wrong_references_are_one_line_each(fake_op: FakeOp) -> None:
         f"op read '{AT_REF}' failed (exit 1): could not read secret '{AT_REF}': invalid "
         "character in secret reference 'ClickUp - automations@': use its ID instead; 1Password "
         "names in a reference may hold only letters, digits, spaces, -, _ and .: refer to that "
-        "vault, item or field by its ID")
+        "vault, item or field by its ID"
+    )
     assert fake_op.calls[-1] == ["read", AT_REF]
     assert len(fake_op.calls) == 2  # the malformed one never reached op
 
@@ -163,7 +202,8 @@ def test_an_empty_value_is_an_error(fake_op: FakeOp) -> None:
 
 
 def test_the_sdk_is_used_when_a_service_account_token_is_set(
-        fake_op: FakeOp, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_op: FakeOp, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(TOKEN_ENV, "ops_CANARYSERVICEACCOUNTTOKEN")
     seen: list[tuple[str, str]] = []
 
@@ -212,7 +252,8 @@ def test_sdk_failures_and_hangs_are_one_line(monkeypatch: pytest.MonkeyPatch) ->
 
 @pytest.mark.parametrize("token", ["CANARY-not-a-token", "ops_eyJzaWduSW5BZGRyZXNzIjoieCJ9"])
 def test_the_real_sdk_refuses_a_malformed_token_in_one_line(
-        token: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The installed onepassword-sdk checks the token's shape before any network call."""
     monkeypatch.setenv(TOKEN_ENV, token)
     with pytest.raises(VaultReadError) as info:

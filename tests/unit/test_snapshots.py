@@ -23,9 +23,18 @@ LEGACY = Path(__file__).resolve().parents[1] / "data" / "legacy_snapshot"
 
 def docs() -> list[Document]:
     texts = ["# Plan\nLine one\n\nand a \u2028 separator", "Zweite Notiz: Grüße", ""]
-    return [Document(source="git_docs", source_id=f"d{i}.md", scope="acme", title=f"Doc {i}",
-                     kind="runbook", text=text, extra={"commit": "abc", "n": i})
-            for i, text in enumerate(texts)]
+    return [
+        Document(
+            source="git_docs",
+            source_id=f"d{i}.md",
+            scope="acme",
+            title=f"Doc {i}",
+            kind="runbook",
+            text=text,
+            extra={"commit": "abc", "n": i},
+        )
+        for i, text in enumerate(texts)
+    ]
 
 
 def test_documents_chunks_and_vectors_read_back_as_written(tmp_path: Path) -> None:
@@ -33,8 +42,10 @@ def test_documents_chunks_and_vectors_read_back_as_written(tmp_path: Path) -> No
     snaps.write_documents("git_docs", "acme", docs())
     assert snaps.read_documents("git_docs", "acme") == docs()
 
-    chunks = [make_chunk(source="git_docs", n=n, source_id=f"d{n // 2}.md", text=f"t{n}\nx")
-              for n in range(4)]
+    chunks = [
+        make_chunk(source="git_docs", n=n, source_id=f"d{n // 2}.md", text=f"t{n}\nx")
+        for n in range(4)
+    ]
     snaps.write_chunks("git_docs", "acme", chunks, {"git_docs:d0.md": "k0"})
     assert snaps.read_chunks("git_docs", "acme") == chunks
     assert snaps.read_chunks_by_key("git_docs", "acme") == {"k0": chunks[:2]}
@@ -80,8 +91,7 @@ def test_a_file_cut_short_is_refused_in_one_line(tmp_path: Path) -> None:
         snaps.read_embeddings("git_docs", "acme")
 
 
-def test_parquet_snapshots_from_before_count_as_absent_with_their_cursor(
-        tmp_path: Path) -> None:
+def test_parquet_snapshots_from_before_count_as_absent_with_their_cursor(tmp_path: Path) -> None:
     snaps = SnapshotStore(tmp_path)
     home = snaps.dir("git_docs", "acme")
     shutil.copytree(LEGACY, home)
@@ -98,8 +108,10 @@ def test_parquet_snapshots_from_before_count_as_absent_with_their_cursor(
     snaps.write_documents("git_docs", "acme", docs())  # the raw step, as sync.py runs it
     snaps.write_cursor("git_docs", "acme", {"sha": "4567"})
     assert snaps.read_cursor("git_docs", "acme") == {"sha": "4567"}
-    assert sorted(p.name for p in home.glob("*.parquet")) == ["chunks.parquet",
-                                                              "embeddings.parquet"]
+    assert sorted(p.name for p in home.glob("*.parquet")) == [
+        "chunks.parquet",
+        "embeddings.parquet",
+    ]
     snaps.write_chunks("git_docs", "acme", [])
     snaps.write_embeddings("git_docs", "acme", [], np.zeros((0, 8), np.float32), [], "m")
     assert list(home.glob("*.parquet")) == []

@@ -60,13 +60,14 @@ def test_collection_is_created_on_first_write(store: VectorStore):
 
 def test_another_model_or_dimension_is_refused(store: VectorStore):
     write(store, make_points(1))
-    with pytest.raises(ModelMismatchError, match="test-model"), store.writer(
-            "internal", "other-model", DIM):
+    with (
+        pytest.raises(ModelMismatchError, match="test-model"),
+        store.writer("internal", "other-model", DIM),
+    ):
         pass
     with pytest.raises(ModelMismatchError), store.writer("internal", MODEL, DIM * 2):
         pass
-    with pytest.raises(ModelMismatchError, match="32-d"), store.writer(
-            "internal", MODEL, DIM) as w:
+    with pytest.raises(ModelMismatchError, match="32-d"), store.writer("internal", MODEL, DIM) as w:
         w.upsert(make_points(1, dim=DIM * 2, seed=9, start=50))
     assert store.count("internal") == 1
 
@@ -94,19 +95,31 @@ def test_hybrid_fuses_both_lists(store: VectorStore):
 def test_a_batch_answers_each_query_as_a_single_search_would(store: VectorStore):
     points = make_points(30)
     write(store, points)
-    batch = [VectorQuery(dense=points[3].dense, limit=4, mode="dense"),
-             VectorQuery(sparse=SparseVector(indices=[], values=[]), limit=4, mode="sparse"),
-             VectorQuery(sparse=points[11].sparse, limit=3, mode="sparse"),
-             VectorQuery(points[5].dense, points[20].sparse, limit=2, prefetch=10)]
+    batch = [
+        VectorQuery(dense=points[3].dense, limit=4, mode="dense"),
+        VectorQuery(sparse=SparseVector(indices=[], values=[]), limit=4, mode="sparse"),
+        VectorQuery(sparse=points[11].sparse, limit=3, mode="sparse"),
+        VectorQuery(points[5].dense, points[20].sparse, limit=2, prefetch=10),
+    ]
     got = store.search_batch("internal", batch, flt=SearchFilter(sources=["memory_files"]))
 
     def ranked(hits) -> list[tuple[float, str]]:  # equal scores may come in either order
         return sorted((-round(h.score, 4), h.chunk.id) for h in hits)
 
     assert [ranked(hits) for hits in got] == [
-        ranked(store.search("internal", q.dense, q.sparse, limit=q.limit, mode=q.mode,
-                            prefetch=q.prefetch, flt=SearchFilter(sources=["memory_files"])))
-        for q in batch]
+        ranked(
+            store.search(
+                "internal",
+                q.dense,
+                q.sparse,
+                limit=q.limit,
+                mode=q.mode,
+                prefetch=q.prefetch,
+                flt=SearchFilter(sources=["memory_files"]),
+            )
+        )
+        for q in batch
+    ]
     assert got[0][0].chunk.id == points[3].id and got[1] == [] and len(got[3]) == 2
     assert store.search_batch("internal", batch, flt=SearchFilter(sources=[])) == [[]] * 4
     assert store.search_batch("client_x_absent", batch[:1]) == [[]]
@@ -115,16 +128,17 @@ def test_a_batch_answers_each_query_as_a_single_search_would(store: VectorStore)
 def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore):
     points = make_points(30)
     write(store, points)
-    batch = [VectorQuery(dense=points[3].dense, limit=8, mode="dense"),
-             VectorQuery(sparse=points[11].sparse, limit=8, mode="sparse")]
+    batch = [
+        VectorQuery(dense=points[3].dense, limit=8, mode="dense"),
+        VectorQuery(sparse=points[11].sparse, limit=8, mode="sparse"),
+    ]
     seen: list[list[list[tuple[str, float]]]] = []
 
     def fuse(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
         if not any(lists):
             return []
         seen.append(lists)  # (id, score) of each query, best first
-        return [*lists[1][:2], (lists[0][0][0], 9.5), ("00000000-0000-0000-0000-000000000000",
-                                                       1.0)]
+        return [*lists[1][:2], (lists[0][0][0], 9.5), ("00000000-0000-0000-0000-000000000000", 1.0)]
 
     flt = SearchFilter(sources=["memory_files"])
     hits = store.search_fused("internal", batch, fuse, flt=flt)
@@ -135,7 +149,8 @@ def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore
 
     assert [ranked(found) for found in lists] == [
         ranked([(h.chunk.id, h.score) for h in hits])
-        for hits in store.search_batch("internal", batch, flt=flt)]
+        for hits in store.search_batch("internal", batch, flt=flt)
+    ]
     # in fuse's order, with fuse's scores and whole chunks; an id no point has is left out
     assert [(h.chunk.id, h.score) for h in hits] == [*lists[1][:2], (points[3].id, 9.5)]
     assert hits[2].chunk.text == "chunk 3 of memory_files"
@@ -146,8 +161,9 @@ def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore
 def test_reupsert_overwrites_without_duplicating(store: VectorStore):
     points = make_points(5)
     write(store, points)
-    changed = make_point(make_chunk(n=2, text="rewritten"), dense=points[2].dense,
-                         sparse=points[2].sparse)
+    changed = make_point(
+        make_chunk(n=2, text="rewritten"), dense=points[2].dense, sparse=points[2].sparse
+    )
     assert changed.id == points[2].id
     write(store, [changed])
     assert store.count("internal") == 5
@@ -188,8 +204,9 @@ def test_filters(store: VectorStore):
     assert found(SearchFilter(kinds=["doc", "task"], lifecycles=None)) == {0, 1, 2, 4}
     assert found(SearchFilter(doc_ids=[chunks[0].doc_id, chunks[2].doc_id])) == {0, 2}
     assert found(SearchFilter(confidentiality=["internal"])) == {0, 3}
-    assert found(SearchFilter(date_from=date(2024, 1, 2), date_to=date(2024, 1, 3),
-                              lifecycles=None)) == {1, 2}
+    assert found(
+        SearchFilter(date_from=date(2024, 1, 2), date_to=date(2024, 1, 3), lifecycles=None)
+    ) == {1, 2}
     assert found(SearchFilter(date_from=date(2025, 1, 1))) == {3}
     assert found(SearchFilter(date_to=date(2024, 1, 1))) == {0}
     assert found(SearchFilter(sources=[])) == set()
@@ -200,17 +217,23 @@ def test_a_window_in_force_takes_standing_texts_said_before_it(store: VectorStor
     never an event outside it, nor a standing text said after it."""
     rng = random.Random(5)
     chunks = [
-        make_chunk(n=0, time_kind="event", date=date(2024, 3, 5)),      # inside
-        make_chunk(n=1, time_kind="event", date=date(2024, 2, 5)),      # before
+        make_chunk(n=0, time_kind="event", date=date(2024, 3, 5)),  # inside
+        make_chunk(n=1, time_kind="event", date=date(2024, 2, 5)),  # before
         make_chunk(n=2, time_kind="standing", date=date(2024, 1, 10)),  # in force
-        make_chunk(n=3, time_kind="standing", date=None),               # undated: in force
-        make_chunk(n=4, time_kind="standing", date=date(2024, 4, 2)),   # said after
-        make_chunk(n=5, time_kind="event", date=None),                  # undated event
+        make_chunk(n=3, time_kind="standing", date=None),  # undated: in force
+        make_chunk(n=4, time_kind="standing", date=date(2024, 4, 2)),  # said after
+        make_chunk(n=5, time_kind="event", date=None),  # undated event
     ]
     write(store, [make_point(c, rng) for c in chunks])
     window = SearchFilter(date_from=date(2024, 3, 1), date_to=date(2024, 3, 31))
-    hits = store.search("internal", [1.0] * DIM, None, limit=10, mode="dense",
-                        flt=window.model_copy(update={"in_force": True}))
+    hits = store.search(
+        "internal",
+        [1.0] * DIM,
+        None,
+        limit=10,
+        mode="dense",
+        flt=window.model_copy(update={"in_force": True}),
+    )
     assert {int(h.chunk.title.split()[1]) for h in hits} == {0, 2, 3}
     strict = store.search("internal", [1.0] * DIM, None, limit=10, mode="dense", flt=window)
     assert {int(h.chunk.title.split()[1]) for h in strict} == {0}
@@ -233,8 +256,11 @@ def test_writer_sees_its_own_pending_changes(store: VectorStore):
     with store.writer("internal", MODEL, DIM) as w:
         w.delete([points[0].id])
         w.upsert(make_points(1, seed=5, start=10))
-        assert set(w.point_hashes("memory_files")) == {points[1].id, points[2].id,
-                                                       make_points(1, start=10)[0].id}
+        assert set(w.point_hashes("memory_files")) == {
+            points[1].id,
+            points[2].id,
+            make_points(1, start=10)[0].id,
+        }
 
 
 def test_scroll_and_count_per_source(store: VectorStore):
@@ -293,8 +319,9 @@ def test_scopes_are_isolated(store: VectorStore):
     assert list(store.scroll("globex")) == []
 
 
-@pytest.mark.parametrize("scope", ["../x", "", "Client", "a" * 70, "intern\u0430l", "a b",
-                                   "x/y", "_lead"])
+@pytest.mark.parametrize(
+    "scope", ["../x", "", "Client", "a" * 70, "intern\u0430l", "a b", "x/y", "_lead"]
+)
 def test_hostile_scopes_are_rejected(store: VectorStore, scope: str):
     with pytest.raises(StoreError, match="invalid scope"):
         collection_name(scope)
@@ -309,8 +336,9 @@ def test_bad_queries_are_refused(store: VectorStore):
     with pytest.raises(StoreError, match="limit"):
         store.search("internal", [1.0] * DIM, None, limit=0)
     with pytest.raises(StoreError, match="dense query"):
-        store.search("internal", None, SparseVector(indices=[1], values=[1.0]), limit=1,
-                     mode="dense")
+        store.search(
+            "internal", None, SparseVector(indices=[1], values=[1.0]), limit=1, mode="dense"
+        )
     assert store.search("internal", None, SparseVector(indices=[], values=[]), limit=1) == []
 
 
@@ -338,5 +366,8 @@ def test_server_sessions_of_two_sources_do_not_drop_each_other():
     wb.delete(list(wb.point_hashes("memory_files"))[:1])
     b.__exit__(None, None, None)
     a.__exit__(None, None, None)
-    assert (store.count("internal", "clickup"), store.count("internal", "website"),
-            store.count("internal", "memory_files")) == (4, 5, 2)
+    assert (
+        store.count("internal", "clickup"),
+        store.count("internal", "website"),
+        store.count("internal", "memory_files"),
+    ) == (4, 5, 2)

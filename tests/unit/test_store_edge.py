@@ -67,8 +67,13 @@ elif role == "abandon":  # a reader that dies without closing
 
 def child(root: Path, role: str, arg: str = "-") -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-c", CHILD, str(root), role, arg],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), role, arg],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def expect(proc: subprocess.Popen[str], line: str) -> None:
@@ -135,8 +140,7 @@ def test_two_writers_from_two_processes_both_land(tmp_path: Path):
     assert store.count("internal", "memory_files") == 5
 
 
-def test_a_killed_writer_leaves_the_published_version_and_the_next_writer_succeeds(
-        tmp_path: Path):
+def test_a_killed_writer_leaves_the_published_version_and_the_next_writer_succeeds(tmp_path: Path):
     store = EdgeStore(tmp_path)
     seed(store, 5)
     victim = child(tmp_path, "die")
@@ -160,8 +164,10 @@ def test_lock_timeout_names_the_holder(tmp_path: Path):
     try:
         expect(holder, "mid-write")
         impatient = EdgeStore(tmp_path, lock_timeout=0.3)
-        with pytest.raises(StoreError, match=rf"locked by pid {holder.pid} .*retry later"), \
-                impatient.writer("internal", MODEL, DIM):
+        with (
+            pytest.raises(StoreError, match=rf"locked by pid {holder.pid} .*retry later"),
+            impatient.writer("internal", MODEL, DIM),
+        ):
             pass
     finally:
         holder.kill()
@@ -235,7 +241,8 @@ def test_gc_keeps_recent_versions_and_live_readers(tmp_path: Path):
 
 
 def test_a_collection_made_before_a_field_was_filtered_on_gets_its_index(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     """Without a payload index, a filter few points match (marks: change) scans every
     point's payload on each query: the next write adds the index a newer version filters on."""
     import knowledge_platform.store.edge as edge

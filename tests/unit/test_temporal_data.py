@@ -49,8 +49,11 @@ def test_both_halves_hold_every_type_and_every_time_expression(corpus: Corpus):
     counts = Counter((q.split, q.type) for q in corpus.questions)
     assert all(counts[(split, t)] >= 5 for split in SPLITS for t in TYPES), counts
     for split in SPLITS:
-        asked = {q.template.split(" / ")[1] for q in corpus.questions
-                 if q.split == split and q.type == "dated"}
+        asked = {
+            q.template.split(" / ")[1]
+            for q in corpus.questions
+            if q.split == split and q.type == "dated"
+        }
         assert asked >= {x.text for x in EXPRESSIONS}
     # both phrasings of one fact fall in the same half
     halves = {(q.instance, q.split) for q in corpus.questions}
@@ -73,7 +76,8 @@ def test_expected_values_are_in_the_documents_that_answer(corpus: Corpus, scopes
 
 
 def test_a_dated_value_is_only_on_its_day_and_its_distractors_outside_the_window(
-        corpus: Corpus, scopes):
+    corpus: Corpus, scopes
+):
     by_text = {x.text: x for x in EXPRESSIONS}
     for q in (q for q in corpus.questions if q.type == "dated"):
         expr = by_text[q.template.split(" / ")[1]]
@@ -97,17 +101,33 @@ def test_unanswerable_questions_ask_what_the_corpus_never_says(corpus: Corpus):
         assert not [line for line in about if any(a in line for a in q.absent)], q.question
 
 
-def test_the_handbook_is_a_git_repository_dated_by_its_documents(tmp_path: Path,
-                                                                 corpus: Corpus):
+def test_the_handbook_is_a_git_repository_dated_by_its_documents(tmp_path: Path, corpus: Corpus):
     layout = write(corpus, tmp_path)
-    log = subprocess.run(["git", "-C", str(layout.handbook), "log", "--format=%ad",
-                          "--date=short", "--", "decisions/0003-timesheets-in-ledgerly.md"],
-                         capture_output=True, text=True, check=True).stdout.split()
+    log = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(layout.handbook),
+            "log",
+            "--format=%ad",
+            "--date=short",
+            "--",
+            "decisions/0003-timesheets-in-ledgerly.md",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert log == ["2026-04-13", "2026-01-15"]  # marked superseded on its successor's day
-    written = {p.relative_to(layout.workspaces["internal"]).as_posix()
-               for p in layout.workspaces["internal"].rglob("*.md")}
-    assert written == {path for (scope, path) in corpus.documents() if scope == "internal"
-                       and (path.startswith("memory/") or "/" not in path)}
+    written = {
+        p.relative_to(layout.workspaces["internal"]).as_posix()
+        for p in layout.workspaces["internal"].rglob("*.md")
+    }
+    assert written == {
+        path
+        for (scope, path) in corpus.documents()
+        if scope == "internal" and (path.startswith("memory/") or "/" not in path)
+    }
 
 
 def _day(path: str) -> dt.date:

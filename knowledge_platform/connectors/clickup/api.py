@@ -31,8 +31,9 @@ def _json(response: httpx.Response, where: str) -> Any:
     try:
         return response.json()
     except ValueError:
-        raise SourceError(f"clickup: {where} returned malformed JSON "
-                          f"(HTTP {response.status_code})") from None
+        raise SourceError(
+            f"clickup: {where} returned malformed JSON (HTTP {response.status_code})"
+        ) from None
 
 
 def items(data: Any, key: str, where: str) -> list[Any]:

@@ -37,7 +37,7 @@ def task_of(source_id: str) -> str | None:
     """The task an attachment document (or an `attachments:<task>` problem) belongs to."""
     for prefix in (PREFIX, "attachments:"):
         if source_id.startswith(prefix):
-            return source_id[len(prefix):].split(":", 1)[0]
+            return source_id[len(prefix) :].split(":", 1)[0]
     return None
 
 
@@ -90,9 +90,14 @@ class AttachmentSync:
                 return
             found = full.get("attachments")
         self.read_tasks.add(tid)
-        current = {attachment_sid(tid, str(a["id"])): a for a in found or []
-                   if isinstance(a, dict) and a.get("id") and not a.get("deleted")
-                   and not a.get("is_folder")}
+        current = {
+            attachment_sid(tid, str(a["id"])): a
+            for a in found or []
+            if isinstance(a, dict)
+            and a.get("id")
+            and not a.get("deleted")
+            and not a.get("is_folder")
+        }
         gone = [sid for sid in self.of_task(tid) if sid not in current]
         self.out.deleted.extend(gone)
         for sid in [s for s, v in self.verdicts.items() if v.get("task") == tid]:
@@ -113,8 +118,7 @@ class AttachmentSync:
         why_not = self._unsupported(att, name, mime)
         if why_not is not None:  # listed once, when first seen
             if not seen.get("unsupported"):
-                self.out.skipped.append(Skipped(source_id=sid, reason=why_not,
-                                                unsupported=True))
+                self.out.skipped.append(Skipped(source_id=sid, reason=why_not, unsupported=True))
             self.verdicts[sid] = {"task": task["id"], "reason": why_not, "unsupported": True}
             return
         if self._settled(sid):  # failed before for a reason this upload still has
@@ -128,28 +132,34 @@ class AttachmentSync:
         except ConversionError as exc:
             reason = str(exc) if str(exc).startswith(name) else f"{name}: {exc}"
             if not isinstance(exc, ConversionLimitError):  # a time limit may pass next time
-                self.verdicts[sid] = {"task": task["id"], "reason": reason,
-                                      "files": self.files_key}
+                self.verdicts[sid] = {"task": task["id"], "reason": reason, "files": self.files_key}
             self.out.skipped.append(Skipped(source_id=sid, reason=reason))
             return
         except SourceError as exc:
             self.out.skipped.append(Skipped(source_id=sid, reason=f"{name}: {exc}"))
             return
-        self.out.documents.append(Document(
-            source="clickup",
-            source_id=sid,
-            scope=self.scope,
-            title=name,
-            text=converted.markdown,
-            kind="attachment",
-            url=self._task_url(task),
-            date=ms_to_date(att.get("date")),
-            version=str(att["id"]),
-            confidentiality=self.cfg.confidentiality,
-            extra={"task_id": task["id"], "task_name": str(task.get("name") or ""),
-                   "file_name": name, "mime_type": converted.mime_type,
-                   "units": converted.units, "size": len(data)},
-        ))
+        self.out.documents.append(
+            Document(
+                source="clickup",
+                source_id=sid,
+                scope=self.scope,
+                title=name,
+                text=converted.markdown,
+                kind="attachment",
+                url=self._task_url(task),
+                date=ms_to_date(att.get("date")),
+                version=str(att["id"]),
+                confidentiality=self.cfg.confidentiality,
+                extra={
+                    "task_id": task["id"],
+                    "task_name": str(task.get("name") or ""),
+                    "file_name": name,
+                    "mime_type": converted.mime_type,
+                    "units": converted.units,
+                    "size": len(data),
+                },
+            )
+        )
 
     def _unsupported(self, att: dict[str, Any], name: str, mime: str) -> str | None:
         host = urlsplit(str(att.get("url") or "")).hostname or ""
@@ -164,8 +174,9 @@ class AttachmentSync:
 
     def _keep(self, task_id: str, reason: str) -> None:
         """The task's attachments could not be listed: keep what is indexed of them."""
-        self.out.skipped.append(Skipped(source_id=f"attachments:{task_id}", reason=reason,
-                                        covers=self.of_task(task_id)))
+        self.out.skipped.append(
+            Skipped(source_id=f"attachments:{task_id}", reason=reason, covers=self.of_task(task_id))
+        )
 
     # -- after every task --------------------------------------------------------------------
     def settle(self) -> None:
@@ -177,11 +188,11 @@ class AttachmentSync:
             covers = self._tasks_of([skip.source_id, *skip.covers])
             if covers:
                 self.out.skipped[i] = skip.model_copy(
-                    update={"covers": sorted({*skip.covers, *covers})})
+                    update={"covers": sorted({*skip.covers, *covers})}
+                )
         for sid in sorted(self.retry):
             if self._settled(sid) and task_of(sid) not in self.read_tasks:
-                self.out.skipped.append(Skipped(source_id=sid,
-                                                reason=self.verdicts[sid]["reason"]))
+                self.out.skipped.append(Skipped(source_id=sid, reason=self.verdicts[sid]["reason"]))
         gone = _tasks([*self.out.deleted, *(s.source_id for s in self.out.skipped if s.gone)])
         self.verdicts = {k: v for k, v in self.verdicts.items() if v.get("task") not in gone}
 
@@ -197,8 +208,11 @@ class AttachmentSync:
     def _tasks_of(self, ids: list[str]) -> list[str]:
         """Known attachments of these ids' tasks not handled by a read of their task."""
         tasks = _tasks(ids)
-        return [sid for sid in self.known
-                if task_of(sid) in tasks and task_of(sid) not in self.read_tasks]
+        return [
+            sid
+            for sid in self.known
+            if task_of(sid) in tasks and task_of(sid) not in self.read_tasks
+        ]
 
 
 def _tasks(ids: list[str]) -> set[str]:

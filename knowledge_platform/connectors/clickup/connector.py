@@ -79,13 +79,13 @@ class ClickUpConnector(HttpConnector):
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
     ) -> PullResult:
         with self.client() as http:
-            result = self._pull(ClickUpApi(http, self.cfg), cursor or {}, full or not cursor,
-                                known)
+            result = self._pull(ClickUpApi(http, self.cfg), cursor or {}, full or not cursor, known)
             http.raise_if_refused()  # a revoked token on one item fails the whole run
             return result
 
-    def pull_hinted(self, cursor: dict[str, Any], hint: Hint,
-                    known: Known = NOTHING_KNOWN) -> PullResult | None:
+    def pull_hinted(
+        self, cursor: dict[str, Any], hint: Hint, known: Known = NOTHING_KNOWN
+    ) -> PullResult | None:
         """The tasks webhooks named, each looked up by id (no listing, no docs): edits and
         new tasks read, deletions and moves out of the scope confirmed. The lists the last
         run resolved say what is in the scope; a task in any other list resolves them again."""
@@ -97,16 +97,26 @@ class ClickUpConnector(HttpConnector):
             known_lists = Containers((), (), (), tuple(str(x) for x in cursor["lists"]))
             run = Run(api, self.scope, known_lists, known, False, Budget(0))
             run_no = int(cursor.get("run") or 0) + 1
-            tasks = TaskSync(run, dict(cursor.get("threads_read") or {}), run_no,
-                             dict(cursor.get("attachments") or {}))
+            tasks = TaskSync(
+                run,
+                dict(cursor.get("threads_read") or {}),
+                run_no,
+                dict(cursor.get("attachments") or {}),
+            )
             found = tasks.pull_ids(ids, hint.deleted, lambda: resolve(api))
             http.raise_if_refused()
             return PullResult(
-                documents=found.documents, full=False, deleted=sorted(set(found.deleted)),
+                documents=found.documents,
+                full=False,
+                deleted=sorted(set(found.deleted)),
                 skipped=found.skipped,
-                cursor={**cursor, "run": run_no, "lists": list(tasks.containers.lists),
-                        "threads_read": tasks.threads_read,
-                        "attachments": tasks.attachments.verdicts},
+                cursor={
+                    **cursor,
+                    "run": run_no,
+                    "lists": list(tasks.containers.lists),
+                    "threads_read": tasks.threads_read,
+                    "attachments": tasks.attachments.verdicts,
+                },
                 requests=api.requests,
             )
 
@@ -115,8 +125,12 @@ class ClickUpConnector(HttpConnector):
         containers = resolve(api)
         run = Run(api, self.scope, containers, known, full, Budget(self.cfg.max_verifications))
         run_no = int(cursor.get("run") or 0) + 1
-        tasks = TaskSync(run, dict(cursor.get("threads_read") or {}), run_no,
-                         dict(cursor.get("attachments") or {}))
+        tasks = TaskSync(
+            run,
+            dict(cursor.get("threads_read") or {}),
+            run_no,
+            dict(cursor.get("attachments") or {}),
+        )
         found = tasks.pull()
         docs = DocSync(run).pull()
         return PullResult(
@@ -125,8 +139,11 @@ class ClickUpConnector(HttpConnector):
             deleted=sorted({*found.deleted, *docs.deleted}),
             missing=sorted({*found.missing, *docs.missing}),
             skipped=[*found.skipped, *docs.skipped],
-            cursor={"run": run_no, "lists": list(containers.lists),
-                    "threads_read": tasks.threads_read,
-                    "attachments": tasks.attachments.verdicts},
+            cursor={
+                "run": run_no,
+                "lists": list(containers.lists),
+                "threads_read": tasks.threads_read,
+                "attachments": tasks.attachments.verdicts,
+            },
             requests=api.requests,
         )

@@ -26,9 +26,19 @@ from knowledge_platform.connectors.webhooks.verify import signature_matches
 from knowledge_platform.errors import ConfigError, KnowledgePlatformError, SourceError
 
 RENEWS = False
-EVENTS = ["taskCreated", "taskUpdated", "taskDeleted", "taskMoved", "taskStatusUpdated",
-          "taskPriorityUpdated", "taskAssigneeUpdated", "taskDueDateUpdated", "taskTagUpdated",
-          "taskCommentPosted", "taskCommentUpdated"]
+EVENTS = [
+    "taskCreated",
+    "taskUpdated",
+    "taskDeleted",
+    "taskMoved",
+    "taskStatusUpdated",
+    "taskPriorityUpdated",
+    "taskAssigneeUpdated",
+    "taskDueDateUpdated",
+    "taskTagUpdated",
+    "taskCommentPosted",
+    "taskCommentUpdated",
+]
 LOCATIONS = ("space_id", "folder_id", "list_id")
 
 
@@ -42,8 +52,11 @@ def parse(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
         raise no_secret("clickup")
     scopes = [scope for scope, secret in secrets if signature_matches(secret, body, given)]
     if not scopes:
-        raise Rejected(401, "X-Signature does not match the ClickUp webhook secret of any "
-                            "scope", code="signature")
+        raise Rejected(
+            401,
+            "X-Signature does not match the ClickUp webhook secret of any scope",
+            code="signature",
+        )
     data = parse_json(body)
     event = data.get("event")
     if not isinstance(event, str) or not event:
@@ -55,8 +68,11 @@ def parse(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
     newest = max((d for d in dates if d), default=0) / 1000
     max_age = ctx.max_age_seconds()
     if newest and newest < ctx.now() - max_age:
-        raise Rejected(409, f"stale: the event's newest change is from {iso(newest)}, more "
-                            f"than {max_age} s ago", code="stale")
+        raise Rejected(
+            409,
+            f"stale: the event's newest change is from {iso(newest)}, more than {max_age} s ago",
+            code="stale",
+        )
     task = data.get("task_id")
     task_id = str(task) if isinstance(task, str | int) and str(task) else None
     marks = sorted(str(h.get("id")) for h in history if isinstance(h, dict) and h.get("id"))
@@ -65,8 +81,10 @@ def parse(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
     delivery = f"clickup:{event}:{task_id or '-'}:{digest[:24]}"
     ids = (task_id,) if task_id else None
     deleted = (task_id,) if task_id and event == "taskDeleted" else ()
-    return Accepted([HookEvent(f"{delivery}@{scope}", "clickup", scope, ids, deleted)
-                     for scope in scopes], note=f"{event} {task_id or ''}".strip())
+    return Accepted(
+        [HookEvent(f"{delivery}@{scope}", "clickup", scope, ids, deleted) for scope in scopes],
+        note=f"{event} {task_id or ''}".strip(),
+    )
 
 
 def _ms(value: Any) -> int:
@@ -77,8 +95,15 @@ def _ms(value: Any) -> int:
 
 
 def _location(cfg: ClickUpSettings) -> dict[str, str]:
-    chosen = [(k, v) for k, ids in (("space_id", cfg.space_ids), ("folder_id", cfg.folder_ids),
-                                    ("list_id", cfg.list_ids)) for v in ids]
+    chosen = [
+        (k, v)
+        for k, ids in (
+            ("space_id", cfg.space_ids),
+            ("folder_id", cfg.folder_ids),
+            ("list_id", cfg.list_ids),
+        )
+        for v in ids
+    ]
     return dict(chosen) if len(chosen) == 1 else {}
 
 
@@ -103,12 +128,18 @@ def register(job: Registering) -> tuple[list[Outcome], list[Registration]]:
         base = cfg.base_url
         teams = _teams(http, cfg)
         if len(teams) != 1:
-            raise ConfigError(f"clickup:{scope}: the token sees {len(teams)} workspaces; "
-                              "set team_id in its clickup settings")
+            raise ConfigError(
+                f"clickup:{scope}: the token sees {len(teams)} workspaces; "
+                "set team_id in its clickup settings"
+            )
         team = teams[0]
         hooks = http.get_json(f"{base}/team/{team}/webhook").get("webhooks", [])
-        mine = [h for h in hooks if h.get("endpoint") == endpoint and all(
-            str(h.get(k) or "") == location.get(k, "") for k in LOCATIONS)]
+        mine = [
+            h
+            for h in hooks
+            if h.get("endpoint") == endpoint
+            and all(str(h.get(k) or "") == location.get(k, "") for k in LOCATIONS)
+        ]
         if mine:
             hook = mine[0]
             action = "kept"
@@ -116,26 +147,39 @@ def register(job: Registering) -> tuple[list[Outcome], list[Registration]]:
                 _send(http, "PUT", f"{base}/webhook/{hook['id']}", {"status": "active"})
                 action = "reactivated"
         else:
-            reply = _send(http, "POST", f"{base}/team/{team}/webhook",
-                          {"endpoint": endpoint, "events": EVENTS, **location})
+            reply = _send(
+                http,
+                "POST",
+                f"{base}/team/{team}/webhook",
+                {"endpoint": endpoint, "events": EVENTS, **location},
+            )
             hook = reply.get("webhook") or reply
             action = "created"
     secret = str(hook.get("secret") or "")
-    held = cfg.resolve_optional_secret("webhook_secret", owner=f"clickup:{scope}",
-                                       what="webhook secret")
+    held = cfg.resolve_optional_secret(
+        "webhook_secret", owner=f"clickup:{scope}", what="webhook secret"
+    )
     show = secret if secret and held != secret else None
     message = f"clickup:{scope}: webhook {hook['id']} {action} ({label}) -> {endpoint}"
     if show:
         message += f"; store its signing secret in {where}"
-    reg = Registration(source="clickup", scope=scope, kind="clickup_webhook",
-                       id=str(hook["id"]), endpoint=endpoint, secret=where, location=label,
-                       created_at=job.now)
+    reg = Registration(
+        source="clickup",
+        scope=scope,
+        kind="clickup_webhook",
+        id=str(hook["id"]),
+        endpoint=endpoint,
+        secret=where,
+        location=label,
+        created_at=job.now,
+    )
     return [Outcome("clickup", scope, action, message, show)], [reg]
 
 
 def _send(http: Any, method: str, url: str, body: dict[str, Any]) -> dict[str, Any]:
-    response = http.request(method, url, content=json.dumps(body).encode(),
-                            headers={"Content-Type": "application/json"})
+    response = http.request(
+        method, url, content=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     try:
         data = response.json()
     except ValueError:
@@ -143,17 +187,18 @@ def _send(http: Any, method: str, url: str, body: dict[str, Any]) -> dict[str, A
     return data if isinstance(data, dict) else {}
 
 
-def health(settings: SourceSettings, reg: Registration, now: float,
-           ask: bool) -> tuple[str, str]:
+def health(settings: SourceSettings, reg: Registration, now: float, ask: bool) -> tuple[str, str]:
     del now
     if not ask:
         return "unknown", ""
     cfg = cast(ClickUpSettings, settings)
     try:
         with ClickUpConnector(cfg, reg.scope).client() as http:
-            hooks = [h for team in _teams(http, cfg)
-                     for h in http.get_json(f"{cfg.base_url}/team/{team}/webhook")
-                     .get("webhooks", [])]
+            hooks = [
+                h
+                for team in _teams(http, cfg)
+                for h in http.get_json(f"{cfg.base_url}/team/{team}/webhook").get("webhooks", [])
+            ]
     except KnowledgePlatformError as exc:
         return "unknown", f"ClickUp did not answer: {exc}"
     found = next((h for h in hooks if str(h.get("id")) == reg.id), None)

@@ -167,10 +167,9 @@ def with_current_facts(known: Document, task: dict[str, Any]) -> Document | None
     old_head, _, _ = known.text.partition("\n\n")
     if head == old_head:
         return known
-    tail, old_tail = fresh[len(head):], known.text[len(old_head):]
-    comments = old_tail[len(tail):]
-    if not old_tail.startswith(tail) or (comments and not comments.startswith(
-            "\n\n## Comments\n")):
+    tail, old_tail = fresh[len(head) :], known.text[len(old_head) :]
+    comments = old_tail[len(tail) :]
+    if not old_tail.startswith(tail) or (comments and not comments.startswith("\n\n## Comments\n")):
         return None
     return known.model_copy(update={"text": head + old_tail})
 
@@ -246,7 +245,7 @@ def task_document(cfg: ClickUpSettings, scope: str, task: dict[str, Any],
 
 
 def page_title(doc_name: str, page_name: Any) -> str:
-    """"Doc / Page", or the doc's name alone when the page repeats it or has none."""
+    """ "Doc / Page", or the doc's name alone when the page repeats it or has none."""
     page = str(page_name or "").strip()
     return doc_name if not page or page == doc_name else f"{doc_name} / {page}"
 

@@ -73,13 +73,17 @@ class ClickUpSettings(HttpSettings):
             raise ValueError(
                 "name what this scope reads: space_ids, folder_ids, list_ids or doc_ids (e.g. "
                 "space_ids: ['90100000001']); there is no 'every space' default, since one "
-                "token reads every client's spaces")
+                "token reads every client's spaces"
+            )
         return self
 
     def containers(self) -> list[tuple[str, str]]:
         """(registry key, id) of every container this scope names."""
-        return [(key, cid) for key in ("space_ids", "folder_ids", "list_ids", "doc_ids")
-                for cid in getattr(self, key)]
+        return [
+            (key, cid)
+            for key in ("space_ids", "folder_ids", "list_ids", "doc_ids")
+            for cid in getattr(self, key)
+        ]
 
     @classmethod
     def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:

@@ -14,8 +14,10 @@ SPEC = SourceSpec(
     api_pool="clickup_api",
     poll_minutes=30,
     deadline="30 minutes (the incremental schedule) plus one run",
-    bounds=("a comment (which moves no date_updated) on a task quiet for longer than "
-            "comment_window_days is seen within ceil(quiet tasks / quiet_thread_rereads) "
-            "ordinary runs, by the weekly full pull at the latest, and within seconds with "
-            "webhooks registered (taskCommentPosted)",),
+    bounds=(
+        "a comment (which moves no date_updated) on a task quiet for longer than "
+        "comment_window_days is seen within ceil(quiet tasks / quiet_thread_rereads) "
+        "ordinary runs, by the weekly full pull at the latest, and within seconds with "
+        "webhooks registered (taskCommentPosted)",
+    ),
 )

@@ -74,8 +74,9 @@ class TaskSync:
             self.attachments.settle()
         return self.out
 
-    def pull_ids(self, ids: Collection[str], said_deleted: Collection[str],
-                 wider: Callable[[], Containers]) -> Outcome:
+    def pull_ids(
+        self, ids: Collection[str], said_deleted: Collection[str], wider: Callable[[], Containers]
+    ) -> Outcome:
         """Only these tasks, each read with `GET /task/{id}` (webhooks named them): 404 or
         archived -> deleted (confirmed); in a list outside the scope -> removed from it
         (`wider()` resolves the scope's containers again first, for a list new since the last
@@ -159,8 +160,9 @@ class TaskSync:
             except SourceError:
                 self.out.missing.append(tid)
                 continue
-            if status == 404 or (task is not None and (
-                    task.get("archived") or not self.containers.holds_task(task))):
+            if status == 404 or (
+                task is not None and (task.get("archived") or not self.containers.holds_task(task))
+            ):
                 self.out.deleted.append(tid)
             elif task is None:  # 401/403: cannot see it, which proves nothing
                 self.out.missing.append(tid)
@@ -219,8 +221,9 @@ class TaskSync:
             try:
                 thread = self.api.thread(tid)
             except TaskGone:
-                self.out.skipped.append(Skipped(
-                    source_id=tid, reason="its comments answer 404: deleted", gone=True))
+                self.out.skipped.append(
+                    Skipped(source_id=tid, reason="its comments answer 404: deleted", gone=True)
+                )
                 return
             except SourceError as exc:
                 self.out.skipped.append(Skipped(source_id=tid, reason=f"comments: {exc}"))
@@ -242,4 +245,3 @@ def _ms(value: Any) -> int:
         return int(value)
     except (TypeError, ValueError):
         return 0
-

@@ -115,8 +115,7 @@ class GitDocsConnector(Connector):
         """This scope's globs name `path`, and another scope's (same repository) name it more
         narrowly: `handbook/**` in internal leaves `handbook/clients/acme/**` to acme."""
         own = self._own(path)
-        return own is not None and any(r.match(path) and fixed > own
-                                       for r, fixed in self._foreign)
+        return own is not None and any(r.match(path) and fixed > own for r, fixed in self._foreign)
 
     def pull(
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
@@ -160,15 +159,22 @@ class GitDocsConnector(Connector):
         )
         return repo.resolve(cfg.at_sha or cfg.branch)
 
-    def _full(self, repo: GitRepo, head: str, cursor: dict[str, Any],
-              known: Mapping[str, Document]) -> PullResult:
+    def _full(
+        self, repo: GitRepo, head: str, cursor: dict[str, Any], known: Mapping[str, Document]
+    ) -> PullResult:
         tree = [e for e in repo.tree(head) if e.type == "blob"]
         entries = [e for e in tree if self.wanted(e.path)]
         documents, skipped = self._documents(repo, head, entries, known)
         # Files another scope's globs now name more narrowly: theirs, on the registry's word.
         claimed = sorted(e.path for e in tree if e.path in known and self.claimed_elsewhere(e.path))
-        return PullResult(documents=documents, full=True, deleted=claimed, skipped=skipped,
-                          cursor=cursor, requests=repo.commands)
+        return PullResult(
+            documents=documents,
+            full=True,
+            deleted=claimed,
+            skipped=skipped,
+            cursor=cursor,
+            requests=repo.commands,
+        )
 
     def _documents(
         self, repo: GitRepo, head: str, entries: list[TreeEntry], known: Mapping[str, Document]
@@ -183,8 +189,11 @@ class GitDocsConnector(Connector):
             if entry.type != "blob" or entry.mode == "120000":
                 skipped.append(Skipped(source_id=entry.path, reason="not a regular file"))
             elif (entry.size or 0) > cap:
-                skipped.append(Skipped(source_id=entry.path,
-                                       reason=f"{entry.size} bytes, over the {cap}-byte cap"))
+                skipped.append(
+                    Skipped(
+                        source_id=entry.path, reason=f"{entry.size} bytes, over the {cap}-byte cap"
+                    )
+                )
             elif is_file and (same := reusable(known, entry.path, entry.object, head)):
                 documents.append(same)  # this blob was converted before: never again
             else:
@@ -195,8 +204,11 @@ class GitDocsConnector(Connector):
             commit, when = commits.get(entry.path, (head, ""))
             data = blobs.get(entry.object, b"")
             fmt = files.format_of_name(entry.path)
-            result = (self._file_document(entry, data, fmt, commit, when, head) if fmt
-                      else self._document(entry.path, data, commit, when, head))
+            result = (
+                self._file_document(entry, data, fmt, commit, when, head)
+                if fmt
+                else self._document(entry.path, data, commit, when, head)
+            )
             if isinstance(result, Skipped):
                 skipped.append(result)
             else:
@@ -204,8 +216,12 @@ class GitDocsConnector(Connector):
         return documents, skipped
 
     def _provenance(self, path: str, commit: str, when: str, head: str) -> dict[str, Any]:
-        extra: dict[str, Any] = {"path": path, "commit": commit, "head_sha": head,
-                                 "repo": _display(self.config.repo)}
+        extra: dict[str, Any] = {
+            "path": path,
+            "commit": commit,
+            "head_sha": head,
+            "repo": _display(self.config.repo),
+        }
         if when:
             extra["updated"] = dt.datetime.fromisoformat(when).date().isoformat()
         return extra
@@ -214,15 +230,19 @@ class GitDocsConnector(Connector):
         template = self.config.url_template
         return template.format(sha=commit, head=head, path=path) if template else None
 
-    def _file_document(self, entry: TreeEntry, data: bytes, fmt: Format, commit: str,
-                       when: str, head: str) -> Document | Skipped:
+    def _file_document(
+        self, entry: TreeEntry, data: bytes, fmt: Format, commit: str, when: str, head: str
+    ) -> Document | Skipped:
         """A PDF/DOCX/PPTX/XLSX file: converted, one section per page, slide or sheet."""
         result = convert_blob(entry.path, data, fmt, self.config.files)
         if isinstance(result, Skipped):
             return result
         converted, file_extra = result
-        extra = {**self._provenance(entry.path, commit, when, head), **file_extra,
-                 BLOB: entry.object}
+        extra = {
+            **self._provenance(entry.path, commit, when, head),
+            **file_extra,
+            BLOB: entry.object,
+        }
         rule = self._kind(entry.path)
         return Document(
             source=self.name,
@@ -262,8 +282,11 @@ class GitDocsConnector(Connector):
             meta, body = split_front_matter(text)
             kind: Kind = choice(meta, "kind", _FILE_KINDS, self._kind(path))
             lines = body.split("\n")
-            status = (choice(meta, "status", DECISION_STATUS, None) or _madr_status(lines)
-                      if kind == "decision" else None)
+            status = (
+                choice(meta, "status", DECISION_STATUS, None) or _madr_status(lines)
+                if kind == "decision"
+                else None
+            )
             stage = lifecycle(meta, _STATUS_LIFECYCLE.get(status or "", "stable"))
             level = confidentiality(meta, self.config.confidentiality)
         except FrontMatterError as exc:
@@ -283,8 +306,13 @@ class GitDocsConnector(Connector):
         committed = dt.date.fromisoformat(extra["updated"]) if "updated" in extra else None
         # Runbooks and decision records stand until changed; a dated note in the repository
         # (a log kept in git) is an event like a memory file's.
-        said, time_kind = document_time(meta, PurePosixPath(path).name, heading, known=committed,
-                                        standing=kind in _STANDING_KINDS)
+        said, time_kind = document_time(
+            meta,
+            PurePosixPath(path).name,
+            heading,
+            known=committed,
+            standing=kind in _STANDING_KINDS,
+        )
         return Document(
             source=self.name,
             source_id=path,

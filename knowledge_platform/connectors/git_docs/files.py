@@ -27,8 +27,12 @@ def reusable(known: Mapping[str, Document], path: str, blob: str, head: str) -> 
     return doc.model_copy(update={"extra": {**doc.extra, "head_sha": head}})
 
 
-def convert_blob(path: str, data: bytes, fmt: Format, files: FileSettings,
-                 ) -> tuple[Converted, dict[str, Any]] | Skipped:
+def convert_blob(
+    path: str,
+    data: bytes,
+    fmt: Format,
+    files: FileSettings,
+) -> tuple[Converted, dict[str, Any]] | Skipped:
     """The converted file and its provenance fields, or why it was skipped."""
     name = PurePosixPath(path).name
     try:

@@ -27,24 +27,39 @@ from knowledge_platform.connectors.webhooks.verify import signature_matches, tok
 
 RENEWS = False
 #: provider -> (event header, delivery id header)
-PROVIDERS = {"github": ("x-github-event", "x-github-delivery"),
-             "gitea": ("x-gitea-event", "x-gitea-delivery"),
-             "gitlab": ("x-gitlab-event", "x-gitlab-event-uuid")}
+PROVIDERS = {
+    "github": ("x-github-event", "x-github-delivery"),
+    "gitea": ("x-gitea-event", "x-gitea-delivery"),
+    "gitlab": ("x-gitlab-event", "x-gitlab-event-uuid"),
+}
 PUSH = {"push", "Push Hook"}
-_URL_KEYS = ("clone_url", "ssh_url", "html_url", "git_url", "url", "git_http_url",
-             "git_ssh_url", "web_url", "http_url", "homepage")
+_URL_KEYS = (
+    "clone_url",
+    "ssh_url",
+    "html_url",
+    "git_url",
+    "url",
+    "git_http_url",
+    "git_ssh_url",
+    "web_url",
+    "http_url",
+    "homepage",
+)
 
 
 def _provider(headers: Mapping[str, str]) -> str:
     for name, (event_header, _) in PROVIDERS.items():
         if event_header in headers:
             return name
-    raise Rejected(400, "malformed: not a GitHub, Gitea or GitLab event (no X-GitHub-Event, "
-                        "X-Gitea-Event or X-Gitlab-Event header)", code="malformed")
+    raise Rejected(
+        400,
+        "malformed: not a GitHub, Gitea or GitLab event (no X-GitHub-Event, "
+        "X-Gitea-Event or X-Gitlab-Event header)",
+        code="malformed",
+    )
 
 
-def _authentic(ctx: Context, provider: str, headers: Mapping[str, str],
-               body: bytes) -> list[str]:
+def _authentic(ctx: Context, provider: str, headers: Mapping[str, str], body: bytes) -> list[str]:
     """The scopes whose git_docs webhook secret authenticates this delivery."""
     secrets = ctx.secrets("git_docs")
     if provider == "gitlab":
@@ -57,18 +72,23 @@ def _authentic(ctx: Context, provider: str, headers: Mapping[str, str],
         what = "X-Gitlab-Token"
     else:
         signed = headers.get("x-hub-signature-256")
-        given = signed.removeprefix("sha256=") if signed and signed.startswith("sha256=") \
+        given = (
+            signed.removeprefix("sha256=")
+            if signed and signed.startswith("sha256=")
             else headers.get("x-gitea-signature")
+        )
         if not given:
-            raise Rejected(401, "unsigned: no X-Hub-Signature-256 (sha256=...) header",
-                           code="unsigned")
+            raise Rejected(
+                401, "unsigned: no X-Hub-Signature-256 (sha256=...) header", code="unsigned"
+            )
         if not secrets:
             raise no_secret("git_docs")
         scopes = [scope for scope, secret in secrets if signature_matches(secret, body, given)]
         what = "the signature"
     if not scopes:
-        raise Rejected(401, f"{what} does not match the git_docs webhook secret of any scope",
-                       code="signature")
+        raise Rejected(
+            401, f"{what} does not match the git_docs webhook secret of any scope", code="signature"
+        )
     return scopes
 
 
@@ -115,20 +135,27 @@ def parse(ctx: Context, headers: Mapping[str, str], body: bytes) -> Accepted:
     event_header, delivery_header = PROVIDERS[provider]
     kind = headers.get(event_header, "")
     if kind not in PUSH:
-        return Accepted([], note=f"{provider} {kind or 'event'}: only pushes are read; "
-                                 "nothing queued")
+        return Accepted(
+            [], note=f"{provider} {kind or 'event'}: only pushes are read; nothing queued"
+        )
     data = parse_json(body)
     ref = data.get("ref")
     if not isinstance(ref, str) or not ref.startswith("refs/"):
         raise Rejected(400, "malformed: a push without a 'ref'", code="malformed")
-    follow = [scope for scope in scopes
-              if _follows(cast(GitDocsSettings, ctx.settings("git_docs", scope)), ref, data)]
+    follow = [
+        scope
+        for scope in scopes
+        if _follows(cast(GitDocsSettings, ctx.settings("git_docs", scope)), ref, data)
+    ]
     if not follow:
-        return Accepted([], note=f"push to {ref}: no scope follows that branch and repository; "
-                                 "nothing queued")
+        return Accepted(
+            [], note=f"push to {ref}: no scope follows that branch and repository; nothing queued"
+        )
     delivery = headers.get(delivery_header) or hashlib.sha256(body).hexdigest()[:32]
-    return Accepted([HookEvent(f"git:{provider}:{delivery}@{scope}", "git_docs", scope)
-                     for scope in follow], note=f"push to {ref}")
+    return Accepted(
+        [HookEvent(f"git:{provider}:{delivery}@{scope}", "git_docs", scope) for scope in follow],
+        note=f"push to {ref}",
+    )
 
 
 def register(job: Registering) -> tuple[list[Outcome], list[Registration]]:
@@ -137,16 +164,25 @@ def register(job: Registering) -> tuple[list[Outcome], list[Registration]]:
     if where is None:
         return [needs_secret("git_docs", scope)], job.known
     branch = "the default branch" if cfg.branch == "HEAD" else cfg.branch
-    message = (f"git_docs:{scope}: on the host of {cfg.repo}, add a webhook: URL {endpoint}, "
-               f"content type application/json, secret = the value of {where}, event push "
-               f"(GitHub/Gitea sign it; GitLab sends it as X-Gitlab-Token); pushes to "
-               f"{branch} are read")
-    reg = Registration(source="git_docs", scope=scope, kind="git_hook", id=endpoint,
-                       endpoint=endpoint, secret=where, location=cfg.repo, created_at=job.now)
+    message = (
+        f"git_docs:{scope}: on the host of {cfg.repo}, add a webhook: URL {endpoint}, "
+        f"content type application/json, secret = the value of {where}, event push "
+        f"(GitHub/Gitea sign it; GitLab sends it as X-Gitlab-Token); pushes to "
+        f"{branch} are read"
+    )
+    reg = Registration(
+        source="git_docs",
+        scope=scope,
+        kind="git_hook",
+        id=endpoint,
+        endpoint=endpoint,
+        secret=where,
+        location=cfg.repo,
+        created_at=job.now,
+    )
     return [Outcome("git_docs", scope, "instructions", message)], [reg]
 
 
-def health(settings: SourceSettings, reg: Registration, now: float,
-           ask: bool) -> tuple[str, str]:
+def health(settings: SourceSettings, reg: Registration, now: float, ask: bool) -> tuple[str, str]:
     del settings, reg, now, ask
     return "ok", "configured on the git host (not checked)"

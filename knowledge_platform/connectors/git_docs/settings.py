@@ -53,7 +53,7 @@ class GitDocsSettings(SourceSettings):
     def foreign_globs(self) -> list[str]:
         """Other scopes' globs on this same repository."""
         prefix = f"{self.repo.rstrip('/')}\n"
-        return sorted(c[len(prefix):] for c in self.elsewhere if c.startswith(prefix))
+        return sorted(c[len(prefix) :] for c in self.elsewhere if c.startswith(prefix))
 
     @classmethod
     def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:
@@ -69,4 +69,5 @@ class GitDocsSettings(SourceSettings):
                 raise ValueError(
                     f"{repo} is read by {', '.join(scopes)}; {implicit[0]} must name its globs "
                     "(e.g. globs: ['handbook/**/*.md']): the default **/*.md would read every "
-                    "scope's files")
+                    "scope's files"
+                )

@@ -47,6 +47,7 @@ class GoogleApiError(SourceError):
 
 def credentials_from(settings: GoogleDriveSettings) -> Credentials:
     """OAuth user credentials (refresh-token exchange at token_uri) or a service account key."""
+
     def secret(stem: str, what: str) -> str:
         return settings.resolve_secret(stem, owner="google_drive", what=what)
 
@@ -62,15 +63,18 @@ def credentials_from(settings: GoogleDriveSettings) -> Credentials:
     source = settings.secret("service_account_key")
     is_json = key.lstrip().startswith("{")
     if not is_json and source.uses_vault():  # a vault holds the key itself, never a path
-        raise ConfigError(f"cannot load the service account key from {source}: not the JSON "
-                          "key file's content")
+        raise ConfigError(
+            f"cannot load the service account key from {source}: not the JSON key file's content"
+        )
     try:
         if is_json:
             creds = service_account.Credentials.from_service_account_info(
-                json.loads(key), scopes=SCOPES, subject=settings.delegated_user)
+                json.loads(key), scopes=SCOPES, subject=settings.delegated_user
+            )
         else:
             creds = service_account.Credentials.from_service_account_file(
-                key, scopes=SCOPES, subject=settings.delegated_user)
+                key, scopes=SCOPES, subject=settings.delegated_user
+            )
     except (OSError, ValueError) as exc:  # named by where it came from: the value is secret
         where = f"JSON in {source}" if is_json else f"file named in {source}"
         detail = exc.strerror if isinstance(exc, OSError) else type(exc).__name__
@@ -92,7 +96,11 @@ class GoogleApi:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.client = HttpClient.from_settings(
-            "google_drive", settings, slow_down=rate_limited, sleep=sleep, clock=clock,
+            "google_drive",
+            settings,
+            slow_down=rate_limited,
+            sleep=sleep,
+            clock=clock,
             transport=transport,
         )
         self.credentials = credentials
@@ -115,8 +123,9 @@ class GoogleApi:
     def download(self, file_id: str, max_bytes: int) -> bytes:
         """An uploaded file's bytes (`files.get` with `alt=media`, shared drives too); past
         `max_bytes` FileTooLargeError, having read at most that much."""
-        data: bytes = self.call(self.files.get_media(fileId=file_id, supportsAllDrives=True),
-                                max_bytes=max_bytes)
+        data: bytes = self.call(
+            self.files.get_media(fileId=file_id, supportsAllDrives=True), max_bytes=max_bytes
+        )
         return data
 
     def call(self, request: ApiRequest, *, max_bytes: int | None = None) -> Any:
@@ -127,9 +136,11 @@ class GoogleApi:
         response = self._send(request, max_bytes)
         if response.status_code == 401:  # still refused after refreshing the token
             reason, message = error_detail(response.content) or ("", response.reason_phrase)
-            raise CredentialRefused(f"google_drive: Google refused the credentials (401 "
-                                    f"{reason}: {message}); check the google_drive auth "
-                                    "settings")
+            raise CredentialRefused(
+                f"google_drive: Google refused the credentials (401 "
+                f"{reason}: {message}); check the google_drive auth "
+                "settings"
+            )
         if not 200 <= response.status_code < 300:
             reason, message = error_detail(response.content) or ("", response.reason_phrase)
             raise GoogleApiError(response.status_code, reason, message)
@@ -140,8 +151,10 @@ class GoogleApi:
         try:
             return response.json()
         except ValueError:
-            raise SourceError(f"google_drive: {request.method} {response.url.path} returned "
-                              f"malformed JSON (HTTP {response.status_code})") from None
+            raise SourceError(
+                f"google_drive: {request.method} {response.url.path} returned "
+                f"malformed JSON (HTTP {response.status_code})"
+            ) from None
 
     def _send(self, request: ApiRequest, max_bytes: int | None) -> httpx.Response:
         headers: dict[str, str] = {}
@@ -155,16 +168,20 @@ class GoogleApi:
                 if refreshes:
                     self.credentials.refresh(self.auth)
                 # a token (fetched when there is none or it expired) in `authorization`
-                self.credentials.before_request(self.auth, request.method, request.url,
-                                                headers)
+                self.credentials.before_request(self.auth, request.method, request.url, headers)
             except google.auth.exceptions.RefreshError as exc:
                 raise CredentialRefused(
                     f"google_drive: Google refused the credentials ({exc}); check the "
                     "google_drive auth settings and token_uri"
                 ) from None
             response = self.client.request(
-                request.method, request.url, params=list(request.params), headers=headers,
-                content=content, allow=PASS_THROUGH, max_bytes=max_bytes,
+                request.method,
+                request.url,
+                params=list(request.params),
+                headers=headers,
+                content=content,
+                allow=PASS_THROUGH,
+                max_bytes=max_bytes,
             )
             if response.status_code != 401 or refreshes == MAX_REFRESHES:
                 return response

@@ -68,8 +68,13 @@ class GoogleDriveConnector(HttpConnector):
         return self._api()
 
     def _api(self) -> GoogleApi:
-        return GoogleApi(self.settings, credentials_from(self.settings), sleep=self._sleep,
-                         clock=self._clock, transport=self._transport)
+        return GoogleApi(
+            self.settings,
+            credentials_from(self.settings),
+            sleep=self._sleep,
+            clock=self._clock,
+            transport=self._transport,
+        )
 
     def pull(
         self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
@@ -100,9 +105,11 @@ class GoogleDriveConnector(HttpConnector):
         return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
 
     def _pull(self, api: GoogleApi, cursor: dict[str, Any], full: bool, known: Known) -> PullResult:
-        usable = (cursor.get("v") == _CURSOR_VERSION and cursor.get("roots") == self._roots
-                  and cursor.get("foreign", []) == sorted(self.settings.elsewhere
-                                                          - set(self._roots)))
+        usable = (
+            cursor.get("v") == _CURSOR_VERSION
+            and cursor.get("roots") == self._roots
+            and cursor.get("foreign", []) == sorted(self.settings.elsewhere - set(self._roots))
+        )
         if full or not usable:
             return self._full(api, cursor, known)
         try:
@@ -113,8 +120,9 @@ class GoogleDriveConnector(HttpConnector):
             raise
         if any(change.get("fileId") in self._roots for change in changes):
             return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
-        tree = FolderTree(self._roots, cursor["folders"], partial(self._parents, api),
-                          self.settings.elsewhere)
+        tree = FolderTree(
+            self._roots, cursor["folders"], partial(self._parents, api), self.settings.elsewhere
+        )
         before: dict[str, dict[str, Any]] = cursor["files"]
         records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in before.items()}
         plan = plan_changes(changes, tree, records)
@@ -126,8 +134,12 @@ class GoogleDriveConnector(HttpConnector):
         documents, skipped = self._read(api, plan, records, known, before)
         skipped += failed + _incomplete(listing, tree, records, records)
         return PullResult(
-            documents=documents, full=False, deleted=sorted(plan.gone), skipped=skipped,
-            cursor=self._cursor(tokens, tree, records), requests=api.requests,
+            documents=documents,
+            full=False,
+            deleted=sorted(plan.gone),
+            skipped=skipped,
+            cursor=self._cursor(tokens, tree, records),
+            requests=api.requests,
         )
 
     def _full(self, api: GoogleApi, previous: dict[str, Any], known: Known) -> PullResult:
@@ -142,54 +154,88 @@ class GoogleDriveConnector(HttpConnector):
         records: dict[str, dict[str, Any]] = {}
         before = previous.get("files", {}) if previous.get("v") == _CURSOR_VERSION else {}
         documents, skipped = self._read(api, plan, records, known, before)
-        old_tree = FolderTree(self._roots, {**previous.get("folders", {}), **tree.parents},
-                              lambda _: [], self.settings.elsewhere)
+        old_tree = FolderTree(
+            self._roots,
+            {**previous.get("folders", {}), **tree.parents},
+            lambda _: [],
+            self.settings.elsewhere,
+        )
         if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
             skipped += _incomplete(listing, old_tree, previous.get("files", {}), records)
         # Files of a folder another scope names (the registry gave it to that scope): gone
         # from this one on the registry's word, not inferred.
-        claimed = sorted(f for f, rec in before.items() if f not in listing.files
-                         and old_tree.elsewhere(rec.get("parents", [])))
-        return PullResult(documents=documents, full=True, deleted=claimed, skipped=skipped,
-                          cursor=self._cursor(tokens, tree, records), requests=api.requests)
+        claimed = sorted(
+            f
+            for f, rec in before.items()
+            if f not in listing.files and old_tree.elsewhere(rec.get("parents", []))
+        )
+        return PullResult(
+            documents=documents,
+            full=True,
+            deleted=claimed,
+            skipped=skipped,
+            cursor=self._cursor(tokens, tree, records),
+            requests=api.requests,
+        )
 
-    def _cursor(self, tokens: dict[str, str], tree: FolderTree,
-                records: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        return {"v": _CURSOR_VERSION, "page_token": encode(tokens), "tokens": tokens,
-                "roots": self._roots, "foreign": sorted(tree.foreign), "folders": tree.parents,
-                "files": records}
+    def _cursor(
+        self, tokens: dict[str, str], tree: FolderTree, records: dict[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        return {
+            "v": _CURSOR_VERSION,
+            "page_token": encode(tokens),
+            "tokens": tokens,
+            "roots": self._roots,
+            "foreign": sorted(tree.foreign),
+            "folders": tree.parents,
+            "files": records,
+        }
 
     def _corpora(self, api: GoogleApi) -> dict[str, str]:
         """Each root -> the shared drive it lives in (USER for My Drive)."""
         corpora = {drive: drive for drive in self.settings.shared_drive_ids}
         for folder in self.settings.folder_ids:
             try:
-                meta = api.call(api.files.get(fileId=folder, fields="id,mimeType,driveId",
-                                              supportsAllDrives=True))
+                meta = api.call(
+                    api.files.get(
+                        fileId=folder, fields="id,mimeType,driveId", supportsAllDrives=True
+                    )
+                )
             except GoogleApiError as exc:
                 raise SourceError(
                     f"google_drive: folder {folder} (folder_ids) answers {exc.status} "
                     f"{exc.reason}: not found or not shared with this account; fix the registry"
                 ) from None
             if meta.get("mimeType") != FOLDER:
-                raise SourceError(f"google_drive: {folder} in folder_ids is a "
-                                  f"{meta.get('mimeType')}, not a folder; fix the registry")
+                raise SourceError(
+                    f"google_drive: {folder} in folder_ids is a "
+                    f"{meta.get('mimeType')}, not a folder; fix the registry"
+                )
             corpora[folder] = meta.get("driveId", USER)
         return corpora
 
     def _parents(self, api: GoogleApi, folder_id: str) -> list[str]:
         """Parents of a folder not seen before; [] if it is gone, trashed or unreadable."""
         try:
-            meta = api.call(api.files.get(
-                fileId=folder_id, fields="id,mimeType,parents,trashed", supportsAllDrives=True))
+            meta = api.call(
+                api.files.get(
+                    fileId=folder_id, fields="id,mimeType,parents,trashed", supportsAllDrives=True
+                )
+            )
         except GoogleApiError as exc:
             if exc.status in (403, 404):
                 return []
             raise
         return [] if meta.get("trashed") else list(meta.get("parents", []))
 
-    def _plan_retries(self, api: GoogleApi, tree: FolderTree, plan: ChangePlan,
-                      records: dict[str, dict[str, Any]], retry: Collection[str]) -> list[Skipped]:
+    def _plan_retries(
+        self,
+        api: GoogleApi,
+        tree: FolderTree,
+        plan: ChangePlan,
+        records: dict[str, dict[str, Any]],
+        retry: Collection[str],
+    ) -> list[Skipped]:
         """The files the last pull could not read, read again from their current metadata
         (404: gone); an upload unchanged since its verdict (encrypted, corrupt...) says it
         again without a request."""
@@ -200,8 +246,9 @@ class GoogleDriveConnector(HttpConnector):
                 failed.append(Skipped(source_id=file_id, reason=rec["verdict"]))
                 continue
             try:
-                meta = api.call(api.files.get(fileId=file_id, fields=FILE_FIELDS,
-                                              supportsAllDrives=True))
+                meta = api.call(
+                    api.files.get(fileId=file_id, fields=FILE_FIELDS, supportsAllDrives=True)
+                )
             except GoogleApiError as exc:
                 if exc.status == 404:
                     plan.gone.add(file_id)
@@ -222,9 +269,14 @@ class GoogleDriveConnector(HttpConnector):
                 _plan_file(plan, meta)
         return failed
 
-    def _read(self, api: GoogleApi, plan: ChangePlan, records: dict[str, dict[str, Any]],
-              known: Known, before: Mapping[str, dict[str, Any]],
-              ) -> tuple[list[Document], list[Skipped]]:
+    def _read(
+        self,
+        api: GoogleApi,
+        plan: ChangePlan,
+        records: dict[str, dict[str, Any]],
+        known: Known,
+        before: Mapping[str, dict[str, Any]],
+    ) -> tuple[list[Document], list[Skipped]]:
         """Read the planned files; a refusal or a failure after the retries skips the file
         (kept at its last good version), a 404 means it is gone. A type that is not read is
         listed as not indexed when it is new or has a new version (`before`: the records of
@@ -240,8 +292,11 @@ class GoogleDriveConnector(HttpConnector):
             if why_not is not None:
                 records[file_id] = record(meta)
                 if not old or old.get("version") != file_version(meta):
-                    skipped.append(Skipped(source_id=file_id, unsupported=True,
-                                           reason=f"{why_not}{_named(meta)}"))
+                    skipped.append(
+                        Skipped(
+                            source_id=file_id, unsupported=True, reason=f"{why_not}{_named(meta)}"
+                        )
+                    )
                 continue
             same = _unchanged(meta, known)
             if same is not None:  # a full pull (or a relist) exports nothing it has read
@@ -249,13 +304,21 @@ class GoogleDriveConnector(HttpConnector):
                 records[file_id] = record(meta)
                 continue
             try:
-                made = (fetch_document(api, meta, self.settings, self.scope)
-                        if meta["mimeType"] in KINDS else uploads.read(meta, old))
+                made = (
+                    fetch_document(api, meta, self.settings, self.scope)
+                    if meta["mimeType"] in KINDS
+                    else uploads.read(meta, old)
+                )
             except GoogleApiError as exc:
                 if exc.status == 404:
                     if records.pop(file_id, None) is not None or file_id in indexed:
-                        skipped.append(Skipped(source_id=file_id, gone=True, reason=(
-                            f"404 {exc.reason}: deleted while being read")))
+                        skipped.append(
+                            Skipped(
+                                source_id=file_id,
+                                gone=True,
+                                reason=(f"404 {exc.reason}: deleted while being read"),
+                            )
+                        )
                     continue
                 skipped.append(Skipped(source_id=file_id, reason=_refusal(exc, meta)))
                 records[file_id] = record(meta, read=False)
@@ -286,8 +349,14 @@ def _unchanged(meta: dict[str, Any], known: Known) -> Document | None:
     change moves, renames and moves included) is the one it was read at, unless the last
     pull could not read it; None when it must be exported again."""
     doc = known.documents.get(meta["id"])
-    if (doc is None or meta["mimeType"] not in KINDS or meta["id"] in known.retry
-            or STALE in doc.extra or not doc.version or doc.version != file_version(meta)):
+    if (
+        doc is None
+        or meta["mimeType"] not in KINDS
+        or meta["id"] in known.retry
+        or STALE in doc.extra
+        or not doc.version
+        or doc.version != file_version(meta)
+    ):
         return None
     return doc
 
@@ -313,17 +382,31 @@ def _transient(exc: SourceError, meta: dict[str, Any] | None = None) -> str:
     return f"{str(exc).removeprefix('google_drive: ')}{_named(meta)}"
 
 
-def _incomplete(listing: Listing, tree: FolderTree, recorded: dict[str, dict[str, Any]],
-                records: dict[str, dict[str, Any]]) -> list[Skipped]:
+def _incomplete(
+    listing: Listing,
+    tree: FolderTree,
+    recorded: dict[str, dict[str, Any]],
+    records: dict[str, dict[str, Any]],
+) -> list[Skipped]:
     """A folder Drive could not search completely: the files `recorded` below it and not seen
     now keep their last good version (and their records)."""
     skipped = []
     for folder in listing.incomplete:
         below = FolderTree([folder], tree.parents, lambda _: [])
-        covers = sorted(f for f, rec in recorded.items()
-                        if f not in listing.files and below.holds(rec.get("parents", [])))
+        covers = sorted(
+            f
+            for f, rec in recorded.items()
+            if f not in listing.files and below.holds(rec.get("parents", []))
+        )
         records.update({f: recorded[f] for f in covers})
-        skipped.append(Skipped(source_id=folder, covers=covers, reason=(
-            "Drive answered incompleteSearch even for this folder alone; its files may be "
-            "missing from this pull")))
+        skipped.append(
+            Skipped(
+                source_id=folder,
+                covers=covers,
+                reason=(
+                    "Drive answered incompleteSearch even for this folder alone; its files may be "
+                    "missing from this pull"
+                ),
+            )
+        )
     return skipped

@@ -53,15 +53,24 @@ def fetch_document(
 
 def drive_extra(meta: dict[str, Any]) -> dict[str, Any]:
     """Provenance every Drive document carries: its MIME type, modified time, shared drive."""
-    extra: dict[str, Any] = {"mime_type": meta["mimeType"],
-                             "modified_time": meta.get("modifiedTime")}
+    extra: dict[str, Any] = {
+        "mime_type": meta["mimeType"],
+        "modified_time": meta.get("modifiedTime"),
+    }
     if meta.get("driveId"):
         extra["drive_id"] = meta["driveId"]
     return extra
 
 
-def drive_document(meta: dict[str, Any], config: GoogleDriveSettings, scope: str, *,
-                   kind: Kind, text: str, extra: dict[str, Any]) -> Document:
+def drive_document(
+    meta: dict[str, Any],
+    config: GoogleDriveSettings,
+    scope: str,
+    *,
+    kind: Kind,
+    text: str,
+    extra: dict[str, Any],
+) -> Document:
     """A Drive file's document: its name, link, modified date and Drive `version`."""
     return Document(
         source="google_drive",

@@ -19,11 +19,14 @@ if TYPE_CHECKING:
     from knowledge_platform.connectors.google_drive.api import GoogleApi
     from knowledge_platform.connectors.google_drive.tree import FolderTree
 
-FILE_FIELDS = ("id,name,mimeType,modifiedTime,trashed,parents,webViewLink,driveId,version,"
-               "size,md5Checksum")
+FILE_FIELDS = (
+    "id,name,mimeType,modifiedTime,trashed,parents,webViewLink,driveId,version,size,md5Checksum"
+)
 _LIST_FIELDS = f"nextPageToken,incompleteSearch,files({FILE_FIELDS})"
-_CHANGE_FIELDS = ("nextPageToken,newStartPageToken,"
-                  f"changes(changeType,removed,fileId,driveId,time,file({FILE_FIELDS}))")
+_CHANGE_FIELDS = (
+    "nextPageToken,newStartPageToken,"
+    f"changes(changeType,removed,fileId,driveId,time,file({FILE_FIELDS}))"
+)
 FOLDERS_PER_QUERY = 20
 #: The user's own corpus and change log (a shared drive is named by its id).
 USER = ""
@@ -31,8 +34,12 @@ USER = ""
 
 def corpus_args(drive: str) -> dict[str, Any]:
     if drive:
-        return {"corpora": "drive", "driveId": drive, "includeItemsFromAllDrives": True,
-                "supportsAllDrives": True}
+        return {
+            "corpora": "drive",
+            "driveId": drive,
+            "includeItemsFromAllDrives": True,
+            "supportsAllDrives": True,
+        }
     return {"corpora": "user", "supportsAllDrives": True}
 
 
@@ -82,8 +89,9 @@ class Lister:
             return items
         if len(parents) > 1:
             half = len(parents) // 2
-            return (self._children(parents[:half], drive, listing)
-                    + self._children(parents[half:], drive, listing))
+            return self._children(parents[:half], drive, listing) + self._children(
+                parents[half:], drive, listing
+            )
         listing.incomplete.append(parents[0])
         return items
 
@@ -92,10 +100,16 @@ class Lister:
         items: list[dict[str, Any]] = []
         complete, token = True, None
         while True:
-            page = self.api.call(self.api.files.list(
-                q=f"({clause}) and trashed=false", fields=_LIST_FIELDS,
-                pageSize=self.page_size, pageToken=token, spaces="drive", **corpus_args(drive),
-            ))
+            page = self.api.call(
+                self.api.files.list(
+                    q=f"({clause}) and trashed=false",
+                    fields=_LIST_FIELDS,
+                    pageSize=self.page_size,
+                    pageToken=token,
+                    spaces="drive",
+                    **corpus_args(drive),
+                )
+            )
             complete = complete and not page.get("incompleteSearch")
             if not complete and len(parents) > 1:
                 return items, False  # ask narrower questions instead
@@ -115,8 +129,9 @@ def start_tokens(api: GoogleApi, logs: list[str]) -> dict[str, str]:
     return tokens
 
 
-def replay(api: GoogleApi, tokens: dict[str, str],
-           page_size: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def replay(
+    api: GoogleApi, tokens: dict[str, str], page_size: int
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Every change since `tokens` in every log, and the logs' new start tokens. A file that
     moved between corpora is `removed` in one log and present in another: removals come
     first so its current state wins."""
@@ -126,19 +141,28 @@ def replay(api: GoogleApi, tokens: dict[str, str],
         extra = {"driveId": log} if log else {}
         token = start
         while True:
-            page = api.call(api.changes.list(
-                pageToken=token, pageSize=page_size, includeRemoved=True,
-                supportsAllDrives=True, includeItemsFromAllDrives=True, spaces="drive",
-                fields=_CHANGE_FIELDS, **extra,
-            ))
+            page = api.call(
+                api.changes.list(
+                    pageToken=token,
+                    pageSize=page_size,
+                    includeRemoved=True,
+                    supportsAllDrives=True,
+                    includeItemsFromAllDrives=True,
+                    spaces="drive",
+                    fields=_CHANGE_FIELDS,
+                    **extra,
+                )
+            )
             changes.extend(page.get("changes", []))
             if page.get("newStartPageToken"):
                 new_tokens[log] = page["newStartPageToken"]
                 break
             token = page.get("nextPageToken", "")
             if not token:
-                raise SourceError("google_drive: changes.list returned neither nextPageToken "
-                                  "nor newStartPageToken")
+                raise SourceError(
+                    "google_drive: changes.list returned neither nextPageToken "
+                    "nor newStartPageToken"
+                )
     changes.sort(key=lambda change: not change.get("removed"))
     return changes, new_tokens
 

@@ -83,7 +83,6 @@ class Resource:
             for key, value in params.items():
                 values = value if isinstance(value, list | tuple) else [value]
                 query.extend((key, _text(v)) for v in values if v is not None)
-            return ApiRequest(route.http_method, self.base + path, tuple(query), body,
-                              route.media)
+            return ApiRequest(route.http_method, self.base + path, tuple(query), body, route.media)
 
         return build

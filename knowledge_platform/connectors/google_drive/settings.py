@@ -63,8 +63,10 @@ class GoogleDriveSettings(HttpSettings):
         return self
 
     def containers(self) -> list[tuple[str, str]]:
-        return [*(("folder_ids", f) for f in self.folder_ids),
-                *(("shared_drive_ids", d) for d in self.shared_drive_ids)]
+        return [
+            *(("folder_ids", f) for f in self.folder_ids),
+            *(("shared_drive_ids", d) for d in self.shared_drive_ids),
+        ]
 
     @classmethod
     def check_scopes(cls, by_scope: Mapping[str, SourceSettings]) -> None:

@@ -8,8 +8,9 @@ from knowledge_platform.connectors.spec import Freshness, PushSpec, SourceSpec
 
 SPEC = SourceSpec(
     name="google_drive",
-    push=PushSpec(path="/hooks/google-drive",
-                  module="knowledge_platform.connectors.google_drive.push"),
+    push=PushSpec(
+        path="/hooks/google-drive", module="knowledge_platform.connectors.google_drive.push"
+    ),
     connector="knowledge_platform.connectors.google_drive.connector:GoogleDriveConnector",
     freshness=Freshness(warn_after=dt.timedelta(hours=6), fail_after=dt.timedelta(days=1)),
     api_pool="google_api",

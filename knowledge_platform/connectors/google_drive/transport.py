@@ -30,16 +30,17 @@ def error_detail(body: bytes | str) -> tuple[str, str] | None:
     try:
         error = json.loads(body)["error"]
         errors = error.get("errors") or [{}]
-        return (str(errors[0].get("reason") or error.get("status") or ""),
-                str(error.get("message") or ""))
+        return (
+            str(errors[0].get("reason") or error.get("status") or ""),
+            str(error.get("message") or ""),
+        )
     except (ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None
 
 
 def rate_limited(response: httpx.Response) -> bool:
     detail = error_detail(response.content)
-    return response.status_code == 403 and detail is not None and (
-        detail[0] in RATE_LIMIT_REASONS)
+    return response.status_code == 403 and detail is not None and (detail[0] in RATE_LIMIT_REASONS)
 
 
 class _AuthResponse(transport.Response):
@@ -76,5 +77,6 @@ class AuthTransport(transport.Request):
         **kwargs: Any,
     ) -> transport.Response:
         content = body.encode() if isinstance(body, str) else body
-        return _AuthResponse(self.client.request(method, url, headers=headers, content=content,
-                                                 allow=PASS_THROUGH))
+        return _AuthResponse(
+            self.client.request(method, url, headers=headers, content=content, allow=PASS_THROUGH)
+        )

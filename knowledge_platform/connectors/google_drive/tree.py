@@ -33,14 +33,22 @@ def has_content(meta: dict[str, Any]) -> bool:
     return meta.get("mimeType") not in (FOLDER, SHORTCUT)
 
 
-def record(meta: dict[str, Any], *, read: bool = True, verdict: str | None = None,
-           ) -> dict[str, Any]:
+def record(
+    meta: dict[str, Any],
+    *,
+    read: bool = True,
+    verdict: str | None = None,
+) -> dict[str, Any]:
     """What the cursor keeps of a file under the roots; `read=False` (it failed) leaves the
     version out so that any later change reads it again. `verdict`: why this version of an
     upload cannot be converted (encrypted, corrupt...), said again without a download until
     the file changes."""
-    kept = {"parents": list(meta.get("parents", [])), "mime": meta.get("mimeType", ""),
-            "name": meta.get("name", ""), "version": file_version(meta) if read else None}
+    kept = {
+        "parents": list(meta.get("parents", [])),
+        "mime": meta.get("mimeType", ""),
+        "name": meta.get("name", ""),
+        "version": file_version(meta) if read else None,
+    }
     if meta.get("md5Checksum"):
         kept["md5"] = meta["md5Checksum"]
     if verdict:
@@ -54,7 +62,10 @@ class FolderTree:
     claim wins, so a client's folder inside internal's shared drive stays the client's."""
 
     def __init__(
-        self, roots: list[str], parents: dict[str, list[str]], lookup: Callable[[str], list[str]],
+        self,
+        roots: list[str],
+        parents: dict[str, list[str]],
+        lookup: Callable[[str], list[str]],
         foreign: Collection[str] = (),
     ) -> None:
         self.roots = set(roots)
@@ -71,7 +82,7 @@ class FolderTree:
         return self._claim(folder_id, set()) == "root"
 
     def _claim(self, folder_id: str, visiting: set[str]) -> str | None:
-        """"root" or "foreign": the first claimed folder on the way up; None: neither."""
+        """ "root" or "foreign": the first claimed folder on the way up; None: neither."""
         if folder_id in self.roots:
             return "root"
         if folder_id in self.foreign:
@@ -132,8 +143,12 @@ def plan_changes(
             if now_in and not was_in and meta is not None:
                 plan.entered[file_id] = meta.get("driveId", "")
             continue
-        if (removed or meta is None or meta.get("mimeType") == SHORTCUT
-                or not tree.holds(meta.get("parents", []))):
+        if (
+            removed
+            or meta is None
+            or meta.get("mimeType") == SHORTCUT
+            or not tree.holds(meta.get("parents", []))
+        ):
             plan.fetch.pop(file_id, None)
             if file_id in known:
                 plan.gone.add(file_id)

@@ -34,8 +34,9 @@ MD5 = "md5_checksum"
 
 
 class Uploads:
-    def __init__(self, api: GoogleApi, config: GoogleDriveSettings, scope: str,
-                 known: Mapping[str, Document]) -> None:
+    def __init__(
+        self, api: GoogleApi, config: GoogleDriveSettings, scope: str, known: Mapping[str, Document]
+    ) -> None:
         self.api, self.config, self.scope, self.known = api, config, scope, known
         #: file id -> why its current checksum cannot be converted (kept in its record)
         self.verdicts: dict[str, str] = {}
@@ -75,12 +76,17 @@ class Uploads:
             if not isinstance(exc, ConversionLimitError):  # a time limit may pass next time
                 self.verdicts[file_id] = reason
             return Skipped(source_id=file_id, reason=reason)
-        extra = {**drive_extra(meta), "file_name": name, "units": converted.units,
-                 "size": len(data)}
+        extra = {
+            **drive_extra(meta),
+            "file_name": name,
+            "units": converted.units,
+            "size": len(data),
+        }
         if md5:
             extra[MD5] = md5
-        return drive_document(meta, self.config, self.scope, kind=converted.kind,
-                              text=converted.markdown, extra=extra)
+        return drive_document(
+            meta, self.config, self.scope, kind=converted.kind, text=converted.markdown, extra=extra
+        )
 
     def _reusable(self, meta: dict[str, Any]) -> Document | None:
         """The indexed document of this very content, with the file's current metadata."""
@@ -89,9 +95,14 @@ class Uploads:
         if doc is None or not md5 or doc.extra.get(MD5) != md5:
             return None
         extra = {k: v for k, v in doc.extra.items() if k not in (STALE, LAST_REFRESHED, "drive_id")}
-        fresh = drive_document(meta, self.config, self.scope, kind=doc.kind, text=doc.text,
-                               extra={**extra, **drive_extra(meta),
-                                      "file_name": meta.get("name") or meta["id"]})
+        fresh = drive_document(
+            meta,
+            self.config,
+            self.scope,
+            kind=doc.kind,
+            text=doc.text,
+            extra={**extra, **drive_extra(meta), "file_name": meta.get("name") or meta["id"]},
+        )
         return fresh
 
 

@@ -81,8 +81,9 @@ class Table:
             page = response.json()
         except ValueError:
             body = describe_body(response, limit=80) or "empty body"
-            raise TableError(f"supabase: {where} returned malformed JSON "
-                             f"(HTTP {response.status_code}): {body}") from None
+            raise TableError(
+                f"supabase: {where} returned malformed JSON (HTTP {response.status_code}): {body}"
+            ) from None
         if not isinstance(page, list) or not all(isinstance(r, dict) for r in page):
             raise TableError(f"supabase: {where} answered {type(page).__name__}, not rows")
         return page
@@ -93,9 +94,13 @@ class Table:
         where = f"GET /rest/v1/{self.name}"
         last: list[Any] | None = None
         while True:
-            params = [("select", select), *self.scope_filters, *filters,
-                      ("order", ",".join(f"{c}.asc" for c in order)),
-                      ("limit", str(self.page_size))]
+            params = [
+                ("select", select),
+                *self.scope_filters,
+                *filters,
+                ("order", ",".join(f"{c}.asc" for c in order)),
+                ("limit", str(self.page_size)),
+            ]
             if last is not None:
                 params.append(after(order, last))
             page = self._rows(self._get(params))
@@ -128,8 +133,13 @@ class Table:
         total: int | None = None
         last: Any = None
         while total is None or len(found) < total:
-            params = [("select", select), *self.scope_filters, *filters,
-                      ("order", f"{self.id_column}.asc"), ("limit", str(self.page_size))]
+            params = [
+                ("select", select),
+                *self.scope_filters,
+                *filters,
+                ("order", f"{self.id_column}.asc"),
+                ("limit", str(self.page_size)),
+            ]
             if last is not None:
                 params.append(after([self.id_column], [last]))
             response = self._get(params, {"Prefer": "count=exact"} if last is None else None)

@@ -48,8 +48,9 @@ class _Pull:
         self.deleted = {s for s in self.deleted if s.partition(":")[0] != table}
         self.missing = {s for s in self.missing if s.partition(":")[0] != table}
 
-    def render(self, rows: list[dict[str, Any]], table: TableSettings, scope: str,
-               cfg: SupabaseSettings) -> None:
+    def render(
+        self, rows: list[dict[str, Any]], table: TableSettings, scope: str, cfg: SupabaseSettings
+    ) -> None:
         refuse_client_rows(rows, table, cfg.client_ids)
         for row in rows:
             result = row_document(row, table, scope, cfg.url, cfg.confidentiality)
@@ -95,16 +96,26 @@ class SupabaseConnector(HttpConnector):
                 except ClientRows as exc:  # the registry's own rule: its rows leave the scope
                     out.drop(table.name)
                     out.state.pop(table.name, None)  # read whole once the registry is fixed
-                    out.skipped.append(Skipped(source_id=f"table {table.name}", reason=str(
-                        exc).removeprefix("supabase: "), covers=covers, refused=True))
+                    out.skipped.append(
+                        Skipped(
+                            source_id=f"table {table.name}",
+                            reason=str(exc).removeprefix("supabase: "),
+                            covers=covers,
+                            refused=True,
+                        )
+                    )
                 except SourceError as exc:
                     failures.append(exc)
                     # 404 PGRST205 is also PostgREST's answer while its schema cache is stale
                     # after a migration: the table's absence is inferred, never confirmed.
-                    out.skipped.append(Skipped(
-                        source_id=f"table {table.name}", reason=str(exc).removeprefix(
-                            "supabase: "), covers=covers,
-                        vanished=isinstance(exc, TableError) and exc.gone))
+                    out.skipped.append(
+                        Skipped(
+                            source_id=f"table {table.name}",
+                            reason=str(exc).removeprefix("supabase: "),
+                            covers=covers,
+                            vanished=isinstance(exc, TableError) and exc.gone,
+                        )
+                    )
                     out.state.pop(table.name, None)  # read it again from where it was
                     if table.name in before:
                         out.state[table.name] = before[table.name]
@@ -114,18 +125,37 @@ class SupabaseConnector(HttpConnector):
         if not full:  # tables no longer configured: their rows leave the scope
             names = {t.name for t in cfg.tables}
             out.deleted.update(s for s in known.documents if s.partition(":")[0] not in names)
-        return PullResult(documents=out.documents, full=full, deleted=sorted(out.deleted),
-                          missing=sorted(out.missing - out.deleted), skipped=out.skipped,
-                          cursor={"tables": out.state}, requests=requests)
+        return PullResult(
+            documents=out.documents,
+            full=full,
+            deleted=sorted(out.deleted),
+            missing=sorted(out.missing - out.deleted),
+            skipped=out.skipped,
+            cursor={"tables": out.state},
+            requests=requests,
+        )
 
     # -- one table ---------------------------------------------------------------------------
     def _reader(self, http: HttpClient, table: TableSettings, *, live: bool = True) -> Table:
-        return Table(http, self.cfg.url, table.name, table.id_column,
-                     table.conditions(self.scope, live=live), auth_hint=self._auth_hint(),
-                     page_size=self.cfg.page_size)
+        return Table(
+            http,
+            self.cfg.url,
+            table.name,
+            table.id_column,
+            table.conditions(self.scope, live=live),
+            auth_hint=self._auth_hint(),
+            page_size=self.cfg.page_size,
+        )
 
-    def _pull_table(self, http: HttpClient, table: TableSettings, prev: dict[str, Any] | None,
-                    known_ids: set[str], retry: frozenset[str], out: _Pull) -> None:
+    def _pull_table(
+        self,
+        http: HttpClient,
+        table: TableSettings,
+        prev: dict[str, Any] | None,
+        known_ids: set[str],
+        retry: frozenset[str],
+        out: _Pull,
+    ) -> None:
         """`prev` None: a full pull (absence is inferred by the merge). Otherwise an ordinary
         run: the changes and the id sweep, or the whole table when it has no change column
         or no high-water mark yet (newly configured), then the reconciliation by id."""
@@ -136,16 +166,18 @@ class SupabaseConnector(HttpConnector):
             rows, high_water = self._whole(http, table)
             listed = {str(r[table.id_column]) for r in rows}
         else:
-            rows, tombs, high_water = self._changes(http, table, since,
-                                                    str((prev or {})["high_water"]))
+            rows, tombs, high_water = self._changes(
+                http, table, since, str((prev or {})["high_water"])
+            )
             listed = self._sweep(http, table) if self.cfg.sweep_deletions else None
         out.state[table.name] = {"high_water": high_water}
         out.render(rows, table, self.scope, self.cfg)
         if prev is not None:
             self._reconcile(http, table, rows, tombs, listed, known_ids, retry, out)
 
-    def _whole(self, http: HttpClient, table: TableSettings) -> tuple[list[dict[str, Any]],
-                                                                       str | None]:
+    def _whole(
+        self, http: HttpClient, table: TableSettings
+    ) -> tuple[list[dict[str, Any]], str | None]:
         reader, idc, uc = self._reader(http, table), table.id_column, table.updated_column
         if uc is None:
             return list(reader.walk(table.columns(), [], [idc])), None
@@ -154,8 +186,9 @@ class SupabaseConnector(HttpConnector):
         rows += reader.walk(table.columns(), [(uc, "is.null")], [idc])
         return rows, high_water
 
-    def _changes(self, http: HttpClient, table: TableSettings, since: dt.datetime,
-                 mark: str) -> tuple[list[dict[str, Any]], set[str], str]:
+    def _changes(
+        self, http: HttpClient, table: TableSettings, since: dt.datetime, mark: str
+    ) -> tuple[list[dict[str, Any]], set[str], str]:
         """Rows changed since the high-water mark (less the overlap), live and soft-deleted;
         returns the live rows, the soft-deleted ids and the new high-water mark."""
         uc, idc = table.updated_column or "", table.id_column
@@ -171,15 +204,23 @@ class SupabaseConnector(HttpConnector):
         idc = table.id_column
         return {str(r[idc]) for r in self._reader(http, table).walk(idc, [], [idc])}
 
-    def _reconcile(self, http: HttpClient, table: TableSettings, rows: list[dict[str, Any]],
-                   tombs: set[str], listed: set[str] | None, known_ids: set[str],
-                   retry: frozenset[str], out: _Pull) -> None:
+    def _reconcile(
+        self,
+        http: HttpClient,
+        table: TableSettings,
+        rows: list[dict[str, Any]],
+        tombs: set[str],
+        listed: set[str] | None,
+        known_ids: set[str],
+        retry: frozenset[str],
+        out: _Pull,
+    ) -> None:
         """Fetch what the listing shows that the index lacks (and last run's failures); look
         up by id what the index holds that the listing no longer shows."""
         name, idc = table.name, table.id_column
         read = {str(r[idc]) for r in rows}
         again = {s.partition(":")[2] for s in retry if s.partition(":")[0] == name}
-        lookup = (again - read - tombs)
+        lookup = again - read - tombs
         if listed is not None:
             lookup |= (listed - known_ids - read) | (known_ids - listed - tombs)
         out.deleted.update(f"{name}:{i}" for i in tombs)
@@ -203,9 +244,15 @@ class SupabaseConnector(HttpConnector):
             headers["Authorization"] = f"Bearer {jwt}"
         elif not key.startswith("sb_"):  # legacy JWT keys; new sb_ keys go in apikey only
             headers["Authorization"] = f"Bearer {key}"
-        return HttpClient.from_settings("supabase", cfg, headers=headers,
-                                        auth_hint=self._auth_hint(), sleep=self._sleep,
-                                        clock=self._clock, transport=self._transport)
+        return HttpClient.from_settings(
+            "supabase",
+            cfg,
+            headers=headers,
+            auth_hint=self._auth_hint(),
+            sleep=self._sleep,
+            clock=self._clock,
+            transport=self._transport,
+        )
 
     def _uses_management_api(self) -> bool:
         return bool(self.cfg.management_token_ref or self.cfg.management_token_env)
@@ -213,11 +260,15 @@ class SupabaseConnector(HttpConnector):
     def _auth_hint(self) -> str:
         cfg = self.cfg
         if self._uses_management_api():
-            return ("check the service key fetched with the management token in "
-                    f"{cfg.secret('management_token')}")
+            return (
+                "check the service key fetched with the management token in "
+                f"{cfg.secret('management_token')}"
+            )
         if cfg.jwt_env or cfg.jwt_ref:
-            return (f"check the key in {cfg.secret('key')} and the JWT in {cfg.secret('jwt')} "
-                    "(expired? signed with this project's JWT secret?)")
+            return (
+                f"check the key in {cfg.secret('key')} and the JWT in {cfg.secret('jwt')} "
+                "(expired? signed with this project's JWT secret?)"
+            )
         return f"check the service key in {cfg.secret('key')}"
 
     def _project_key(self) -> str:
@@ -228,17 +279,27 @@ class SupabaseConnector(HttpConnector):
             return cfg.resolve_secret("key", owner="supabase", what="Supabase service key")
         ref = cfg.project_ref or project_ref_from_url(cfg.url)
         if not ref:
-            raise ConfigError("supabase: name project_ref (the url is not "
-                              "https://<ref>.supabase.co) to fetch the key with the management "
-                              "token")
-        token = cfg.resolve_secret("management_token", owner="supabase",
-                                   what="Supabase management token")
-        return fetch_service_key(ref, token, key_name=cfg.service_key_name,
-                                 base_url=cfg.management_url, timeout=cfg.timeout_seconds,
-                                 max_retries=cfg.max_retries, sleep=self._sleep,
-                                 clock=self._clock, transport=self._transport)
+            raise ConfigError(
+                "supabase: name project_ref (the url is not "
+                "https://<ref>.supabase.co) to fetch the key with the management "
+                "token"
+            )
+        token = cfg.resolve_secret(
+            "management_token", owner="supabase", what="Supabase management token"
+        )
+        return fetch_service_key(
+            ref,
+            token,
+            key_name=cfg.service_key_name,
+            base_url=cfg.management_url,
+            timeout=cfg.timeout_seconds,
+            max_retries=cfg.max_retries,
+            sleep=self._sleep,
+            clock=self._clock,
+            transport=self._transport,
+        )
 
 
 def _known_ids(documents: Iterable[str], table: str) -> set[str]:
     prefix = f"{table}:"
-    return {s[len(prefix):] for s in documents if s.startswith(prefix)}
+    return {s[len(prefix) :] for s in documents if s.startswith(prefix)}

@@ -13,11 +13,35 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 #: PostgREST's operators (docs: API > Tables and Views > Operators).
-OPERATORS = frozenset({
-    "eq", "neq", "gt", "gte", "lt", "lte", "like", "ilike", "match", "imatch", "in", "is",
-    "isdistinct", "fts", "plfts", "phfts", "wfts", "cs", "cd", "ov", "sl", "sr", "nxr", "nxl",
-    "adj",
-})
+OPERATORS = frozenset(
+    {
+        "eq",
+        "neq",
+        "gt",
+        "gte",
+        "lt",
+        "lte",
+        "like",
+        "ilike",
+        "match",
+        "imatch",
+        "in",
+        "is",
+        "isdistinct",
+        "fts",
+        "plfts",
+        "phfts",
+        "wfts",
+        "cs",
+        "cd",
+        "ov",
+        "sl",
+        "sr",
+        "nxr",
+        "nxl",
+        "adj",
+    }
+)
 _IS_VALUES = ("null", "not_null", "true", "false", "unknown")
 _LOGIC = ("or", "and", "not.or", "not.and")
 #: Query parameters PostgREST reads as something other than a filter.
@@ -41,12 +65,14 @@ def _check_condition(column: str, expr: str) -> None:
         raise FilterError(f"{column!r} is not a column name PostgREST can filter on")
     rest = expr.removeprefix("not.")
     match = _OPERATOR.match(rest)
-    if not match or rest[match.end():match.end() + 1] != ".":
+    if not match or rest[match.end() : match.end() + 1] != ".":
         raise FilterError(f"{column}={expr}: expected <operator>.<value>, e.g. eq.acme")
-    op, value = match.group("op"), rest[match.end() + 1:]
+    op, value = match.group("op"), rest[match.end() + 1 :]
     if op not in OPERATORS:
-        raise FilterError(f"{column}={expr}: unknown PostgREST operator {op!r} "
-                          f"(known: {', '.join(sorted(OPERATORS))})")
+        raise FilterError(
+            f"{column}={expr}: unknown PostgREST operator {op!r} "
+            f"(known: {', '.join(sorted(OPERATORS))})"
+        )
     if op == "is" and value.lower() not in _IS_VALUES:
         raise FilterError(f"{column}={expr}: `is` takes {', '.join(_IS_VALUES)}")
     if op == "in" and not (value.startswith("(") and value.endswith(")")):
@@ -81,7 +107,7 @@ def _check_logic(key: str, value: str) -> None:
     for item in _split(value[1:-1]):
         head = re.match(r"(?:not\.)?(?:and|or)(?=\()", item)
         if head:
-            _check_logic(head.group(0), item[head.end():])
+            _check_logic(head.group(0), item[head.end() :])
             continue
         column, dot, expr = item.partition(".")
         if not dot:

@@ -32,35 +32,50 @@ def project_ref_from_url(url: str) -> str | None:
     return ref if rest == "supabase.co" and _PROJECT_REF.fullmatch(ref) else None
 
 
-def fetch_service_key(project_ref: str, management_token: str, *,
-                      key_name: str = SERVICE_ROLE, base_url: str = MANAGEMENT_API,
-                      timeout: float = 30.0, max_retries: int = 4,
-                      sleep: Callable[[float], None] = time.sleep,
-                      clock: Callable[[], float] = time.time,
-                      transport: httpx.BaseTransport | None = None) -> str:
+def fetch_service_key(
+    project_ref: str,
+    management_token: str,
+    *,
+    key_name: str = SERVICE_ROLE,
+    base_url: str = MANAGEMENT_API,
+    timeout: float = 30.0,
+    max_retries: int = 4,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.time,
+    transport: httpx.BaseTransport | None = None,
+) -> str:
     """The project's secret key named `key_name` (default: the legacy `service_role` JWT; a
     new secret key by its name, e.g. `default`). SourceError when the API refuses or the
     project has no such key; the message never holds a key or the token."""
     if not _PROJECT_REF.fullmatch(project_ref):
-        raise ConfigError(f"supabase: project ref {project_ref[:40]!r} is not a Supabase project "
-                          "ref (20 lowercase letters, as in https://<ref>.supabase.co)")
+        raise ConfigError(
+            f"supabase: project ref {project_ref[:40]!r} is not a Supabase project "
+            "ref (20 lowercase letters, as in https://<ref>.supabase.co)"
+        )
     client = HttpClient(
-        "supabase", headers={"Authorization": f"Bearer {management_token}",
-                             "Accept": "application/json"},
-        timeout=timeout, max_retries=max_retries, sleep=sleep, clock=clock, transport=transport,
+        "supabase",
+        headers={"Authorization": f"Bearer {management_token}", "Accept": "application/json"},
+        timeout=timeout,
+        max_retries=max_retries,
+        sleep=sleep,
+        clock=clock,
+        transport=transport,
         auth_hint="check the Supabase management token (management_token_env or "
-                  "management_token_ref): it must be allowed to read this project's API keys",
+        "management_token_ref): it must be allowed to read this project's API keys",
     )
     with client as http:
-        response = http.get(f"{base_url.rstrip('/')}/v1/projects/{project_ref}/api-keys",
-                            params={"reveal": "true"})
+        response = http.get(
+            f"{base_url.rstrip('/')}/v1/projects/{project_ref}/api-keys", params={"reveal": "true"}
+        )
     try:
         keys = response.json()
     except ValueError:
         keys = None
     if not isinstance(keys, list) or not all(isinstance(k, dict) for k in keys):
-        raise SourceError(f"supabase: the Management API's api-keys answer for {project_ref} "
-                          "is not a list of keys")
+        raise SourceError(
+            f"supabase: the Management API's api-keys answer for {project_ref} "
+            "is not a list of keys"
+        )
     return _pick(keys, key_name, project_ref)
 
 
@@ -68,16 +83,22 @@ def _pick(keys: list[dict], key_name: str, project_ref: str) -> str:
     found = next((k for k in keys if k.get("name") == key_name), None)
     if found is None:
         names = ", ".join(f"{k.get('name')} ({k.get('type') or 'legacy'})" for k in keys)
-        raise SourceError(f"supabase: project {project_ref} has no API key named {key_name!r} "
-                          f"(it has: {names or 'none'}); name a secret key of the project")
+        raise SourceError(
+            f"supabase: project {project_ref} has no API key named {key_name!r} "
+            f"(it has: {names or 'none'}); name a secret key of the project"
+        )
     kind = found.get("type") or "legacy"
     if kind == "publishable" or (kind == "legacy" and key_name != SERVICE_ROLE):
-        raise SourceError(f"supabase: key {key_name!r} of project {project_ref} is a public "
-                          f"({kind}) key; the connector needs {SERVICE_ROLE} or a secret key")
+        raise SourceError(
+            f"supabase: key {key_name!r} of project {project_ref} is a public "
+            f"({kind}) key; the connector needs {SERVICE_ROLE} or a secret key"
+        )
     value = found.get("api_key")
     if not isinstance(value, str) or not value:
         raise SourceError(f"supabase: key {key_name!r} of project {project_ref} came back empty")
     if any(mark in value for mark in _MASKS):
-        raise SourceError(f"supabase: key {key_name!r} of project {project_ref} came back "
-                          "masked; the management token may not reveal secret keys")
+        raise SourceError(
+            f"supabase: key {key_name!r} of project {project_ref} came back "
+            "masked; the management token may not reveal secret keys"
+        )
     return remember(value)

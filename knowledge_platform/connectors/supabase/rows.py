@@ -76,8 +76,13 @@ def default_title(row: dict[str, Any], table: str, row_id: Any) -> str:
     return f"{table} {row_id}"
 
 
-def row_document(row: Any, table: TableSettings, scope: str, url: str,
-                 confidentiality: Confidentiality = "internal") -> Document | Skipped:
+def row_document(
+    row: Any,
+    table: TableSettings,
+    scope: str,
+    url: str,
+    confidentiality: Confidentiality = "internal",
+) -> Document | Skipped:
     if not isinstance(row, dict) or row.get(table.id_column) is None:
         return Skipped(source_id=f"{table.name}:?", reason=f"row has no {table.id_column!r}")
     row_id = row[table.id_column]

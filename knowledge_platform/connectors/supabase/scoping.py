@@ -41,10 +41,13 @@ class ProjectTables(Protocol):
     @property
     def tables(self) -> Sequence[TableRule]: ...
 
-NO_TABLES = ("tables: list the tables this scope reads, each with a filter that picks the "
-             "scope's rows (e.g. {name: memory, filter: {client_id: eq.{scope}}}; "
-             "client_id: is.null in internal) or shared: true when no row of it belongs to a "
-             "client; there is no default list")
+
+NO_TABLES = (
+    "tables: list the tables this scope reads, each with a filter that picks the "
+    "scope's rows (e.g. {name: memory, filter: {client_id: eq.{scope}}}; "
+    "client_id: is.null in internal) or shared: true when no row of it belongs to a "
+    "client; there is no default list"
+)
 
 
 class ClientRows(TableError):
@@ -55,14 +58,14 @@ def check_tables(tables: Sequence[TableRule], scope: str) -> None:
     """Every table of `scope` says which of its rows the scope reads; ValueError otherwise."""
     for i, table in enumerate(tables):
         if table.filter is not None and table.shared:
-            raise ValueError(f"tables.{i} ({table.name}): give a filter or shared: true, not "
-                             "both")
+            raise ValueError(f"tables.{i} ({table.name}): give a filter or shared: true, not both")
         if table.filter is None and not table.shared:
             example = "is.null" if scope == "internal" else "eq.{scope}"
             raise ValueError(
                 f"tables.{i} ({table.name}): say which of its rows are {scope}'s: give a "
                 f"filter (e.g. filter: {{client_id: {example}}}) or, if no row of it belongs "
-                "to a client, shared: true")
+                "to a client, shared: true"
+            )
 
 
 def check_shared(by_scope: Mapping[str, ProjectTables]) -> None:
@@ -80,11 +83,13 @@ def check_shared(by_scope: Mapping[str, ProjectTables]) -> None:
                 raise ValueError(
                     f"{where}.sources.supabase.tables.{i} ({table.name}) is shared: true, but "
                     f"{other} filters it, so its rows belong to scopes and none may read all "
-                    "of them; give it a filter here too (e.g. filter: {client_id: eq.{scope}})")
+                    "of them; give it a filter here too (e.g. filter: {client_id: eq.{scope}})"
+                )
 
 
-def refuse_client_rows(rows: Iterable[dict[str, Any]], table: TableRule,
-                       client_ids: Sequence[str]) -> None:
+def refuse_client_rows(
+    rows: Iterable[dict[str, Any]], table: TableRule, client_ids: Sequence[str]
+) -> None:
     """Raises ClientRows when `table` is shared and a row holds one of `client_ids` (compared
     without case) as the whole value of a column."""
     if not table.shared or not client_ids:
@@ -98,7 +103,8 @@ def refuse_client_rows(rows: Iterable[dict[str, Any]], table: TableRule,
                     f"supabase: table {table.name} is shared: true, but row "
                     f"{row.get(table.id_column)!r} names client {client!r} in {column}; "
                     "shared means no row belongs to a client: give the table a filter (e.g. "
-                    f"filter: {{{column}: eq.{{scope}}}}) or leave it out of this scope")
+                    f"filter: {{{column}: eq.{{scope}}}}) or leave it out of this scope"
+                )
 
 
 def _project(url: str) -> str:

@@ -70,8 +70,7 @@ class TableSettings(BaseModel):
         if self.select.strip() == "*":
             return "*"
         cols = [c.strip() for c in self.select.split(",") if c.strip()]
-        needed = [self.id_column, *(c for c in (self.updated_column, self.soft_delete_column)
-                                    if c)]
+        needed = [self.id_column, *(c for c in (self.updated_column, self.soft_delete_column) if c)]
         return ",".join([*cols, *(c for c in needed if c not in cols)])
 
 

@@ -74,8 +74,9 @@ class PushSource(Protocol):
         what was done, and the scope's registrations now."""
         ...
 
-    def health(self, settings: SourceSettings, reg: Registration, now: float,
-               ask: bool) -> tuple[str, str]:
+    def health(
+        self, settings: SourceSettings, reg: Registration, now: float, ask: bool
+    ) -> tuple[str, str]:
         """(ok | failing | suspended | expiring | expired | gone | unknown, detail); `ask`:
         the source's API may be asked."""
         ...
@@ -88,5 +89,10 @@ def secret_location(settings: Any) -> str | None:
 
 
 def needs_secret(source: str, scope: str) -> Outcome:
-    return Outcome(source, scope, "skipped", f"{source}:{scope}: no webhook secret is named; "
-                   f"add webhook_secret_env (or webhook_secret_ref) to its {source} settings")
+    return Outcome(
+        source,
+        scope,
+        "skipped",
+        f"{source}:{scope}: no webhook secret is named; "
+        f"add webhook_secret_env (or webhook_secret_ref) to its {source} settings",
+    )

@@ -63,7 +63,9 @@ def decode_hint(text: str | None) -> Hint | None:
         return None
     try:
         data: Any = json.loads(text)
-        return Hint(ids=frozenset(map(str, data["ids"])),
-                    deleted=frozenset(map(str, data.get("deleted", []))))
+        return Hint(
+            ids=frozenset(map(str, data["ids"])),
+            deleted=frozenset(map(str, data.get("deleted", []))),
+        )
     except (ValueError, KeyError, TypeError):
         return None

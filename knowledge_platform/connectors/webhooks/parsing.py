@@ -50,6 +50,9 @@ def iso(ts: float) -> str:
 
 
 def no_secret(source: str) -> Rejected:
-    return Rejected(401, f"no {source} webhook secret is configured for any scope "
-                         f"(sources.{source}.webhook_secret_env or _ref in the registry)",
-                    code="no_secret")
+    return Rejected(
+        401,
+        f"no {source} webhook secret is configured for any scope "
+        f"(sources.{source}.webhook_secret_env or _ref in the registry)",
+        code="no_secret",
+    )

@@ -65,24 +65,39 @@ class WebsiteConnector(HttpConnector):
         state = cursor or {}
         full = full or "pages" not in state
         client = HttpClient.from_settings(
-            "website", cfg, headers={"User-Agent": cfg.user_agent},
-            sleep=self._sleep, clock=self._clock, transport=self._transport,
+            "website",
+            cfg,
+            headers={"User-Agent": cfg.user_agent},
+            sleep=self._sleep,
+            clock=self._clock,
+            transport=self._transport,
         )
         with client as http:
-            crawler = Crawler(http, delay=cfg.crawl_delay_seconds, clock=self._clock,
-                              sleep=self._sleep)
-            robots, robots_entry = read_robots(crawler, cfg.base_url, cfg.user_agent,
-                                               state.get("robots"))
+            crawler = Crawler(
+                http, delay=cfg.crawl_delay_seconds, clock=self._clock, sleep=self._sleep
+            )
+            robots, robots_entry = read_robots(
+                crawler, cfg.base_url, cfg.user_agent, state.get("robots")
+            )
             asked = min(robots.crawl_delay() or 0.0, cfg.max_crawl_delay_seconds)
             crawler.delay = max(cfg.crawl_delay_seconds, asked)
             roots, guessed = self._roots(robots, state)
-            listing = read_sitemaps(crawler, roots, state.get("sitemaps") or {},
-                                    max_sitemaps=cfg.max_sitemaps, guessed=guessed)
+            listing = read_sitemaps(
+                crawler,
+                roots,
+                state.get("sitemaps") or {},
+                max_sitemaps=cfg.max_sitemaps,
+                guessed=guessed,
+            )
             crawl = SiteCrawl(cfg, crawler, robots, dict(state.get("pages") or {}), known, full)
             result = _Assembly(self, crawl, listing, state.get("chrome") or []).run()
             result.requests = http.requests
-        result.cursor = {"robots": robots_entry, "roots": listing.roots,
-                         "sitemaps": listing.cache, **result.cursor}
+        result.cursor = {
+            "robots": robots_entry,
+            "roots": listing.roots,
+            "sitemaps": listing.cache,
+            **result.cursor,
+        }
         return result
 
     def _roots(self, robots: Robots, state: dict[str, Any]) -> tuple[list[str], bool]:
@@ -97,8 +112,14 @@ class WebsiteConnector(HttpConnector):
         base = self.cfg.base_url.rstrip("/")
         return [f"{base}/sitemap.xml", f"{base}/sitemap_index.xml"], True
 
-    def document(self, outcome: Outcome, page: Page | Converted, doc_id: str,
-                 aliases: list[str], lastmod: str | None) -> Document | Skipped:
+    def document(
+        self,
+        outcome: Outcome,
+        page: Page | Converted,
+        doc_id: str,
+        aliases: list[str],
+        lastmod: str | None,
+    ) -> Document | Skipped:
         """A page's document (its main text), or a converted file's (its file name, MIME type
         and page, slide or sheet count in provenance)."""
         extra: dict[str, Any] = {"lastmod": lastmod} if lastmod else {}
@@ -133,8 +154,9 @@ class _Assembly:
     """One pull from the listing: select, fetch, confirm what left the listing, drop the
     chrome, one document per canonical URL, and the cursor's per-URL entries."""
 
-    def __init__(self, connector: WebsiteConnector, crawl: SiteCrawl, listing: Listing,
-                 chrome: list[str]) -> None:
+    def __init__(
+        self, connector: WebsiteConnector, crawl: SiteCrawl, listing: Listing, chrome: list[str]
+    ) -> None:
         self.connector, self.crawl, self.listing = connector, crawl, listing
         #: the chrome fingerprints of the last pull, and of this one
         self.state_chrome, self.chrome = chrome, set(chrome)
@@ -151,24 +173,34 @@ class _Assembly:
             if o.live:
                 groups.setdefault(o.canonical, []).append(o)
         for failed in self.listing.failed:
-            ids = {self.crawl.document_of(u) for u in failed.pages
-                   if u not in self.listing.pages}
-            self._keep(failed.url, f"sitemap {failed.reason}", ids - groups.keys(),
-                       vanished=failed.gone)
+            ids = {self.crawl.document_of(u) for u in failed.pages if u not in self.listing.pages}
+            self._keep(
+                failed.url, f"sitemap {failed.reason}", ids - groups.keys(), vanished=failed.gone
+            )
         for o in listed:
             if o.kind == "failed" or (o.kind == "unindexable" and not o.silent):
-                self._keep(o.url, o.reason, {self.crawl.document_of(o.url)} - groups.keys(),
-                           unsupported=o.unsupported)
+                self._keep(
+                    o.url,
+                    o.reason,
+                    {self.crawl.document_of(o.url)} - groups.keys(),
+                    unsupported=o.unsupported,
+                )
         confirmed, missing = self._gone(set(groups))
         documents = self._documents(groups)
-        return PullResult(documents=documents, full=self.crawl.full, deleted=sorted(confirmed),
-                          missing=sorted(missing), skipped=self.skipped,
-                          cursor={"pages": self._pages(), "chrome": sorted(self.chrome)})
+        return PullResult(
+            documents=documents,
+            full=self.crawl.full,
+            deleted=sorted(confirmed),
+            missing=sorted(missing),
+            skipped=self.skipped,
+            cursor={"pages": self._pages(), "chrome": sorted(self.chrome)},
+        )
 
     def _chrome(self, listed: list[Outcome]) -> set[str]:
         """The site's chrome fingerprints over every page read or unchanged this pull. An
         unchanged page holding a block whose verdict changed since the last pull is read
         whole again (in `listed`), so its text loses (or keeps) that block too."""
+
         def fingerprints() -> list[list[str]]:
             seen: dict[str, list[str]] = {}
             for o in listed:
@@ -176,8 +208,9 @@ class _Assembly:
                     seen.setdefault(o.final, o.state.get("blocks") or [])
             return list(seen.values())
 
-        chrome = site_chrome(fingerprints(), share=self.cfg.chrome_share,
-                             min_pages=self.cfg.chrome_min_pages)
+        chrome = site_chrome(
+            fingerprints(), share=self.cfg.chrome_share, min_pages=self.cfg.chrome_min_pages
+        )
         changed = chrome ^ set(self.state_chrome)
         for i, o in enumerate(listed):
             blocks = (o.state or {}).get("blocks") or []
@@ -191,22 +224,38 @@ class _Assembly:
             if self.crawl.refusal(url) is not None:
                 continue
             if len(wanted) >= self.cfg.max_pages:
-                self._keep(url, f"beyond max_pages={self.cfg.max_pages}",
-                           {self.crawl.document_of(url)})
+                self._keep(
+                    url, f"beyond max_pages={self.cfg.max_pages}", {self.crawl.document_of(url)}
+                )
                 continue
             wanted.append(url)
         return wanted
 
-    def _keep(self, what: str, reason: str, ids: set[str], *, unsupported: bool = False,
-              vanished: bool = False) -> None:
+    def _keep(
+        self,
+        what: str,
+        reason: str,
+        ids: set[str],
+        *,
+        unsupported: bool = False,
+        vanished: bool = False,
+    ) -> None:
         self.kept |= ids | {what}
-        self.skipped.append(Skipped(source_id=what, reason=reason, unsupported=unsupported,
-                                    vanished=vanished, covers=sorted(ids - {what})))
+        self.skipped.append(
+            Skipped(
+                source_id=what,
+                reason=reason,
+                unsupported=unsupported,
+                vanished=vanished,
+                covers=sorted(ids - {what}),
+            )
+        )
 
     def _previous(self) -> set[str]:
         old = self.crawl.old
         return set(self.known.documents) | {
-            e.get("canonical", url) for url, e in old.items() if not e.get("skip")}
+            e.get("canonical", url) for url, e in old.items() if not e.get("skip")
+        }
 
     def _gone(self, live: set[str]) -> tuple[set[str], set[str]]:
         """(confirmed, inferred) deletions among the documents of the last pull that this
@@ -229,11 +278,11 @@ class _Assembly:
                     confirmed.add(doc_id)
                     continue
                 outcome = self.crawl.fetch(doc_id)
-            if outcome.kind in ("gone", "away") or (
-                    outcome.live and outcome.canonical != doc_id):
+            if outcome.kind in ("gone", "away") or (outcome.live and outcome.canonical != doc_id):
                 confirmed.add(doc_id)
-                log.info("website: %s is gone: %s", doc_id, outcome.reason or
-                         f"now {outcome.canonical}")
+                log.info(
+                    "website: %s is gone: %s", doc_id, outcome.reason or f"now {outcome.canonical}"
+                )
             elif outcome.live:
                 missing.add(doc_id)  # still answers, but no sitemap lists it
             else:
@@ -251,16 +300,21 @@ class _Assembly:
                 doc = self.known.documents.get(doc_id)
                 if doc is not None and (self.crawl.full or doc.extra.get("aliases", []) != aliases):
                     extra = {k: v for k, v in doc.extra.items() if k != "aliases"}
-                    documents.append(doc.model_copy(update={
-                        "extra": {**extra, **({"aliases": aliases} if aliases else {})}}))
+                    documents.append(
+                        doc.model_copy(
+                            update={"extra": {**extra, **({"aliases": aliases} if aliases else {})}}
+                        )
+                    )
                 continue
             page = rep.converted or parse_page(rep.html or "", rep.final)
             if page is None:  # it parsed when it was read
                 continue
             if isinstance(page, Page):
                 strip_chrome(page, self.chrome)
-            lastmod = next((self.listing.pages.get(o.url) for o in group
-                            if self.listing.pages.get(o.url)), None)
+            lastmod = next(
+                (self.listing.pages.get(o.url) for o in group if self.listing.pages.get(o.url)),
+                None,
+            )
             made = self.connector.document(rep, page, doc_id, aliases, lastmod)
             if isinstance(made, Skipped):
                 if rep.state is not None:

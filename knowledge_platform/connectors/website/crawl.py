@@ -64,8 +64,15 @@ class SiteCrawl:
     """The page fetches of one pull, with what the last pull left (`old`: the cursor's
     per-URL entries) and what the index holds (`known`)."""
 
-    def __init__(self, cfg: WebsiteSettings, crawler: Crawler, robots: Robots,
-                 old: dict[str, dict[str, Any]], known: Known, full: bool) -> None:
+    def __init__(
+        self,
+        cfg: WebsiteSettings,
+        crawler: Crawler,
+        robots: Robots,
+        old: dict[str, dict[str, Any]],
+        known: Known,
+        full: bool,
+    ) -> None:
         self.cfg, self.crawler, self.robots = cfg, crawler, robots
         self.old, self.known, self.full = old, known, full
         self.outcomes: dict[str, Outcome] = {}
@@ -116,8 +123,11 @@ class SiteCrawl:
         if answered is not None and not whole:
             outcome = replace(answered, url=url, chain=[])
         elif self._failed_in_a_row >= limit:
-            outcome = Outcome(url, "failed", reason=f"not requested: {limit} pages in a row "
-                              "failed (is the site down?)")
+            outcome = Outcome(
+                url,
+                "failed",
+                reason=f"not requested: {limit} pages in a row failed (is the site down?)",
+            )
         else:
             outcome = self._fetch(url, whole)
             self._failed_in_a_row = self._failed_in_a_row + 1 if outcome.kind == "failed" else 0
@@ -129,10 +139,14 @@ class SiteCrawl:
     def _fetch(self, url: str, whole: bool) -> Outcome:
         validators = (lambda _: None) if whole else self.validators
         try:
-            fetched = self.crawler.follow(url, validators, _GONE, self.refusal,
-                                          max_bytes=self.cfg.files.max_bytes,
-                                          answered=(lambda _: False) if whole
-                                          else self._answered.__contains__)
+            fetched = self.crawler.follow(
+                url,
+                validators,
+                _GONE,
+                self.refusal,
+                max_bytes=self.cfg.files.max_bytes,
+                answered=(lambda _: False) if whole else self._answered.__contains__,
+            )
         except SourceError as exc:
             return Outcome(url, "failed", reason=str(exc).removeprefix("website: "))
         except ConversionError as exc:  # over the size cap: asked again next time
@@ -141,17 +155,27 @@ class SiteCrawl:
         if fetched.answered:  # one fetch per URL per run: the redirect target's answer
             return replace(self._answered[final], url=url, chain=chain)
         if fetched.refused is not None or response is None:
-            return Outcome(url, "away", final, chain=chain,
-                           reason=f"redirected to {final}, {fetched.refused}")
+            return Outcome(
+                url, "away", final, chain=chain, reason=f"redirected to {final}, {fetched.refused}"
+            )
         status = response.status_code
         if status == 304:
             entry = self.old.get(final) or {}
             state = {**entry, **validators_of(response, entry)}
             if entry.get("skip"):
-                return Outcome(url, "unindexable", final, reason=entry["skip"], chain=chain,
-                               state=state, silent=True, unsupported=bool(entry.get("type")))
-            return Outcome(url, "same", final, entry.get("canonical", final), chain=chain,
-                           state=state)
+                return Outcome(
+                    url,
+                    "unindexable",
+                    final,
+                    reason=entry["skip"],
+                    chain=chain,
+                    state=state,
+                    silent=True,
+                    unsupported=bool(entry.get("type")),
+                )
+            return Outcome(
+                url, "same", final, entry.get("canonical", final), chain=chain, state=state
+            )
         if status in _GONE:
             return Outcome(url, "gone", final, reason=f"HTTP {status}", chain=chain)
         if status != 200:
@@ -162,15 +186,35 @@ class SiteCrawl:
         page = parse_page(response.text, final)
         if page is None:
             reason = "not parseable HTML"
-            return Outcome(url, "unindexable", final, reason=reason, chain=chain,
-                           state={**validators, "skip": reason})
+            return Outcome(
+                url,
+                "unindexable",
+                final,
+                reason=reason,
+                chain=chain,
+                state={**validators, "skip": reason},
+            )
         canonical = self._canonical(page.canonical or _link_canonical(response, final), final)
         state = {**validators, "canonical": canonical, "blocks": page.blocks}
-        return Outcome(url, "page", final, canonical, chain=chain, html=response.text,
-                       modified=response.headers.get("Last-Modified"), state=state)
+        return Outcome(
+            url,
+            "page",
+            final,
+            canonical,
+            chain=chain,
+            html=response.text,
+            modified=response.headers.get("Last-Modified"),
+            state=state,
+        )
 
-    def _file(self, url: str, final: str, chain: list[str], response: httpx.Response,
-              validators: dict[str, Any]) -> Outcome:
+    def _file(
+        self,
+        url: str,
+        final: str,
+        chain: list[str],
+        response: httpx.Response,
+        validators: dict[str, Any],
+    ) -> Outcome:
         """Not HTML: converted when `files` reads its type, else listed once as a type that
         is not read. A file that cannot be converted says so once per version (its 304s are
         silent); one past the time limit is read whole again next run."""
@@ -178,19 +222,33 @@ class SiteCrawl:
         name = unquote(PurePosixPath(urlsplit(final).path).name) or final
         if self.cfg.files.format_of(ctype, name) is None:
             reason = f"not an HTML page, nor a file type `files` reads ({ctype or 'no type'})"
-            return Outcome(url, "unindexable", final, reason=reason, chain=chain,
-                           state={**validators, "skip": reason, "type": ctype},
-                           unsupported=True)
+            return Outcome(
+                url,
+                "unindexable",
+                final,
+                reason=reason,
+                chain=chain,
+                state={**validators, "skip": reason, "type": ctype},
+                unsupported=True,
+            )
         try:
             converted = convert(response.content, ctype, name, limits=self.cfg.files.limits())
         except ConversionError as exc:
-            state = None if isinstance(exc, ConversionLimitError) else {
-                **validators, "skip": str(exc)}
+            state = (
+                None if isinstance(exc, ConversionLimitError) else {**validators, "skip": str(exc)}
+            )
             return Outcome(url, "unindexable", final, reason=str(exc), chain=chain, state=state)
         canonical = self._canonical(_link_canonical(response, final), final)
-        return Outcome(url, "page", final, canonical, chain=chain, converted=converted,
-                       modified=response.headers.get("Last-Modified"),
-                       state={**validators, "canonical": canonical, "blocks": []})
+        return Outcome(
+            url,
+            "page",
+            final,
+            canonical,
+            chain=chain,
+            converted=converted,
+            modified=response.headers.get("Last-Modified"),
+            state={**validators, "canonical": canonical, "blocks": []},
+        )
 
     def _canonical(self, named: str | None, final: str) -> str:
         """A canonical URL outside the crawl (another site, excluded) is not followed: the

@@ -62,8 +62,14 @@ class Fetched:
 
 
 class Crawler:
-    def __init__(self, http: HttpClient, *, delay: float = 0.0,
-                 clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
+    def __init__(
+        self,
+        http: HttpClient,
+        *,
+        delay: float = 0.0,
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+    ) -> None:
         self.http = http
         #: Seconds between two requests (the larger of robots.txt's Crawl-delay, capped, and
         #: the configured floor).
@@ -71,8 +77,13 @@ class Crawler:
         self._clock, self._sleep = clock, sleep
         self._last: float | None = None
 
-    def get(self, url: str, validators: dict[str, Any] | None = None,
-            allow: Collection[int] = (), max_bytes: int | None = None) -> httpx.Response:
+    def get(
+        self,
+        url: str,
+        validators: dict[str, Any] | None = None,
+        allow: Collection[int] = (),
+        max_bytes: int | None = None,
+    ) -> httpx.Response:
         """One paced GET; redirects, 304 and `allow` come back, other failures raise; a body
         past `max_bytes` raises FileTooLargeError."""
         if self._last is not None and self.delay > 0:
@@ -80,13 +91,18 @@ class Crawler:
             if wait > 0:
                 self._sleep(wait)
         try:
-            return self.http.get(url, headers=conditional_headers(validators),
-                                 allow=(304, *REDIRECTS, *allow), max_bytes=max_bytes)
+            return self.http.get(
+                url,
+                headers=conditional_headers(validators),
+                allow=(304, *REDIRECTS, *allow),
+                max_bytes=max_bytes,
+            )
         finally:
             self._last = self._clock()
 
-    def resource(self, url: str, validators: dict[str, Any] | None,
-                 allow: Collection[int] = ()) -> httpx.Response:
+    def resource(
+        self, url: str, validators: dict[str, Any] | None, allow: Collection[int] = ()
+    ) -> httpx.Response:
         """GET a file of the site (robots.txt, a sitemap) wherever it redirects; a 304 only
         comes back when `validators` were sent."""
         response = self.follow(url, lambda _: validators, allow).response
@@ -96,10 +112,15 @@ class Crawler:
             raise SourceError(f"website: GET {url} answered 304 to an unconditional GET")
         return response
 
-    def follow(self, url: str, validators: Validators, allow: Collection[int] = (),
-               refuse: Callable[[str], str | None] = lambda _: None,
-               max_bytes: int | None = None,
-               answered: Callable[[str], bool] = lambda _: False) -> Fetched:
+    def follow(
+        self,
+        url: str,
+        validators: Validators,
+        allow: Collection[int] = (),
+        refuse: Callable[[str], str | None] = lambda _: None,
+        max_bytes: int | None = None,
+        answered: Callable[[str], bool] = lambda _: False,
+    ) -> Fetched:
         """GET `url`, following up to MAX_REDIRECTS redirects; a target `refuse` names a
         reason for is not requested, nor one `answered` says this run has read already."""
         chain: list[str] = []
@@ -110,8 +131,9 @@ class Crawler:
                 return Fetched(current, response, chain)
             location = response.headers.get("Location")
             if not location:
-                raise SourceError(f"website: {current} answered HTTP {response.status_code} "
-                                  "without a Location")
+                raise SourceError(
+                    f"website: {current} answered HTTP {response.status_code} without a Location"
+                )
             chain.append(current)
             current = absolute(current, location)
             if current in chain:

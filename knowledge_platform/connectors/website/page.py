@@ -21,10 +21,27 @@ from lxml.etree import ParserError
 from knowledge_platform.connectors.website.fetch import absolute
 
 #: Block elements a theme wraps chrome in (inline ones, like `<a>` in a sentence, never).
-_BLOCKS = frozenset({
-    "div", "section", "aside", "header", "footer", "nav", "form", "p", "ul", "ol", "li",
-    "dl", "blockquote", "figure", "table", "address", "center",
-})
+_BLOCKS = frozenset(
+    {
+        "div",
+        "section",
+        "aside",
+        "header",
+        "footer",
+        "nav",
+        "form",
+        "p",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "blockquote",
+        "figure",
+        "table",
+        "address",
+        "center",
+    }
+)
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _MAX_BLOCK_CHARS = 300
 

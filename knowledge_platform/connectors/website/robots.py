@@ -45,16 +45,19 @@ def robots_url(base_url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}/robots.txt"  # always at the host's root
 
 
-def read_robots(crawler: Crawler, base_url: str, user_agent: str,
-                cached: dict[str, Any] | None) -> tuple[Robots, dict[str, Any] | None]:
+def read_robots(
+    crawler: Crawler, base_url: str, user_agent: str, cached: dict[str, Any] | None
+) -> tuple[Robots, dict[str, Any] | None]:
     """The rules and what to cache for the next run's conditional GET."""
     url = robots_url(base_url)
     cached = cached if cached and "text" in cached else None
     try:
         response = crawler.resource(url, cached, allow=_NO_ROBOTS)
     except SourceError as exc:
-        raise SourceError(f"{exc}; robots.txt is unreachable, so RFC 9309 says crawl nothing: "
-                          "the index is left as it was") from None
+        raise SourceError(
+            f"{exc}; robots.txt is unreachable, so RFC 9309 says crawl nothing: "
+            "the index is left as it was"
+        ) from None
     status = response.status_code
     if status == 304 and cached is not None:
         text, entry = cached["text"], {**cached, **validators_of(response, cached)}

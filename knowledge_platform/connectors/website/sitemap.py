@@ -85,8 +85,9 @@ class Listing:
     roots: list[str] = field(default_factory=list)
 
 
-def _read_one(crawler: Crawler, url: str, before: dict[str, Any] | None,
-              allow: Collection[int] = ()) -> dict[str, Any] | None:
+def _read_one(
+    crawler: Crawler, url: str, before: dict[str, Any] | None, allow: Collection[int] = ()
+) -> dict[str, Any] | None:
     """The sitemap's cache entry; None when it answered a status in `allow`."""
     response = crawler.resource(url, before, (*allow, *_GONE))
     if response.status_code in allow:
@@ -101,8 +102,9 @@ def _read_one(crawler: Crawler, url: str, before: dict[str, Any] | None,
     return {**validators_of(response), "children": children, "pages": pages}
 
 
-def _keep(url: str, cached: dict[str, dict[str, Any]], into: dict[str, dict[str, Any]],
-          pages: list[str]) -> None:
+def _keep(
+    url: str, cached: dict[str, dict[str, Any]], into: dict[str, dict[str, Any]], pages: list[str]
+) -> None:
     """Carry a failed sitemap's last good listing (and its children's) to the next run."""
     entry = cached.get(url)
     if entry is None or url in into:
@@ -113,9 +115,15 @@ def _keep(url: str, cached: dict[str, dict[str, Any]], into: dict[str, dict[str,
         _keep(child, cached, into, pages)
 
 
-def read_sitemaps(crawler: Crawler, roots: list[str], cached: dict[str, dict[str, Any]], *,
-                  fresh: Collection[str] = (), max_sitemaps: int = 50,
-                  guessed: bool = False) -> Listing:
+def read_sitemaps(
+    crawler: Crawler,
+    roots: list[str],
+    cached: dict[str, dict[str, Any]],
+    *,
+    fresh: Collection[str] = (),
+    max_sitemaps: int = 50,
+    guessed: bool = False,
+) -> Listing:
     """Every page url reachable from `roots`. `fresh`: sitemaps to fetch without validators.
     `guessed` roots (no robots.txt `Sitemap:` line to go by) that answer 404 are skipped."""
     listing = Listing()
@@ -137,8 +145,11 @@ def read_sitemaps(crawler: Crawler, roots: list[str], cached: dict[str, dict[str
             pages: list[str] = []
             _keep(url, cached, listing.cache, pages)
             reason = str(exc).removeprefix("website: ")
-            listing.failed.append(FailedSitemap(url, reason, list(dict.fromkeys(pages)),
-                                                gone=isinstance(exc, SitemapGone)))
+            listing.failed.append(
+                FailedSitemap(
+                    url, reason, list(dict.fromkeys(pages)), gone=isinstance(exc, SitemapGone)
+                )
+            )
             continue
         if entry is None:  # a guessed root that is not there
             continue
@@ -151,5 +162,6 @@ def read_sitemaps(crawler: Crawler, roots: list[str], cached: dict[str, dict[str
     if not listing.roots:  # the listing itself failed: an outage, nothing may change
         raise first_error or SourceError(
             f"website: no sitemap found: robots.txt names none and {', '.join(roots)} "
-            "answer 404; set sitemap_url in the registry")
+            "answer 404; set sitemap_url in the registry"
+        )
     return listing

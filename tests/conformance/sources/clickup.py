@@ -61,8 +61,9 @@ class _ClickUpHarness(SourceHarness):
 
     def refuse_credential(self) -> None:
         """ClickUp's answer to a revoked token (401 OAUTH_019) on every item-level request."""
-        self.fake.inject(self.item_path, 401, {"err": "Oauth token not found",
-                                               "ECODE": "OAUTH_019"}, times=None)
+        self.fake.inject(
+            self.item_path, 401, {"err": "Oauth token not found", "ECODE": "OAUTH_019"}, times=None
+        )
 
     def accept_credential(self) -> None:
         self.fake.uninject(self.item_path)

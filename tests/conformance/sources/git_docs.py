@@ -41,8 +41,9 @@ class GitDocsHarness(SourceHarness):
         self.paths[key] = rel
         self._commit(f"write {rel}")
 
-    def create(self, key: str, title: str, text: str, *, scope: str = "internal",
-               container: str = "a") -> None:
+    def create(
+        self, key: str, title: str, text: str, *, scope: str = "internal", container: str = "a"
+    ) -> None:
         self._write(key, f"{scope}/{container}/{title}.md", text)
 
     def edit(self, key: str, text: str) -> None:
@@ -53,8 +54,10 @@ class GitDocsHarness(SourceHarness):
         self._commit(f"delete {key}")
 
     def archive(self, key: str) -> None:
-        raise NotApplicable("git has no archive; a retired record is deleted or marked "
-                            "deprecated in its front matter (a lifecycle, not a removal)")
+        raise NotApplicable(
+            "git has no archive; a retired record is deleted or marked "
+            "deprecated in its front matter (a lifecycle, not a removal)"
+        )
 
     def _mv(self, key: str, rel: str) -> None:
         (self.repo / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -48,22 +48,30 @@ class GoogleDriveHarness(SourceHarness):
 
     def settings(self, scope: str) -> dict[str, Any]:
         roots: dict[str, Any] = {
-            "internal": {"folder_ids": [self.folders["internal", "a"],
-                                        self.folders["internal", "b"]],
-                         "shared_drive_ids": [self.shared_drive]},
+            "internal": {
+                "folder_ids": [self.folders["internal", "a"], self.folders["internal", "b"]],
+                "shared_drive_ids": [self.shared_drive],
+            },
             "acme": {"folder_ids": [self.folders["acme", "a"]]},
         }[scope]
-        return {**roots, **self.fake.endpoints(), "backoff_seconds": 0.01, "max_retries": 3,
-                "max_wait_seconds": 10}
+        return {
+            **roots,
+            **self.fake.endpoints(),
+            "backoff_seconds": 0.01,
+            "max_retries": 3,
+            "max_wait_seconds": 10,
+        }
 
     def _folder(self, scope: str, container: str) -> str:
         return self.folders.get((scope, container)) or self.folders[scope, "a"]
 
     # -- items -----------------------------------------------------------------------------
-    def create(self, key: str, title: str, text: str, *, scope: str = "internal",
-               container: str = "a") -> None:
-        self.ids[key] = self.fake.add_doc(title, self._folder(scope, container), text + "\n",
-                                          file_id=f"doc-{key}")
+    def create(
+        self, key: str, title: str, text: str, *, scope: str = "internal", container: str = "a"
+    ) -> None:
+        self.ids[key] = self.fake.add_doc(
+            title, self._folder(scope, container), text + "\n", file_id=f"doc-{key}"
+        )
 
     def edit(self, key: str, text: str) -> None:
         self.fake.modify(self.ids[key], markdown=text + "\n")
@@ -75,8 +83,9 @@ class GoogleDriveHarness(SourceHarness):
         self.fake.trash(self.ids[key])
 
     def move(self, key: str, container: str) -> None:
-        scope = next(s for (s, _), f in self.folders.items()
-                     if f in self.fake.files[self.ids[key]].parents)
+        scope = next(
+            s for (s, _), f in self.folders.items() if f in self.fake.files[self.ids[key]].parents
+        )
         self.fake.move(self.ids[key], self._folder(scope, container))
 
     def move_scope(self, key: str, scope: str) -> None:

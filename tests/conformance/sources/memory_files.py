@@ -28,8 +28,9 @@ class MemoryFilesHarness(SourceHarness):
         path.write_text(text + "\n")
         self.paths[key], self.texts[key] = path, text
 
-    def create(self, key: str, title: str, text: str, *, scope: str = "internal",
-               container: str = "a") -> None:
+    def create(
+        self, key: str, title: str, text: str, *, scope: str = "internal", container: str = "a"
+    ) -> None:
         self._write(key, self.roots[scope] / container / f"{title}.md", text)
 
     def edit(self, key: str, text: str) -> None:

@@ -45,12 +45,25 @@ class SupabaseHarness(SourceHarness):
 
     def settings(self, scope: str) -> dict[str, Any]:
         scoped: Any = {"client_id": "is.null"} if scope == "internal" else "client_id=eq.{scope}"
-        tables = [{"name": name, "title_template": "{title}", "text_template": "{body}",
-                   "filter": scoped, "soft_delete_column": "deleted_at"}
-                  for name in (*CONTAINER_A, CONTAINER_B)]
-        return {"url": self.fake.url(), "key_env": "KP_CONF_SUPABASE_KEY", "tables": tables,
-                "page_size": 10, "max_retries": 2, "backoff_seconds": 0.01,
-                "max_wait_seconds": 5}
+        tables = [
+            {
+                "name": name,
+                "title_template": "{title}",
+                "text_template": "{body}",
+                "filter": scoped,
+                "soft_delete_column": "deleted_at",
+            }
+            for name in (*CONTAINER_A, CONTAINER_B)
+        ]
+        return {
+            "url": self.fake.url(),
+            "key_env": "KP_CONF_SUPABASE_KEY",
+            "tables": tables,
+            "page_size": 10,
+            "max_retries": 2,
+            "backoff_seconds": 0.01,
+            "max_wait_seconds": 5,
+        }
 
     def _table(self, container: str) -> str:
         if container == "b":
@@ -67,11 +80,13 @@ class SupabaseHarness(SourceHarness):
         self.fake.update(table, rid, **changes)
 
     # -- items ---------------------------------------------------------------------------
-    def create(self, key: str, title: str, text: str, *, scope: str = "internal",
-               container: str = "a") -> None:
+    def create(
+        self, key: str, title: str, text: str, *, scope: str = "internal", container: str = "a"
+    ) -> None:
         client = None if scope == "internal" else scope
-        self._insert(key, self._table(container), {"client_id": client, "title": title,
-                                                    "body": text})
+        self._insert(
+            key, self._table(container), {"client_id": client, "title": title, "body": text}
+        )
 
     def edit(self, key: str, text: str) -> None:
         self._update(key, body=text)
@@ -89,8 +104,9 @@ class SupabaseHarness(SourceHarness):
         table, rid = self.rows[key]
         row = self.fake.tables[table][rid]
         self.delete(key)
-        self._insert(key, self._table(container),
-                     {k: row[k] for k in ("client_id", "title", "body")})
+        self._insert(
+            key, self._table(container), {k: row[k] for k in ("client_id", "title", "body")}
+        )
 
     def move_scope(self, key: str, scope: str) -> None:
         self._update(key, client_id=None if scope == "internal" else scope)
@@ -99,13 +115,23 @@ class SupabaseHarness(SourceHarness):
         self._update(key, title=title)
 
     def create_in_new_container(self, key: str, title: str, text: str) -> None:
-        self._insert(key, self._table("a"), {"client_id": None, "title": title, "body": text,
-                                             "updated_at": "2020-01-01T00:00:00+00:00"})
+        self._insert(
+            key,
+            self._table("a"),
+            {
+                "client_id": None,
+                "title": title,
+                "body": text,
+                "updated_at": "2020-01-01T00:00:00+00:00",
+            },
+        )
 
     def child_change(self, key: str, text: str) -> None:
-        raise NotApplicable("a row has no children; related rows are rows of their own "
-                            "configured table, and a column edited without an updated_at "
-                            "trigger is read by tables configured with updated_column: null")
+        raise NotApplicable(
+            "a row has no children; related rows are rows of their own "
+            "configured table, and a column edited without an updated_at "
+            "trigger is read by tables configured with updated_column: null"
+        )
 
     # -- paging --------------------------------------------------------------------------
     def awkward_paging(self) -> None:
@@ -116,13 +142,19 @@ class SupabaseHarness(SourceHarness):
 
     # -- failures ------------------------------------------------------------------------
     def vanish(self, key: str) -> None:
-        raise NotApplicable("a row has no sub-resource; a table answering 404 is a container "
-                            "gone (the 'container gone' scenario), an inferred deletion")
+        raise NotApplicable(
+            "a row has no sub-resource; a table answering 404 is a container "
+            "gone (the 'container gone' scenario), an inferred deletion"
+        )
 
     def vanish_container(self) -> None:
         """PostgREST's answer for a dropped table, and for one its stale schema cache lacks."""
-        body = {"code": "PGRST205", "details": None, "hint": None,
-                "message": f"Could not find the table 'public.{CONTAINER_B}' in the schema cache"}
+        body = {
+            "code": "PGRST205",
+            "details": None,
+            "hint": None,
+            "message": f"Could not find the table 'public.{CONTAINER_B}' in the schema cache",
+        }
         self.fake.inject(f"/rest/v1/{CONTAINER_B}", 404, body, times=None)
 
     def restore_container(self) -> None:

@@ -34,16 +34,22 @@ class WebsiteHarness(SourceHarness):
     def settings(self, scope: str) -> dict[str, Any]:
         rules = {"include": ["/acme/"]} if scope == "acme" else {"exclude": ["/acme/"]}
         # robots.txt asks for Crawl-delay: 5; the cap keeps the run to seconds.
-        return {"base_url": self.site.url(), "backoff_seconds": 0.01, "max_wait_seconds": 5,
-                "max_crawl_delay_seconds": 0.01, **rules}
+        return {
+            "base_url": self.site.url(),
+            "backoff_seconds": 0.01,
+            "max_wait_seconds": 5,
+            "max_crawl_delay_seconds": 0.01,
+            **rules,
+        }
 
     @staticmethod
     def _path(key: str, scope: str, container: str) -> str:
         prefix = "/acme" if scope == "acme" else ""
         return f"{prefix}/{container}/{key.replace('_', '-')}"
 
-    def create(self, key: str, title: str, text: str, *, scope: str = "internal",
-               container: str = "a") -> None:
+    def create(
+        self, key: str, title: str, text: str, *, scope: str = "internal", container: str = "a"
+    ) -> None:
         path = self._path(key, scope, container)
         sitemap = None if self.paged else SITEMAPS[container]
         self.site.add_page(path, title, text, sitemap=sitemap)
@@ -125,4 +131,3 @@ class WebsiteHarness(SourceHarness):
 
     def server_errors(self, count: int) -> None:
         self.site.inject("/", 503, "Service Unavailable", times=count)
-
