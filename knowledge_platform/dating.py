@@ -29,7 +29,9 @@ REVIEW_KEYS = (
     "as_of",
     "verified",
 )
-_MONTHS = (
+#: Month and weekday names, one definition for every reader of dates in text (dating,
+#: serve.when, answers.values).
+MONTHS = (
     "january",
     "february",
     "march",
@@ -43,7 +45,18 @@ _MONTHS = (
     "november",
     "december",
 )
-_MONTH = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "may"), "sept"])
+#: A regex alternation of month names and their abbreviations ("sept" too; "may" once).
+MONTH_NAMES = "|".join([*MONTHS, *(m[:3] for m in MONTHS if m != "may"), "sept"])
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH = MONTH_NAMES
+
+
+def month_number(name: str) -> int:
+    """1..12 for a month name or abbreviation ("Sept.", "mar")."""
+    start = name.lower().rstrip(".")[:3]
+    return next(i for i, m in enumerate(MONTHS, 1) if m.startswith(start))
+
+
 _SPELLED = [
     re.compile(
         rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{_MONTH})\.?,?\s+"
@@ -81,11 +94,7 @@ def text_date(text: str) -> dt.date | None:
     for pattern in _SPELLED:
         m = pattern.search(text)
         if m:
-            month = next(
-                i
-                for i, name in enumerate(_MONTHS, 1)
-                if name.startswith(m.group("month").lower()[:3])
-            )
+            month = month_number(m.group("month"))
             try:
                 return dt.date(int(m.group("year")), month, int(m.group("day")))
             except ValueError:

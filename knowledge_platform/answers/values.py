@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from knowledge_platform.dating import MONTH_NAMES, WEEKDAYS, month_number
+
 Kind = Literal[
     "code",
     "date",
@@ -29,22 +31,7 @@ Kind = Literal[
 #: "phrase": a value in words no pattern types ("booked appointments per visitor"), as a
 #: statement of change names it (changes.py); never found by `values`.
 
-MONTHS = _MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTH = "|".join([m for m in _MONTHS] + [m[:3] for m in _MONTHS if m != "may"] + ["sept"])
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH = MONTH_NAMES
 _WORDS = {
     "a": 1,
     "an": 1,
@@ -191,10 +178,6 @@ def _fmt(days: float) -> str:
     return f"{days:.4g}d"
 
 
-def _month(name: str) -> int:
-    return next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(name.lower()[:3]))
-
-
 def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
     g = m.groups()
     if kind == "code":
@@ -203,7 +186,7 @@ def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
         if g[0].isdigit() and len(g[0]) == 4:
             return f"{g[0]}-{g[1]}-{g[2]}"
         month, day = (g[0], g[1]) if not g[0].isdigit() else (g[1], g[0])
-        return f"{g[2] or '*'}-{_month(month):02d}-{int(day):02d}"
+        return f"{g[2] or '*'}-{month_number(month):02d}-{int(day):02d}"
     if kind == "time":
         if g[0].lower() in ("noon", "midday"):
             return "12:00"

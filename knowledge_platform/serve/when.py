@@ -26,24 +26,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTH_NAMES = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "may"), "sept"])
+from knowledge_platform.dating import MONTH_NAMES, WEEKDAYS, month_number
+
+_MONTH_NAMES = MONTH_NAMES
 _MONTH = rf"(?P<month>{_MONTH_NAMES})\.?"
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = r"(?P<weekday>" + "|".join(_WEEKDAYS) + r")"
+_WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")"
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -113,11 +100,6 @@ def _n(word: str) -> int:
     return _NUMBERS[word] if word in _NUMBERS else int(word)
 
 
-def _month(name: str) -> int:
-    name = name.lower().rstrip(".")[:3]
-    return next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(name))
-
-
 def _month_end(year: int, month: int) -> dt.date:
     return dt.date(year, month, calendar.monthrange(year, month)[1])
 
@@ -153,7 +135,7 @@ def _latest_day(today: dt.date, month: int, day: int, year: str | None) -> dt.da
 
 
 def _weekday_before(today: dt.date, weekday: str, *, include_today: bool) -> dt.date:
-    back = (today.weekday() - _WEEKDAYS.index(weekday.lower())) % 7
+    back = (today.weekday() - WEEKDAYS.index(weekday.lower())) % 7
     if back == 0 and not include_today:
         back = 7
     return today - dt.timedelta(days=back)
@@ -208,7 +190,7 @@ def _parse_date(text: str, today: dt.date) -> dt.date | None:
                 return dt.date.fromisoformat(g["iso"])
             except ValueError:
                 return None
-        return _latest_day(today, _month(g["month"]), int(g["day"]), g.get("year"))
+        return _latest_day(today, month_number(g["month"]), int(g["day"]), g.get("year"))
     return None
 
 
@@ -235,11 +217,11 @@ def _bound(text: str, today: dt.date) -> tuple[dt.date, dt.date] | None:
     if day is not None:
         return day, day
     m = re.fullmatch(rf"{_MONTH}(?:\s+{_YEAR})?", " ".join(text.split()), re.I)
-    return _latest_month(today, _month(m.group("month")), m.group("year")) if m else None
+    return _latest_month(today, month_number(m.group("month")), m.group("year")) if m else None
 
 
 def _part_of_month(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date]:
-    start, end = _latest_month(today, _month(m.group("month")), m.group("year"))
+    start, end = _latest_month(today, month_number(m.group("month")), m.group("year"))
     part = m.group("part").lower()
     if part == "early":
         return start, start.replace(day=10)
@@ -302,7 +284,10 @@ _RULE_TEXTS: list[tuple[str, Rule]] = [
     (rf"\bsince\s+(?P<date>{_DATE})", lambda m, t: (d, t) if (d := _date_of(m, t)) else None),
     (
         rf"\bsince\s+(?:the\s+start\s+of\s+|early\s+)?{_MONTH}(?:\s+{_YEAR})?\b",
-        lambda m, t: (_latest_month(t, _month(m.group("month")), m.group("year"))[0], t),
+        lambda m, t: (
+            _latest_month(t, month_number(m.group("month")), m.group("year"))[0],
+            t,
+        ),
     ),
     (
         rf"\b(?:on\s+)?last\s+{_WEEKDAY}\b",
@@ -325,11 +310,11 @@ _RULE_TEXTS: list[tuple[str, Rule]] = [
     ),
     (
         rf"\b(?:in|during|throughout|back\s+in)\s+{_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
-        lambda m, t: _latest_month(t, _month(m.group("month")), m.group("year")),
+        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
     ),
     (
         rf"\b{_MONTH}\s+{_YEAR}\b",
-        lambda m, t: _latest_month(t, _month(m.group("month")), m.group("year")),
+        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
     ),
     (
         rf"\b(?:in|during)\s+{_YEAR}\b",
