@@ -15,6 +15,7 @@ from typing import Any
 
 from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import marks, section_time
+from knowledge_platform.doc_names import name_keys
 from knowledge_platform.models import MIME_TYPE, Chunk, Document, chunk_id, content_hash
 from knowledge_platform.tokens import TokenCounter
 
@@ -185,6 +186,7 @@ class Chunker:
             date=date,
             time_kind=time_kind,
             marks=marks(text),
+            names=name_keys(doc.title, doc.source_id, doc.kind),
             version=doc.version,
             lifecycle=doc.lifecycle,
             trust=doc.trust,

@@ -100,6 +100,8 @@ class Chunk(Record):
     tokens: int = 0
     #: What the text says about time (dating.marks): "change" for a statement of change.
     marks: list[str] = Field(default_factory=list)
+    #: The names its document answers to (doc_names.name_keys): title, number, path.
+    names: list[str] = Field(default_factory=list)
     #: sha256 of embedding_text(): the embedding cache key.
     content_hash: str = ""
     #: sha256 of the text and every provenance field: a point whose fingerprint matches is

@@ -3,16 +3,17 @@
 even where the default filter hides them (drafts, deprecated and superseded records), so
 "What did ADR 7 decide?" answers from ADR 7 and says what superseded it.
 
-Candidates come from a sparse (keyword) search among the hidden documents, which finds
-titles and headings cheaply; a question with a number or a path also scans the hidden
-documents' names, since a file name is not part of the indexed text.
+Candidates come from a sparse (keyword) search, which finds titles and headings cheaply; a
+question with a number or a path also looks its names up among the chunks' stored name keys
+(doc_names.py), since a file name is not part of the indexed text.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
+from knowledge_platform import doc_names
+from knowledge_platform.doc_names import NUMBERED, name_keys, numbered, question_keys
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.retrieval import Retriever
 from knowledge_platform.store.base import SearchFilter, VectorStore
@@ -20,22 +21,6 @@ from knowledge_platform.store.base import SearchFilter, VectorStore
 CANDIDATES = 20
 #: A named document's chunks the answer reads: a decision record's every section, mostly.
 CHUNKS_PER_DOCUMENT = 6
-_FAMILY = {
-    "adr": "decision",
-    "decision": "decision",
-    "record": "decision",
-    "rfc": "rfc",
-    "runbook": "runbook",
-    "ticket": "ticket",
-    "doc": "",
-    "document": "",
-    "": "",
-}
-_NUMBERED = re.compile(
-    r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)s?"
-    r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b",
-    re.I,
-)
 #: A file path: a name with an extension, or folders ending in a name with a digit or a
 #: hyphen ("decisions/0007-monthly-reports"); not "A/B" or "America/New_York".
 _PATH = re.compile(
@@ -48,55 +33,17 @@ _RECORD = re.compile(
     r"['\"\u2019\u201d]",
     re.I,
 )
-_LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
-_KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
 _KINDS_OF_FAMILY = {"decision": "decision", "runbook": "runbook"}
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
-
-
-def numbered(text: str) -> set[tuple[str, int]]:
-    """(family, number) of every numbered reference: "ADR 7" -> ("decision", 7)."""
-    return {(_FAMILY[w.lower().rstrip("s")], int(n)) for w, n in _NUMBERED.findall(text)}
 
 
 def has_cue(text: str) -> bool:
     """Whether `text` names something by number or path (names the index text lacks)."""
-    return bool(_NUMBERED.search(text) or _PATH.search(text))
-
-
-def _document_numbers(chunk: Chunk) -> set[tuple[str, int]]:
-    family = _KIND_FAMILY.get(chunk.kind, "")
-    found = {(f or family, n) for f, n in numbered(chunk.title.split(":")[0])}
-    stem = PurePosixPath(chunk.source_id).stem
-    match = _LEADING_NUMBER.match(stem)
-    if match:
-        found.add((family, int(match.group(1))))
-    return found
+    return bool(NUMBERED.search(text) or _PATH.search(text))
 
 
 def names(question: str, chunk: Chunk) -> bool:
     """Whether `question` names `chunk`'s document by title, number or path."""
-    q = f" {_norm(question)} "
-    title = _norm(chunk.title)
-    parts = [_norm(p) for p in chunk.title.split(":")[1:]]  # "ADR 7: monthly client reports"
-    if (len(title.split()) >= 2 and f" {title} " in q) or any(
-        len(p.split()) >= 3 and f" {p} " in q for p in parts
-    ):
-        return True
-    wanted = numbered(question)
-    for family, number in _document_numbers(chunk):
-        if any(n == number and f in ("", family) for f, n in wanted):
-            return True
-    path = PurePosixPath(chunk.source_id)
-    spelled = {str(path)}
-    if len(path.parts) > 1 or re.search(r"[-_\d]", path.stem):  # not "team" for team.md
-        spelled.add(str(path.with_suffix("")))
-    if re.search(r"[-_\d]", path.stem):
-        spelled.add(path.stem)
-    return any(f" {_norm(s)} " in q for s in spelled if s)
+    return doc_names.names(question, name_keys(chunk.title, chunk.source_id, chunk.kind))
 
 
 def cue_kinds(question: str) -> list[str] | None:
@@ -180,8 +127,9 @@ def named_documents(
     candidates = [
         h.chunk for h in retriever.search(scope, question, limit=CANDIDATES, flt=flt, mode="sparse")
     ]
-    if has_cue(question):
-        candidates += store.scroll(scope, flt)
+    if has_cue(question):  # a number or path the indexed text lacks: the stored name keys
+        keys = sorted(question_keys(question))
+        candidates += store.scroll(scope, flt.model_copy(update={"names": keys}))
     named = list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
     return _best_chunks(retriever, scope, question, flt, named)
 

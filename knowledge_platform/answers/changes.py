@@ -25,29 +25,53 @@ _OLD = r"(?P<old>[^;!?()]+?)" + _END
 _NEW = r"(?P<new>[^;!?()]+?)" + _END
 _BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}{_NAMEISH})\s+"
 #: Each pattern marks a span of the sentence as old (group `old`) and, where it says, the
-#: value that replaced it (group `new`).
-_SPANS: list[re.Pattern[str]] = [
-    re.compile(p, re.I)
-    for p in (
+#: value that replaced it (group `new`); each comes with the words it cannot match without,
+#: searched first (a pattern that starts at every word costs ~0.2 ms on a long sentence).
+_SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(trigger, re.I), re.compile(p, re.I))
+    for trigger, p in (
         # "from X to Y", "from X over to Y" (X: up to 6 words)
-        rf"\bfrom\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:over\s+)?(?:to|into|->|→)\s+{_NEW}",
+        (
+            r"\bfrom\s",
+            rf"\bfrom\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:over\s+)?(?:to|into|->|→)\s+"
+            rf"{_NEW}",
+        ),
         # "replaced X with/by Y", "swapped X for Y"
-        rf"\b(?:replac(?:ed|ing|e)\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by)|"
-        rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
-        rf"for)\s+{_NEW}",
+        (
+            r"\b(?:replac|swap|exchang)",
+            rf"\b(?:replac(?:ed|ing|e)\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by)|"
+            rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
+            rf"for)\s+{_NEW}",
+        ),
         # "Y replaces/supersedes X", "Y instead of X": the old value follows, the new precedes
-        _BEFORE + r"(?:replaces|supersedes|succeeds|takes\s+over\s+from|instead\s+of|in\s+place\s+"
-        r"of|rather\s+than)\s+" + _OLD,
-        r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+from|retires|retired|"
-        r"instead\s+of|in\s+place\s+of)\s+" + _OLD,
+        (
+            r"\b(?:replaces|supersedes|succeeds|takes\s+over|instead\s+of|in\s+place\s+of|"
+            r"rather\s+than)\s",
+            _BEFORE + r"(?:replaces|supersedes|succeeds|takes\s+over\s+from|instead\s+of|in\s+"
+            r"place\s+of|rather\s+than)\s+" + _OLD,
+        ),
+        (
+            r"\b(?:supersede|replaced|succeeded|took\s+over|retire|instead\s+of|in\s+place\s+of)",
+            r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+from|retires|retired|"
+            r"instead\s+of|in\s+place\s+of)\s+" + _OLD,
+        ),
         # "no longer X", "stopped using X", "dropped X"
-        r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+out)"
-        r"\s+" + _OLD,
+        (
+            r"\b(?:no\s+longer|stopped\s+using|dropped|retired|discontinued|phased\s+out)\s",
+            r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+"
+            r"out)\s+" + _OLD,
+        ),
         # "Dana handed the Acme account over to Lee": the one who hands over is the old value
-        r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
-        r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
+        (
+            r"\bhand(?:ed|s|ing)\s",
+            r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
+            r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
+        ),
         # "X is no longer ...": the subject before it is what stopped
-        rf"(?P<old>\b{_WORD}(?:\s+{_WORD}){{0,2}})\s+(?:is|are|was|were)\s+no\s+longer\b",
+        (
+            r"\bno\s+longer\b",
+            rf"(?P<old>\b{_WORD}(?:\s+{_WORD}){{0,2}})\s+(?:is|are|was|were)\s+no\s+longer\b",
+        ),
     )
 ]
 _ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
@@ -90,7 +114,9 @@ class Change:
 def _spans(text: str, group: str) -> list[tuple[int, int]]:
     """Every span the patterns give `group` (`old` also covers the alternative `old2`)."""
     found: list[tuple[int, int]] = []
-    for pattern in _SPANS:
+    for trigger, pattern in _SPANS:
+        if not trigger.search(text):
+            continue
         for m in pattern.finditer(text):
             for name in (group, f"{group}2"):
                 if m.groupdict().get(name) is not None and m.span(name) not in found:
@@ -118,6 +144,12 @@ def _with_unit(old: Value, new: list[Value]) -> Value:
         else f"{unit.text[0]}{old.text}"
     )
     return next((v for v in restated if v.kind == unit.kind), old)
+
+
+def may_state_change(text: str) -> bool:
+    """Whether `text` may state a change: a pattern reads part of it as old (cheap: no
+    values are read)."""
+    return bool(_spans(text, "old"))
 
 
 def change_in(text: str) -> Change:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from knowledge_platform.answers.asks import Ask, read_ask, terms
-from knowledge_platform.answers.changes import Change, change_in
+from knowledge_platform.answers.changes import Change, change_in, may_state_change
 from knowledge_platform.answers.sentences import split_sentences
 from knowledge_platform.answers.values import Value
 from knowledge_platform.dating import CHANGE
@@ -25,7 +25,11 @@ def changes_of(chunk: Chunk) -> list[Change]:
     """The statements of change in a chunk marked CHANGE."""
     if CHANGE not in chunk.marks:
         return []
-    return [c for s in split_sentences(chunk.text) if (c := change_in(s)).says_change]
+    return [
+        c
+        for s in split_sentences(chunk.text)
+        if may_state_change(s) and (c := change_in(s)).says_change
+    ]
 
 
 def supersedes(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.answers.values import values
@@ -30,6 +31,11 @@ terms = SparseEncoder().terms
 
 
 def split_sentences(text: str) -> list[str]:
+    return list(_split(text))
+
+
+@lru_cache(maxsize=2048)  # each hit's text is split once per search, not once per pair
+def _split(text: str) -> tuple[str, ...]:
     parts: list[str] = []
     for part in _SPLIT.split(text):
         part = _LABEL.sub("", " ".join(_BULLET.sub("", part).split()))
@@ -37,7 +43,7 @@ def split_sentences(text: str) -> list[str]:
             parts[-1] = f"{parts[-1]} {part}"
         elif part:
             parts.append(part)
-    return [p for p in parts if len(p) >= MIN_CHARS and not p.startswith("|")]
+    return tuple(p for p in parts if len(p) >= MIN_CHARS and not p.startswith("|"))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from knowledge_platform.dating import MONTH_NAMES, WEEKDAYS, month_number
@@ -236,6 +237,11 @@ def _frequency(g: tuple[str | None, ...]) -> str:
 
 def values(text: str) -> list[Value]:
     """The typed values in `text`, in the order the patterns claim them."""
+    return list(_values(text))
+
+
+@lru_cache(maxsize=8192)  # a search compares each hit's sentences with every change it reads
+def _values(text: str) -> tuple[Value, ...]:
     taken = [False] * len(text)
     found: list[Value] = []
     for kind, pattern in _PATTERNS:
@@ -252,7 +258,7 @@ def values(text: str) -> list[Value]:
                 day = m.group(m.lastindex or 0).lower().rstrip("s") if kind == "frequency" else ""
                 if day in WEEKDAYS:  # "every second Monday": a frequency and a weekday
                     found.append(Value("weekday", day, m.group(0)))
-    return found
+    return tuple(found)
 
 
 def _sentence_start(text: str, pos: int) -> bool:

@@ -37,6 +37,7 @@ FILTER_FIELDS = (
     "confidentiality",
     "marks",
     "time_kind",
+    "names",
 )
 
 
@@ -59,6 +60,8 @@ class SearchFilter(BaseModel):
     confidentiality: list[str] | None = None
     #: any of these chunk marks (dating.marks), e.g. ["change"]
     marks: list[str] | None = None
+    #: any of these document name keys (doc_names.question_keys)
+    names: list[str] | None = None
     #: with dates: also standing texts in force in the window (time_kind "standing", dated
     #: on or before `date_to`, or undated), not only texts dated inside it
     in_force: bool = False
@@ -72,6 +75,7 @@ KEYWORD_FILTERS = {
     "doc_ids": "doc_id",
     "confidentiality": "confidentiality",
     "marks": "marks",
+    "names": "names",
 }
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
+from knowledge_platform.doc_names import name_keys, question_keys
 from knowledge_platform.errors import ModelMismatchError, StoreError
 from knowledge_platform.models import SparseVector
 from knowledge_platform.store.base import SearchFilter, VectorQuery, VectorStore, collection_name
@@ -210,6 +211,33 @@ def test_filters(store: VectorStore):
     assert found(SearchFilter(date_from=date(2025, 1, 1))) == {3}
     assert found(SearchFilter(date_to=date(2024, 1, 1))) == {0}
     assert found(SearchFilter(sources=[])) == set()
+
+
+def test_a_document_named_by_number_or_path_is_looked_up_by_its_name_keys(store: VectorStore):
+    """The named-document lookup reads the named record's chunks only, not the collection."""
+    rng = random.Random(2)
+    adr = dict(source="git_docs", kind="decision", lifecycle="deprecated")
+    chunks = [
+        make_chunk(n=n, source_id=f"notes/day-{n}.md", title=f"Day {n}") for n in range(40)
+    ] + [make_chunk(n=40, source_id="decisions/0007-monthly-reports.md", title="ADR 7", **adr)]
+    named = [
+        c.model_copy(update={"names": name_keys(c.title, c.source_id, c.kind)}) for c in chunks
+    ]
+    write(store, [make_point(c, rng) for c in named])
+
+    def looked_up(question: str) -> list[str]:
+        keys = sorted(question_keys(question))
+        return [
+            c.source_id for c in store.scroll("internal", SearchFilter(names=keys, lifecycles=None))
+        ]
+
+    path = "decisions/0007-monthly-reports.md"
+    assert looked_up("What does decisions/0007-monthly-reports.md say?") == [path]
+    assert looked_up("What did ADR 7 decide?") == [path]
+    assert looked_up("What did document 7 say?") == [path]  # any family
+    assert looked_up("What did runbook 7 say?") == []  # another family's number 7
+    assert looked_up("What did ADR 70 decide?") == []
+    assert looked_up("see notes/day-12.md") == ["notes/day-12.md"]
 
 
 def test_a_window_in_force_takes_standing_texts_said_before_it(store: VectorStore):

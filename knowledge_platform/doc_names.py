@@ -1,0 +1,103 @@
+"""The names a document answers to — its title ("the monthly client reports record"), its
+number ("ADR 7", "RFC-12", the 0007 of `0007-monthly-reports.md`) and its path's spellings
+("decisions/0007-monthly-reports.md", "decisions/0007-monthly-reports", "0007-monthly-reports")
+— as keys. Every chunk stores its document's keys (`Chunk.names`, a keyword payload index),
+so a question that names a document by number or path finds it with one filtered lookup
+instead of reading every chunk of the collection; the same keys decide, in memory, whether
+a question names a retrieved chunk's document.
+
+A question names a document when a key of the document is among the question's keys: a
+title or spelling is a run of the question's words (case and punctuation aside), a number
+is a numbered reference of the same family, or of any family when the question gives none
+("doc 7").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+#: The longest title or path spelling (in words) a question is matched against.
+LONGEST = 24
+_FAMILY = {
+    "adr": "decision",
+    "decision": "decision",
+    "record": "decision",
+    "rfc": "rfc",
+    "runbook": "runbook",
+    "ticket": "ticket",
+    "doc": "",
+    "document": "",
+    "": "",
+}
+NUMBERED = re.compile(
+    r"\b(adr|rfc|decision|record|runbook|ticket|doc|document)s?"
+    r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b",
+    re.I,
+)
+_LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
+_KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
+
+
+def norm(text: str) -> str:
+    """Lower-case words, punctuation as spaces: how titles and paths are compared."""
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def numbered(text: str) -> set[tuple[str, int]]:
+    """(family, number) of every numbered reference: "ADR 7" -> ("decision", 7)."""
+    return {(_FAMILY[w.lower().rstrip("s")], int(n)) for w, n in NUMBERED.findall(text)}
+
+
+def _number_key(family: str, number: int) -> str:
+    return f"n:{family or '*'}:{number}"
+
+
+def _words_key(words: str) -> str:
+    return f"w:{words}"
+
+
+def name_keys(title: str, source_id: str, kind: str) -> list[str]:
+    """The keys of a document: its title (two words or more) and each part after a colon
+    (three or more: "ADR 7: monthly client reports"), its numbers (from the title's start and
+    the file name's), and its path, the path without its suffix, and a file stem with a
+    digit, hyphen or underscore in it (not "team" for team.md)."""
+    keys: list[str] = []
+    whole = norm(title)
+    if len(whole.split()) >= 2:
+        keys.append(_words_key(whole))
+    parts = (norm(part) for part in title.split(":")[1:])
+    keys += [_words_key(words) for words in parts if len(words.split()) >= 3]
+    family = _KIND_FAMILY.get(kind, "")
+    numbers = {(f or family, n) for f, n in numbered(title.split(":")[0])}
+    path = PurePosixPath(source_id)
+    if match := _LEADING_NUMBER.match(path.stem):
+        numbers.add((family, int(match.group(1))))
+    for f, n in sorted(numbers):
+        keys += [_number_key("", n), _number_key(f, n)] if f else [_number_key("", n)]
+    spelled = [source_id]
+    if len(path.parts) > 1 or re.search(r"[-_\d]", path.stem):
+        spelled.append(str(path.with_suffix("")))
+    if re.search(r"[-_\d]", path.stem):
+        spelled.append(path.stem)
+    keys += [_words_key(w) for s in spelled if (w := norm(s))]
+    return list(dict.fromkeys(keys))
+
+
+@lru_cache(maxsize=256)
+def question_keys(question: str) -> frozenset[str]:
+    """The keys a question names documents by: every run of up to LONGEST of its words, and
+    its numbered references (a family's, or any family's when it names none: "doc 7")."""
+    words = norm(question).split()
+    runs = {
+        _words_key(" ".join(words[i:j]))
+        for i in range(len(words))
+        for j in range(i + 1, min(len(words), i + LONGEST) + 1)
+    }
+    return frozenset(runs | {_number_key(f, n) for f, n in numbered(question)})
+
+
+def names(question: str, keys: list[str]) -> bool:
+    """Whether `question` names the document with `keys`."""
+    return not question_keys(question).isdisjoint(keys)
