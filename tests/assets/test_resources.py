@@ -12,6 +12,7 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
+from assets.partitions import ensure_scopes
 from resources.platform import EmbedderResource, platform_resources
 from tests.assets.conftest import Materializer
 
@@ -24,7 +25,7 @@ def test_an_embedder_double_swapped_in_is_the_one_the_run_uses(kp_env: Settings)
             return double
 
     run = Materializer(kp_env)
-    run._ensure_partition("internal")
+    ensure_scopes(run.instance, "memory_files", ["internal"])
     resources = platform_resources(kp_env)
     resources["embedder"] = EmbedderDouble(**resources["embedder"].model_dump())
     result = materialize(
