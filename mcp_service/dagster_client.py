@@ -2,8 +2,9 @@
 import): works the same against a local `dagster dev` and a remote deployment.
 
 Per source x scope the status is read from the `<source>/collection` asset's partition
-(= scope; each source's partitions are the scopes configuring it, `<source>_scopes`): its latest materialization (time, run id, metadata), the latest run for the
-partition, the asset's freshness (`freshnessStatusInfo`, evaluated per asset by Dagster),
+(= scope; a source's partitions are the scopes configuring it, `<source>_scopes`): its latest
+materialization (time, run id, metadata), the latest run for the partition, the asset's
+freshness (`freshnessStatusInfo`, evaluated per asset by Dagster),
 the partition's own age against the asset's `internalFreshnessPolicy` window, failing
 checks (`AssetCheck.partitionStatuses`) and in-flight runs. Dagster unreachable -> status
 "unavailable" with a warning, never an exception.
@@ -117,7 +118,9 @@ class DagsterClient:
                     "repositoryName": node["name"],
                     "repositoryLocationName": node["location"]["name"],
                 }
-        raise DagsterUnavailable(f"no code location at {self.url} defines {', '.join(sorted(jobs))}")
+        raise DagsterUnavailable(
+            f"no code location at {self.url} defines {', '.join(sorted(jobs))}"
+        )
 
     def _ensure_partitions(self, repo: dict[str, str], pairs: Sequence[Pair]) -> None:
         """Scopes the registry configures for a source but its partition set lacks yet (the

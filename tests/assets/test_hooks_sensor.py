@@ -77,7 +77,10 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
 
         # While that run waits to start, new events for its scope wait too, then share a run.
         waiting = create_run_for_test(
-            instance, job_name="clickup_reindex_job", tags=run.tags, status=DagsterRunStatus.NOT_STARTED
+            instance,
+            job_name="clickup_reindex_job",
+            tags=run.tags,
+            status=DagsterRunStatus.NOT_STARTED,
         )
         for i, task in enumerate(["t3", "t4"]):
             queue.put(

@@ -8,11 +8,11 @@ from dagster import materialize
 
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
+from assets.partitions import ensure_scopes
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
-from assets.partitions import ensure_scopes
 from resources.platform import EmbedderResource, platform_resources
 from tests.assets.conftest import Materializer
 

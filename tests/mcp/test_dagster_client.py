@@ -240,7 +240,11 @@ def test_launch_error_is_reported_per_run() -> None:
         "KpRepositories": lambda _v: {
             "repositoriesOrError": {
                 "nodes": [
-                    {"name": "r", "location": {"name": "l"}, "jobs": [{"name": "clickup_reindex_job"}]}
+                    {
+                        "name": "r",
+                        "location": {"name": "l"},
+                        "jobs": [{"name": "clickup_reindex_job"}],
+                    }
                 ]
             }
         },
