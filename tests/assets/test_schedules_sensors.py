@@ -169,6 +169,27 @@ def test_registry_sensor_keeps_each_source_s_partitions_equal_to_the_registry(
         assert sorted(instance.get_dynamic_partitions("scopes")) == ["acme", "internal"]
 
 
+def test_an_instance_from_before_gets_each_source_s_set_on_the_first_tick_and_no_runs(
+    kp_env, registry_data
+):
+    """An instance with the one shared `scopes` set and the sensor's old cursor (the pairs it
+    backfilled, a list): the first tick fills the per-source sets and starts nothing."""
+    defs = build_definitions(Settings())
+    sensor = defs.resolve_sensor_def("registry_sensor")
+    with instance_for_test() as instance:
+        instance.add_dynamic_partitions("scopes", ["internal", "acme"])
+        ctx = build_sensor_context(
+            instance_ref=instance.get_ref(),
+            cursor=json.dumps(["memory_files:internal"]),
+            resources=defs.resources,
+            repository_def=defs.get_repository_def(),
+        )
+        result = _tick(sensor, ctx, instance)
+        _apply(instance, result)
+        assert result.run_requests == []
+        assert _partitions(instance, ("memory_files",)) == {"memory_files": ["internal"]}
+
+
 def test_memory_changes_sensor_requests_only_changed_scopes(
     kp_env, registry_data, workspace, tmp_path, run_assets
 ):
