@@ -75,6 +75,19 @@ def test_weekly_schedule_requests_every_configured_source_and_scope(
     assert schedule.default_status.value == "RUNNING"
 
 
+def _sensor_tick(defs, sensor, instance, cursor):
+    return _tick(
+        sensor,
+        instance=instance,
+        ctx=build_sensor_context(
+            instance_ref=instance.get_ref(),
+            cursor=cursor,
+            resources=defs.resources,
+            repository_def=defs.get_repository_def(),
+        ),
+    )
+
+
 def _apply(instance, result) -> None:
     """The tick's partition requests applied as the sensor daemon applies them."""
     for request in result.dynamic_partitions_requests or []:
@@ -104,16 +117,7 @@ def test_registry_sensor_keeps_each_source_s_partitions_equal_to_the_registry(
         instance.add_dynamic_partitions("scopes", ["internal", "acme"])  # the old shared set
 
         def tick(cursor):
-            result = _tick(
-                sensor,
-                instance=instance,
-                ctx=build_sensor_context(
-                    instance_ref=instance.get_ref(),
-                    cursor=cursor,
-                    resources=defs.resources,
-                    repository_def=defs.get_repository_def(),
-                ),
-            )
+            result = _sensor_tick(defs, sensor, instance, cursor)
             _apply(instance, result)
             return result
 
@@ -178,13 +182,7 @@ def test_an_instance_from_before_gets_each_source_s_set_on_the_first_tick_and_no
     sensor = defs.resolve_sensor_def("registry_sensor")
     with instance_for_test() as instance:
         instance.add_dynamic_partitions("scopes", ["internal", "acme"])
-        ctx = build_sensor_context(
-            instance_ref=instance.get_ref(),
-            cursor=json.dumps(["memory_files:internal"]),
-            resources=defs.resources,
-            repository_def=defs.get_repository_def(),
-        )
-        result = _tick(sensor, ctx, instance)
+        result = _sensor_tick(defs, sensor, instance, json.dumps(["memory_files:internal"]))
         _apply(instance, result)
         assert result.run_requests == []
         assert _partitions(instance, ("memory_files",)) == {"memory_files": ["internal"]}
@@ -205,16 +203,7 @@ def test_memory_changes_sensor_requests_only_changed_scopes(
         ensure_scopes(instance, "memory_files", ["internal", "acme"])
 
         def tick(cursor):
-            return _tick(
-                sensor,
-                instance=instance,
-                ctx=build_sensor_context(
-                    instance_ref=instance.get_ref(),
-                    cursor=cursor,
-                    resources=defs.resources,
-                    repository_def=defs.get_repository_def(),
-                ),
-            )
+            return _sensor_tick(defs, sensor, instance, cursor)
 
         assert tick(None).run_requests == []  # never indexed: the registry sensor's job
         run_assets("memory_files", "internal")
