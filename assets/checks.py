@@ -32,7 +32,7 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     @asset_check(
         asset=key,
         name=f"{source}_collection_matches_chunks",
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         blocking=True,
         description="The set of this source's point ids in the scope's collection "
         "equals the set of its chunk ids.",
@@ -58,7 +58,7 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     @asset_check(
         asset=key,
         name=f"{source}_deletions_within_guard",
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         # Fails loudly but never fails the run: the run's other changes are already applied.
         blocking=False,
         description="No deletion inferred from a listing is held back by the deletion guard, "
@@ -97,7 +97,7 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     @asset_check(
         asset=key,
         name=f"{source}_pull_complete",
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         blocking=False,
         description="The last pull read every sub-resource of the source (a failed one keeps "
         "its last good version and is retried; this check warns until it reads).",
@@ -121,7 +121,7 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     @asset_check(
         asset=key,
         name=f"{source}_single_embedding_model",
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         blocking=True,
         description="The scope's collection records the configured embedding model "
         "and dimension (vectors of two models never mix).",
@@ -147,7 +147,7 @@ def build_collection_checks(source: str) -> list[AssetChecksDefinition]:
     @asset_check(
         asset=key,
         name=f"{source}_golden_questions",
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         blocking=True,
         description="Each golden question of the scope that names this source finds "
         "its expected document in the top 5.",

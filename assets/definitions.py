@@ -28,7 +28,7 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
         sensors.append(build_hooks_sensor(registry))
     if "google_drive" in sources:
         sensors.append(build_renewal_sensor())
-    schedules = [build_weekly_reindex_schedule(sources), analytics_weekly_schedule]
+    schedules = [*(build_weekly_reindex_schedule(s) for s in sources), analytics_weekly_schedule]
     schedules += [
         build_poll_schedule(s, minutes)
         for s in sources
@@ -37,7 +37,7 @@ def build_definitions(settings: Settings | None = None) -> Definitions:
     return Definitions(
         assets=[*(a for source in sources for a in build_source_assets(source)), query_report],
         asset_checks=[c for source in sources for c in build_collection_checks(source)],
-        jobs=[reindex_job, analytics_job],
+        jobs=[*(reindex_job(s) for s in sources), analytics_job],
         schedules=schedules,
         sensors=sensors,
         resources=platform_resources(settings),

@@ -1,6 +1,6 @@
 """One factory for every source: `<source>/raw -> chunks -> embeddings -> collection`,
-partitioned by scope. Each step persists its snapshot under KP_HOME (snapshots.py) and records
-its figures."""
+partitioned by the scopes that configure the source (`assets/partitions.py`). Each step
+persists its snapshot under KP_HOME (snapshots.py) and records its figures."""
 
 from dagster import (
     AssetExecutionContext,
@@ -61,7 +61,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
 
     @asset(
         key=[source, "raw"],
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         group_name=group,
         kinds=kinds,
         pool=spec(source).api_pool,
@@ -111,7 +111,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     @asset(
         key=[source, "chunks"],
         deps=[raw],
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         group_name=group,
         kinds=kinds,
         automation_condition=eager,
@@ -147,7 +147,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     @asset(
         key=[source, "embeddings"],
         deps=[chunks],
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         group_name=group,
         kinds={"python", "numpy", "onnx"},
         automation_condition=eager,
@@ -185,7 +185,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
     @asset(
         key=[source, "collection"],
         deps=[embeddings],
-        partitions_def=scopes_partitions,
+        partitions_def=scopes_partitions(source),
         group_name=group,
         kinds={"qdrant"},
         automation_condition=eager,

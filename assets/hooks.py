@@ -23,12 +23,12 @@ from dagster import (
     sensor,
 )
 
-from assets.factory import HINT_TAG, asset_keys
+from assets.factory import HINT_TAG
 from assets.jobs import reindex_job
-from assets.partitions import SCOPES
 from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import push_specs
 from knowledge_platform.connectors.webhooks.events import encode_hint
+from knowledge_platform.dagster_names import reindex_job_name, scopes_partitions_name
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks.coalesce import last_covered, plan_runs
 from knowledge_platform.hooks.queue import open_queue
@@ -74,10 +74,12 @@ def _latest(context: SensorEvaluationContext, group: str) -> _Latest:
 
 def build_hooks_sensor(registry: Registry) -> SensorDefinition:
     interval = registry.service.hooks.sensor_seconds
+    #: The push sources this code location defines jobs for.
+    known = [s for s in registry.sources if s in PUSH_SOURCES]
 
     @sensor(
         name="hooks_sensor",
-        job=reindex_job,
+        jobs=[reindex_job(source) for source in known],
         minimum_interval_seconds=interval,
         default_status=DefaultSensorStatus.RUNNING,
         description="Turns queued webhook events into one run per source x scope they "
@@ -96,19 +98,23 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
         rows = queue.pending(low)
         if not rows:
             return SkipReason("no webhook events queued")
-        partitions = set(context.instance.get_dynamic_partitions(SCOPES))
+        partitions = {
+            source: set(context.instance.get_dynamic_partitions(scopes_partitions_name(source)))
+            for source in {r.source for r in rows}
+        }
         latest = {g: _latest(context, g) for g in {r.group for r in rows}}
         fresh = [r for r in rows if r.id > max(done.get(r.group, low), latest[r.group].covered)]
         requests: list[RunRequest] = []
         held: list[int] = []
         for plan in plan_runs(fresh):
             group = f"{plan.source}:{plan.scope}"
-            configured = plan.scope in reg.scopes and plan.source in reg.sources_for(plan.scope)
-            if configured and plan.scope in partitions and latest[group].waiting:
+            configured = plan.source in known and plan.scope in reg.scopes_for(plan.source)
+            indexed = configured and plan.scope in partitions[plan.source]
+            if indexed and latest[group].waiting:
                 held.append(plan.first_id)
                 continue
             done[group] = plan.last_id
-            if not configured or plan.scope not in partitions:
+            if not indexed:
                 context.log.info(
                     f"{plan.events} events for {group}: not a configured, "
                     "indexed source x scope; dropped"
@@ -124,8 +130,8 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
             requests.append(
                 RunRequest(
                     run_key=plan.run_key,
+                    job_name=reindex_job_name(plan.source),
                     partition_key=plan.scope,
-                    asset_selection=asset_keys(plan.source),
                     tags=tags,
                 )
             )

@@ -1,7 +1,8 @@
-"""The weekly reindex: Sunday 02:00 America/New_York, every configured source x scope, with a
-full pull so deletions are swept. Run keys make a tick idempotent."""
+"""Schedules per source (a schedule launches one job, and each source has its own): the weekly
+full reindex, Sunday 02:00 America/New_York, of every scope configuring the source (deletions
+are swept), and the incremental poll. Run keys make a tick idempotent."""
 
-from collections.abc import Iterable
+from collections.abc import Callable
 
 from dagster import (
     DefaultScheduleStatus,
@@ -12,50 +13,59 @@ from dagster import (
     schedule,
 )
 
-from assets.factory import FULL_PULL_TAG, asset_keys
+from assets.factory import FULL_PULL_TAG
 from assets.jobs import reindex_job
-from assets.partitions import SCOPES
 from knowledge_platform import run_tags
 from knowledge_platform.connectors.spec import poll_cron
+from knowledge_platform.dagster_names import scopes_partitions_name
 from resources.platform import RegistryResource
 
 WEEKLY_CRON = "0 2 * * 0"
 TIMEZONE = "America/New_York"
 
 
-def build_weekly_reindex_schedule(sources: Iterable[str]) -> ScheduleDefinition:
-    known = set(sources)
+def _requests(
+    context: ScheduleEvaluationContext,
+    registry: RegistryResource,
+    source: str,
+    make: Callable[[str, str], RunRequest],
+) -> list[RunRequest]:
+    """`make(tick, scope)` for each scope configuring `source` that is a partition of it
+    (scopes the registry sensor has not added yet run from its backfill)."""
+    partitions = set(context.instance.get_dynamic_partitions(scopes_partitions_name(source)))
+    tick = (
+        context.scheduled_execution_time.isoformat()
+        if context.scheduled_execution_time
+        else "manual"
+    )
+    scopes = registry.load_fresh().scopes_for(source)
+    return [make(tick, scope) for scope in scopes if scope in partitions]
+
+
+def build_weekly_reindex_schedule(source: str) -> ScheduleDefinition:
+    """`<source>_weekly_reindex_schedule`: a full pull of every scope configuring `source`."""
+    name = f"{source}_weekly_reindex_schedule"
 
     @schedule(
-        name="weekly_reindex_schedule",
+        name=name,
         cron_schedule=WEEKLY_CRON,
         execution_timezone=TIMEZONE,
-        job=reindex_job,
+        job=reindex_job(source),
         default_status=DefaultScheduleStatus.RUNNING,
-        description="Weekly full reindex of every source and scope (Sunday 02:00 NY).",
+        description=f"Weekly full reindex of {source} in every scope (Sunday 02:00 NY).",
     )
     def weekly_reindex_schedule(context: ScheduleEvaluationContext, registry: RegistryResource):
-        reg = registry.load_fresh()
-        # Scopes the registry sensor has not turned into partitions yet run from its backfill.
-        partitions = set(context.instance.get_dynamic_partitions(SCOPES))
-        tick = (
-            context.scheduled_execution_time.isoformat()
-            if context.scheduled_execution_time
-            else "manual"
-        )
-        requests = [
-            RunRequest(
+        requests = _requests(
+            context,
+            registry,
+            source,
+            lambda tick, scope: RunRequest(
                 run_key=f"weekly:{tick}:{source}:{scope}",
                 partition_key=scope,
-                asset_selection=asset_keys(source),
-                tags={FULL_PULL_TAG: "true", run_tags.TRIGGER: "weekly_reindex_schedule"},
-            )
-            for scope in reg.scopes
-            if scope in partitions
-            for source in reg.sources_for(scope)
-            if source in known
-        ]
-        return requests or SkipReason("no source is configured for any scope")
+                tags={FULL_PULL_TAG: "true", run_tags.TRIGGER: name},
+            ),
+        )
+        return requests or SkipReason(f"no scope has {source} configured")
 
     return weekly_reindex_schedule
 
@@ -69,29 +79,22 @@ def build_poll_schedule(source: str, minutes: int) -> ScheduleDefinition:
         name=name,
         cron_schedule=poll_cron(minutes),
         execution_timezone=TIMEZONE,
-        job=reindex_job,
+        job=reindex_job(source),
         default_status=DefaultScheduleStatus.RUNNING,
         description=f"Ordinary {source} run every {minutes} minutes: creates, edits, "
         "deletes and moves (see docs/sync-contract.md).",
     )
     def poll_schedule(context: ScheduleEvaluationContext, registry: RegistryResource):
-        reg = registry.load_fresh()
-        partitions = set(context.instance.get_dynamic_partitions(SCOPES))
-        tick = (
-            context.scheduled_execution_time.isoformat()
-            if context.scheduled_execution_time
-            else "manual"
-        )
-        requests = [
-            RunRequest(
+        requests = _requests(
+            context,
+            registry,
+            source,
+            lambda tick, scope: RunRequest(
                 run_key=f"{source}:{tick}:{scope}",
                 partition_key=scope,
-                asset_selection=asset_keys(source),
                 tags={run_tags.TRIGGER: name},
-            )
-            for scope in reg.scopes
-            if scope in partitions and source in reg.sources_for(scope)
-        ]
+            ),
+        )
         return requests or SkipReason(f"no scope has {source} configured")
 
     return poll_schedule

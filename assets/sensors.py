@@ -1,14 +1,18 @@
-"""Sensors: the registry (scopes become partitions; a new source x scope gets a backfill),
-one change sensor per source whose spec declares a cheap probe, and the automation condition
-sensor that carries a materialized `<source>/raw` through to its collection."""
+"""Sensors: the registry (each source's partition set kept equal to the scopes that configure
+it; a new source x scope gets a backfill), one change sensor per source whose spec declares a
+cheap probe, and the automation condition sensor that carries a materialized `<source>/raw`
+through to its collection."""
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from dagster import (
+    AddDynamicPartitionsRequest,
     AssetSelection,
     AutomationConditionSensorDefinition,
     DefaultSensorStatus,
+    DeleteDynamicPartitionsRequest,
     RunRequest,
     SensorDefinition,
     SensorEvaluationContext,
@@ -16,56 +20,94 @@ from dagster import (
     sensor,
 )
 
-from assets.factory import FULL_PULL_TAG, asset_keys
+from assets.factory import FULL_PULL_TAG
 from assets.jobs import reindex_job
-from assets.partitions import SCOPES, scopes_partitions
+from assets.partitions import scopes_partitions
 from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import connector_class, spec
+from knowledge_platform.dagster_names import reindex_job_name, scopes_partitions_name
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.registry import Registry
 from resources.platform import RegistryResource, SnapshotResource
+
+PartitionsRequest = AddDynamicPartitionsRequest | DeleteDynamicPartitionsRequest
+
+
+def _sync_partitions(
+    context: SensorEvaluationContext, reg: Registry, source: str
+) -> list[PartitionsRequest]:
+    """The requests that make `source`'s partition set equal to the scopes configuring it."""
+    wanted = set(reg.scopes_for(source))
+    existing = set(context.instance.get_dynamic_partitions(scopes_partitions_name(source)))
+    partitions = scopes_partitions(source)
+    requests: list[PartitionsRequest] = []
+    if added := sorted(wanted - existing):
+        requests.append(partitions.build_add_request(added))
+    if removed := sorted(existing - wanted):
+        context.log.info(
+            f"{source}: scopes no longer configuring it leave its partitions (their collections "
+            f"are kept, read-only): {removed}"
+        )
+        requests.append(partitions.build_delete_request(removed))
+    return requests
+
+
+@dataclass(frozen=True)
+class _RegistryCursor:
+    pairs: set[str]
+    generation: int = 0
+
+    @classmethod
+    def read(cls, cursor: str | None) -> "_RegistryCursor":
+        value = json.loads(cursor) if cursor else {}
+        if isinstance(value, list):  # before partitions per source: the pairs alone
+            return cls(set(value))
+        return cls(set(value.get("pairs", [])), int(value.get("generation", 0)))
+
+    def dump(self) -> str:
+        return json.dumps({"generation": self.generation, "pairs": sorted(self.pairs)})
 
 
 def build_registry_sensor(sources: Iterable[str]) -> SensorDefinition:
-    known = set(sources)
+    known = list(sources)
 
     @sensor(
         name="registry_sensor",
-        job=reindex_job,
+        jobs=[reindex_job(source) for source in known] or None,
         minimum_interval_seconds=10,
         default_status=DefaultSensorStatus.RUNNING,
-        description="Keeps the scopes partitions equal to the registry's scopes and backfills "
-        "every source newly configured for a scope. A removed client keeps its "
-        "partition and collection (read-only, unreachable through MCP).",
+        description="Keeps each source's partitions equal to the scopes whose registry entry "
+        "configures it, and backfills every source newly configured for a scope. A scope that "
+        "stops configuring a source leaves its partitions; its collection is kept (read-only, "
+        "unreachable through MCP once the client is gone).",
     )
     def registry_sensor(context: SensorEvaluationContext, registry: RegistryResource):
+        """Cursor: the `source:scope` pairs configured at the last tick and a generation that
+        moves whenever they change. A pair configured since is backfilled (a full pull); one
+        removed and configured again is backfilled again. The run key carries the generation,
+        so a tick the daemon repeats (it died before saving the cursor) asks for the same
+        runs, not new ones."""
         reg = registry.load_fresh()
-        existing = set(context.instance.get_dynamic_partitions(SCOPES))
-        new_scopes = [s for s in reg.scopes if s not in existing]
-        seen = set(json.loads(context.cursor)) if context.cursor else set()
-        pairs = {
-            f"{source}:{scope}"
-            for scope in reg.scopes
-            for source in reg.sources_for(scope)
-            if source in known
-        }
-        requests = [
-            RunRequest(
-                run_key=f"onboard:{pair}",
-                partition_key=pair.split(":", 1)[1],
-                asset_selection=asset_keys(pair.split(":", 1)[0]),
-                tags={FULL_PULL_TAG: "true", run_tags.TRIGGER: "registry_sensor"},
+        last = _RegistryCursor.read(context.cursor)
+        pairs = {f"{source}:{scope}" for source in known for scope in reg.scopes_for(source)}
+        generation = last.generation + (pairs != last.pairs)
+        requests = []
+        for pair in sorted(pairs - last.pairs):
+            source, scope = pair.split(":", 1)
+            requests.append(
+                RunRequest(
+                    run_key=f"onboard:{pair}:{generation}",
+                    job_name=reindex_job_name(source),
+                    partition_key=scope,
+                    tags={FULL_PULL_TAG: "true", run_tags.TRIGGER: "registry_sensor"},
+                )
             )
-            for pair in sorted(pairs - seen)
-        ]
-        removed = sorted(existing - set(reg.scopes))
-        if removed:
-            context.log.info(f"scopes no longer in the registry, kept read-only: {removed}")
         return SensorResult(
             run_requests=requests,
-            dynamic_partitions_requests=(
-                [scopes_partitions.build_add_request(new_scopes)] if new_scopes else []
-            ),
-            cursor=json.dumps(sorted(seen | pairs)),
+            dynamic_partitions_requests=[
+                r for source in known for r in _sync_partitions(context, reg, source)
+            ],
+            cursor=_RegistryCursor(pairs, generation).dump(),
         )
 
     return registry_sensor
@@ -80,7 +122,7 @@ def build_changes_sensor(source: str) -> SensorDefinition:
 
     @sensor(
         name=name,
-        job=reindex_job,
+        job=reindex_job(source),
         minimum_interval_seconds=source_spec.probe_seconds or 60,
         default_status=DefaultSensorStatus.RUNNING,
         description=f"Probes {source}'s cheap change signal ({key}) per scope and re-indexes "
@@ -93,8 +135,10 @@ def build_changes_sensor(source: str) -> SensorDefinition:
         seen = json.loads(context.cursor) if context.cursor else {}
         current: dict[str, str] = {}
         requests: list[RunRequest] = []
-        for scope in reg.scopes:
-            if source not in reg.sources_for(scope):
+        # A scope the registry sensor has not made a partition yet runs from its backfill.
+        partitions = set(context.instance.get_dynamic_partitions(scopes_partitions_name(source)))
+        for scope in reg.scopes_for(source):
+            if scope not in partitions:
                 continue
             indexed = snapshots.get().read_cursor(source, scope)
             if indexed is None:
@@ -115,7 +159,6 @@ def build_changes_sensor(source: str) -> SensorDefinition:
                     RunRequest(
                         run_key=f"changes:{source}:{scope}:{token}",
                         partition_key=scope,
-                        asset_selection=asset_keys(source),
                         tags={run_tags.TRIGGER: name},
                     )
                 )

@@ -134,13 +134,12 @@ def index(
 
     from assets.checks import build_collection_checks
     from assets.factory import build_source_assets
-    from assets.partitions import SCOPES
+    from assets.partitions import ensure_scopes
     from kp.indexing import QUIET
     from resources.platform import platform_resources
 
     instance = instance or DagsterInstance.ephemeral()
-    if scope not in instance.get_dynamic_partitions(SCOPES):
-        instance.add_dynamic_partitions(SCOPES, [scope])
+    ensure_scopes(instance, source, [scope])
     started = time.perf_counter()
     result = materialize(
         [*build_source_assets(source), *build_collection_checks(source)],

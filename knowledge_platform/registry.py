@@ -210,6 +210,10 @@ class Registry(_Strict):
     def sources_for(self, scope: str) -> list[str]:
         return list(self.scope(scope).sources)
 
+    def scopes_for(self, source: str) -> list[str]:
+        """The scopes whose entry configures `source`, in registry order."""
+        return [scope for scope in self.scopes if source in self.scope(scope).sources]
+
     @property
     def sources(self) -> list[str]:
         """Every source configured for at least one scope, in catalog order of appearance."""

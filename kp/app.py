@@ -264,8 +264,8 @@ def clients_add(
         raise _fail(str(exc)) from None
     console.print(f"added client {client_id!r} to {settings.config}")
     console.print(
-        "under `kp up` the registry sensor adds its partition and backfills its "
-        f"sources within a minute; without it run `kp index --scope {client_id}`"
+        "under `kp up` the registry sensor adds it to its sources' partitions and backfills "
+        f"them within a minute; without it run `kp index --scope {client_id}`"
     )
 
 

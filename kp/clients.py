@@ -1,5 +1,5 @@
 """`kp clients add`: onboard a client by adding its entry to the registry. Under `kp up` the
-registry sensor then adds the scope partition and backfills every configured source.
+registry sensor then adds the scope to each configured source's partitions and backfills it.
 
 The entry is inserted as text at the end of the `clients:` block: every other line of the
 file (comments, quoting, list indentation) stays byte-for-byte as it was. The whole file is

@@ -78,7 +78,7 @@ def run_index(
 
     from assets.checks import build_collection_checks
     from assets.factory import AT_SHA_TAG, FULL_PULL_TAG, FULL_RECONCILE_TAG, build_source_assets
-    from assets.partitions import SCOPES
+    from assets.partitions import ensure_scopes
     from assets.reaper import process_tags, reap
     from resources.platform import platform_resources
 
@@ -86,10 +86,8 @@ def run_index(
     instance = DagsterInstance.from_config(str(settings.dagster_home))
     for reaped in reap(instance):  # runs a killed `kp index` or run worker left behind
         console.print(f"[yellow]{escape(reaped.line())}[/yellow]")
-    known = set(instance.get_dynamic_partitions(SCOPES))
-    missing = sorted({sc for _, sc in pairs} - known)
-    if missing:
-        instance.add_dynamic_partitions(SCOPES, missing)
+    for src in {src for src, _ in pairs}:  # the registry sensor's work, when kp up is not on
+        ensure_scopes(instance, src, [sc for s, sc in pairs if s == src])
     resources = platform_resources(settings)
     tags = {run_tags.TRIGGER: "kp index", **process_tags()}
     if full or at:

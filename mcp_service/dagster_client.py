@@ -2,8 +2,9 @@
 import): works the same against a local `dagster dev` and a remote deployment.
 
 Per source x scope the status is read from the `<source>/collection` asset's partition
-(= scope): its latest materialization (time, run id, metadata), the latest run for the
-partition, the asset's freshness (`freshnessStatusInfo`, evaluated per asset by Dagster),
+(= scope; a source's partitions are the scopes configuring it, `<source>_scopes`): its latest
+materialization (time, run id, metadata), the latest run for the partition, the asset's
+freshness (`freshnessStatusInfo`, evaluated per asset by Dagster),
 the partition's own age against the asset's `internalFreshnessPolicy` window, failing
 checks (`AssetCheck.partitionStatuses`) and in-flight runs. Dagster unreachable -> status
 "unavailable" with a warning, never an exception.
@@ -18,15 +19,13 @@ from typing import Any
 import httpx
 
 from knowledge_platform import run_tags
+from knowledge_platform.dagster_names import reindex_job_name, scopes_partitions_name
 from mcp_service import dagster_queries as q
 from mcp_service.dagster_models import IndexStatus, LaunchedRun, Pair, RunInfo, SourceStatus
 from mcp_service.dagster_parse import parse_status, runs_of, stale_pairs
 
-JOB = "reindex_job"
 #: A search of a scope with no index asks for its in-flight runs; it waits no longer than this.
 IN_FLIGHT_TIMEOUT = 3.0
-PARTITIONS_DEF = "scopes"
-STEPS = ("raw", "chunks", "embeddings", "collection")
 
 
 class DagsterUnavailable(Exception):
@@ -108,20 +107,24 @@ class DagsterClient:
         return runs_of(data, {scope})
 
     # -- launches -----------------------------------------------------------------------------
-    def _repository(self) -> dict[str, str]:
+    def _repository(self, jobs: set[str]) -> dict[str, str]:
+        """The repository defining (one of) `jobs`: every source's job lives in the one code
+        location; a job it lacks (a source added since it loaded) fails that launch alone."""
         data = self.graphql(q.REPOSITORIES)
         repos = data.get("repositoriesOrError") or {}
         for node in repos.get("nodes") or []:
-            if any(j.get("name") == JOB for j in node.get("jobs") or []):
+            if jobs & {j.get("name") for j in node.get("jobs") or []}:
                 return {
                     "repositoryName": node["name"],
                     "repositoryLocationName": node["location"]["name"],
                 }
-        raise DagsterUnavailable(f"no code location at {self.url} defines {JOB}")
+        raise DagsterUnavailable(
+            f"no code location at {self.url} defines {', '.join(sorted(jobs))}"
+        )
 
     def _ensure_partitions(self, repo: dict[str, str], pairs: Sequence[Pair]) -> None:
-        """Scopes the registry knows but the partitions definition does not yet (the registry
-        sensor may be stopped) are added, so the launch does not fail on them."""
+        """Scopes the registry configures for a source but its partition set lacks yet (the
+        registry sensor may be stopped) are added, so the launch does not fail on them."""
         for source in sorted({s for s, _ in pairs}):
             data = self.graphql(q.PARTITION_KEYS, {"key": {"path": [source, "collection"]}})
             node = data.get("assetNodeOrError") or {}
@@ -129,24 +132,21 @@ class DagsterClient:
                 continue
             existing = set(node.get("partitionKeys") or [])
             for scope in stale_pairs(pairs, source, existing):
-                self.graphql(q.ADD_PARTITION, {"repo": repo, "name": PARTITIONS_DEF, "key": scope})
+                name = scopes_partitions_name(source)
+                self.graphql(q.ADD_PARTITION, {"repo": repo, "name": name, "key": scope})
                 existing.add(scope)
 
     def launch_reindex(
         self, pairs: Sequence[Pair], *, trigger: str = "mcp", principal: str = ""
     ) -> list[LaunchedRun]:
-        """One `reindex_job` run per source x scope, selecting that source's four assets for
-        the scope's partition. Raises DagsterUnavailable if Dagster cannot be reached."""
-        repo = self._repository()
+        """One run of `<source>_reindex_job` (the source's four assets) per source x scope,
+        for the scope's partition. Raises DagsterUnavailable if Dagster cannot be reached."""
+        repo = self._repository({reindex_job_name(source) for source, _ in pairs})
         self._ensure_partitions(repo, pairs)
         launched: list[LaunchedRun] = []
         for source, scope in pairs:
             params = {
-                "selector": {
-                    **repo,
-                    "jobName": JOB,
-                    "assetSelection": [{"path": [source, step]} for step in STEPS],
-                },
+                "selector": {**repo, "jobName": reindex_job_name(source)},
                 "executionMetadata": {
                     "tags": [
                         {"key": "dagster/partition", "value": scope},

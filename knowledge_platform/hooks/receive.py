@@ -45,8 +45,7 @@ class Receiver:
         return self._queue()
 
     def scopes(self, source: str) -> list[str]:
-        reg = self.registry()
-        return [scope for scope in reg.scopes if source in reg.sources_for(scope)]
+        return self.registry().scopes_for(source)
 
     def settings(self, source: str, scope: str) -> SourceSettings:
         return self.registry().source_settings(source, scope)

@@ -8,7 +8,7 @@ from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
-from assets.partitions import SCOPES
+from assets.partitions import ensure_scopes
 from knowledge_platform.settings import Settings
 from resources.platform import platform_resources
 
@@ -27,7 +27,7 @@ class Materializer:
         tags: dict[str, str] | None = None,
         raise_on_error: bool = True,
     ) -> Any:
-        self._ensure_partition(scope)
+        ensure_scopes(self.instance, source, [scope])
         return materialize(
             [*build_source_assets(source), *build_collection_checks(source)],
             partition_key=scope,
@@ -36,10 +36,6 @@ class Materializer:
             tags=tags or {},
             raise_on_error=raise_on_error,
         )
-
-    def _ensure_partition(self, scope: str) -> None:
-        if scope not in self.instance.get_dynamic_partitions(SCOPES):
-            self.instance.add_dynamic_partitions(SCOPES, [scope])
 
     def run_and_check(self, source: str, scope: str = "internal") -> dict[str, bool]:
         result = self(source, scope, raise_on_error=False)
@@ -52,7 +48,7 @@ class Materializer:
         scope: str = "internal",
         tags: dict[str, str] | None = None,
     ) -> Any:
-        self._ensure_partition(scope)
+        ensure_scopes(self.instance, source, [scope])
         return materialize(
             build_source_assets(source),
             selection=[AssetKey([source, step]) for step in steps],

@@ -17,8 +17,8 @@ from dagster import (
 from dagster._core.test_utils import create_run_for_test
 
 from assets.definitions import build_definitions
-from assets.factory import HINT_TAG, asset_keys
-from assets.partitions import SCOPES
+from assets.factory import HINT_TAG
+from assets.partitions import ensure_scopes
 from knowledge_platform.connectors.webhooks.events import HookEvent
 from knowledge_platform.hooks.queue import open_queue
 from knowledge_platform.settings import Settings
@@ -53,7 +53,7 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
     )  # acme is not a partition yet
 
     with instance_for_test() as instance:
-        instance.add_dynamic_partitions(SCOPES, ["internal"])
+        ensure_scopes(instance, "clickup", ["internal"])
 
         def tick(cursor: str | None):
             ctx = build_sensor_context(
@@ -68,7 +68,7 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
         first = tick(None)
         (run,) = first.run_requests
         assert run.run_key == "hooks:clickup:internal:1-1001"
-        assert run.partition_key == "internal" and run.asset_selection == asset_keys("clickup")
+        assert run.partition_key == "internal" and run.job_name == "clickup_reindex_job"
         assert json.loads(run.tags[HINT_TAG]) == {"ids": ["t1", "t9"], "deleted": ["t9"]}
         assert run.tags["kp/hook_events"] == "1001"
         restarted = tick(None)  # the daemon died before it stored the cursor
@@ -77,7 +77,10 @@ def test_a_burst_of_a_thousand_events_for_one_task_is_one_run(kp_env, registry_d
 
         # While that run waits to start, new events for its scope wait too, then share a run.
         waiting = create_run_for_test(
-            instance, job_name="reindex_job", tags=run.tags, status=DagsterRunStatus.NOT_STARTED
+            instance,
+            job_name="clickup_reindex_job",
+            tags=run.tags,
+            status=DagsterRunStatus.NOT_STARTED,
         )
         for i, task in enumerate(["t3", "t4"]):
             queue.put(

@@ -34,7 +34,10 @@ def _run(
     instance: DagsterInstance, status: DagsterRunStatus, pid: int, host: str, pool: str | None
 ) -> str:
     run = create_run_for_test(
-        instance, job_name="reindex_job", status=status, tags={PID_TAG: str(pid), HOST_TAG: host}
+        instance,
+        job_name="clickup_reindex_job",
+        status=status,
+        tags={PID_TAG: str(pid), HOST_TAG: host},
     )
     if pool is not None:
         storage = instance.event_log_storage

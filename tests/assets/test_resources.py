@@ -8,6 +8,7 @@ from dagster import materialize
 
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
+from assets.partitions import ensure_scopes
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.runtime import Runtime
@@ -24,7 +25,7 @@ def test_an_embedder_double_swapped_in_is_the_one_the_run_uses(kp_env: Settings)
             return double
 
     run = Materializer(kp_env)
-    run._ensure_partition("internal")
+    ensure_scopes(run.instance, "memory_files", ["internal"])
     resources = platform_resources(kp_env)
     resources["embedder"] = EmbedderDouble(**resources["embedder"].model_dump())
     result = materialize(

@@ -9,14 +9,20 @@ import time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from dagster import AssetKey, build_schedule_context, build_sensor_context, instance_for_test
+from dagster import (
+    AddDynamicPartitionsRequest,
+    AssetKey,
+    build_schedule_context,
+    build_sensor_context,
+    instance_for_test,
+)
 from dagster._core.definitions.sensor_definition import SensorType
 from dagster._core.test_utils import in_process_test_workspace
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._utils.schedules import cron_string_iterator
 
 from assets.definitions import build_definitions
-from assets.partitions import SCOPES
+from assets.partitions import ensure_scopes
 from assets.schedules import TIMEZONE, WEEKLY_CRON
 from knowledge_platform.settings import Settings
 from tests.conftest import write_registry
@@ -51,10 +57,11 @@ def test_weekly_schedule_requests_every_configured_source_and_scope(
     registry_data["clients"]["acme"]["sources"] = {"memory_files": {"path": str(other)}}
     write_registry(kp_env.config, registry_data)
     defs = build_definitions(Settings())
-    schedule = defs.resolve_schedule_def("weekly_reindex_schedule")
+    schedule = defs.resolve_schedule_def("memory_files_weekly_reindex_schedule")
+    assert schedule.job_name == "memory_files_reindex_job"
     when = dt.datetime(2026, 12, 6, 2, 0, tzinfo=NY)
     with instance_for_test() as instance:
-        instance.add_dynamic_partitions(SCOPES, ["internal", "acme"])
+        ensure_scopes(instance, "memory_files", ["internal", "acme"])
         ctx = build_schedule_context(
             instance=instance,
             scheduled_execution_time=when,
@@ -68,40 +75,65 @@ def test_weekly_schedule_requests_every_configured_source_and_scope(
     assert schedule.default_status.value == "RUNNING"
 
 
-def test_registry_sensor_adds_partitions_and_backfills_new_clients(kp_env, registry_data, tmp_path):
+def _sensor_tick(defs, sensor, instance, cursor):
+    return _tick(
+        sensor,
+        instance=instance,
+        ctx=build_sensor_context(
+            instance_ref=instance.get_ref(),
+            cursor=cursor,
+            resources=defs.resources,
+            repository_def=defs.get_repository_def(),
+        ),
+    )
+
+
+def _apply(instance, result) -> None:
+    """The tick's partition requests applied as the sensor daemon applies them."""
+    for request in result.dynamic_partitions_requests or []:
+        if isinstance(request, AddDynamicPartitionsRequest):
+            instance.add_dynamic_partitions(request.partitions_def_name, request.partition_keys)
+        else:
+            for key in request.partition_keys:
+                instance.delete_dynamic_partition(request.partitions_def_name, key)
+
+
+def _partitions(instance, sources=("memory_files", "git_docs")) -> dict[str, list[str]]:
+    return {s: sorted(instance.get_dynamic_partitions(f"{s}_scopes")) for s in sources}
+
+
+def test_registry_sensor_keeps_each_source_s_partitions_equal_to_the_registry(
+    kp_env, registry_data, tmp_path
+):
+    """Each source's partitions are the scopes configuring it — never a scope without it — as
+    clients come (with one source of two) and go; a newly configured pair is backfilled."""
+    repo = tmp_path / "docs-repo"
+    repo.mkdir()
+    registry_data["internal"]["sources"]["git_docs"] = {"repo": str(repo)}
+    write_registry(kp_env.config, registry_data)
     defs = build_definitions(Settings())
     sensor = defs.resolve_sensor_def("registry_sensor")
     with instance_for_test() as instance:
-        first = _tick(
-            sensor,
-            instance=instance,
-            ctx=build_sensor_context(
-                instance_ref=instance.get_ref(),
-                resources=defs.resources,
-                repository_def=defs.get_repository_def(),
-            ),
-        )
-        added = first.dynamic_partitions_requests[0].partition_keys
-        assert sorted(added) == ["acme", "internal"]
-        assert [(r.partition_key, r.asset_selection[0].path[0]) for r in first.run_requests] == [
-            ("internal", "memory_files")
+        instance.add_dynamic_partitions("scopes", ["internal", "acme"])  # the old shared set
+
+        def tick(cursor):
+            result = _sensor_tick(defs, sensor, instance, cursor)
+            _apply(instance, result)
+            return result
+
+        first = tick(None)
+        # acme configures no source: it is a partition of none.
+        assert _partitions(instance) == {"memory_files": ["internal"], "git_docs": ["internal"]}
+        assert sorted((r.job_name, r.partition_key) for r in first.run_requests) == [
+            ("git_docs_reindex_job", "internal"),
+            ("memory_files_reindex_job", "internal"),
         ]
-        instance.add_dynamic_partitions(SCOPES, list(added))
-
-        # Nothing changed: no new partitions, no runs, the cursor is stable.
-        again = _tick(
-            sensor,
-            instance=instance,
-            ctx=build_sensor_context(
-                instance_ref=instance.get_ref(),
-                cursor=first.cursor,
-                resources=defs.resources,
-                repository_def=defs.get_repository_def(),
-            ),
-        )
+        assert all(r.tags["kp/full_pull"] == "true" for r in first.run_requests)
+        again = tick(first.cursor)  # nothing changed: no runs, no partition requests
         assert again.run_requests == [] and not again.dynamic_partitions_requests
+        assert again.cursor == first.cursor
 
-        # A new client with a source: its partition and a backfill of that source.
+        # A new client with one of the two sources: a partition of that source only.
         ws = tmp_path / "newco-ws"
         ws.mkdir()
         registry_data["clients"]["newco"] = {
@@ -109,20 +141,51 @@ def test_registry_sensor_adds_partitions_and_backfills_new_clients(kp_env, regis
             "sources": {"memory_files": {"path": str(ws)}},
         }
         write_registry(kp_env.config, registry_data)
-        third = _tick(
-            sensor,
-            instance=instance,
-            ctx=build_sensor_context(
-                instance_ref=instance.get_ref(),
-                cursor=again.cursor,
-                resources=defs.resources,
-                repository_def=defs.get_repository_def(),
-            ),
-        )
-        assert third.dynamic_partitions_requests[0].partition_keys == ["newco"]
-        assert [r.partition_key for r in third.run_requests] == ["newco"]
-        assert third.run_requests[0].tags["kp/full_pull"] == "true"
-        assert "memory_files:newco" in json.loads(third.cursor)
+        added = tick(again.cursor)
+        assert _partitions(instance) == {
+            "memory_files": ["internal", "newco"],
+            "git_docs": ["internal"],
+        }
+        assert [(r.job_name, r.partition_key) for r in added.run_requests] == [
+            ("memory_files_reindex_job", "newco")
+        ]
+        assert added.run_requests[0].tags["kp/full_pull"] == "true"
+
+        # Removed: its partition goes; onboarded again: a new backfill (a new run key).
+        del registry_data["clients"]["newco"]
+        write_registry(kp_env.config, registry_data)
+        removed = tick(added.cursor)
+        assert removed.run_requests == []
+        assert _partitions(instance)["memory_files"] == ["internal"]
+        registry_data["clients"]["newco"] = {
+            "director": "jonas",
+            "sources": {"memory_files": {"path": str(ws)}},
+        }
+        write_registry(kp_env.config, registry_data)
+        back = tick(removed.cursor)
+        assert _partitions(instance)["memory_files"] == ["internal", "newco"]
+        (rerun,) = back.run_requests
+        assert rerun.partition_key == "newco"
+        assert rerun.run_key != added.run_requests[0].run_key
+        # A tick the daemon repeats (it died before saving the cursor) asks for the same run.
+        assert [r.run_key for r in tick(removed.cursor).run_requests] == [rerun.run_key]
+        # The old shared set was left as it was (nothing reads it).
+        assert sorted(instance.get_dynamic_partitions("scopes")) == ["acme", "internal"]
+
+
+def test_an_instance_from_before_gets_each_source_s_set_on_the_first_tick_and_no_runs(
+    kp_env, registry_data
+):
+    """An instance with the one shared `scopes` set and the sensor's old cursor (the pairs it
+    backfilled, a list): the first tick fills the per-source sets and starts nothing."""
+    defs = build_definitions(Settings())
+    sensor = defs.resolve_sensor_def("registry_sensor")
+    with instance_for_test() as instance:
+        instance.add_dynamic_partitions("scopes", ["internal", "acme"])
+        result = _sensor_tick(defs, sensor, instance, json.dumps(["memory_files:internal"]))
+        _apply(instance, result)
+        assert result.run_requests == []
+        assert _partitions(instance, ("memory_files",)) == {"memory_files": ["internal"]}
 
 
 def test_memory_changes_sensor_requests_only_changed_scopes(
@@ -137,19 +200,10 @@ def test_memory_changes_sensor_requests_only_changed_scopes(
     sensor = defs.resolve_sensor_def("memory_files_changes_sensor")
     assert sensor.minimum_interval_seconds == 30
     with instance_for_test() as instance:
-        instance.add_dynamic_partitions(SCOPES, ["internal", "acme"])
+        ensure_scopes(instance, "memory_files", ["internal", "acme"])
 
         def tick(cursor):
-            return _tick(
-                sensor,
-                instance=instance,
-                ctx=build_sensor_context(
-                    instance_ref=instance.get_ref(),
-                    cursor=cursor,
-                    resources=defs.resources,
-                    repository_def=defs.get_repository_def(),
-                ),
-            )
+            return _sensor_tick(defs, sensor, instance, cursor)
 
         assert tick(None).run_requests == []  # never indexed: the registry sensor's job
         run_assets("memory_files", "internal")

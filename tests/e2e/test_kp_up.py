@@ -18,10 +18,14 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from tests.procs import free_port, kp_up, listening, stop_group
+from knowledge_platform.registry import load_registry
+from tests.procs import Platform, free_port, kp_up, listening, stop_group
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
+PARTITIONS = """{ assetNodes { assetKey { path } partitionDefinition { name } partitionKeys
+  assetPartitionStatuses { ... on DefaultPartitionStatuses {
+    materializedPartitions failedPartitions unmaterializedPartitions } } } }"""
 
 
 async def wait_for_hits(
@@ -46,6 +50,35 @@ async def wait_for_hits(
             last = exc
         await asyncio.sleep(2)
     raise AssertionError(f"demo not indexed in time; last answer: {last!r}")
+
+
+def partitions(platform: Platform) -> dict[tuple[str, ...], dict]:
+    """Every partitioned asset's partition set, keys and statuses, read as the UI reads them."""
+    nodes = platform.graphql(PARTITIONS)["assetNodes"]
+    return {tuple(n["assetKey"]["path"]): n for n in nodes if n["partitionDefinition"]}
+
+
+def assert_partitions_are_the_configuring_scopes(platform: Platform, deadline: float) -> None:
+    """Each source's assets are partitioned by exactly the scopes whose registry entry
+    configures it (the demo's `hot` configures none: a partition of none), and once the first
+    runs end no partition is missing: none stays "Missing" for a scope without the source."""
+    registry = load_registry(REPO / "demo" / "registry.yaml")
+    assert registry.scopes_for("git_docs") == ["internal", "shade_store"]
+    assert registry.scopes_for("memory_files") == ["internal"] and "hot" in registry.scopes
+    while True:
+        nodes = partitions(platform)
+        missing = {
+            k: n["assetPartitionStatuses"]["unmaterializedPartitions"] for k, n in nodes.items()
+        }
+        if not any(missing.values()) or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    assert {k[0] for k in nodes} == set(registry.sources)
+    for (source, step), node in nodes.items():
+        assert node["partitionDefinition"]["name"] == f"{source}_scopes", (source, step)
+        assert sorted(node["partitionKeys"]) == sorted(registry.scopes_for(source)), (source, step)
+        assert node["assetPartitionStatuses"]["failedPartitions"] == [], (source, step)
+    assert not any(missing.values()), missing
 
 
 async def call(url: str, token: str, tool: str, args: dict) -> dict:
@@ -130,6 +163,10 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
         assert cli["dagster_url"] == platform.dagster_url and cli["status"] != "unavailable"
         rows = {(e["source"], e["scope"]): e for e in cli["sources"]}
         assert rows[("memory_files", "internal")]["run_id"] == memory["run_id"]
+
+        partitions_read = time.monotonic()
+        assert_partitions_are_the_configuring_scopes(platform, partitions_read + 240)
+        print(f"every partition materialized {time.monotonic() - partitions_read:.1f}s later")
 
         # The automation sensor runs without anyone switching it on.
         sensors = platform.graphql(

@@ -16,7 +16,7 @@ from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
-from assets.partitions import SCOPES
+from assets.partitions import ensure_scopes
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from knowledge_platform.store.edge import EdgeStore
@@ -51,7 +51,7 @@ def registry_data(registry_data: dict[str, Any], tmp_path: Path) -> dict[str, An
 def publish(settings: Settings, source: str) -> Any:
     """The collection step and its checks, on an instance of its own, as a separate run."""
     instance = DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions(SCOPES, ["internal"])
+    ensure_scopes(instance, source, ["internal"])
     key = AssetKey([source, "collection"])
     return materialize(
         [*build_source_assets(source), *build_collection_checks(source)],
@@ -67,7 +67,6 @@ def test_two_sources_publish_to_one_collection_at_once(
     kp_env: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prepare = Materializer(kp_env)
-    prepare.instance.add_dynamic_partitions(SCOPES, ["internal"])
     for source in SOURCES:
         prepare.partial(source, ["raw", "chunks", "embeddings"])
 
@@ -126,7 +125,7 @@ def test_publishing_one_scope_never_waits_for_another(
     settings = Settings()
     ensure_dagster_home(settings)
     instance = DagsterInstance.from_config(str(settings.dagster_home))
-    instance.add_dynamic_partitions(SCOPES, ["internal", "acme"])
+    ensure_scopes(instance, "memory_files", ["internal", "acme"])
 
     def run(scope: str) -> Any:
         return materialize(

@@ -141,7 +141,7 @@ def _holder(instance: DagsterInstance) -> str:
     """A live run (this test's process) holding the one clickup_api slot."""
     run = create_run_for_test(
         instance,
-        job_name="reindex_job",
+        job_name="clickup_reindex_job",
         status=DagsterRunStatus.STARTED,
         tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
     )

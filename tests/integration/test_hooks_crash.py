@@ -30,7 +30,7 @@ from assets.checks import build_collection_checks
 from assets.definitions import build_definitions
 from assets.factory import build_source_assets
 from assets.hooks import RUN_KEY_TAG
-from assets.partitions import SCOPES
+from assets.partitions import ensure_scopes
 from knowledge_platform.hooks.coalesce import last_covered
 from knowledge_platform.hooks.queue import open_queue
 from knowledge_platform.settings import Settings
@@ -164,7 +164,7 @@ class Daemon:
     def __init__(self, settings: Settings) -> None:
         ensure_dagster_home(settings)
         self.instance = DagsterInstance.from_config(str(settings.dagster_home))
-        self.instance.add_dynamic_partitions(SCOPES, ["internal"])
+        ensure_scopes(self.instance, "git_docs", ["internal"])
         self.defs = build_definitions(settings)
         self.settings = settings
         self.cursor: str | None = None

@@ -182,13 +182,13 @@ def test_in_flight_runs_of_other_scopes_are_hidden() -> None:
 
 def test_launch_reindex_sends_one_run_per_source_and_scope() -> None:
     sent: list[dict[str, Any]] = []
-    added: list[str] = []
+    added: list[tuple[str, str]] = []
     repo = {
         "nodes": [
             {
                 "name": "__repository__",
                 "location": {"name": "kp"},
-                "jobs": [{"name": "__ASSET_JOB"}, {"name": "reindex_job"}],
+                "jobs": [{"name": "__ASSET_JOB"}, {"name": "memory_files_reindex_job"}],
             }
         ]
     }
@@ -208,7 +208,7 @@ def test_launch_reindex_sends_one_run_per_source_and_scope() -> None:
             "assetNodeOrError": {"__typename": "AssetNode", "partitionKeys": ["internal"]}
         },
         "KpAddPartition": lambda v: (
-            added.append(v["key"])
+            added.append((v["name"], v["key"]))
             or {
                 "addDynamicPartition": {
                     "__typename": "AddDynamicPartitionSuccess",
@@ -223,13 +223,14 @@ def test_launch_reindex_sends_one_run_per_source_and_scope() -> None:
         [("memory_files", "internal"), ("memory_files", "hot")], principal="compass"
     )
     assert [(r.scope, r.run_id) for r in runs] == [("internal", "run-internal"), ("hot", "run-hot")]
-    assert added == ["hot"]
+    assert added == [("memory_files_scopes", "hot")]  # the source's own partition set
     params = [b["variables"]["params"] for b in sent if "KpLaunchRun" in b["query"]]
     selector = params[0]["selector"]
-    assert selector["jobName"] == "reindex_job" and selector["repositoryLocationName"] == "kp"
-    assert [a["path"] for a in selector["assetSelection"]] == [
-        ["memory_files", step] for step in ("raw", "chunks", "embeddings", "collection")
-    ]
+    assert selector == {
+        "repositoryName": "__repository__",
+        "repositoryLocationName": "kp",
+        "jobName": "memory_files_reindex_job",
+    }
     tags = {t["key"]: t["value"] for t in params[1]["executionMetadata"]["tags"]}
     assert tags == {"dagster/partition": "hot", "kp/trigger": "mcp", "kp/principal": "compass"}
 
@@ -239,7 +240,11 @@ def test_launch_error_is_reported_per_run() -> None:
         "KpRepositories": lambda _v: {
             "repositoriesOrError": {
                 "nodes": [
-                    {"name": "r", "location": {"name": "l"}, "jobs": [{"name": "reindex_job"}]}
+                    {
+                        "name": "r",
+                        "location": {"name": "l"},
+                        "jobs": [{"name": "clickup_reindex_job"}],
+                    }
                 ]
             }
         },
