@@ -247,7 +247,7 @@ class KnowledgeService:
             )
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
-        return Read(question, _first(named, hits), shown, notes)
+        return Read(question, _first(named, hits), shown, notes, flt)
 
     # -- tools --------------------------------------------------------------------------------
     def search(
@@ -322,6 +322,7 @@ class KnowledgeService:
             embedder=self.runtime.embedder,
             named=read.named,
             warnings=read.notes,
+            related=lambda text, limit: self._search(grant, scope, text, limit, read.flt),
         )
         answer.warnings += [
             f"[{c.number}] {c.title} is "
@@ -516,6 +517,8 @@ class Read:
     #: doc ids of the documents the question names (their sentences answer it)
     named: set[str]
     notes: list[str]
+    #: the scope, grant and date window it searched under
+    flt: SearchFilter
 
 
 def _successor_ids(hits: list[Hit]) -> set[str]:
