@@ -26,7 +26,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
     for p, k in [
         (
-            r"\b(cost|costs|price|priced|fee|fees|spend|salary|charge|charged|pay|paid|"
+            r"\b(cost|costs|price|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|paid|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
             ("money",),
         ),
@@ -50,7 +50,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
         (
-            r"\b(which|what)\s+(?P<about>[\w/-]+\s+)?(tool|platform|system|app|application|service|vendor|"
+            r"\b(which|what)\s+(?P<about>(?:[\w/-]+\s+){1,2})?(tool|platform|system|app|application|service|vendor|"
             r"software|channel|library|engine|crm|cms|provider)s?\b",
             ("name", "code"),
         ),
@@ -67,7 +67,11 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 #: The question's own wording that names the kind of answer, not its subject.
 _ASKING = re.compile(
     r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently)|what\s+"
-    r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b",
+    r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b"
+    # "Who should I ask about ...", "Whom do we contact for ...": the verb says to find a
+    # person, what follows says about what
+    r"|^\s*whom?\s+(should|do|does|can|could|would)\s+(i|we|you)\s+[a-z]+"
+    r"(?=\s+(?:to\s+|with\s+)?(?:about|for|regarding|if|when|on)\b)",
     re.I,
 )
 #: "Who is Compass?" asks what a name is, not for a person.

@@ -25,7 +25,7 @@ all-MiniLM-L6-v2 model; a registry may override the threshold (`answer: {min_sco
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.answers.asks import Ask, fits, read_ask
@@ -42,6 +42,8 @@ W_FITS = 0.1
 #: A sentence without the kind of value the question asks for cannot answer it.
 KIND_PENALTY = 0.5
 NUMBER_PENALTY = 0.5
+#: A term this long that starts another term counts as it (see `covered`).
+PREFIX_CHARS = 4
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,18 @@ def _numbers(text: str) -> set[str]:
     return set(re.findall(r"\d+", text))
 
 
+def covered(subject: Collection[str], have: Collection[str]) -> int:
+    """How many of the question's terms the sentence has: the term itself, or one of at
+    least PREFIX_CHARS that starts the other (the stemmer leaves "rota" and "rotat" of
+    "rotates" apart)."""
+    return sum(1 for t in subject if t in have or any(_prefixed(t, h) for h in have))
+
+
+def _prefixed(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) >= PREFIX_CHARS and long.startswith(short)
+
+
 def score_sentences(
     question: str | Ask,
     sentences: Sequence[Sentence],
@@ -83,7 +97,7 @@ def score_sentences(
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = set(terms(s.context))
-        lexical = len(ask.subject & have) / len(ask.subject) if ask.subject else 0.0
+        lexical = covered(ask.subject, have) / len(ask.subject) if ask.subject else 0.0
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         fit = fits(s.text, ask)
