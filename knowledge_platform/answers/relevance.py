@@ -28,7 +28,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.answers.asks import Ask, fits, read_ask
+from knowledge_platform.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.answers.sentences import Sentence, terms
 from knowledge_platform.answers.values import values
 from knowledge_platform.embeddings.base import Embedder
@@ -94,13 +94,14 @@ def score_sentences(
     numbers = _numbers(ask.text)
     query = embedder.embed_query(ask.text)
     semantic = embedder.embed_documents([_masked(s.context) for s in sentences]) @ query
+    known = known_names(s.text for s in sentences)
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = set(terms(s.context))
         lexical = covered(ask.subject, have) / len(ask.subject) if ask.subject else 0.0
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
-        fit = fits(s.text, ask)
+        fit = fits(s.text, ask, known)
         if fit and ask.kinds:
             score += W_FITS
         if not fit:
