@@ -54,6 +54,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"software|channel|library|engine|crm|cms|provider)s?\b",
             ("name", "code"),
         ),
+        # "What do we use to watch recordings?": a tool, by its name
+        (r"^\s*what\s+(do|does|did|should|can)\s+(we|i|you|they)\s+use\b", ("name", "code")),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
         (

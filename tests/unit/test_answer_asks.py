@@ -41,6 +41,13 @@ def test_a_tool_named_in_two_words_is_still_asked_for_by_name() -> None:
     assert ask.kinds == ("name", "code")
 
 
+def test_what_we_use_to_do_something_asks_for_a_tool() -> None:
+    assert read_ask("What do we use to watch recordings of visitor sessions?").kinds == (
+        "name",
+        "code",
+    )
+
+
 def test_a_term_matches_its_longer_form() -> None:
     have = set(terms("On-call duty rotates every Monday."))
     assert covered(terms("rota"), have) == 1  # "rota" and "rotat" of "rotates"
