@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from knowledge_platform.answers.asks import mentions, read_ask
+from knowledge_platform.answers.changes import change_in
 from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.answers.disagreements import Found, find_conflicts
 from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_sentences
@@ -92,17 +93,30 @@ def with_related(
     embedder: Embedder,
 ) -> tuple[Sources, list[Scored]]:
     """The sources with the passages `related` finds for the best sentence's own words that
-    retrieval had not given, and every eligible sentence, those passages' included."""
+    retrieval had not given, and every eligible sentence, with those passages' that may
+    give another value than the best sentence (they can only be the other side of a
+    conflict, so the rest are not embedded)."""
     known = {h.chunk.id for h in sources.hits}
     more = [h for h in related(best.sentence.text, RELATED_HITS) if h.chunk.id not in known]
     if not more:
         return sources, list(scored)
     widened = Sources([*sources.hits, *more])
     seen = {s.sentence.text.lower() for s in scored}
-    extra = [s for s in sentences_of(widened, more, len(sources.hits)) if s.text.lower() not in seen]
+    kinds = {v.kind for v in values(best.sentence.text)}
+    extra = [
+        s
+        for s in sentences_of(widened, more, len(sources.hits))
+        if s.text.lower() not in seen and _may_differ(s.text, kinds)
+    ]
     subject = _subject(question, [s.sentence for s in scored])
     everything = [*scored, *_eligible(question, widened, extra, subject, embedder)]
     return widened, sorted(everything, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
+
+
+def _may_differ(text: str, kinds: Collection[str]) -> bool:
+    """Whether a sentence may give another value than one holding values of `kinds`: it
+    holds one of those kinds, or says a value changed (only these are scored)."""
+    return any(v.kind in kinds for v in values(text)) or change_in(text).says_change
 
 
 def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
