@@ -13,7 +13,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from knowledge_platform.dating import CHANGE
 from knowledge_platform.errors import StoreError
 from knowledge_platform.models import Chunk, Hit, Point, SparseVector
 
@@ -60,15 +59,10 @@ class SearchFilter(BaseModel):
     confidentiality: list[str] | None = None
     #: any of these chunk marks (dating.marks), e.g. ["change"]
     marks: list[str] | None = None
-    #: with dates: also the texts in force in the window, not only those dated inside it:
-    #: standing texts (time_kind "standing") and statements of change (a value changed
-    #: then holds until changed again: marks IN_FORCE_MARKS), dated on or before `date_to`,
-    #: or undated
+    #: with dates: also standing texts in force in the window (time_kind "standing", dated
+    #: on or before `date_to`, or undated), not only texts dated inside it
     in_force: bool = False
 
-
-#: Marks of an event that holds from its day on, like a standing text (dating.CHANGE).
-IN_FORCE_MARKS = [CHANGE]
 
 #: SearchFilter attribute -> the payload field it matches (any of the listed values).
 KEYWORD_FILTERS = {

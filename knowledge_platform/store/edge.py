@@ -28,7 +28,6 @@ from knowledge_platform.store.base import (
     DENSE,
     FILTER_FIELDS,
     HASH_FIELD,
-    IN_FORCE_MARKS,
     KEYWORD_FILTERS,
     RRF_K,
     SPARSE,
@@ -72,13 +71,10 @@ def edge_filter(flt: SearchFilter) -> qe.Filter | None:
             before = qe.FieldCondition(
                 "date", range=qe.RangeDateTime(lt=upper.isoformat() if upper else None)
             )
-            holds = qe.Filter(
-                should=[
-                    qe.FieldCondition("time_kind", match=qe.MatchValue("standing")),
-                    qe.FieldCondition("marks", match=qe.MatchAny(IN_FORCE_MARKS)),
-                ]
+            standing = qe.Filter(
+                must=[qe.FieldCondition("time_kind", match=qe.MatchValue("standing"))],
+                should=[before, qe.IsEmptyCondition("date")],
             )
-            standing = qe.Filter(must=[holds], should=[before, qe.IsEmptyCondition("date")])
             conds.append(qe.Filter(should=[dated, standing]))
         else:
             conds.append(dated)

@@ -28,7 +28,6 @@ from knowledge_platform.store.base import (
     DENSE,
     FILTER_FIELDS,
     HASH_FIELD,
-    IN_FORCE_MARKS,
     KEYWORD_FILTERS,
     SPARSE,
     CollectionInfo,
@@ -64,16 +63,12 @@ def server_filter(flt: SearchFilter) -> models.Filter | None:
         lower, upper = dates
         dated = models.FieldCondition(key="date", range=models.DatetimeRange(gte=lower, lt=upper))
         if flt.in_force:
-            holds = models.Filter(
-                should=[
+            standing = models.Filter(
+                must=[
                     models.FieldCondition(
                         key="time_kind", match=models.MatchValue(value="standing")
-                    ),
-                    models.FieldCondition(key="marks", match=models.MatchAny(any=IN_FORCE_MARKS)),
-                ]
-            )
-            standing = models.Filter(
-                must=[holds],
+                    )
+                ],
                 should=[
                     models.FieldCondition(key="date", range=models.DatetimeRange(lt=upper)),
                     models.IsEmptyCondition(is_empty=models.PayloadField(key="date")),

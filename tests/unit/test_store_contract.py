@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from knowledge_platform.dating import CHANGE
 from knowledge_platform.errors import ModelMismatchError, StoreError
 from knowledge_platform.models import SparseVector
 from knowledge_platform.store.base import SearchFilter, VectorQuery, VectorStore, collection_name
@@ -214,9 +213,8 @@ def test_filters(store: VectorStore):
 
 
 def test_a_window_in_force_takes_standing_texts_said_before_it(store: VectorStore):
-    """Events dated inside the window, and standing texts and statements of change dated
-    before its end or undated (a value changed then holds until changed again); never
-    another event outside it, nor a standing text or change said after it."""
+    """Events dated inside the window, and standing texts dated before its end or undated;
+    never an event outside it, nor a standing text said after it."""
     rng = random.Random(5)
     chunks = [
         make_chunk(n=0, time_kind="event", date=date(2024, 3, 5)),  # inside
@@ -225,8 +223,6 @@ def test_a_window_in_force_takes_standing_texts_said_before_it(store: VectorStor
         make_chunk(n=3, time_kind="standing", date=None),  # undated: in force
         make_chunk(n=4, time_kind="standing", date=date(2024, 4, 2)),  # said after
         make_chunk(n=5, time_kind="event", date=None),  # undated event
-        make_chunk(n=6, time_kind="event", date=date(2024, 1, 20), marks=[CHANGE]),  # holds
-        make_chunk(n=7, time_kind="event", date=date(2024, 4, 9), marks=[CHANGE]),  # after
     ]
     write(store, [make_point(c, rng) for c in chunks])
     window = SearchFilter(date_from=date(2024, 3, 1), date_to=date(2024, 3, 31))
@@ -238,7 +234,7 @@ def test_a_window_in_force_takes_standing_texts_said_before_it(store: VectorStor
         mode="dense",
         flt=window.model_copy(update={"in_force": True}),
     )
-    assert {int(h.chunk.title.split()[1]) for h in hits} == {0, 2, 3, 6}
+    assert {int(h.chunk.title.split()[1]) for h in hits} == {0, 2, 3}
     strict = store.search("internal", [1.0] * DIM, None, limit=10, mode="dense", flt=window)
     assert {int(h.chunk.title.split()[1]) for h in strict} == {0}
 
