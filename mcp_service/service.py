@@ -234,12 +234,14 @@ class KnowledgeService:
             flt = flt.model_copy(update={"in_force": True})
         hits = self._search(grant, scope, question.search_text, limit, flt)
         if limit > 1:  # newer statements that changed what the hits say rank above them
+            # a value changed before the window holds in it, like a standing text
+            since = {"date_from": None} if flt.in_force else {}
             said = self._search(
                 grant,
                 scope,
                 question.search_text,
                 CHANGE_HITS,
-                flt.model_copy(update={"marks": [CHANGE]}),
+                flt.model_copy(update={"marks": [CHANGE], **since}),
             )
             hits = current_first(
                 [*hits, *(h for h in said if h.chunk.id not in {x.chunk.id for x in hits})],

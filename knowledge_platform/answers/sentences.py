@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from knowledge_platform.answers.changes import change_in
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.answers.values import values
 from knowledge_platform.dating import CHANGE
@@ -91,14 +92,23 @@ def names_a_thing(heading: str) -> bool:
 
 
 def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
-    """Every distinct sentence of the top `max_hits` hits and of any later statement of
-    change (a newer value may be said where retrieval ranked it low), best hit first."""
-    hits = [
+    """Every distinct sentence of the top `max_hits` hits, and the statements of change of
+    any later hit that makes them (a newer value may be said where retrieval ranked it low;
+    the rest of a daily log that says it is not what retrieval found it for), best hit
+    first."""
+    top = _distinct(sources, list(enumerate(sources.hits[:max_hits])))
+    later = [
         (rank, hit)
         for rank, hit in enumerate(sources.hits)
-        if rank < max_hits or CHANGE in hit.chunk.marks
+        if rank >= max_hits and CHANGE in hit.chunk.marks
     ]
-    return _distinct(sources, hits)
+    seen = {s.text.lower() for s in top}
+    changed = [
+        s
+        for s in _distinct(sources, later)
+        if s.text.lower() not in seen and change_in(s.text).says_change
+    ]
+    return [*top, *changed]
 
 
 def sentences_of(sources: Sources, hits: Sequence[Hit], first_rank: int) -> list[Sentence]:

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from knowledge_platform.answers.extractive import extractive_answer
+from knowledge_platform.answers.sentences import candidates
+from knowledge_platform.answers.sources import Sources
 from knowledge_platform.dating import CHANGE
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Chunk, Hit, Point
@@ -111,3 +113,21 @@ def test_a_stale_value_is_marked_by_the_change_retrieval_left_out(retriever: Ret
     (conflict,) = result.conflicts
     newer = next(c for c in result.citations if c.number == conflict.newer)
     assert newer.doc_id == SWITCH.doc_id
+
+
+def test_a_later_change_hit_lends_only_its_statements_of_change() -> None:
+    """A daily log found for its statement of change, ranked below the hits an answer reads,
+    gives that statement, not its other notes (another day's figures)."""
+    log = make_chunk(
+        n=20,
+        source_id="memory/2026-08-17.md",
+        title="2026-08-17 daily log",
+        text="Heatmap review for Copper Kettle: 419 dead clicks.\n\n"
+        "#incidents replaces #war-room for incident coordination from today.",
+        date=date(2026, 8, 17),
+        marks=[CHANGE],
+    )
+    sources = Sources(hits(*LOGS, log))
+    said = [s.text for s in candidates(sources, max_hits=len(LOGS))]
+    assert "#incidents replaces #war-room for incident coordination from today." in said
+    assert not any("419" in s for s in said)
