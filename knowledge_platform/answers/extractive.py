@@ -81,6 +81,10 @@ def _eligible(
         for s in score_sentences(ask, sentences, embedder, priors)
         if mentions(s.sentence.context, subject)
     ]
+    return best_first(scored)
+
+
+def best_first(scored: Collection[Scored]) -> list[Scored]:
     return sorted(scored, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
 
 
@@ -110,7 +114,7 @@ def with_related(
     ]
     subject = _subject(question, [s.sentence for s in scored])
     everything = [*scored, *_eligible(question, widened, extra, subject, embedder)]
-    return widened, sorted(everything, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
+    return widened, best_first(everything)
 
 
 def _may_differ(text: str, kinds: Collection[str]) -> bool:

@@ -37,7 +37,10 @@ CONTACTS = make_chunk(
     date=date(2026, 3, 2),
 )
 TOOLS = make_chunk(
-    n=3, source_id="tools.md", title="Tools", text="Experiment platform: Tallyhook.",
+    n=3,
+    source_id="tools.md",
+    title="Tools",
+    text="Experiment platform: Tallyhook.",
     date=date(2026, 1, 20),
 )
 SWITCH = make_chunk(
