@@ -234,12 +234,14 @@ class KnowledgeService:
             flt = flt.model_copy(update={"in_force": True})
         hits = self._search(grant, scope, question.search_text, limit, flt)
         if limit > 1:  # newer statements that changed what the hits say rank above them
+            # a value changed before the window holds in it, like a standing text
+            since = {"date_from": None} if flt.in_force else {}
             said = self._search(
                 grant,
                 scope,
                 question.search_text,
                 CHANGE_HITS,
-                flt.model_copy(update={"marks": [CHANGE]}),
+                flt.model_copy(update={"marks": [CHANGE], **since}),
             )
             hits = current_first(
                 [*hits, *(h for h in said if h.chunk.id not in {x.chunk.id for x in hits})],
@@ -247,7 +249,7 @@ class KnowledgeService:
             )
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
-        return Read(question, _first(named, hits), shown, notes)
+        return Read(question, _first(named, hits), shown, notes, flt)
 
     # -- tools --------------------------------------------------------------------------------
     def search(
@@ -322,6 +324,7 @@ class KnowledgeService:
             embedder=self.runtime.embedder,
             named=read.named,
             warnings=read.notes,
+            related=lambda text, limit: self._search(grant, scope, text, limit, read.flt),
         )
         answer.warnings += [
             f"[{c.number}] {c.title} is "
@@ -516,6 +519,8 @@ class Read:
     #: doc ids of the documents the question names (their sentences answer it)
     named: set[str]
     notes: list[str]
+    #: the scope, grant and date window it searched under
+    flt: SearchFilter
 
 
 def _successor_ids(hits: list[Hit]) -> set[str]:

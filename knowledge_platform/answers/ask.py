@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from knowledge_platform.answers.contract import Answer
-from knowledge_platform.answers.extractive import extractive_answer
+from knowledge_platform.answers.extractive import Related, extractive_answer
 from knowledge_platform.answers.llm import llm_answer
 from knowledge_platform.answers.relevance import MIN_SCORE
 from knowledge_platform.embeddings.base import Embedder
@@ -28,9 +28,12 @@ def answer_question(
     env: Mapping[str, str] | None = None,
     named: Collection[str] = (),
     warnings: Sequence[str] = (),
+    related: Related | None = None,
 ) -> Answer:
-    """`named`: doc ids of documents the question names; their sentences answer it. A
-    plain string is a question without a date window."""
+    """`named`: doc ids of documents the question names; their sentences answer it.
+    `related`: the service's search under the question's scope, grant and window, for other
+    sources of what an extractive answer says. A plain string is a question without a date
+    window."""
     if isinstance(question, str):
         question = Question.plain(question)
     unread: list[str] = []
@@ -64,6 +67,7 @@ def answer_question(
             embedder=embedder,
             min_score=min_score,
             named=named,
+            related=related,
         )
     answer.warnings[:0] = [*warnings, *unread]
     answer.interpreted_dates = question.dates

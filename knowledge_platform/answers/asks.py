@@ -9,7 +9,7 @@ the budget for the offsite?" is not answered by the sentence that books the offs
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.answers.values import Value, same, values
@@ -26,7 +26,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
     for p, k in [
         (
-            r"\b(cost|costs|price|priced|fee|fees|spend|salary|charge|charged|pay|paid|"
+            r"\b(cost|costs|price|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|paid|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
             ("money",),
         ),
@@ -50,10 +50,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
         (
-            r"\b(which|what)\s+(?P<about>[\w/-]+\s+)?(tool|platform|system|app|application|service|vendor|"
+            r"\b(which|what)\s+(?P<about>(?:[\w/-]+\s+){1,2})?(tool|platform|system|app|application|service|vendor|"
             r"software|channel|library|engine|crm|cms|provider)s?\b",
             ("name", "code"),
         ),
+        # "What do we use to watch recordings?": a tool, by its name
+        (r"^\s*what\s+(do|does|did|should|can)\s+(we|i|you|they)\s+use\b", ("name", "code")),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
         (
@@ -67,7 +69,11 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 #: The question's own wording that names the kind of answer, not its subject.
 _ASKING = re.compile(
     r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently)|what\s+"
-    r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b",
+    r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b"
+    # "Who should I ask about ...", "Whom do we contact for ...": the verb says to find a
+    # person, what follows says about what
+    r"|^\s*whom?\s+(should|do|does|can|could|would)\s+(i|we|you)\s+[a-z]+"
+    r"(?=\s+(?:to\s+|with\s+)?(?:about|for|regarding|if|when|on)\b)",
     re.I,
 )
 #: "Who is Compass?" asks what a name is, not for a person.
@@ -75,6 +81,8 @@ _WHO_IS = re.compile(
     r"^\s*who\s+(is|are|was|were)\s+(the\s+)?[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
     r"\s*\??\s*$"
 )
+#: A capitalised word opening a sentence: a name only if the passages write it as one.
+_OPENING = re.compile(r"^\W*([A-Z][a-z]+[A-Za-z]*)\b(?!\s+[A-Z])")
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
 _REASON = re.compile(
     r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
@@ -122,13 +130,15 @@ def read_ask(question: str) -> Ask:
     words = re.findall(r"[^\W_][\w&'\u2019-]*", question)[1:]
     names = tuple(w.removesuffix("'s").removesuffix("\u2019s") for w in words if w[0].isupper())
     content = content_terms(question)
+    # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
+    compound = {t for w in re.findall(r"\w+(?:-\w+)+", question) for t in terms(w)}
     return Ask(
         question,
         kinds,
         tuple(values(question)),
         content,
         names,
-        frozenset(content - asking - _GENERIC),
+        frozenset(content - asking - (_GENERIC - compound)),
     )
 
 
@@ -143,9 +153,13 @@ def is_person(value: Value) -> bool:
     return value.kind == "name" and value.norm.split()[0] not in _CALENDAR
 
 
-def fits(text: str, ask: Ask) -> bool:
+def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     """Whether `text` holds a value of a kind the question asks for (any text fits a
-    question that asks for no kind). The question's own values do not count."""
+    question that asks for no kind). The question's own values do not count. `known`:
+    names (lower case) the passages write as names elsewhere, so for a question that asks
+    for a name (a tool's) one that opens the sentence ("Glimmer keeps recordings for 90
+    days") is one too; a person is never read from a lone capital that opens a sentence
+    (it is as often a tool: "Tallyhook's editor broke")."""
     if not ask.kinds:
         return True
     if "condition" in ask.kinds and _CONDITION.search(text):
@@ -155,7 +169,17 @@ def fits(text: str, ask: Ask) -> bool:
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
     if "person" in ask.kinds:
         return any(is_person(v) for v in found)
+    opening = _OPENING.match(text)
+    if opening and "name" in ask.kinds and opening[1].lower() in known:
+        found.append(Value("name", opening[1].lower(), opening[1]))
     return any(v.kind in ask.kinds for v in found)
+
+
+def known_names(texts: Iterable[str]) -> frozenset[str]:
+    """The one-word names (lower case) `texts` write where a name is told from a capital."""
+    return frozenset(
+        v.norm for t in texts for v in values(t) if v.kind == "name" and " " not in v.norm
+    )
 
 
 def mentions(text: str, names: Sequence[str]) -> bool:

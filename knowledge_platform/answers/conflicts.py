@@ -85,7 +85,10 @@ def _superseded(
     for old in change.old:
         hit = next((v for v in stated if same(old, v)), None)
         if hit is not None:
-            new = next((v for v in change.new if v.kind == old.kind), None)
+            kin = [v for v in change.new if v.kind == old.kind]
+            # the value the words say replaced it ("over to Lee"), else the first of its kind
+            new = next((v for v in kin if any(v.text in t for t in change.new_text)), None)
+            new = new or next(iter(kin), None)
             gone = Value("phrase", "", f"not {old.text} any more")
             return new or (later[0] if later else gone), hit
     for words in change.old_text:

@@ -5,8 +5,9 @@ A chunk marked CHANGE (dating.marks: "handed over to", "moved from X to Y", "rep
 longer") supersedes an older hit when one of its sentences names as old a value that a
 sentence of that hit states, that sentence is about what the question asks (it shares a
 term with the question beyond the names it gives, or the value is of the kind the question
-asks for), and the change is dated after the hit (or the hit is undated). Evergreen texts
-are never moved down for age alone: only a statement that says their value changed does.
+asks for under a title or heading that shares one), and the change is dated after the hit
+(or the hit is undated). Evergreen texts are never moved down for age alone: only a
+statement that says their value changed does.
 """
 
 from __future__ import annotations
@@ -45,13 +46,22 @@ def supersedes(
     for sentence in split_sentences(older.text):
         for change in found:
             old = change.old_in(sentence)
-            if old and (ask is None or _about(sentence, old, ask)):
+            if old and (ask is None or _about(sentence, old, ask, older)):
                 return True
     return False
 
 
-def _about(sentence: str, old: Sequence[Value], ask: Ask) -> bool:
-    return bool(ask.subject & set(terms(sentence))) or any(v.kind in ask.kinds for v in old)
+def _about(sentence: str, old: Sequence[Value], ask: Ask, older: Chunk) -> bool:
+    """Whether the sentence that states the old value is about what the question asks: it
+    shares a term with the question, or its value is of the kind asked for and the text it
+    sits in (title, headings) shares one; a value of the asked kind about something else
+    (another tool, when the question asks which tool records sessions) is not."""
+    if ask.subject & set(terms(sentence)):
+        return True
+    if not any(v.kind in ask.kinds for v in old):
+        return False
+    where = set(terms(" ".join([older.title, *older.headers])))
+    return not ask.subject or bool(ask.subject & where)
 
 
 def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:

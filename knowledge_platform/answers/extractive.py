@@ -12,20 +12,25 @@ clients are never merged into one answer. A sentence that only makes sense under
 ("Account director: Jonas.") is quoted with that heading. When the eligible sentences of
 different documents give different values for the same thing, the answer shows both
 (conflicts.py); the other side need only score PARTNER_SHARE of the threshold, since the
-detector itself checks that both speak of the same thing.
+detector itself checks that both speak of the same thing. Other sources of what the answer
+says are looked up with its best sentence as the query (`related`, RELATED_HITS): the
+question's wording found one source, the sentence's own words find the others that state
+the same thing (a second source giving another value, a later statement that changed it),
+whatever the question's phrasing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from knowledge_platform.answers.asks import mentions, read_ask
+from knowledge_platform.answers.changes import change_in
 from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.answers.disagreements import Found, find_conflicts
 from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_sentences
-from knowledge_platform.answers.sentences import candidates, terms
+from knowledge_platform.answers.sentences import Sentence, candidates, sentences_of, terms
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.answers.values import same, values
 from knowledge_platform.dating import CHANGE
@@ -44,20 +49,78 @@ FRAGMENT_CHARS = 60
 #: Two sentences sharing this share of their terms say the same thing: one is quoted.
 REPEAT_JACCARD = 0.7
 _DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
+#: How many more passages the answer's best sentence looks up in other documents.
+RELATED_HITS = 4
+#: `related(text, limit)`: the best `limit` hits for `text` under the question's own scope,
+#: grant and date window (the service's search).
+Related = Callable[[str, int], Sequence[Hit]]
 
 
 def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored]:
     """Candidate sentences about what the question names, best first."""
-    ask = read_ask(question)
     sentences = candidates(sources, MAX_HITS)
-    subject = [n for n in ask.names if any(mentions(s.context, [n]) for s in sentences)]
+    return _eligible(question, sources, sentences, _subject(question, sentences), embedder)
+
+
+def _subject(question: str, sentences: Sequence[Sentence]) -> list[str]:
+    """The names the question gives that the passages mention."""
+    return [n for n in read_ask(question).names if any(mentions(s.context, [n]) for s in sentences)]
+
+
+def _eligible(
+    question: str,
+    sources: Sources,
+    sentences: Sequence[Sentence],
+    subject: Sequence[str],
+    embedder: Embedder,
+) -> list[Scored]:
+    ask = read_ask(question)
     priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors)
         if mentions(s.sentence.context, subject)
     ]
+    return best_first(scored)
+
+
+def best_first(scored: Collection[Scored]) -> list[Scored]:
     return sorted(scored, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
+
+
+def with_related(
+    question: str,
+    sources: Sources,
+    scored: Sequence[Scored],
+    best: Scored,
+    related: Related,
+    embedder: Embedder,
+) -> tuple[Sources, list[Scored]]:
+    """The sources with the passages `related` finds for the best sentence's own words that
+    retrieval had not given, and every eligible sentence, with those passages' that may
+    give another value than the best sentence (they can only be the other side of a
+    conflict, so the rest are not embedded)."""
+    known = {h.chunk.id for h in sources.hits}
+    more = [h for h in related(best.sentence.text, RELATED_HITS) if h.chunk.id not in known]
+    if not more:
+        return sources, list(scored)
+    widened = Sources([*sources.hits, *more])
+    seen = {s.sentence.text.lower() for s in scored}
+    kinds = {v.kind for v in values(best.sentence.text)}
+    extra = [
+        s
+        for s in sentences_of(widened, more, len(sources.hits))
+        if s.text.lower() not in seen and _may_differ(s.text, kinds)
+    ]
+    subject = _subject(question, [s.sentence for s in scored])
+    everything = [*scored, *_eligible(question, widened, extra, subject, embedder)]
+    return widened, best_first(everything)
+
+
+def _may_differ(text: str, kinds: Collection[str]) -> bool:
+    """Whether a sentence may give another value than one holding values of `kinds`: it
+    holds one of those kinds, or says a value changed (only these are scored)."""
+    return any(v.kind in kinds for v in values(text)) or change_in(text).says_change
 
 
 def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
@@ -192,8 +255,10 @@ def extractive_answer(
     named: Collection[str] = (),
     warnings: Sequence[str] = (),
     retrieved_at: dt.datetime | None = None,
+    related: Related | None = None,
 ) -> Answer:
-    """`named`: doc ids of documents the question names (see references.py)."""
+    """`named`: doc ids of documents the question names (see references.py); `related`: the
+    service's search, for other sources of what the answer says."""
     when = retrieved_at or now_utc()
     sources = Sources(hits)
     scored = eligible(question, sources, embedder)
@@ -204,6 +269,8 @@ def extractive_answer(
         return not_found(
             hits, scope=scope, best=best, min_score=min_score, warnings=warnings, when=when
         )
+    if related is not None and not focus:
+        sources, scored = with_related(question, sources, scored, picked[0], related, embedder)
     partners = [
         s
         for s in scored

@@ -25,10 +25,10 @@ all-MiniLM-L6-v2 model; a registry may override the threshold (`answer: {min_sco
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.answers.asks import Ask, fits, read_ask
+from knowledge_platform.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.answers.sentences import Sentence, terms
 from knowledge_platform.answers.values import values
 from knowledge_platform.embeddings.base import Embedder
@@ -42,6 +42,8 @@ W_FITS = 0.1
 #: A sentence without the kind of value the question asks for cannot answer it.
 KIND_PENALTY = 0.5
 NUMBER_PENALTY = 0.5
+#: A term this long that starts another term counts as it (see `covered`).
+PREFIX_CHARS = 4
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,18 @@ def _numbers(text: str) -> set[str]:
     return set(re.findall(r"\d+", text))
 
 
+def covered(subject: Collection[str], have: Collection[str]) -> int:
+    """How many of the question's terms the sentence has: the term itself, or one of at
+    least PREFIX_CHARS that starts the other (the stemmer leaves "rota" and "rotat" of
+    "rotates" apart)."""
+    return sum(1 for t in subject if t in have or any(_prefixed(t, h) for h in have))
+
+
+def _prefixed(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) >= PREFIX_CHARS and long.startswith(short)
+
+
 def score_sentences(
     question: str | Ask,
     sentences: Sequence[Sentence],
@@ -80,13 +94,14 @@ def score_sentences(
     numbers = _numbers(ask.text)
     query = embedder.embed_query(ask.text)
     semantic = embedder.embed_documents([_masked(s.context) for s in sentences]) @ query
+    known = known_names(s.text for s in sentences)
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = set(terms(s.context))
-        lexical = len(ask.subject & have) / len(ask.subject) if ask.subject else 0.0
+        lexical = covered(ask.subject, have) / len(ask.subject) if ask.subject else 0.0
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
-        fit = fits(s.text, ask)
+        fit = fits(s.text, ask, known)
         if fit and ask.kinds:
             score += W_FITS
         if not fit:

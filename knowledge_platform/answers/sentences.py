@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from knowledge_platform.answers.changes import change_in
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.answers.values import values
 from knowledge_platform.dating import CHANGE
-from knowledge_platform.models import Chunk
+from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.sparse import SparseEncoder
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)")
@@ -96,13 +98,34 @@ def names_a_thing(heading: str) -> bool:
 
 
 def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
-    """Every distinct sentence of the top `max_hits` hits and of any later statement of
-    change (a newer value may be said where retrieval ranked it low), best hit first."""
+    """Every distinct sentence of the top `max_hits` hits, and the statements of change of
+    any later hit that makes them (a newer value may be said where retrieval ranked it low;
+    the rest of a daily log that says it is not what retrieval found it for), best hit
+    first."""
+    top = _distinct(sources, list(enumerate(sources.hits[:max_hits])))
+    later = [
+        (rank, hit)
+        for rank, hit in enumerate(sources.hits)
+        if rank >= max_hits and CHANGE in hit.chunk.marks
+    ]
+    seen = {s.text.lower() for s in top}
+    changed = [
+        s
+        for s in _distinct(sources, later)
+        if s.text.lower() not in seen and change_in(s.text).says_change
+    ]
+    return [*top, *changed]
+
+
+def sentences_of(sources: Sources, hits: Sequence[Hit], first_rank: int) -> list[Sentence]:
+    """Every distinct sentence of `hits`, ranked from `first_rank` on in their order."""
+    return _distinct(sources, list(enumerate(hits, first_rank)))
+
+
+def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentence]:
     seen: set[str] = set()
     out: list[Sentence] = []
-    for rank, hit in enumerate(sources.hits):
-        if rank >= max_hits and CHANGE not in hit.chunk.marks:
-            continue
+    for rank, hit in hits:
         ref = sources.number[hit.chunk.doc_id]
         for position, text in enumerate(split_sentences(hit.chunk.text)):
             if text.lower() not in seen:

@@ -202,6 +202,16 @@ async def test_the_current_value_comes_first_and_the_old_one_is_marked(runtime: 
     assert duration["answer"].index("14 days") < duration["answer"].index("10 days")
 
 
+async def test_a_value_changed_before_the_window_holds_in_it(runtime: Runtime) -> None:
+    """ "today" is a window of one day; the September handover is an event before it, yet
+    the account lead it names is the one in force today, not the roster's February line."""
+    answer = await ask(runtime, "Who is the account lead for Northwind Cycles today?")
+    assert answer["interpreted_dates"]["date_from"] == "2026-11-25"
+    text = answer["answer"]
+    assert "Tomas Berg" in text
+    assert "Priya Raman" not in text or "older" in sentence_with(text, "Priya Raman")
+
+
 @pytest.mark.parametrize(
     "question",
     ["Until what time does phone support answer calls?", "When does the phone support desk close?"],

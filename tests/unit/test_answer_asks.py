@@ -1,0 +1,78 @@
+"""Reading a question before any sentence is scored (answers/asks.py), and matching its terms
+in a sentence (answers/relevance.py): the wording that asks for the kind of value is not
+the subject, an idiom is not an attribute, and a term the stemmer leaves apart from its
+longer form still matches it."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_platform.answers.asks import fits, known_names, read_ask
+from knowledge_platform.answers.conflicts import Statement, disagreement
+from knowledge_platform.answers.relevance import covered
+from knowledge_platform.answers.sentences import terms
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Who should I ask about an invoice?", {"invoic"}),
+        ("Whom do we contact for billing questions?", {"bill", "question"}),
+        ("Who can I talk to about a refund?", {"refund"}),
+    ],
+)
+def test_the_verb_of_who_should_i_is_not_the_subject(question: str, subject: set[str]) -> None:
+    ask = read_ask(question)
+    assert ask.kinds == ("person",) and ask.subject == subject
+
+
+def test_in_charge_of_asks_for_a_person_not_an_amount() -> None:
+    assert read_ask("Who is in charge of invoicing?").kinds == ("person",)
+    assert read_ask("How much do we charge for an audit?").kinds == ("money",)
+
+
+def test_a_verb_inside_a_compound_is_part_of_the_subject() -> None:
+    assert read_ask("What day does on-call change over?").subject == {"call", "chang"}
+    assert "call" not in read_ask("Who should I call about a late delivery?").subject
+
+
+def test_a_tool_named_in_two_words_is_still_asked_for_by_name() -> None:
+    ask = read_ask("Which A/B testing tool are we on now?")
+    assert ask.kinds == ("name", "code")
+
+
+def test_what_we_use_to_do_something_asks_for_a_tool() -> None:
+    assert read_ask("What do we use to watch recordings of visitor sessions?").kinds == (
+        "name",
+        "code",
+    )
+
+
+def test_a_term_matches_its_longer_form() -> None:
+    have = set(terms("On-call duty rotates every Monday."))
+    assert covered(terms("rota"), have) == 1  # "rota" and "rotat" of "rotates"
+    assert covered(terms("rot"), set(terms("rotates"))) == 0  # too short to tell
+
+
+def test_a_handover_gives_the_person_it_hands_over_to() -> None:
+    found = disagreement(
+        "Who is the account director at Copperline Outfitters now?",
+        Statement(
+            "Ruairi Quinn handed Copperline Outfitters over to Yuki Tanabe, who is now the "
+            "account director."
+        ),
+        Statement("Account director: Ruairi Quinn.", "Clients > Copperline Outfitters"),
+    )
+    assert found is not None
+    assert (found.a.text, found.b.text, found.superseding) == ("Yuki Tanabe", "Ruairi Quinn", "a")
+
+
+def test_a_name_opening_a_sentence_counts_when_the_passages_write_it_as_one() -> None:
+    ask = read_ask("What tool records visitor sessions?")
+    said = ["Session replay: Glimmer.", "Glimmer keeps session recordings for 90 days."]
+    known = known_names(said)
+    assert fits(said[1], ask, known) and not fits(said[1], ask)
+    assert not fits("Tests keep session recordings for 90 days.", ask, known)
+    # a lone capital opening a sentence is as often a tool as a person
+    who = read_ask("Who approved the move to Vantor?")
+    assert not fits("Tallyhook's visual editor broke.", who, known_names(["Run Tallyhook."]))
