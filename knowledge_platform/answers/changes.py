@@ -19,7 +19,7 @@ _NAMEISH = r"[\w$€£%#@&'\u2019-]+"
 #: A value that runs to the end of its clause ("the monthly report cadence").
 _END = (
     r"(?=\s+(?:from|since|as|because|with|for|in|on|at|until|effective|starting|going|and|"
-    r"but|so|instead|rather|who|which|that)\b|[.,;:!?()](?=\s|$)|$)"
+    r"but|so|instead|rather|who|which|that)\b|[.,;:!?](?=\s|$)|[()]|$)"
 )
 _OLD = r"(?P<old>[^;!?()]+?)" + _END
 _NEW = r"(?P<new>[^;!?()]+?)" + _END
@@ -39,7 +39,8 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # "replaced X with/by Y", "swapped X for Y"
         (
             r"\b(?:replac|swap|exchang)",
-            rf"\b(?:replac(?:ed|ing|e)\s+(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:with|by)|"
+            rf"\b(?:replac(?:ed|ing|e)\s+(?!by\b|with\b)(?P<old>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
+            rf"(?:with|by)|"
             rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
             rf"for)\s+{_NEW}",
         ),
@@ -52,8 +53,30 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
         (
             r"\b(?:supersede|replaced|succeeded|took\s+over|retire|instead\s+of|in\s+place\s+of)",
-            r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+from|retires|retired|"
-            r"instead\s+of|in\s+place\s+of)\s+" + _OLD,
+            r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+(?:[\w&'-]+\s+){0,5}?"
+            r"from|retires|retired|instead\s+of|in\s+place\s+of)\s+(?!by\b|with\b)" + _OLD,
+        ),
+        # "X was replaced/superseded/succeeded by Y": the subject is the old value
+        (
+            r"\b(?:replaced|superseded|succeeded|swapped\s+out)\s+(?:by|with)\s",
+            rf"(?P<old>(?:{_NAMEISH}\s+){{0,3}}{_NAMEISH})\s+(?:was|were|has\s+been|have\s+been|"
+            r"had\s+been|is|are|got|will\s+be)\s+(?:replaced|superseded|succeeded|swapped\s+out)\s+"
+            r"(?:by|with)\s+" + _NEW,
+        ),
+        # "21 days (previously 14 days)", "Lee, formerly Dana", "up from 14 days"
+        (
+            r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s",
+            r"(?:[(,]\s*|\b(?:was|were|is|are)\s+)(?:previously|formerly)\s+"
+            + _OLD
+            + r"|\b(?:(?:up|down)\s+from|used\s+to\s+be)\s+"
+            + _OLD.replace("?P<old>", "?P<old2>"),
+        ),
+        # "raised to $5,000 from $3,000", "moved the review to Thursday from Tuesday"
+        (
+            r"\bto\s.*\bfrom\s",
+            r"\b(?:rais|increas|cut|reduc|lower|mov|chang|switch|bump|extend|shorten|upgrad|"
+            r"downgrad|push|went\s+(?:up|down))\w*\s+(?:[\w&'-]+\s+){0,3}?to\s+"
+            rf"(?P<new>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+from\s+" + _OLD,
         ),
         # "no longer X", "stopped using X", "dropped X"
         (
@@ -76,6 +99,7 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 ]
 _ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
 _FILLER = frozenset({"the", "a", "an", "our", "their", "its", "it", "them", "this", "that"})
+_PRONOUNS = frozenset({"we", "they", "he", "she", "i", "you", "there", "these", "those"})
 
 
 @dataclass(frozen=True)
@@ -178,7 +202,12 @@ def _telling(phrase: str) -> bool:
     """Words specific enough to recognise elsewhere: two or more words beyond articles and
     pronouns, or one that is a name, code or number."""
     words = [w for w in phrase.split() if w.lower() not in _FILLER]
-    return len(words) >= 2 or (len(words) == 1 and bool(values(phrase)))
+    if len(words) != 1:
+        return len(words) >= 2
+    word = words[0]
+    # a capitalised word opening the sentence ("Hotjar was replaced by Clarity") is a name
+    # there too, unless it is a pronoun
+    return bool(values(phrase)) or (word[:1].isupper() and word.lower() not in _PRONOUNS)
 
 
 def old_phrases(text: str) -> list[str]:
