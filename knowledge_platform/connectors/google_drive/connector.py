@@ -24,6 +24,7 @@ from knowledge_platform.connectors.google_drive.api import (
     GoogleApiError,
     credentials_from,
 )
+from knowledge_platform.connectors.google_drive.cursor import LAYOUT, GoogleDriveCursor
 from knowledge_platform.connectors.google_drive.fetch import fetch_document
 from knowledge_platform.connectors.google_drive.listing import (
     FILE_FIELDS,
@@ -50,13 +51,11 @@ from knowledge_platform.connectors.http import CredentialRefused, HttpConnector
 from knowledge_platform.errors import SourceError
 from knowledge_platform.models import STALE, Document
 
-#: Cursor layout; an older cursor makes the next pull a full one.
-_CURSOR_VERSION = 2
 
-
-class GoogleDriveConnector(HttpConnector):
+class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
     name = "google_drive"
     settings_model = GoogleDriveSettings
+    cursor_model = GoogleDriveCursor
     settings: GoogleDriveSettings
 
     def change_logs(self, api: GoogleApi) -> list[str]:
@@ -77,23 +76,26 @@ class GoogleDriveConnector(HttpConnector):
         )
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+        self,
+        cursor: GoogleDriveCursor | None,
+        *,
+        full: bool = False,
+        known: Known = NOTHING_KNOWN,
     ) -> PullResult:
         api = self._api()
         try:
-            return self._pull(api, cursor or {}, full, known)
+            return self._pull(api, cursor or GoogleDriveCursor(), full, known)
         finally:
             api.close()
 
-    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+    def change_token(self, cursor: GoogleDriveCursor | None) -> str | None:
         """Every change log's start token after the pending changes: equal to the indexed
-        `page_token` while nothing changed, a new value once something did. A cursor of an
-        older layout answers a value of its own, so that one run rewrites it."""
-        if not cursor:
-            return None
-        if cursor.get("v") != _CURSOR_VERSION:
-            return f"cursor layout {_CURSOR_VERSION}"
-        tokens = cursor["tokens"]
+        `page_token` while nothing changed, a new value once something did. The sensor probes
+        only an indexed scope, so no cursor here is one of an older layout: it answers a value
+        of its own, so that one run rewrites it."""
+        if cursor is None:
+            return f"cursor layout {LAYOUT}"
+        tokens = cursor.tokens
         api = self._api()
         try:
             return encode(replay(api, tokens, self.settings.page_size)[1])
@@ -104,16 +106,16 @@ class GoogleDriveConnector(HttpConnector):
     def _roots(self) -> list[str]:
         return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
 
-    def _pull(self, api: GoogleApi, cursor: dict[str, Any], full: bool, known: Known) -> PullResult:
-        usable = (
-            cursor.get("v") == _CURSOR_VERSION
-            and cursor.get("roots") == self._roots
-            and cursor.get("foreign", []) == sorted(self.settings.elsewhere - set(self._roots))
+    def _pull(
+        self, api: GoogleApi, cursor: GoogleDriveCursor, full: bool, known: Known
+    ) -> PullResult:
+        usable = cursor.roots == self._roots and cursor.foreign == sorted(
+            self.settings.elsewhere - set(self._roots)
         )
         if full or not usable:
             return self._full(api, cursor, known)
         try:
-            changes, tokens = replay(api, cursor["tokens"], self.settings.page_size)
+            changes, tokens = replay(api, cursor.tokens, self.settings.page_size)
         except GoogleApiError as exc:
             if exc.status in (400, 404):  # a page token was rejected: list everything again
                 return self._full(api, cursor, known)
@@ -121,9 +123,9 @@ class GoogleDriveConnector(HttpConnector):
         if any(change.get("fileId") in self._roots for change in changes):
             return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
         tree = FolderTree(
-            self._roots, cursor["folders"], partial(self._parents, api), self.settings.elsewhere
+            self._roots, cursor.folders, partial(self._parents, api), self.settings.elsewhere
         )
-        before: dict[str, dict[str, Any]] = cursor["files"]
+        before = cursor.files
         records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in before.items()}
         plan = plan_changes(changes, tree, records)
         listing = Lister(api, tree, self.settings.page_size).walk(plan.entered)
@@ -142,7 +144,7 @@ class GoogleDriveConnector(HttpConnector):
             requests=api.requests,
         )
 
-    def _full(self, api: GoogleApi, previous: dict[str, Any], known: Known) -> PullResult:
+    def _full(self, api: GoogleApi, previous: GoogleDriveCursor, known: Known) -> PullResult:
         corpora = self._corpora(api)
         # Tokens first: changes made while we list are replayed by the next ordinary pull.
         tokens = start_tokens(api, sorted(set(corpora.values())))
@@ -152,16 +154,16 @@ class GoogleDriveConnector(HttpConnector):
         for meta in listing.files.values():
             _plan_file(plan, meta)
         records: dict[str, dict[str, Any]] = {}
-        before = previous.get("files", {}) if previous.get("v") == _CURSOR_VERSION else {}
+        before = previous.files
         documents, skipped = self._read(api, plan, records, known, before)
         old_tree = FolderTree(
             self._roots,
-            {**previous.get("folders", {}), **tree.parents},
+            {**previous.folders, **tree.parents},
             lambda _: [],
             self.settings.elsewhere,
         )
         if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
-            skipped += _incomplete(listing, old_tree, previous.get("files", {}), records)
+            skipped += _incomplete(listing, old_tree, previous.files, records)
         # Files of a folder another scope names (the registry gave it to that scope): gone
         # from this one on the registry's word, not inferred.
         claimed = sorted(
@@ -180,16 +182,15 @@ class GoogleDriveConnector(HttpConnector):
 
     def _cursor(
         self, tokens: dict[str, str], tree: FolderTree, records: dict[str, dict[str, Any]]
-    ) -> dict[str, Any]:
-        return {
-            "v": _CURSOR_VERSION,
-            "page_token": encode(tokens),
-            "tokens": tokens,
-            "roots": self._roots,
-            "foreign": sorted(tree.foreign),
-            "folders": tree.parents,
-            "files": records,
-        }
+    ) -> GoogleDriveCursor:
+        return GoogleDriveCursor(
+            page_token=encode(tokens),
+            tokens=tokens,
+            roots=self._roots,
+            foreign=sorted(tree.foreign),
+            folders=tree.parents,
+            files=records,
+        )
 
     def _corpora(self, api: GoogleApi) -> dict[str, str]:
         """Each root -> the shared drive it lives in (USER for My Drive)."""

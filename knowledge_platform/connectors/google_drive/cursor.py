@@ -1,0 +1,30 @@
+"""What a Google Drive pull leaves for the next: each change log's page token, the roots and
+the folders another scope names it was listed for, the folder graph under the roots, and a
+record of each file under them (tree.record: parents, type, name, version, checksum, verdict)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from knowledge_platform.connectors.cursor import BaseCursor
+
+#: The layout this version writes; a cursor of another one is read as none (a full pull).
+LAYOUT = 2
+
+
+class GoogleDriveCursor(BaseCursor):
+    v: Literal[2] = LAYOUT
+    #: All of `tokens` in one string: what the change probe compares (spec `probe_key`).
+    page_token: str = ""
+    #: Change log ("" for My Drive, else a shared drive id) -> its next page token.
+    tokens: dict[str, str] = Field(default_factory=dict)
+    #: The roots listed; another set of roots lists everything again.
+    roots: list[str] = Field(default_factory=list)
+    #: The folders under the roots that other scopes name (left to them).
+    foreign: list[str] = Field(default_factory=list)
+    #: Folder id -> its parent ids (the graph under the roots, and ancestors looked up).
+    folders: dict[str, list[str]] = Field(default_factory=dict)
+    #: File id -> what the last pull kept of it (tree.record).
+    files: dict[str, dict[str, Any]] = Field(default_factory=dict)
