@@ -56,7 +56,12 @@ class Skipped(BaseModel):
         return [self.source_id, *self.covers]
 
 
-class PullResult(BaseModel):
+def _no_cursor() -> Any:
+    """A pull that keeps no state between pulls (the merge's tests build such results)."""
+    return BaseCursor()
+
+
+class PullResult(BaseModel, Generic[C]):
     """What one pull found (see docs/sync-contract.md).
 
     `full=True`: `documents` is the complete current set of the source for the scope; a known
@@ -77,7 +82,7 @@ class PullResult(BaseModel):
     deleted: list[str] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
-    cursor: SerializeAsAny[BaseCursor] = Field(default_factory=BaseCursor)
+    cursor: SerializeAsAny[C] = Field(default_factory=_no_cursor)
     #: Requests made to the source, for metadata and tests of incremental behaviour.
     requests: int = 0
 
@@ -182,7 +187,7 @@ class Connector(ABC, Generic[C]):
     @abstractmethod
     def pull(
         self, cursor: C | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+    ) -> PullResult[C]:
         """Pull the scope's documents. `cursor` is the previous pull's, or None the first time
         (and when the stored one could not be read);
         `full=True` asks for a complete listing (the weekly sweep) whatever the cursor says.
@@ -190,7 +195,9 @@ class Connector(ABC, Generic[C]):
         Raises SourceError on an outage of the whole source; a failing sub-resource is a
         `Skipped` entry instead. Never returns a partial listing as `full`."""
 
-    def pull_hinted(self, cursor: C, hint: Hint, known: Known = NOTHING_KNOWN) -> PullResult | None:
+    def pull_hinted(
+        self, cursor: C, hint: Hint, known: Known = NOTHING_KNOWN
+    ) -> PullResult[C] | None:
         """An ordinary pull of only what `hint` names (incremental: `full=False`); None when
         this source cannot read by id, and an ordinary `pull` runs instead."""
         del cursor, hint, known

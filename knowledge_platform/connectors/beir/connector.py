@@ -46,7 +46,7 @@ class BeirConnector(Connector[BaseCursor]):
 
     def pull(
         self, cursor: BaseCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+    ) -> PullResult[BaseCursor]:
         corpus = self.corpus
         if not corpus.is_file():
             raise SourceError(

@@ -77,7 +77,7 @@ class ClickUpConnector(HttpConnector[ClickUpCursor]):
 
     def pull(
         self, cursor: ClickUpCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+    ) -> PullResult[ClickUpCursor]:
         with self.client() as http:
             api = ClickUpApi(http, self.cfg)
             result = self._pull(api, cursor or ClickUpCursor(), full or cursor is None, known)
@@ -86,7 +86,7 @@ class ClickUpConnector(HttpConnector[ClickUpCursor]):
 
     def pull_hinted(
         self, cursor: ClickUpCursor, hint: Hint, known: Known = NOTHING_KNOWN
-    ) -> PullResult | None:
+    ) -> PullResult[ClickUpCursor] | None:
         """The tasks webhooks named, each looked up by id (no listing, no docs): edits and
         new tasks read, deletions and moves out of the scope confirmed. The lists the last
         run resolved say what is in the scope; a task in any other list resolves them again."""
@@ -112,7 +112,7 @@ class ClickUpConnector(HttpConnector[ClickUpCursor]):
             )
 
     def _pull(self, api: ClickUpApi, cursor: ClickUpCursor, full: bool,
-              known: Known) -> PullResult:  # fmt: skip
+              known: Known) -> PullResult[ClickUpCursor]:  # fmt: skip
         containers = resolve(api)
         run = Run(api, self.scope, containers, known, full, Budget(self.cfg.max_verifications))
         tasks = TaskSync(run, dict(cursor.threads_read), cursor.run + 1, dict(cursor.attachments))

@@ -131,7 +131,7 @@ class GitDocsConnector(Connector[GitCursor]):
 
     def pull(
         self, cursor: GitCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+    ) -> PullResult[GitCursor]:
         cfg = self.config
         if cfg.at_sha and not SHA.match(cfg.at_sha):  # model_copy(update=...) skips validation
             raise ConfigError(f"git_docs at_sha {cfg.at_sha!r} is not a commit sha (hex digits)")
@@ -173,7 +173,7 @@ class GitDocsConnector(Connector[GitCursor]):
 
     def _full(
         self, repo: GitRepo, head: str, cursor: GitCursor, known: Mapping[str, Document]
-    ) -> PullResult:
+    ) -> PullResult[GitCursor]:
         tree = [e for e in repo.tree(head) if e.type == "blob"]
         entries = [e for e in tree if self.wanted(e.path)]
         documents, skipped = self._documents(repo, head, entries, known)

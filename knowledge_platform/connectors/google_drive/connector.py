@@ -81,10 +81,10 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         *,
         full: bool = False,
         known: Known = NOTHING_KNOWN,
-    ) -> PullResult:
+    ) -> PullResult[GoogleDriveCursor]:
         api = self._api()
         try:
-            return self._pull(api, cursor or GoogleDriveCursor(), full, known)
+            return self._pull(api, cursor, full, known)
         finally:
             api.close()
 
@@ -107,12 +107,14 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
 
     def _pull(
-        self, api: GoogleApi, cursor: GoogleDriveCursor, full: bool, known: Known
-    ) -> PullResult:
-        usable = cursor.roots == self._roots and cursor.foreign == sorted(
-            self.settings.elsewhere - set(self._roots)
-        )
-        if full or not usable:
+        self, api: GoogleApi, cursor: GoogleDriveCursor | None, full: bool, known: Known
+    ) -> PullResult[GoogleDriveCursor]:
+        if (
+            full
+            or cursor is None
+            or cursor.roots != self._roots
+            or cursor.foreign != sorted(self.settings.elsewhere - set(self._roots))
+        ):
             return self._full(api, cursor, known)
         try:
             changes, tokens = replay(api, cursor.tokens, self.settings.page_size)
@@ -144,7 +146,9 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
             requests=api.requests,
         )
 
-    def _full(self, api: GoogleApi, previous: GoogleDriveCursor, known: Known) -> PullResult:
+    def _full(
+        self, api: GoogleApi, previous: GoogleDriveCursor | None, known: Known
+    ) -> PullResult[GoogleDriveCursor]:
         corpora = self._corpora(api)
         # Tokens first: changes made while we list are replayed by the next ordinary pull.
         tokens = start_tokens(api, sorted(set(corpora.values())))
@@ -154,16 +158,16 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         for meta in listing.files.values():
             _plan_file(plan, meta)
         records: dict[str, dict[str, Any]] = {}
-        before = previous.files
+        before = previous.files if previous else {}
         documents, skipped = self._read(api, plan, records, known, before)
         old_tree = FolderTree(
             self._roots,
-            {**previous.folders, **tree.parents},
+            {**(previous.folders if previous else {}), **tree.parents},
             lambda _: [],
             self.settings.elsewhere,
         )
         if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
-            skipped += _incomplete(listing, old_tree, previous.files, records)
+            skipped += _incomplete(listing, old_tree, before, records)
         # Files of a folder another scope names (the registry gave it to that scope): gone
         # from this one on the registry's word, not inferred.
         claimed = sorted(
@@ -184,6 +188,7 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         self, tokens: dict[str, str], tree: FolderTree, records: dict[str, dict[str, Any]]
     ) -> GoogleDriveCursor:
         return GoogleDriveCursor(
+            v=LAYOUT,
             page_token=encode(tokens),
             tokens=tokens,
             roots=self._roots,

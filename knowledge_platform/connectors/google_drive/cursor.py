@@ -15,7 +15,10 @@ LAYOUT = 2
 
 
 class GoogleDriveCursor(BaseCursor):
-    v: Literal[2] = LAYOUT
+    #: The layout: the one field without a default, as the cursors written before layout 2
+    #: (one `page_token`, no `tokens`) have no `v` and must read as none, not as an empty
+    #: change log. A first pull starts from no cursor (None), not from an empty one.
+    v: Literal[2]
     #: All of `tokens` in one string: what the change probe compares (spec `probe_key`).
     page_token: str = ""
     #: Change log ("" for My Drive, else a shared drive id) -> its next page token.

@@ -41,7 +41,7 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
         *,
         full: bool = False,
         known: Known = NOTHING_KNOWN,
-    ) -> PullResult:
+    ) -> PullResult[MemoryFilesCursor]:
         root = self._root()
         files = self._files(root)
         # Fingerprint first: a file changed while we read is seen by the next probe.

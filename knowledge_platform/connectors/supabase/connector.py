@@ -80,7 +80,7 @@ class SupabaseConnector(HttpConnector[SupabaseCursor]):
 
     def pull(
         self, cursor: SupabaseCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+    ) -> PullResult[SupabaseCursor]:
         cfg = self.cfg
         full = full or cursor is None
         before = dict(cursor.tables) if cursor is not None else {}

@@ -62,7 +62,7 @@ class WebsiteConnector(HttpConnector[WebsiteCursor]):
 
     def pull(
         self, cursor: WebsiteCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+    ) -> PullResult[WebsiteCursor]:
         cfg = self.cfg
         state = cursor or WebsiteCursor()
         full = full or cursor is None
@@ -90,16 +90,8 @@ class WebsiteConnector(HttpConnector[WebsiteCursor]):
                 guessed=guessed,
             )
             crawl = SiteCrawl(cfg, crawler, robots, dict(state.pages), known, full)
-            assembly = _Assembly(self, crawl, listing, state.chrome)
-            result = assembly.run()
+            result = _Assembly(self, crawl, listing, state.chrome).run(robots_entry)
             result.requests = http.requests
-        result.cursor = WebsiteCursor(
-            robots=robots_entry,
-            roots=listing.roots,
-            sitemaps=listing.cache,
-            pages=assembly.pages(),
-            chrome=sorted(assembly.chrome),
-        )
         return result
 
     def _roots(self, robots: Robots, state: WebsiteCursor) -> tuple[list[str], bool]:
@@ -167,7 +159,8 @@ class _Assembly:
         #: document ids kept at their last good version (a failed page or sitemap)
         self.kept: set[str] = set()
 
-    def run(self) -> PullResult:
+    def run(self, robots: dict[str, Any] | None) -> PullResult[WebsiteCursor]:
+        """The pull's result; `robots`: robots.txt's entry for the cursor."""
         listed = [self.crawl.fetch(url) for url in self._select()]
         self.chrome = self._chrome(listed)
         groups: dict[str, list[Outcome]] = {}
@@ -195,6 +188,13 @@ class _Assembly:
             deleted=sorted(confirmed),
             missing=sorted(missing),
             skipped=self.skipped,
+            cursor=WebsiteCursor(
+                robots=robots,
+                roots=self.listing.roots,
+                sitemaps=self.listing.cache,
+                pages=self._pages(),
+                chrome=sorted(self.chrome),
+            ),
         )
 
     def _chrome(self, listed: list[Outcome]) -> set[str]:
@@ -325,7 +325,7 @@ class _Assembly:
                 documents.append(made)
         return documents
 
-    def pages(self) -> dict[str, dict[str, Any]]:
+    def _pages(self) -> dict[str, dict[str, Any]]:
         """The next pull's per-URL entries: what answered, the aliases that led there, and
         the last entries of what was kept."""
         pages: dict[str, dict[str, Any]] = {}
