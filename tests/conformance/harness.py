@@ -17,6 +17,7 @@ import pytest
 from knowledge_platform.models import Hit
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
+from knowledge_platform.snapshots import SnapshotStore
 from tests.assets.conftest import Materializer
 from tests.conftest import write_registry
 
@@ -43,6 +44,7 @@ SCENARIOS = (
     "credential refused",
     "container rename",
     "quiet child change",
+    "older cursor",
 )
 
 
@@ -215,6 +217,15 @@ class World:
             c.check_name.removeprefix(prefix): c.passed
             for c in result.get_asset_check_evaluations()
         }
+
+    def cursor_file(self, scope: str = "internal") -> Path:
+        """The source's stored cursor for `scope` (cursor.json, beside its snapshot)."""
+        return SnapshotStore(self.settings.data_dir).dir(self.harness.name, scope) / "cursor.json"
+
+    def indexed(self, scope: str = "internal") -> set[str]:
+        """Source ids of the documents the raw snapshot holds for `scope`."""
+        found = SnapshotStore(self.settings.data_dir).read_documents(self.harness.name, scope)
+        return {d.source_id for d in found or []}
 
     def search(self, query: str, scope: str = "internal", limit: int = 20) -> list[Hit]:
         runtime = Runtime(self.settings)

@@ -4,8 +4,10 @@ scenario changes the source's fake and asserts what search returns after ONE ord
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
+from knowledge_platform.connectors.catalog import connector_class
 from tests.conformance.harness import NotApplicable, World
 
 
@@ -79,7 +81,32 @@ def test_changes_reach_search_within_one_ordinary_run(world: World) -> None:
     if child:
         world.expect("child change", bool(world.docs_with("garganey slot")))
     assert world.docs_with("kestrel roster") and world.docs_with("merganser backlog", "acme")
+    _older_cursor(world)
     world.verify()
+
+
+def _older_cursor(world: World) -> None:
+    """The stored cursor is the connector's model (it reads back), and one written by another
+    version (a key this one lacks) makes the next ordinary run a full pull that keeps every
+    document and writes the cursor anew."""
+    model = connector_class(world.harness.name).cursor_model
+    path = world.cursor_file("internal")
+    stored = json.loads(path.read_text())
+    model.model_validate(stored)  # what the connector returned is the model it declares
+    before = world.indexed("internal")
+    path.write_text(json.dumps({**stored, "written_by_another_version": True}))
+    raw = world.materialize.metadata(world.run("internal"), "raw")
+    after = world.indexed("internal")
+    rewritten = json.loads(path.read_text())
+    world.expect(
+        "older cursor",
+        raw["full_pull"]
+        and not raw["deleted"]
+        and after == before
+        and bool(world.docs_with("kestrel roster"))
+        and "written_by_another_version" not in model.model_validate(rewritten).stored(),
+        f"full={raw['full_pull']} deleted={raw['deleted']} lost={sorted(before - after)}",
+    )
 
 
 def test_paging_short_pages_and_equal_timestamps(world: World) -> None:
