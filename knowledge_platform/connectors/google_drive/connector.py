@@ -24,7 +24,7 @@ from knowledge_platform.connectors.google_drive.api import (
     GoogleApiError,
     credentials_from,
 )
-from knowledge_platform.connectors.google_drive.cursor import LAYOUT, GoogleDriveCursor
+from knowledge_platform.connectors.google_drive.cursor import LAYOUT, FileRecord, GoogleDriveCursor
 from knowledge_platform.connectors.google_drive.fetch import fetch_document
 from knowledge_platform.connectors.google_drive.listing import (
     FILE_FIELDS,
@@ -128,11 +128,12 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
             self._roots, cursor.folders, partial(self._parents, api), self.settings.elsewhere
         )
         before = cursor.files
-        records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in before.items()}
+        records = dict(before)
         plan = plan_changes(changes, tree, records)
         listing = Lister(api, tree, self.settings.page_size).walk(plan.entered)
         for file_id, meta in listing.files.items():
-            if records.get(file_id, {}).get("version") != file_version(meta):
+            rec = records.get(file_id)
+            if rec is None or rec.version != file_version(meta):
                 _plan_file(plan, meta)
         failed = self._plan_retries(api, tree, plan, records, known.retry)
         documents, skipped = self._read(api, plan, records, known, before)
@@ -157,7 +158,7 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         plan = ChangePlan()
         for meta in listing.files.values():
             _plan_file(plan, meta)
-        records: dict[str, dict[str, Any]] = {}
+        records: dict[str, FileRecord] = {}
         before = previous.files if previous else {}
         documents, skipped = self._read(api, plan, records, known, before)
         old_tree = FolderTree(
@@ -173,7 +174,7 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         claimed = sorted(
             f
             for f, rec in before.items()
-            if f not in listing.files and old_tree.elsewhere(rec.get("parents", []))
+            if f not in listing.files and old_tree.elsewhere(rec.parents)
         )
         return PullResult(
             documents=documents,
@@ -185,7 +186,7 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         )
 
     def _cursor(
-        self, tokens: dict[str, str], tree: FolderTree, records: dict[str, dict[str, Any]]
+        self, tokens: dict[str, str], tree: FolderTree, records: dict[str, FileRecord]
     ) -> GoogleDriveCursor:
         return GoogleDriveCursor(
             v=LAYOUT,
@@ -239,7 +240,7 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         api: GoogleApi,
         tree: FolderTree,
         plan: ChangePlan,
-        records: dict[str, dict[str, Any]],
+        records: dict[str, FileRecord],
         retry: Collection[str],
     ) -> list[Skipped]:
         """The files the last pull could not read, read again from their current metadata
@@ -248,8 +249,8 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         failed: list[Skipped] = []
         for file_id in sorted(set(retry) - plan.fetch.keys() - plan.gone):
             rec = records.get(file_id)
-            if rec and rec.get("verdict"):
-                failed.append(Skipped(source_id=file_id, reason=rec["verdict"]))
+            if rec and rec.verdict:
+                failed.append(Skipped(source_id=file_id, reason=rec.verdict))
                 continue
             try:
                 meta = api.call(
@@ -279,9 +280,9 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
         self,
         api: GoogleApi,
         plan: ChangePlan,
-        records: dict[str, dict[str, Any]],
+        records: dict[str, FileRecord],
         known: Known,
-        before: Mapping[str, dict[str, Any]],
+        before: Mapping[str, FileRecord],
     ) -> tuple[list[Document], list[Skipped]]:
         """Read the planned files; a refusal or a failure after the retries skips the file
         (kept at its last good version), a 404 means it is gone. A type that is not read is
@@ -297,7 +298,7 @@ class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
             why_not = uploads.unsupported(meta)
             if why_not is not None:
                 records[file_id] = record(meta)
-                if not old or old.get("version") != file_version(meta):
+                if not old or old.version != file_version(meta):
                     skipped.append(
                         Skipped(
                             source_id=file_id, unsupported=True, reason=f"{why_not}{_named(meta)}"
@@ -391,8 +392,8 @@ def _transient(exc: SourceError, meta: dict[str, Any] | None = None) -> str:
 def _incomplete(
     listing: Listing,
     tree: FolderTree,
-    recorded: dict[str, dict[str, Any]],
-    records: dict[str, dict[str, Any]],
+    recorded: Mapping[str, FileRecord],
+    records: dict[str, FileRecord],
 ) -> list[Skipped]:
     """A folder Drive could not search completely: the files `recorded` below it and not seen
     now keep their last good version (and their records)."""
@@ -400,9 +401,7 @@ def _incomplete(
     for folder in listing.incomplete:
         below = FolderTree([folder], tree.parents, lambda _: [])
         covers = sorted(
-            f
-            for f, rec in recorded.items()
-            if f not in listing.files and below.holds(rec.get("parents", []))
+            f for f, rec in recorded.items() if f not in listing.files and below.holds(rec.parents)
         )
         records.update({f: recorded[f] for f in covers})
         skipped.append(
