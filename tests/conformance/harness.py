@@ -14,10 +14,14 @@ from typing import Any, ClassVar
 
 import pytest
 
+from knowledge_platform.connectors.base import PullResult
 from knowledge_platform.models import Hit
+from knowledge_platform.registry import load_registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.steps import pull_step
+from knowledge_platform.sync import Merged
 from tests.assets.conftest import Materializer
 from tests.conftest import write_registry
 
@@ -221,6 +225,12 @@ class World:
     def cursor_file(self, scope: str = "internal") -> Path:
         """The source's stored cursor for `scope` (cursor.json, beside its snapshot)."""
         return SnapshotStore(self.settings.data_dir).dir(self.harness.name, scope) / "cursor.json"
+
+    def pull(self, scope: str = "internal") -> tuple[PullResult, Merged]:
+        """The raw step alone (an ordinary pull into the snapshot), as the raw asset runs it."""
+        registry = load_registry(self.settings.config)
+        snaps = SnapshotStore(self.settings.data_dir)
+        return pull_step(registry, snaps, self.harness.name, scope)
 
     def indexed(self, scope: str = "internal") -> set[str]:
         """Source ids of the documents the raw snapshot holds for `scope`."""
