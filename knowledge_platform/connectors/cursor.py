@@ -2,8 +2,9 @@
 commit sha), typed. Each connector declares its model (`Connector.cursor_model`); the sync step
 stores it as JSON (cursor.json) and reads it back through that model.
 
-A model is frozen, forbids unknown keys and gives every field a default, so the empty cursor
-`Model()` is what a first pull starts from. A stored cursor that no longer validates (a
+A model is frozen, forbids unknown keys and gives every field a default, so a connector reads
+the first pull's cursor (None) as the empty one, `Model()` (Drive's layout field `v` is the one
+without a default: see its cursor.py). A stored cursor that no longer validates (a
 layout an earlier or later version wrote) is read as no cursor at all: the next pull is a full
 one, and a full pull infers deletions only under the deletion guard, so a cursor that cannot
 be read never deletes anything."""
