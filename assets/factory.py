@@ -101,7 +101,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
                 "problems": MetadataValue.md(problems_md or "none"),
                 "requests": result.requests,
                 "full_pull": result.full,
-                **({"sha": result.cursor["sha"]} if "sha" in result.cursor else {}),
+                **({"sha": sha} if (sha := result.cursor.revision()) else {}),
             },
             data_version=DataVersion(
                 content_hash("|".join(d.version or d.content_hash for d in docs))[:16]

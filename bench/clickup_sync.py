@@ -31,6 +31,7 @@ from _common import load_average, markdown_table, write_results
 
 from knowledge_platform.connectors.base import Known
 from knowledge_platform.connectors.clickup.connector import ClickUpConnector, ClickUpSettings
+from knowledge_platform.connectors.clickup.cursor import ClickUpCursor
 from knowledge_platform.sync import merge_pull
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.http_fake import FakeClock
@@ -76,7 +77,7 @@ class Index:
         self.conn = ClickUpConnector(cfg, "internal", sleep=clock.sleep, clock=clock)
         self.clock = clock
         self.docs: dict[str, Any] = {}
-        self.cursor: dict[str, Any] | None = None
+        self.cursor: ClickUpCursor | None = None
 
     def pull(self, *, full: bool = False) -> list[str]:
         self.clock.now += 30 * 60  # the schedule's interval: each run starts a fresh window

@@ -26,6 +26,7 @@ from knowledge_platform.connectors.google_drive.connector import (
     GoogleDriveConnector,
     GoogleDriveSettings,
 )
+from knowledge_platform.connectors.google_drive.cursor import GoogleDriveCursor
 from tests.conformance.harness import World
 from tests.conformance.sources.google_drive import GoogleDriveHarness
 from tests.fakes.google_server import FakeGoogle
@@ -33,7 +34,7 @@ from tests.fakes.google_server import FakeGoogle
 RESULTS = Path(__file__).resolve().parent / "results" / "drive_sync.md"
 
 
-def _pull(fake: FakeGoogle, root: str, cursor: dict[str, Any] | None) -> tuple[Any, float]:
+def _pull(fake: FakeGoogle, root: str, cursor: GoogleDriveCursor | None) -> tuple[Any, float]:
     settings = GoogleDriveSettings.model_validate(
         {"folder_ids": [root], **fake.endpoints(), "backoff_seconds": 0.01}
     )

@@ -130,8 +130,9 @@ class SnapshotStore:
 
     # cursor ----------------------------------------------------------------------------
     def read_cursor(self, source: str, scope: str) -> dict[str, Any] | None:
-        """The connector's cursor; None before the first pull, and while the documents it
-        belongs to are only in a Parquet snapshot this version cannot read."""
+        """The connector's cursor as stored (JSON; `Connector.load_cursor` types it with the
+        connector's model); None before the first pull, and while the documents it belongs to
+        are only in a Parquet snapshot this version cannot read."""
         if self._legacy(source, scope, RAW):
             return None
         return self._read_json(self._path(source, scope, "cursor.json"))

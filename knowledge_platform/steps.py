@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from knowledge_platform.chunking import Chunker
 from knowledge_platform.connectors.base import Hint, PullResult
 from knowledge_platform.connectors.catalog import connector_class
+from knowledge_platform.connectors.cursor import load_cursor
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
 from knowledge_platform.models import Document
@@ -109,7 +110,6 @@ def publish_step(
     """The collection made equal to the chunks snapshot, with the embeddings snapshot's
     vectors (and its model: a snapshot embedded by another model publishes as that one)."""
     chunks = snaps.read_chunks(source, scope) or []
-    cursor = snaps.read_cursor(source, scope) or {}
     loaded = snaps.read_embeddings(source, scope)
     model_id, vectors = loaded if loaded else ("", {})
     dim = next(iter(vectors.values()))[0].shape[0] if vectors else embedder.dim
@@ -125,8 +125,10 @@ def publish_step(
         dim=dim,
         allow_empty=full_reconcile or emptied,
     )
-    sha = cursor.get("sha")
-    return Published(stats, model_id, str(sha) if sha else None)
+    cursor = load_cursor(
+        connector_class(source).cursor_model, snaps.read_cursor(source, scope), f"{source}:{scope}"
+    )
+    return Published(stats, model_id, cursor.revision() if cursor else None)
 
 
 @dataclass(frozen=True)

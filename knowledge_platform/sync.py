@@ -204,7 +204,7 @@ def pull_into_snapshot(
     connector can. Raises the connector's SourceError on an outage of the whole source,
     changing nothing."""
     source, scope = connector.name, connector.scope
-    cursor = snaps.read_cursor(source, scope)
+    cursor = connector.load_cursor(snaps.read_cursor(source, scope))
     previous = snaps.read_documents(source, scope)
     state = snaps.read_sync(source, scope)
     by_id = {d.source_id: d for d in previous or []}
@@ -220,7 +220,7 @@ def pull_into_snapshot(
         previous, result, guard=guard, full_reconcile=full_reconcile, refreshed=state.pulled_at
     )
     snaps.write_documents(source, scope, merged.documents)
-    snaps.write_cursor(source, scope, result.cursor)
+    snaps.write_cursor(source, scope, result.cursor.stored())
     snaps.write_sync(
         source,
         scope,

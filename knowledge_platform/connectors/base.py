@@ -5,10 +5,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Generic, Self, cast
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializeAsAny,
+    ValidationInfo,
+    model_validator,
+)
 
+from knowledge_platform.connectors.cursor import BaseCursor, C, load_cursor
 from knowledge_platform.models import Confidentiality, Document
 from knowledge_platform.secrets.fields import SecretFields
 
@@ -47,7 +56,12 @@ class Skipped(BaseModel):
         return [self.source_id, *self.covers]
 
 
-class PullResult(BaseModel):
+def _no_cursor() -> Any:
+    """A pull that keeps no state between pulls (the merge's tests build such results)."""
+    return BaseCursor()
+
+
+class PullResult(BaseModel, Generic[C]):
     """What one pull found (see docs/sync-contract.md).
 
     `full=True`: `documents` is the complete current set of the source for the scope; a known
@@ -57,7 +71,8 @@ class PullResult(BaseModel):
     move out of the scope, a git diff) and `missing` names documents a listing no longer
     shows without a confirmation (an id sweep). Confirmed deletions are always applied;
     inferred ones (`missing`, and absence from a full pull) count against the deletion guard.
-    `cursor` is opaque state the next pull receives back (page tokens, high-water marks).
+    `cursor` is the state the next pull receives back (page tokens, high-water marks), an
+    instance of the connector's `cursor_model` (cursor.py).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -67,7 +82,7 @@ class PullResult(BaseModel):
     deleted: list[str] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
-    cursor: dict[str, Any] = Field(default_factory=dict)
+    cursor: SerializeAsAny[C] = Field(default_factory=_no_cursor)
     #: Requests made to the source, for metadata and tests of incremental behaviour.
     requests: int = 0
 
@@ -149,35 +164,55 @@ class SourceSettings(SecretFields):
         return {scope: cfg for scope, cfg in by_scope.items() if isinstance(cfg, cls)}
 
 
-class Connector(ABC):
+class Connector(ABC, Generic[C]):
+    """A source's connector, generic in its cursor model `C`: `pull` receives the previous
+    pull's cursor typed and returns the next one in `PullResult.cursor`."""
+
     #: The source name: asset key prefix, payload `source`, registry key.
     name: ClassVar[str]
     settings_model: ClassVar[type[SourceSettings]]
+    #: The cursor's model: `C` itself (a ClassVar cannot name the type variable, so the
+    #: conformance tests check that the two agree).
+    cursor_model: ClassVar[type[BaseCursor]]
 
     def __init__(self, settings: SourceSettings, scope: str) -> None:
         self.settings = settings
         self.scope = scope
 
+    def load_cursor(self, stored: Mapping[str, Any] | None) -> C | None:
+        """A stored cursor (cursor.json) as this connector's model; None when there is none
+        or it is of a layout this model does not read (logged; the next pull is a full one)."""
+        return cast(C | None, load_cursor(self.cursor_model, stored, f"{self.name}:{self.scope}"))
+
     @abstractmethod
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
-        """Pull the scope's documents. `cursor` is the previous pull's, or None the first time;
+        self, cursor: C | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult[C]:
+        """Pull the scope's documents. `cursor` is the previous pull's, or None the first time
+        (and when the stored one could not be read);
         `full=True` asks for a complete listing (the weekly sweep) whatever the cursor says.
         `known` is what the index holds: an incremental pull must fetch `known.retry` again.
         Raises SourceError on an outage of the whole source; a failing sub-resource is a
         `Skipped` entry instead. Never returns a partial listing as `full`."""
 
     def pull_hinted(
-        self, cursor: dict[str, Any], hint: Hint, known: Known = NOTHING_KNOWN
-    ) -> PullResult | None:
+        self, cursor: C, hint: Hint, known: Known = NOTHING_KNOWN
+    ) -> PullResult[C] | None:
         """An ordinary pull of only what `hint` names (incremental: `full=False`); None when
         this source cannot read by id, and an ordinary `pull` runs instead."""
         del cursor, hint, known
         return None
 
-    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+    def probe(self, cursor: C | Mapping[str, Any] | None) -> str | None:
         """A cheap token of the source's current state (a commit sha, a change-feed token)
         that differs as soon as a pull would find something new. None: this source has no
-        cheap probe and is polled by schedules instead."""
+        cheap probe and is polled by schedules instead. `cursor`: the last pull's, typed or as
+        stored (the change sensor passes cursor.json's content); see `change_token`."""
+        typed = cursor if isinstance(cursor, BaseCursor) else self.load_cursor(cursor)
+        return self.change_token(typed)
+
+    def change_token(self, cursor: C | None) -> str | None:
+        """What `probe` answers, from the typed cursor (None: none stored, or unreadable).
+        A source with a cheap probe overrides this."""
+        del cursor
         return None

@@ -20,6 +20,7 @@ import httpx
 from pydantic import Field
 
 from knowledge_platform.connectors.base import Connector, SourceSettings
+from knowledge_platform.connectors.cursor import C
 from knowledge_platform.errors import ConfigError, FileTooLargeError, SourceError
 from knowledge_platform.redact import redact, remember_headers
 
@@ -389,7 +390,7 @@ class HttpClient:
         return message
 
 
-class HttpConnector(Connector):
+class HttpConnector(Connector[C]):
     """Base of the connectors that talk HTTP: keeps the settings typed and lets tests inject
     the sleep, the clock and an httpx transport (the production code path is unchanged)."""
 

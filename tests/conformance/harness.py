@@ -14,9 +14,14 @@ from typing import Any, ClassVar
 
 import pytest
 
+from knowledge_platform.connectors.base import PullResult
 from knowledge_platform.models import Hit
+from knowledge_platform.registry import load_registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
+from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.steps import pull_step
+from knowledge_platform.sync import Merged
 from tests.assets.conftest import Materializer
 from tests.conftest import write_registry
 
@@ -43,6 +48,7 @@ SCENARIOS = (
     "credential refused",
     "container rename",
     "quiet child change",
+    "older cursor",
 )
 
 
@@ -215,6 +221,21 @@ class World:
             c.check_name.removeprefix(prefix): c.passed
             for c in result.get_asset_check_evaluations()
         }
+
+    def cursor_file(self, scope: str = "internal") -> Path:
+        """The source's stored cursor for `scope` (cursor.json, beside its snapshot)."""
+        return SnapshotStore(self.settings.data_dir).dir(self.harness.name, scope) / "cursor.json"
+
+    def pull(self, scope: str = "internal") -> tuple[PullResult, Merged]:
+        """The raw step alone (an ordinary pull into the snapshot), as the raw asset runs it."""
+        registry = load_registry(self.settings.config)
+        snaps = SnapshotStore(self.settings.data_dir)
+        return pull_step(registry, snaps, self.harness.name, scope)
+
+    def indexed(self, scope: str = "internal") -> set[str]:
+        """Source ids of the documents the raw snapshot holds for `scope`."""
+        found = SnapshotStore(self.settings.data_dir).read_documents(self.harness.name, scope)
+        return {d.source_id for d in found or []}
 
     def search(self, query: str, scope: str = "internal", limit: int = 20) -> list[Hit]:
         runtime = Runtime(self.settings)

@@ -4,8 +4,10 @@ scenario changes the source's fake and asserts what search returns after ONE ord
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
+from knowledge_platform.connectors.catalog import connector_class
 from tests.conformance.harness import NotApplicable, World
 
 
@@ -79,7 +81,31 @@ def test_changes_reach_search_within_one_ordinary_run(world: World) -> None:
     if child:
         world.expect("child change", bool(world.docs_with("garganey slot")))
     assert world.docs_with("kestrel roster") and world.docs_with("merganser backlog", "acme")
+    _older_cursor(world)
     world.verify()
+
+
+def _older_cursor(world: World) -> None:
+    """The stored cursor is the model the connector declares (it reads back), and one written
+    by another version (a key this one lacks) makes the next ordinary pull a full one that
+    deletes nothing and writes the cursor anew. The raw step alone: nothing after it differs."""
+    model = connector_class(world.harness.name).cursor_model
+    path = world.cursor_file("internal")
+    stored = json.loads(path.read_text())
+    model.model_validate(stored)
+    before = world.indexed("internal")
+    path.write_text(json.dumps({**stored, "written_by_another_version": True}))
+    result, merged = world.pull("internal")
+    model.model_validate_json(path.read_text())  # written anew, in the current layout
+    world.expect(
+        "older cursor",
+        result.full
+        and not merged.stats.deleted
+        and not merged.held
+        and world.indexed("internal") == before,
+        f"full={result.full} deleted={merged.stats.deleted} held={len(merged.held)} "
+        f"lost={sorted(before - world.indexed('internal'))}",
+    )
 
 
 def test_paging_short_pages_and_equal_timestamps(world: World) -> None:

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
-from knowledge_platform.connectors.memory_files.connector import MemoryFilesConnector
+from knowledge_platform.connectors.memory_files.connector import (
+    MemoryFilesConnector,
+    MemoryFilesCursor,
+)
 from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
 from knowledge_platform.secrets.fields import EnvName, VaultRef
 
@@ -13,3 +16,9 @@ class NotesSettings(MemoryFilesSettings):
 class NotesConnector(MemoryFilesConnector):
     name = "notes_push"
     settings_model = NotesSettings
+    #: What a pull leaves for the next, typed (connectors/cursor.py): the folder's
+    #: fingerprint. `pull` receives it as a `MemoryFilesCursor` (None the first time, or when
+    #: the stored one no longer validates: a full pull) and returns the next one; spec.py's
+    #: `probe_key` names its field. A source with more state declares its own `BaseCursor`
+    #: subclass, every field with a default.
+    cursor_model = MemoryFilesCursor

@@ -63,7 +63,7 @@ def test_full_pull_reads_every_task_and_doc_page(fake: ClickUpFake) -> None:
     assert comment_pages[1].arg("start") == oldest_first_page["date"]
     assert comment_pages[1].arg("start_id") == oldest_first_page["id"]
     assert result.requests == len(fake.log)
-    assert result.cursor["lists"] == ["L1", "L2"]
+    assert result.cursor.lists == ("L1", "L2")
     discovery = {(r.arg("parent_type"), r.arg("parent_id")) for r in fake.requests("/docs")
                  if r.path.endswith("/docs")}  # fmt: skip
     assert discovery == {("SPACE", "s1"), ("FOLDER", "f1"), ("LIST", "L1"), ("LIST", "L2")}

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from knowledge_platform.connectors.base import Known, PullResult
 from knowledge_platform.connectors.clickup.connector import ClickUpConnector
+from knowledge_platform.connectors.clickup.cursor import ClickUpCursor
 from knowledge_platform.sync import merge_pull
 from kp.app import app
 from tests.conftest import write_registry
@@ -37,7 +38,7 @@ class Index:
         self.conn = conn
         self.docs: dict[str, Any] = {}
         self.retry: frozenset[str] = frozenset()
-        self.cursor: dict[str, Any] | None = None
+        self.cursor: ClickUpCursor | None = None
 
     def pull(self, *, full: bool = False) -> PullResult:
         result = self.conn.pull(self.cursor, full=full,

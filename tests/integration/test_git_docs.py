@@ -163,7 +163,7 @@ def test_full_pull_carries_provenance_and_reports_skips(repo: tuple[Path, str]) 
     )
     assert "binary" in skipped["docs/binary.md"]
     assert "UTF-8" in skipped["docs/latin1.md"]
-    assert result.cursor["sha"] == sha
+    assert result.cursor.sha == sha
 
 
 def test_incremental_pull_reads_only_changed_paths(repo: tuple[Path, str]) -> None:
@@ -188,7 +188,7 @@ def test_incremental_pull_reads_only_changed_paths(repo: tuple[Path, str]) -> No
     assert "make ship" in docs["runbooks/deploy.md"].text
     assert docs["runbooks/deploy.md"].lifecycle == "stable"
     assert result.deleted == [] and result.skipped == []
-    assert result.cursor["sha"] == second
+    assert result.cursor.sha == second
     # An unchanged file keeps the commit that last changed it as its version.
     assert by_id(conn.pull(None))["README.md"].version == first
 
@@ -215,7 +215,7 @@ def test_same_sha_is_no_work(repo: tuple[Path, str]) -> None:
     result = conn.pull(cursor)
 
     assert (result.documents, result.deleted, result.skipped, result.full) == ([], [], [], False)
-    assert result.cursor["sha"] == sha
+    assert result.cursor.sha == sha
     assert result.requests <= 2  # open + resolve: no tree, no blobs, no diff
 
 
@@ -253,13 +253,13 @@ def test_clone_url_is_cloned_then_fetched(repo: tuple[Path, str], tmp_path: Path
     conn = connector(f"file://{path}", cache_dir=str(cache), branch="main")
 
     first = conn.pull(None)
-    assert first.cursor["sha"] == sha and len(first.documents) == 4
+    assert first.cursor.sha == sha and len(first.documents) == 4
     assert len(list(cache.glob("*.git"))) == 1
     second_sha = commit(path, {"runbooks/new.md": "# New runbook\n"}, day=6)
 
     second = conn.pull(first.cursor)
 
-    assert second.cursor["sha"] == second_sha
+    assert second.cursor.sha == second_sha
     assert [(d.source_id, d.kind) for d in second.documents] == [("runbooks/new.md", "runbook")]
     assert by_id(second)["runbooks/new.md"].extra["repo"] == f"file://{path}"
 

@@ -111,7 +111,7 @@ def test_full_pull_renders_docs_sheets_and_slides(drive: Drive) -> None:
 
     assert not drive.fake.calls(drive.private)
     assert drive.fake.token_grants == ["refresh_token"]  # one exchange, token reused
-    assert result.cursor["page_token"]
+    assert result.cursor.page_token
 
 
 def test_incremental_pull_fetches_only_the_changed_file(drive: Drive) -> None:
@@ -157,7 +157,7 @@ def test_a_changed_file_that_vanished_before_its_fetch_is_deleted(drive: Drive) 
     assert result.documents == [] and [(s.source_id, s.gone) for s in result.skipped] == [
         (drive.doc, True)
     ]
-    assert drive.doc not in result.cursor["files"]
+    assert drive.doc not in result.cursor.files
 
 
 def test_changes_outside_the_folders_are_ignored(drive: Drive) -> None:
@@ -272,7 +272,7 @@ def test_a_401_refreshes_the_access_token_once(drive: Drive) -> None:
 
 def test_rejected_page_token_falls_back_to_a_full_pull(drive: Drive) -> None:
     conn = connector(drive)
-    cursor = {**conn.pull(None).cursor, "tokens": {"": "999"}}
+    cursor = conn.pull(None).cursor.model_copy(update={"tokens": {"": "999"}})
 
     result = conn.pull(cursor)
 

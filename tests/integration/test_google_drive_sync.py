@@ -61,17 +61,18 @@ def test_each_root_is_searched_in_its_own_corpus_and_change_log(fake: FakeGoogle
     assert ids(result) == {"doc-team-2", "doc-inner-2"}
     logs = {r.arg("driveId") for r in fake.calls("/drive/v3/changes")}
     assert logs == {None, "team", "other"}
-    assert conn.probe(result.cursor) == result.cursor["page_token"]  # nothing new since
+    assert conn.probe(result.cursor) == result.cursor.page_token  # nothing new since
     fake.modify("doc-team", markdown="# Team, edited\n")
-    assert conn.probe(result.cursor) != result.cursor["page_token"]
+    assert conn.probe(result.cursor) != result.cursor.page_token
     fake.move(inner, "team")  # a root moves to another shared drive: its log changes
     fake.add_doc("Moved inner doc", inner, "# Still here\n", file_id="doc-inner-3")
     moved = conn.pull(result.cursor)
     assert moved.full and "doc-inner-3" in ids(moved)
-    assert moved.cursor["tokens"].keys() == {"", "team"}
+    assert moved.cursor.tokens.keys() == {"", "team"}
     old_layout = {"page_token": "12", "files": {}, "roots": sorted(["mine", "inner", "team"])}
     assert conn.probe(old_layout) not in (None, "12")  # one run rewrites an old cursor
-    assert conn.pull(old_layout).full
+    assert conn.load_cursor(old_layout) is None  # read as none: the sync step pulls in full
+    assert conn.pull(None).full
 
 
 def test_an_incomplete_search_is_asked_again_one_folder_at_a_time(fake: FakeGoogle) -> None:

@@ -128,9 +128,7 @@ def test_full_pull_renders_every_row(fake: SupabaseFake) -> None:
     walks = [(r.arg("updated_at"), r.arg("order")) for r in fake.requests("/rest/v1/memory")]
     assert walks == [("not.is.null", "updated_at.asc,id.asc")] * 2 + [("is.null", "id.asc")]
     assert result.requests == len(fake.log) == 12
-    assert result.cursor["tables"]["memory"] == {
-        "high_water": fake.tables["memory"][3]["updated_at"]
-    }
+    assert result.cursor.tables["memory"].high_water == fake.tables["memory"][3]["updated_at"]
 
 
 def _bulk(fake: SupabaseFake, n: int) -> None:
@@ -197,12 +195,12 @@ def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFak
         f"{t}:{rid}"
         for t, rows in fake.tables.items()
         for rid, row in rows.items()
-        if row["updated_at"] == first.cursor["tables"][t]["high_water"]
+        if row["updated_at"] == first.cursor.tables[t].high_water
     }
     assert {"memory:3", "clients:hot", "tests:10"} <= boundary
     assert {d.source_id for d in second.documents} == {"memory:2", f"memory:{new_id}"} | boundary
     assert second.deleted == ["standing_rules:1"] and second.missing == []
-    hw = first.cursor["tables"]["memory"]["high_water"]
+    hw = first.cursor.tables["memory"].high_water
     data = [r for r in fake.requests("/rest/v1/memory") if r.arg("select") == "*"]
     assert data and all(r.arg("updated_at") == f"gte.{hw}" for r in data)
     sweeps = [r for r in fake.log if r.arg("select") == "id"]
@@ -213,7 +211,7 @@ def test_incremental_pull_requests_only_changes_and_sweeps_ids(fake: SupabaseFak
         r for r in fake.requests("/rest/v1/standing_rules") if (r.arg("id") or "").startswith("in.")
     ]
     assert lookup.arg("id") == "in.(1)" and lookup.headers["Prefer"] == "count=exact"
-    assert second.cursor["tables"]["memory"]["high_water"] > hw
+    assert second.cursor.tables["memory"].high_water > hw
 
 
 def test_rows_below_the_high_water_mark_are_fetched_by_id(fake: SupabaseFake) -> None:
@@ -252,7 +250,7 @@ def test_overlap_moves_the_filter_back(fake: SupabaseFake) -> None:
     first = connector(fake).pull(None)
     fake.clear_log()
     connector(fake, overlap_seconds=90).pull(first.cursor)
-    hw = first.cursor["tables"]["memory"]["high_water"]
+    hw = first.cursor.tables["memory"].high_water
     sent = {r.arg("updated_at") for r in fake.requests("/rest/v1/memory") if r.arg("select") == "*"}
     assert hw.startswith("2024-06-01T10:00:03") and sent == {"gte.2024-06-01T09:58:33+00:00"}
 
@@ -321,7 +319,7 @@ def test_one_failing_table_is_skipped_with_its_rows_and_the_others_are_read(
     )
     assert "standing_rules:2" in {d.source_id for d in second.documents}
     # The failed table keeps its high-water mark: the next run reads its changes again.
-    assert second.cursor["tables"]["memory"] == first.cursor["tables"]["memory"]
+    assert second.cursor.tables["memory"] == first.cursor.tables["memory"]
 
 
 def test_malformed_json_fails(fake: SupabaseFake) -> None:

@@ -160,7 +160,7 @@ def test_a_vanished_table_is_inferred_a_refused_one_is_kept(fake: SupabaseFake) 
     (gone,) = third.skipped  # PGRST205 also answers while the schema cache is stale
     assert gone.vanished and not gone.gone
     assert gone.covers == ["rules:1"] and "PGRST205" in gone.reason
-    assert "rules" in third.cursor["tables"]  # its high-water mark, for when it answers again
+    assert "rules" in third.cursor.tables  # its high-water mark, for when it answers again
     fake.drop_table("notes")
     with pytest.raises(SourceError, match="PGRST205"):  # every table failing: an outage
         conn.pull(third.cursor, known=known(first))
@@ -181,7 +181,7 @@ def test_a_newly_configured_table_is_read_whole_in_an_ordinary_run(fake: Supabas
     first = acme(fake, [notes(filter={"client_id": "eq.{scope}"})]).pull(None)
     second = acme(fake).pull(first.cursor, known=known(first))
     assert "rules:1" in ids(second) and second.deleted == []
-    assert second.cursor["tables"]["rules"]["high_water"] == fake.tables["rules"][1]["updated_at"]
+    assert second.cursor.tables["rules"].high_water == fake.tables["rules"][1]["updated_at"]
 
 
 def test_rows_without_updated_at_are_read(fake: SupabaseFake) -> None:

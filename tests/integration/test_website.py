@@ -69,7 +69,7 @@ def test_full_pull_follows_robots_and_the_sitemap_index(site: WebsiteFake) -> No
     assert "/sitemaps/pages-2.xml.gz" in paths  # a gzipped child sitemap
     assert not any(p.startswith("/private/") for p in paths)  # disallowed: never requested
     assert {r.headers["User-Agent"] for r in site.log} == {"SurefootKnowledgeBot/1.0"}
-    assert result.cursor["pages"][site.url("/about")]["etag"] == site.etag("/about")
+    assert result.cursor.pages[site.url("/about")]["etag"] == site.etag("/about")
 
 
 def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None:
@@ -87,7 +87,7 @@ def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None
     assert about.status == 304
     assert about.headers["If-None-Match"] == site.etag("/about")
     assert about.headers["If-Modified-Since"].endswith("GMT")
-    assert set(second.cursor["pages"]) == set(first.cursor["pages"])
+    assert set(second.cursor.pages) == set(first.cursor.pages)
 
 
 def test_last_modified_alone_is_enough_for_304() -> None:
@@ -119,7 +119,7 @@ def test_deleted_pages_are_confirmed_by_a_fetch(site: WebsiteFake) -> None:
     assert [r.status for r in site.log if r.path == "/services"] == [304]  # asked, once
     third = conn.pull(second.cursor)
     assert third.deleted == [] and third.missing == [site.url("/services")]
-    assert set(third.cursor["pages"]) == {site.url("/services"), site.url("/empty")}
+    assert set(third.cursor.pages) == {site.url("/services"), site.url("/empty")}
 
 
 def test_robots_404_allows_everything(site: WebsiteFake) -> None:

@@ -18,6 +18,7 @@ from knowledge_platform.connectors.base import (
     Skipped,
     SourceSettings,
 )
+from knowledge_platform.connectors.cursor import BaseCursor
 from knowledge_platform.errors import SourceError
 from knowledge_platform.models import Document, content_hash
 
@@ -31,9 +32,11 @@ class BeirSettings(SourceSettings):
     max_documents: int | None = Field(default=None, gt=0)
 
 
-class BeirConnector(Connector):
+class BeirConnector(Connector[BaseCursor]):
     name = "beir"
     settings_model = BeirSettings
+    #: Every pull reads the corpus whole: nothing to keep between pulls.
+    cursor_model = BaseCursor
     settings: BeirSettings
 
     @property
@@ -42,8 +45,8 @@ class BeirConnector(Connector):
         return path / CORPUS_FILE if path.is_dir() else path
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+        self, cursor: BaseCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult[BaseCursor]:
         corpus = self.corpus
         if not corpus.is_file():
             raise SourceError(

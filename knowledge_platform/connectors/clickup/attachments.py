@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from knowledge_platform.connectors.base import Skipped
+from knowledge_platform.connectors.clickup.cursor import AttachmentVerdict
 from knowledge_platform.connectors.clickup.render import ms_to_date
 from knowledge_platform.connectors.clickup.run import Outcome, Run
 from knowledge_platform.convert.api import check_size, convert, supported
@@ -49,12 +50,11 @@ def file_name(att: dict[str, Any]) -> str:
 
 
 class AttachmentSync:
-    def __init__(self, run: Run, verdicts: dict[str, dict[str, Any]], out: Outcome) -> None:
+    def __init__(self, run: Run, verdicts: dict[str, AttachmentVerdict], out: Outcome) -> None:
         self.api, self.cfg, self.scope, self.full = run.api, run.api.cfg, run.scope, run.full
         self.known = {k: d for k, d in run.known.documents.items() if k.startswith(PREFIX)}
         self.retry = run.known.retry
-        #: attachment source id -> {"task", "reason", "unsupported" | "files"}: what was not
-        #: indexed, and (for a file that failed) under which `files` settings
+        #: attachment source id -> what was not indexed, and why (the cursor's)
         self.verdicts = verdicts
         self.files_key = self.cfg.files.fingerprint()
         self.out = out
@@ -72,7 +72,8 @@ class AttachmentSync:
 
     def _settled(self, sid: str) -> bool:
         """A verdict on this upload that holds until it is replaced (same `files` settings)."""
-        return (self.verdicts.get(sid) or {}).get("files") == self.files_key
+        verdict = self.verdicts.get(sid)
+        return verdict is not None and verdict.files == self.files_key
 
     # -- one task ----------------------------------------------------------------------------
     def read(self, task: dict[str, Any]) -> None:
@@ -100,7 +101,7 @@ class AttachmentSync:
         }
         gone = [sid for sid in self.of_task(tid) if sid not in current]
         self.out.deleted.extend(gone)
-        for sid in [s for s, v in self.verdicts.items() if v.get("task") == tid]:
+        for sid in [s for s, v in self.verdicts.items() if v.task == tid]:
             if sid not in current:
                 del self.verdicts[sid]
         for sid, att in sorted(current.items()):
@@ -114,15 +115,17 @@ class AttachmentSync:
             if self.full or doc != known:
                 self.out.documents.append(doc)
             return
-        seen = self.verdicts.get(sid) or {}
+        seen = self.verdicts.get(sid)
         why_not = self._unsupported(att, name, mime)
         if why_not is not None:  # listed once, when first seen
-            if not seen.get("unsupported"):
+            if seen is None or not seen.unsupported:
                 self.out.skipped.append(Skipped(source_id=sid, reason=why_not, unsupported=True))
-            self.verdicts[sid] = {"task": task["id"], "reason": why_not, "unsupported": True}
+            self.verdicts[sid] = AttachmentVerdict(
+                task=str(task["id"]), reason=why_not, unsupported=True
+            )
             return
-        if self._settled(sid):  # failed before for a reason this upload still has
-            self.out.skipped.append(Skipped(source_id=sid, reason=seen["reason"]))
+        if seen is not None and self._settled(sid):  # failed before, for a reason it still has
+            self.out.skipped.append(Skipped(source_id=sid, reason=seen.reason))
             return
         limits = self.cfg.files.limits()
         try:
@@ -132,7 +135,9 @@ class AttachmentSync:
         except ConversionError as exc:
             reason = str(exc) if str(exc).startswith(name) else f"{name}: {exc}"
             if not isinstance(exc, ConversionLimitError):  # a time limit may pass next time
-                self.verdicts[sid] = {"task": task["id"], "reason": reason, "files": self.files_key}
+                self.verdicts[sid] = AttachmentVerdict(
+                    task=str(task["id"]), reason=reason, files=self.files_key
+                )
             self.out.skipped.append(Skipped(source_id=sid, reason=reason))
             return
         except SourceError as exc:
@@ -192,9 +197,9 @@ class AttachmentSync:
                 )
         for sid in sorted(self.retry):
             if self._settled(sid) and task_of(sid) not in self.read_tasks:
-                self.out.skipped.append(Skipped(source_id=sid, reason=self.verdicts[sid]["reason"]))
+                self.out.skipped.append(Skipped(source_id=sid, reason=self.verdicts[sid].reason))
         gone = _tasks([*self.out.deleted, *(s.source_id for s in self.out.skipped if s.gone)])
-        self.verdicts = {k: v for k, v in self.verdicts.items() if v.get("task") not in gone}
+        self.verdicts = {k: v for k, v in self.verdicts.items() if v.task not in gone}
 
     def _restamp(self, doc: Document, task: dict[str, Any]) -> Document:
         """A known attachment's document with its task's current name and URL."""

@@ -10,14 +10,13 @@ section of docs/sync-contract.md.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Hint, Known, PullResult
 from knowledge_platform.connectors.clickup.api import ClickUpApi
 from knowledge_platform.connectors.clickup.attachments import PREFIX
 from knowledge_platform.connectors.clickup.containers import Containers, resolve
+from knowledge_platform.connectors.clickup.cursor import ClickUpCursor
 from knowledge_platform.connectors.clickup.docs import DocSync
 from knowledge_platform.connectors.clickup.run import Budget, Run
 from knowledge_platform.connectors.clickup.settings import ClickUpSettings
@@ -49,9 +48,10 @@ def auth_header(token: str, kind: str) -> str:
     return token
 
 
-class ClickUpConnector(HttpConnector):
+class ClickUpConnector(HttpConnector[ClickUpCursor]):
     name = "clickup"
     settings_model = ClickUpSettings
+    cursor_model = ClickUpCursor
     settings: ClickUpSettings
 
     @property
@@ -76,32 +76,29 @@ class ClickUpConnector(HttpConnector):
         )
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+        self, cursor: ClickUpCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult[ClickUpCursor]:
         with self.client() as http:
-            result = self._pull(ClickUpApi(http, self.cfg), cursor or {}, full or not cursor, known)
+            api = ClickUpApi(http, self.cfg)
+            result = self._pull(api, cursor or ClickUpCursor(), full or cursor is None, known)
             http.raise_if_refused()  # a revoked token on one item fails the whole run
             return result
 
     def pull_hinted(
-        self, cursor: dict[str, Any], hint: Hint, known: Known = NOTHING_KNOWN
-    ) -> PullResult | None:
+        self, cursor: ClickUpCursor, hint: Hint, known: Known = NOTHING_KNOWN
+    ) -> PullResult[ClickUpCursor] | None:
         """The tasks webhooks named, each looked up by id (no listing, no docs): edits and
         new tasks read, deletions and moves out of the scope confirmed. The lists the last
         run resolved say what is in the scope; a task in any other list resolves them again."""
         ids = {i for i in hint.ids | hint.deleted if not i.startswith(("doc:", PREFIX))}
-        if not ids or not isinstance(cursor.get("lists"), list):
+        if not ids or cursor.lists is None:
             return None
         with self.client() as http:
             api = ClickUpApi(http, self.cfg)
-            known_lists = Containers((), (), (), tuple(str(x) for x in cursor["lists"]))
+            known_lists = Containers((), (), (), cursor.lists)
             run = Run(api, self.scope, known_lists, known, False, Budget(0))
-            run_no = int(cursor.get("run") or 0) + 1
             tasks = TaskSync(
-                run,
-                dict(cursor.get("threads_read") or {}),
-                run_no,
-                dict(cursor.get("attachments") or {}),
+                run, dict(cursor.threads_read), cursor.run + 1, dict(cursor.attachments)
             )
             found = tasks.pull_ids(ids, hint.deleted, lambda: resolve(api))
             http.raise_if_refused()
@@ -110,27 +107,15 @@ class ClickUpConnector(HttpConnector):
                 full=False,
                 deleted=sorted(set(found.deleted)),
                 skipped=found.skipped,
-                cursor={
-                    **cursor,
-                    "run": run_no,
-                    "lists": list(tasks.containers.lists),
-                    "threads_read": tasks.threads_read,
-                    "attachments": tasks.attachments.verdicts,
-                },
+                cursor=_cursor(tasks),
                 requests=api.requests,
             )
 
-    def _pull(self, api: ClickUpApi, cursor: dict[str, Any], full: bool,
-              known: Known) -> PullResult:  # fmt: skip
+    def _pull(self, api: ClickUpApi, cursor: ClickUpCursor, full: bool,
+              known: Known) -> PullResult[ClickUpCursor]:  # fmt: skip
         containers = resolve(api)
         run = Run(api, self.scope, containers, known, full, Budget(self.cfg.max_verifications))
-        run_no = int(cursor.get("run") or 0) + 1
-        tasks = TaskSync(
-            run,
-            dict(cursor.get("threads_read") or {}),
-            run_no,
-            dict(cursor.get("attachments") or {}),
-        )
+        tasks = TaskSync(run, dict(cursor.threads_read), cursor.run + 1, dict(cursor.attachments))
         found = tasks.pull()
         docs = DocSync(run).pull()
         return PullResult(
@@ -139,11 +124,15 @@ class ClickUpConnector(HttpConnector):
             deleted=sorted({*found.deleted, *docs.deleted}),
             missing=sorted({*found.missing, *docs.missing}),
             skipped=[*found.skipped, *docs.skipped],
-            cursor={
-                "run": run_no,
-                "lists": list(containers.lists),
-                "threads_read": tasks.threads_read,
-                "attachments": tasks.attachments.verdicts,
-            },
+            cursor=_cursor(tasks),
             requests=api.requests,
         )
+
+
+def _cursor(tasks: TaskSync) -> ClickUpCursor:
+    return ClickUpCursor(
+        run=tasks.run_no,
+        lists=tasks.containers.lists,
+        threads_read=tasks.threads_read,
+        attachments=tasks.attachments.verdicts,
+    )

@@ -31,6 +31,7 @@ from knowledge_platform.connectors.base import Skipped
 from knowledge_platform.connectors.clickup.api import TaskGone
 from knowledge_platform.connectors.clickup.attachments import PREFIX, AttachmentSync
 from knowledge_platform.connectors.clickup.containers import Containers
+from knowledge_platform.connectors.clickup.cursor import AttachmentVerdict
 from knowledge_platform.connectors.clickup.render import (
     MalformedTask,
     check_task,
@@ -45,7 +46,7 @@ DAY_MS = 86_400_000
 
 class TaskSync:
     def __init__(self, run: Run, threads_read: dict[str, int], run_no: int,
-                 verdicts: dict[str, dict[str, Any]]) -> None:  # fmt: skip
+                 verdicts: dict[str, AttachmentVerdict]) -> None:  # fmt: skip
         self.api, self.cfg, self.scope = run.api, run.api.cfg, run.scope
         self.containers, self.known, self.full = run.containers, run.known, run.full
         self.budget = run.budget

@@ -25,6 +25,7 @@ from knowledge_platform.connectors.base import (
     Skipped,
     SourceSettings,
 )
+from knowledge_platform.connectors.cursor import BaseCursor
 from knowledge_platform.connectors.git_docs.files import BLOB, convert_blob, reusable
 from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
 from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
@@ -84,9 +85,20 @@ def _madr_status(lines: list[str]) -> str | None:
     return first if first in DECISION_STATUS else None
 
 
-class GitDocsConnector(Connector):
+class GitCursor(BaseCursor):
+    #: The commit the index was built from ("": none yet).
+    sha: str = ""
+    #: Fingerprint of the settings that shape the documents; another one pulls in full.
+    config: str = ""
+
+    def revision(self) -> str | None:
+        return self.sha or None
+
+
+class GitDocsConnector(Connector[GitCursor]):
     name = "git_docs"
     settings_model = GitDocsSettings
+    cursor_model = GitCursor
 
     def __init__(self, settings: SourceSettings, scope: str) -> None:
         if not isinstance(settings, GitDocsSettings):
@@ -118,8 +130,8 @@ class GitDocsConnector(Connector):
         return own is not None and any(r.match(path) and fixed > own for r, fixed in self._foreign)
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+        self, cursor: GitCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult[GitCursor]:
         cfg = self.config
         if cfg.at_sha and not SHA.match(cfg.at_sha):  # model_copy(update=...) skips validation
             raise ConfigError(f"git_docs at_sha {cfg.at_sha!r} is not a commit sha (hex digits)")
@@ -127,9 +139,9 @@ class GitDocsConnector(Connector):
             cfg.repo, Path(cfg.cache_dir) if cfg.cache_dir else None, cfg.timeout_seconds
         )
         head = repo.resolve(cfg.at_sha or cfg.branch)
-        new_cursor = {"sha": head, "config": self._fingerprint}
-        old = (cursor or {}).get("sha")
-        if full or not old or (cursor or {}).get("config") != self._fingerprint:
+        new_cursor = GitCursor(sha=head, config=self._fingerprint)
+        old = cursor.sha if cursor is not None else ""
+        if full or not old or cursor is None or cursor.config != self._fingerprint:
             return self._full(repo, head, new_cursor, known.documents)
         if old == head:
             return PullResult(documents=[], full=False, cursor=new_cursor, requests=repo.commands)
@@ -151,7 +163,7 @@ class GitDocsConnector(Connector):
             requests=repo.commands,
         )
 
-    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+    def change_token(self, cursor: GitCursor | None) -> str | None:
         """The sha the branch points at now (a clone URL is fetched first)."""
         cfg = self.config
         repo = GitRepo.open(
@@ -160,8 +172,8 @@ class GitDocsConnector(Connector):
         return repo.resolve(cfg.at_sha or cfg.branch)
 
     def _full(
-        self, repo: GitRepo, head: str, cursor: dict[str, Any], known: Mapping[str, Document]
-    ) -> PullResult:
+        self, repo: GitRepo, head: str, cursor: GitCursor, known: Mapping[str, Document]
+    ) -> PullResult[GitCursor]:
         tree = [e for e in repo.tree(head) if e.type == "blob"]
         entries = [e for e in tree if self.wanted(e.path)]
         documents, skipped = self._documents(repo, head, entries, known)

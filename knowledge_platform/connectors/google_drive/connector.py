@@ -24,6 +24,7 @@ from knowledge_platform.connectors.google_drive.api import (
     GoogleApiError,
     credentials_from,
 )
+from knowledge_platform.connectors.google_drive.cursor import LAYOUT, FileRecord, GoogleDriveCursor
 from knowledge_platform.connectors.google_drive.fetch import fetch_document
 from knowledge_platform.connectors.google_drive.listing import (
     FILE_FIELDS,
@@ -50,13 +51,11 @@ from knowledge_platform.connectors.http import CredentialRefused, HttpConnector
 from knowledge_platform.errors import SourceError
 from knowledge_platform.models import STALE, Document
 
-#: Cursor layout; an older cursor makes the next pull a full one.
-_CURSOR_VERSION = 2
 
-
-class GoogleDriveConnector(HttpConnector):
+class GoogleDriveConnector(HttpConnector[GoogleDriveCursor]):
     name = "google_drive"
     settings_model = GoogleDriveSettings
+    cursor_model = GoogleDriveCursor
     settings: GoogleDriveSettings
 
     def change_logs(self, api: GoogleApi) -> list[str]:
@@ -77,23 +76,26 @@ class GoogleDriveConnector(HttpConnector):
         )
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+        self,
+        cursor: GoogleDriveCursor | None,
+        *,
+        full: bool = False,
+        known: Known = NOTHING_KNOWN,
+    ) -> PullResult[GoogleDriveCursor]:
         api = self._api()
         try:
-            return self._pull(api, cursor or {}, full, known)
+            return self._pull(api, cursor, full, known)
         finally:
             api.close()
 
-    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+    def change_token(self, cursor: GoogleDriveCursor | None) -> str | None:
         """Every change log's start token after the pending changes: equal to the indexed
-        `page_token` while nothing changed, a new value once something did. A cursor of an
-        older layout answers a value of its own, so that one run rewrites it."""
-        if not cursor:
-            return None
-        if cursor.get("v") != _CURSOR_VERSION:
-            return f"cursor layout {_CURSOR_VERSION}"
-        tokens = cursor["tokens"]
+        `page_token` while nothing changed, a new value once something did. The sensor probes
+        only an indexed scope, so no cursor here is one of an older layout: it answers a value
+        of its own, so that one run rewrites it."""
+        if cursor is None:
+            return f"cursor layout {LAYOUT}"
+        tokens = cursor.tokens
         api = self._api()
         try:
             return encode(replay(api, tokens, self.settings.page_size)[1])
@@ -104,16 +106,18 @@ class GoogleDriveConnector(HttpConnector):
     def _roots(self) -> list[str]:
         return sorted({*self.settings.folder_ids, *self.settings.shared_drive_ids})
 
-    def _pull(self, api: GoogleApi, cursor: dict[str, Any], full: bool, known: Known) -> PullResult:
-        usable = (
-            cursor.get("v") == _CURSOR_VERSION
-            and cursor.get("roots") == self._roots
-            and cursor.get("foreign", []) == sorted(self.settings.elsewhere - set(self._roots))
-        )
-        if full or not usable:
+    def _pull(
+        self, api: GoogleApi, cursor: GoogleDriveCursor | None, full: bool, known: Known
+    ) -> PullResult[GoogleDriveCursor]:
+        if (
+            full
+            or cursor is None
+            or cursor.roots != self._roots
+            or cursor.foreign != sorted(self.settings.elsewhere - set(self._roots))
+        ):
             return self._full(api, cursor, known)
         try:
-            changes, tokens = replay(api, cursor["tokens"], self.settings.page_size)
+            changes, tokens = replay(api, cursor.tokens, self.settings.page_size)
         except GoogleApiError as exc:
             if exc.status in (400, 404):  # a page token was rejected: list everything again
                 return self._full(api, cursor, known)
@@ -121,14 +125,15 @@ class GoogleDriveConnector(HttpConnector):
         if any(change.get("fileId") in self._roots for change in changes):
             return self._full(api, cursor, known)  # a root moved, maybe to another drive's log
         tree = FolderTree(
-            self._roots, cursor["folders"], partial(self._parents, api), self.settings.elsewhere
+            self._roots, cursor.folders, partial(self._parents, api), self.settings.elsewhere
         )
-        before: dict[str, dict[str, Any]] = cursor["files"]
-        records: dict[str, dict[str, Any]] = {k: dict(v) for k, v in before.items()}
+        before = cursor.files
+        records = dict(before)
         plan = plan_changes(changes, tree, records)
         listing = Lister(api, tree, self.settings.page_size).walk(plan.entered)
         for file_id, meta in listing.files.items():
-            if records.get(file_id, {}).get("version") != file_version(meta):
+            rec = records.get(file_id)
+            if rec is None or rec.version != file_version(meta):
                 _plan_file(plan, meta)
         failed = self._plan_retries(api, tree, plan, records, known.retry)
         documents, skipped = self._read(api, plan, records, known, before)
@@ -142,7 +147,9 @@ class GoogleDriveConnector(HttpConnector):
             requests=api.requests,
         )
 
-    def _full(self, api: GoogleApi, previous: dict[str, Any], known: Known) -> PullResult:
+    def _full(
+        self, api: GoogleApi, previous: GoogleDriveCursor | None, known: Known
+    ) -> PullResult[GoogleDriveCursor]:
         corpora = self._corpora(api)
         # Tokens first: changes made while we list are replayed by the next ordinary pull.
         tokens = start_tokens(api, sorted(set(corpora.values())))
@@ -151,23 +158,23 @@ class GoogleDriveConnector(HttpConnector):
         plan = ChangePlan()
         for meta in listing.files.values():
             _plan_file(plan, meta)
-        records: dict[str, dict[str, Any]] = {}
-        before = previous.get("files", {}) if previous.get("v") == _CURSOR_VERSION else {}
+        records: dict[str, FileRecord] = {}
+        before = previous.files if previous else {}
         documents, skipped = self._read(api, plan, records, known, before)
         old_tree = FolderTree(
             self._roots,
-            {**previous.get("folders", {}), **tree.parents},
+            {**(previous.folders if previous else {}), **tree.parents},
             lambda _: [],
             self.settings.elsewhere,
         )
         if listing.incomplete:  # what the last pull knew there is kept, not inferred gone
-            skipped += _incomplete(listing, old_tree, previous.get("files", {}), records)
+            skipped += _incomplete(listing, old_tree, before, records)
         # Files of a folder another scope names (the registry gave it to that scope): gone
         # from this one on the registry's word, not inferred.
         claimed = sorted(
             f
             for f, rec in before.items()
-            if f not in listing.files and old_tree.elsewhere(rec.get("parents", []))
+            if f not in listing.files and old_tree.elsewhere(rec.parents)
         )
         return PullResult(
             documents=documents,
@@ -179,17 +186,17 @@ class GoogleDriveConnector(HttpConnector):
         )
 
     def _cursor(
-        self, tokens: dict[str, str], tree: FolderTree, records: dict[str, dict[str, Any]]
-    ) -> dict[str, Any]:
-        return {
-            "v": _CURSOR_VERSION,
-            "page_token": encode(tokens),
-            "tokens": tokens,
-            "roots": self._roots,
-            "foreign": sorted(tree.foreign),
-            "folders": tree.parents,
-            "files": records,
-        }
+        self, tokens: dict[str, str], tree: FolderTree, records: dict[str, FileRecord]
+    ) -> GoogleDriveCursor:
+        return GoogleDriveCursor(
+            v=LAYOUT,
+            page_token=encode(tokens),
+            tokens=tokens,
+            roots=self._roots,
+            foreign=sorted(tree.foreign),
+            folders=tree.parents,
+            files=records,
+        )
 
     def _corpora(self, api: GoogleApi) -> dict[str, str]:
         """Each root -> the shared drive it lives in (USER for My Drive)."""
@@ -233,7 +240,7 @@ class GoogleDriveConnector(HttpConnector):
         api: GoogleApi,
         tree: FolderTree,
         plan: ChangePlan,
-        records: dict[str, dict[str, Any]],
+        records: dict[str, FileRecord],
         retry: Collection[str],
     ) -> list[Skipped]:
         """The files the last pull could not read, read again from their current metadata
@@ -242,8 +249,8 @@ class GoogleDriveConnector(HttpConnector):
         failed: list[Skipped] = []
         for file_id in sorted(set(retry) - plan.fetch.keys() - plan.gone):
             rec = records.get(file_id)
-            if rec and rec.get("verdict"):
-                failed.append(Skipped(source_id=file_id, reason=rec["verdict"]))
+            if rec and rec.verdict:
+                failed.append(Skipped(source_id=file_id, reason=rec.verdict))
                 continue
             try:
                 meta = api.call(
@@ -273,9 +280,9 @@ class GoogleDriveConnector(HttpConnector):
         self,
         api: GoogleApi,
         plan: ChangePlan,
-        records: dict[str, dict[str, Any]],
+        records: dict[str, FileRecord],
         known: Known,
-        before: Mapping[str, dict[str, Any]],
+        before: Mapping[str, FileRecord],
     ) -> tuple[list[Document], list[Skipped]]:
         """Read the planned files; a refusal or a failure after the retries skips the file
         (kept at its last good version), a 404 means it is gone. A type that is not read is
@@ -291,7 +298,7 @@ class GoogleDriveConnector(HttpConnector):
             why_not = uploads.unsupported(meta)
             if why_not is not None:
                 records[file_id] = record(meta)
-                if not old or old.get("version") != file_version(meta):
+                if not old or old.version != file_version(meta):
                     skipped.append(
                         Skipped(
                             source_id=file_id, unsupported=True, reason=f"{why_not}{_named(meta)}"
@@ -385,8 +392,8 @@ def _transient(exc: SourceError, meta: dict[str, Any] | None = None) -> str:
 def _incomplete(
     listing: Listing,
     tree: FolderTree,
-    recorded: dict[str, dict[str, Any]],
-    records: dict[str, dict[str, Any]],
+    recorded: Mapping[str, FileRecord],
+    records: dict[str, FileRecord],
 ) -> list[Skipped]:
     """A folder Drive could not search completely: the files `recorded` below it and not seen
     now keep their last good version (and their records)."""
@@ -394,9 +401,7 @@ def _incomplete(
     for folder in listing.incomplete:
         below = FolderTree([folder], tree.parents, lambda _: [])
         covers = sorted(
-            f
-            for f, rec in recorded.items()
-            if f not in listing.files and below.holds(rec.get("parents", []))
+            f for f, rec in recorded.items() if f not in listing.files and below.holds(rec.parents)
         )
         records.update({f: recorded[f] for f in covers})
         skipped.append(

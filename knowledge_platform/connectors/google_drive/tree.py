@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledge_platform.connectors.google_drive.cursor import FileRecord
 from knowledge_platform.models import Kind
 
 FOLDER = "application/vnd.google-apps.folder"
@@ -38,22 +39,19 @@ def record(
     *,
     read: bool = True,
     verdict: str | None = None,
-) -> dict[str, Any]:
+) -> FileRecord:
     """What the cursor keeps of a file under the roots; `read=False` (it failed) leaves the
     version out so that any later change reads it again. `verdict`: why this version of an
     upload cannot be converted (encrypted, corrupt...), said again without a download until
     the file changes."""
-    kept = {
-        "parents": list(meta.get("parents", [])),
-        "mime": meta.get("mimeType", ""),
-        "name": meta.get("name", ""),
-        "version": file_version(meta) if read else None,
-    }
-    if meta.get("md5Checksum"):
-        kept["md5"] = meta["md5Checksum"]
-    if verdict:
-        kept["verdict"] = verdict
-    return kept
+    return FileRecord(
+        parents=list(meta.get("parents", [])),
+        mime=meta.get("mimeType", ""),
+        name=meta.get("name", ""),
+        version=file_version(meta) if read else None,
+        md5=meta.get("md5Checksum") or None,
+        verdict=verdict or None,
+    )
 
 
 class FolderTree:
@@ -120,7 +118,7 @@ class ChangePlan:
 
 
 def plan_changes(
-    changes: list[dict[str, Any]], tree: FolderTree, known: dict[str, dict[str, Any]]
+    changes: list[dict[str, Any]], tree: FolderTree, known: dict[str, FileRecord]
 ) -> ChangePlan:
     """Decide from changes.list entries (of every log, a file's removals before its
     current state) what to re-fetch and what is gone.
@@ -155,12 +153,12 @@ def plan_changes(
             continue
         plan.gone.discard(file_id)
         old = known.get(file_id)
-        if old is None or old.get("version") != file_version(meta):
+        if old is None or old.version != file_version(meta):
             plan.fetch[file_id] = meta
         else:
-            old["parents"] = meta.get("parents", [])
+            known[file_id] = old.model_copy(update={"parents": list(meta.get("parents", []))})
     if left:  # a folder moved out (or was trashed): everything below it is gone too
-        plan.gone.update(f for f, rec in known.items() if not tree.holds(rec.get("parents", [])))
+        plan.gone.update(f for f, rec in known.items() if not tree.holds(rec.parents))
         plan.fetch = {f: m for f, m in plan.fetch.items() if tree.holds(m.get("parents", []))}
     plan.gone -= plan.fetch.keys()
     plan.entered = {f: d for f, d in plan.entered.items() if tree.contains(f)}

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from knowledge_platform.connectors.base import Skipped
+from knowledge_platform.connectors.google_drive.cursor import FileRecord
 from knowledge_platform.connectors.google_drive.fetch import drive_document, drive_extra
 from knowledge_platform.connectors.google_drive.tree import KINDS
 from knowledge_platform.convert.api import check_size, convert, supported
@@ -55,7 +56,7 @@ class Uploads:
             return f"{mime} upload: its type is not in files.types"
         return f"{mime} upload: not a type the converter reads"
 
-    def read(self, meta: dict[str, Any], before: Mapping[str, Any] | None) -> Document | Skipped:
+    def read(self, meta: dict[str, Any], before: FileRecord | None) -> Document | Skipped:
         """The upload's document, or why it is skipped. GoogleApiError and SourceError (the
         download refused or failing) are the caller's, as for any file."""
         file_id, name = meta["id"], meta.get("name") or meta["id"]
@@ -63,9 +64,9 @@ class Uploads:
         same = self._reusable(meta)
         if same is not None:
             return same
-        if before and md5 and before.get("md5") == md5 and before.get("verdict"):
-            self.verdicts[file_id] = before["verdict"]
-            return Skipped(source_id=file_id, reason=before["verdict"])
+        if before and md5 and before.md5 == md5 and before.verdict:
+            self.verdicts[file_id] = before.verdict
+            return Skipped(source_id=file_id, reason=before.verdict)
         limits = self.config.files.limits()
         try:
             check_size(_size(meta), limits, name)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Connector, Known, PullResult, Skipped
+from knowledge_platform.connectors.cursor import BaseCursor
 from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
 from knowledge_platform.dating import document_time
 from knowledge_platform.errors import SourceError
@@ -23,18 +24,28 @@ from knowledge_platform.models import Document, content_hash
 from knowledge_platform.supersession import LINKS, names
 
 
-class MemoryFilesConnector(Connector):
+class MemoryFilesCursor(BaseCursor):
+    #: The files' fingerprint when the pull started (what `probe` compares with).
+    fingerprint: str = ""
+
+
+class MemoryFilesConnector(Connector[MemoryFilesCursor]):
     name = "memory_files"
     settings_model = MemoryFilesSettings
+    cursor_model = MemoryFilesCursor
     settings: MemoryFilesSettings
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+        self,
+        cursor: MemoryFilesCursor | None,
+        *,
+        full: bool = False,
+        known: Known = NOTHING_KNOWN,
+    ) -> PullResult[MemoryFilesCursor]:
         root = self._root()
         files = self._files(root)
         # Fingerprint first: a file changed while we read is seen by the next probe.
-        cursor = {"fingerprint": _fingerprint(root, files)}
+        cursor = MemoryFilesCursor(fingerprint=_fingerprint(root, files))
         documents: list[Document] = []
         skipped: list[Skipped] = []
         for path in files:
@@ -47,7 +58,7 @@ class MemoryFilesConnector(Connector):
                 skipped.append(Skipped(source_id=rel, reason=f"cannot read: {exc.strerror}"))
         return PullResult(documents=documents, full=True, skipped=skipped, cursor=cursor)
 
-    def probe(self, cursor: dict[str, Any] | None) -> str | None:
+    def change_token(self, cursor: MemoryFilesCursor | None) -> str | None:
         root = self._root()
         return _fingerprint(root, self._files(root))
 

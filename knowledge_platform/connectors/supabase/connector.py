@@ -24,6 +24,7 @@ from typing import Any
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
 from knowledge_platform.connectors.http import HttpClient, HttpConnector
 from knowledge_platform.connectors.supabase.api import AccessRefused, Table, TableError
+from knowledge_platform.connectors.supabase.cursor import SupabaseCursor, TableMark
 from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
 from knowledge_platform.connectors.supabase.rows import parse_timestamp, row_document
 from knowledge_platform.connectors.supabase.scoping import ClientRows, refuse_client_rows
@@ -40,7 +41,7 @@ class _Pull:
         self.skipped: list[Skipped] = []
         self.deleted: set[str] = set()
         self.missing: set[str] = set()
-        self.state: dict[str, Any] = {}
+        self.state: dict[str, TableMark] = {}
 
     def drop(self, table: str) -> None:
         """Forget what this pull read of `table` (it failed or was refused part way)."""
@@ -60,9 +61,10 @@ class _Pull:
                 self.documents.append(result)
 
 
-class SupabaseConnector(HttpConnector):
+class SupabaseConnector(HttpConnector[SupabaseCursor]):
     name = "supabase"
     settings_model = SupabaseSettings
+    cursor_model = SupabaseCursor
     settings: SupabaseSettings
 
     def __init__(self, settings: SupabaseSettings, scope: str, **kwargs: Any) -> None:
@@ -77,11 +79,11 @@ class SupabaseConnector(HttpConnector):
         return self.settings
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+        self, cursor: SupabaseCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult[SupabaseCursor]:
         cfg = self.cfg
-        full = full or not cursor or "tables" not in cursor
-        before: dict[str, Any] = dict((cursor or {}).get("tables") or {})
+        full = full or cursor is None
+        before = dict(cursor.tables) if cursor is not None else {}
         out = _Pull()
         failures: list[SourceError] = []
         with self._client() as http:
@@ -89,7 +91,7 @@ class SupabaseConnector(HttpConnector):
                 ids = _known_ids(known.documents, table.name)
                 covers = sorted(f"{table.name}:{i}" for i in ids)
                 try:
-                    prev = None if full else before.get(table.name, {})
+                    prev = None if full else before.get(table.name, TableMark())
                     self._pull_table(http, table, prev, ids, known.retry, out)
                 except AccessRefused:
                     raise
@@ -131,7 +133,7 @@ class SupabaseConnector(HttpConnector):
             deleted=sorted(out.deleted),
             missing=sorted(out.missing - out.deleted),
             skipped=out.skipped,
-            cursor={"tables": out.state},
+            cursor=SupabaseCursor(tables=out.state),
             requests=requests,
         )
 
@@ -151,7 +153,7 @@ class SupabaseConnector(HttpConnector):
         self,
         http: HttpClient,
         table: TableSettings,
-        prev: dict[str, Any] | None,
+        prev: TableMark | None,
         known_ids: set[str],
         retry: frozenset[str],
         out: _Pull,
@@ -159,18 +161,19 @@ class SupabaseConnector(HttpConnector):
         """`prev` None: a full pull (absence is inferred by the merge). Otherwise an ordinary
         run: the changes and the id sweep, or the whole table when it has no change column
         or no high-water mark yet (newly configured), then the reconciliation by id."""
-        since = parse_timestamp((prev or {}).get("high_water"))
+        mark = prev.high_water if prev else None
+        since = parse_timestamp(mark)
         tombs: set[str] = set()
         listed: set[str] | None
         if since is None or table.updated_column is None:
             rows, high_water = self._whole(http, table)
             listed = {str(r[table.id_column]) for r in rows}
         else:
-            rows, tombs, high_water = self._changes(
-                http, table, since, str((prev or {})["high_water"])
-            )
+            rows, tombs, high_water = self._changes(http, table, since, str(mark))
             listed = self._sweep(http, table) if self.cfg.sweep_deletions else None
-        out.state[table.name] = {"high_water": high_water}
+        out.state[table.name] = TableMark(
+            high_water=high_water if isinstance(high_water, str) else None
+        )
         out.render(rows, table, self.scope, self.cfg)
         if prev is not None:
             self._reconcile(http, table, rows, tombs, listed, known_ids, retry, out)

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
 from knowledge_platform.connectors.http import HttpClient, HttpConnector
 from knowledge_platform.connectors.website.crawl import ROBOTS_REFUSAL, Outcome, SiteCrawl
+from knowledge_platform.connectors.website.cursor import WebsiteCursor
 from knowledge_platform.connectors.website.fetch import Crawler
 from knowledge_platform.connectors.website.page import (
     Page,
@@ -49,9 +50,10 @@ def _http_date(value: str | None) -> Any:
         return None
 
 
-class WebsiteConnector(HttpConnector):
+class WebsiteConnector(HttpConnector[WebsiteCursor]):
     name = "website"
     settings_model = WebsiteSettings
+    cursor_model = WebsiteCursor
     settings: WebsiteSettings
 
     @property
@@ -59,11 +61,11 @@ class WebsiteConnector(HttpConnector):
         return self.settings
 
     def pull(
-        self, cursor: dict[str, Any] | None, *, full: bool = False, known: Known = NOTHING_KNOWN
-    ) -> PullResult:
+        self, cursor: WebsiteCursor | None, *, full: bool = False, known: Known = NOTHING_KNOWN
+    ) -> PullResult[WebsiteCursor]:
         cfg = self.cfg
-        state = cursor or {}
-        full = full or "pages" not in state
+        state = cursor or WebsiteCursor()
+        full = full or cursor is None
         client = HttpClient.from_settings(
             "website",
             cfg,
@@ -76,39 +78,31 @@ class WebsiteConnector(HttpConnector):
             crawler = Crawler(
                 http, delay=cfg.crawl_delay_seconds, clock=self._clock, sleep=self._sleep
             )
-            robots, robots_entry = read_robots(
-                crawler, cfg.base_url, cfg.user_agent, state.get("robots")
-            )
+            robots, robots_entry = read_robots(crawler, cfg.base_url, cfg.user_agent, state.robots)
             asked = min(robots.crawl_delay() or 0.0, cfg.max_crawl_delay_seconds)
             crawler.delay = max(cfg.crawl_delay_seconds, asked)
             roots, guessed = self._roots(robots, state)
             listing = read_sitemaps(
                 crawler,
                 roots,
-                state.get("sitemaps") or {},
+                state.sitemaps,
                 max_sitemaps=cfg.max_sitemaps,
                 guessed=guessed,
             )
-            crawl = SiteCrawl(cfg, crawler, robots, dict(state.get("pages") or {}), known, full)
-            result = _Assembly(self, crawl, listing, state.get("chrome") or []).run()
+            crawl = SiteCrawl(cfg, crawler, robots, dict(state.pages), known, full)
+            result = _Assembly(self, crawl, listing, state.chrome).run(robots_entry)
             result.requests = http.requests
-        result.cursor = {
-            "robots": robots_entry,
-            "roots": listing.roots,
-            "sitemaps": listing.cache,
-            **result.cursor,
-        }
         return result
 
-    def _roots(self, robots: Robots, state: dict[str, Any]) -> tuple[list[str], bool]:
+    def _roots(self, robots: Robots, state: WebsiteCursor) -> tuple[list[str], bool]:
         """(root sitemaps, guessed): `sitemap_url`, else robots.txt's `Sitemap:` lines, else
         the roots that answered last run, else the two usual locations."""
         if self.cfg.sitemap_url:
             return [self.cfg.sitemap_url], False
         if robots.sitemaps():
             return robots.sitemaps(), False
-        if state.get("roots"):
-            return list(state["roots"]), False
+        if state.roots:
+            return list(state.roots), False
         base = self.cfg.base_url.rstrip("/")
         return [f"{base}/sitemap.xml", f"{base}/sitemap_index.xml"], True
 
@@ -165,7 +159,8 @@ class _Assembly:
         #: document ids kept at their last good version (a failed page or sitemap)
         self.kept: set[str] = set()
 
-    def run(self) -> PullResult:
+    def run(self, robots: dict[str, Any] | None) -> PullResult[WebsiteCursor]:
+        """The pull's result; `robots`: robots.txt's entry for the cursor."""
         listed = [self.crawl.fetch(url) for url in self._select()]
         self.chrome = self._chrome(listed)
         groups: dict[str, list[Outcome]] = {}
@@ -193,7 +188,13 @@ class _Assembly:
             deleted=sorted(confirmed),
             missing=sorted(missing),
             skipped=self.skipped,
-            cursor={"pages": self._pages(), "chrome": sorted(self.chrome)},
+            cursor=WebsiteCursor(
+                robots=robots,
+                roots=self.listing.roots,
+                sitemaps=self.listing.cache,
+                pages=self._pages(),
+                chrome=sorted(self.chrome),
+            ),
         )
 
     def _chrome(self, listed: list[Outcome]) -> set[str]:
