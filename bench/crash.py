@@ -19,7 +19,10 @@ far. A kill that misses (the run ended first) is not counted. Recovery is the ti
 kill to the next run's success (a power cut's restart of `kp up` not included: reported on
 its own).
 
-    .venv/bin/python bench/crash.py [--kills 120] [--up-share 0.5] [--cut-every 10]
+    .venv/bin/python bench/crash.py [--kills 120] [--up-share 0.5] [--cut-every 10] [--keep DIR]
+
+A probe search misses is looked into (bench/crash_probes.py): a freshly opened Runtime's search,
+an exact look in the published collection, the raw snapshot; each kind is reported apart.
 
 The last line printed: `crash: kills=<n> midpublish=<m> stuck=<s> lost=<l> worst_recovery_s=<v>`.
 """
@@ -34,9 +37,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from _common import ROOT, load_average, markdown_table, model_cache, write_results
+from crash_probes import KINDS, Searcher
 from crash_runs import (
     STEPS,
     Kill,
@@ -48,7 +54,7 @@ from crash_runs import (
     step_state,
 )
 from crash_up import up_mode
-from crash_workload import Searcher, Workspace, env, median, registry
+from crash_workload import Workspace, env, median, registry
 from dagster import DagsterInstance
 
 from tests.crash import run_of_process
@@ -155,10 +161,42 @@ def _summary(kills: list[Kill]) -> list[list[str]]:
                 f"{max(k.restart_s for k in mine):.1f}" if mode == "power cut" else "-",
                 str(sum(k.control_s > 0 for k in mine)),
                 str(sum(bool(k.stuck) for k in mine)),
-                str(len({p for k in mine for p in k.lost})),
+                *(str(n) for n in _lost(mine).values()),
             ]
         )
     return rows
+
+
+def _kinds_of(kills: list[Kill], probe: tuple[str, str]) -> set[str]:
+    return {m.kind for k in kills for m in k.misses if m.probe == probe}
+
+
+_KINDS_SAID = (
+    "*stale reader*: a Runtime opened then finds it; *filtered out*: published, not as a stable "
+    "chunk; *ranked out*: published, below the top 5 for its own words; *unpublished*: in the "
+    "raw snapshot, not in the collection; *unpulled*: not in the raw snapshot"
+)
+
+
+def _lost(kills: list[Kill]) -> dict[str, int]:
+    """kind -> probes missed that way at least once (the same probe can count under two)."""
+    return {
+        kind: len({m.probe for k in kills for m in k.misses if m.kind == kind}) for kind in KINDS
+    }
+
+
+@contextmanager
+def _base(keep: Path | None) -> Iterator[Path]:
+    """Where the workspaces and homes go: `keep` (made if absent, left in place) or a
+    temporary directory removed at the end."""
+    if keep is None:
+        with tempfile.TemporaryDirectory(prefix="kp-crash-") as tmp:
+            yield Path(tmp)
+        return
+    keep.mkdir(parents=True, exist_ok=True)
+    if any(keep.iterdir()):
+        raise SystemExit(f"--keep {keep}: not empty; name a new or empty directory")
+    yield keep
 
 
 ARGS = argparse.Namespace()
@@ -186,12 +224,16 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--embedder", choices=["local", "hash"], default="local")
     parser.add_argument("--seed", type=int, default=30)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="run under this (new or empty) directory and keep it: homes, workspaces, logs",
+    )
     parser.parse_args(namespace=ARGS)
     rng = random.Random(ARGS.seed)
     up_kills = round(ARGS.kills * ARGS.up_share)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="kp-crash-") as tmp:
-        base = Path(tmp)
+    with _base(ARGS.keep) as base:
         kills: list[Kill] = []
         left = 0
         if ARGS.kills - up_kills:
@@ -215,7 +257,8 @@ def main() -> None:
             kills += up
     minutes = (time.monotonic() - started) / 60
     stuck = sum(bool(k.stuck) for k in kills) + left
-    lost = {probe for k in kills for probe in k.lost}
+    lost = {m.probe for k in kills for m in k.misses}
+    kinds = _lost(kills)
     midpublish = sum(k.midpublish for k in kills)
     worst = max((k.recovery_s for k in kills), default=0.0)
     table = markdown_table(
@@ -231,13 +274,16 @@ def main() -> None:
             "restart max s",
             "rechecked",
             "stuck",
-            "lost",
+            *(f"lost: {kind}" for kind in KINDS),
         ],
         _summary(kills),
     )
     notes = [f"- {k.mode} run {k.run_id}: {k.stuck}" for k in kills if k.stuck]
     notes += [f"- {left} run(s) unfinished at the end"] if left else []
-    notes += [f"- probe lost: {a} {b}" for a, b in sorted(lost)]
+    notes += [
+        f"- probe lost: {' '.join(probe)} ({', '.join(sorted(_kinds_of(kills, probe)))})"
+        for probe in sorted(lost)
+    ]
     body = (
         f"{table}\n\n"
         + "".join(f"{line}\n" for line in notes)
@@ -248,13 +294,16 @@ def main() -> None:
         f"Qdrant Edge, sqlite; a kill that missed (the run ended first) is not counted; "
         f"{load_average()} at the end. *rechecked*: next runs slower than twice the normal "
         f"time, held to twice an uninterrupted run made right after them instead (the "
-        f"machine is shared).\n\nEvery kill, in order:\n\n```\n"
+        f"machine is shared). *lost*: probes a Searcher kept open since the start did not "
+        f"find in its top 5, by what an exact look found: {_KINDS_SAID}.\n\n"
+        "Every kill, in order:\n\n```\n"
         + "\n".join(kill_line(k, n) for n, k in enumerate(kills, 1))
         + "\n```\n"
     )
     path = write_results("crash", "Crash recovery: runs killed -9 at random moments", body)
     print(table)
     print(f"written to {path.relative_to(ROOT)}")
+    print("lost by kind: " + ", ".join(f"{kind} {n}" for kind, n in kinds.items()))
     print(
         f"crash: kills={len(kills)} midpublish={midpublish} stuck={stuck} lost={len(lost)} "
         f"worst_recovery_s={worst:.1f}"

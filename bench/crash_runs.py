@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from crash_workload import Searcher, Workspace, median
+from crash_probes import KINDS, Miss, Searcher
+from crash_workload import Workspace, median
 from dagster import DagsterEventType, DagsterInstance
 
 from tests.crash import held_slots
@@ -30,8 +31,8 @@ class Kill:
     #: An uninterrupted run made right after a next run slower than twice normal (0: none).
     control_s: float = 0.0
     stuck: str = ""
-    #: Probes search did not find after the next run.
-    lost: tuple[tuple[str, str], ...] = ()
+    #: Probes search did not find after the next run, and what happened to each.
+    misses: tuple[Miss, ...] = ()
 
 
 def step_state(instance: DagsterInstance, run_id: str | None) -> tuple[str, bool]:
@@ -182,7 +183,7 @@ def judge(
     if held := held_slots(instance):
         reasons.append(f"slots held: {held}")
     kill.stuck = "; ".join(reasons)
-    kill.lost = tuple(searcher.missing(work.probes))
+    kill.misses = tuple(searcher.misses(work.probes))
     return kill
 
 
@@ -192,7 +193,7 @@ def kill_line(kill: Kill, n: int) -> str:
     flag = f"  STUCK: {kill.stuck}" if kill.stuck else ""
     if kill.control_s and not kill.stuck:
         flag += f"  (slow machine: an uninterrupted run {kill.control_s:.1f} s)"
-    lost = f"  LOST {len(kill.lost)}" if kill.lost else ""
+    lost = f"  LOST {len(kill.misses)}: {by_kind(kill.misses)}" if kill.misses else ""
     return (
         f"{n:3d} {kill.mode:<9} killed {where}"
         f"{' (publishing)' if kill.midpublish else ''}; next run {kill.next_run_s:.1f} s, "
@@ -200,5 +201,19 @@ def kill_line(kill: Kill, n: int) -> str:
     )
 
 
+def by_kind(misses: tuple[Miss, ...] | list[Miss]) -> str:
+    """e.g. "ranked out 1 (rank 7)", the kinds in KINDS' order, ranks as a freshly opened
+    Runtime puts them (0: not within the depth looked at)."""
+    parts = []
+    for kind in KINDS:
+        mine = [m for m in misses if m.kind == kind]
+        if mine:
+            ranks = ", ".join(str(m.rank) for m in mine)
+            parts.append(f"{kind} {len(mine)} (rank {ranks})")
+    return "; ".join(parts)
+
+
 def report(kill: Kill, n: int) -> None:
     print(kill_line(kill, n), flush=True)
+    for miss in kill.misses:
+        print(f"    missed {' '.join(miss.probe)}: {miss.kind}, rank {miss.rank}", flush=True)

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import httpx
 from _common import ROOT, model_cache
+from crash_probes import Searcher
 from crash_runs import Kill, Moment, finished, judge, measure_normal, report, step_state
-from crash_workload import Searcher, Workspace, env, registry
+from crash_workload import Workspace, env, registry
 from dagster import DagsterInstance, DagsterRunStatus
 
 from mcp_service.dagster_client import DagsterClient
