@@ -4,7 +4,9 @@ assets (factory.py) and the hooks sensor's hot path (hot_path.py), so both recor
 
 from __future__ import annotations
 
-from dagster import DataVersion, MetadataValue, RawMetadataValue
+from typing import Any
+
+from dagster import DataVersion, MetadataValue
 
 from knowledge_platform.connectors.base import PullResult
 from knowledge_platform.embeddings.base import Embedder
@@ -13,7 +15,8 @@ from knowledge_platform.pipeline import Chunked, EmbedStats
 from knowledge_platform.steps import Published
 from knowledge_platform.sync import Merged
 
-Metadata = dict[str, RawMetadataValue]
+#: Metadata values as Dagster takes them (numbers, strings, MetadataValue).
+Metadata = dict[str, Any]
 
 
 def raw_metadata(result: PullResult, merged: Merged) -> Metadata:
