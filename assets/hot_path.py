@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass
 
 from dagster import (
     AssetCheckEvaluation,
@@ -24,6 +25,7 @@ from dagster import (
     DagsterInstance,
     DagsterRunStatus,
     DataVersion,
+    MetadataValue,
     RunsFilter,
     SensorEvaluationContext,
 )
@@ -117,18 +119,35 @@ def _tags(
     return tags
 
 
+@dataclass(frozen=True)
+class Applied:
+    """A delta the hot path applied: its steps, and when (epoch seconds) and how long."""
+
+    done: StepsRun
+    started: float
+    seconds: float
+
+
 def materializations(
-    source: str, scope: str, done: StepsRun, runtime: Runtime, plan: PlannedRun
+    source: str, scope: str, applied: Applied, runtime: Runtime, plan: PlannedRun
 ) -> list[AssetMaterialization]:
     """The four assets' materializations of `scope`, as a run would record them: raw's and
     chunks' data versions are ours, embeddings' and collection's computed from their parent's
     as Dagster computes them in a run (the delta's queue ids standing in for the run id)."""
     code = f"hooks-{plan.first_id}-{plan.last_id}"
+    done = applied.done
+    hinted = sorted(plan.hint.ids | plan.hint.deleted) if plan.hint else []
     metadata: list[Metadata] = [
         raw_metadata(done.pulled, done.merged),
         chunks_metadata(done.documents, done.chunked),
         embeddings_metadata(done.embed, runtime.embedder),
-        collection_metadata(done.published, runtime.store.count(scope)),
+        {
+            **collection_metadata(done.published, runtime.store.count(scope)),
+            # what a run says by its run record: what it applied, when, for how long
+            "hint_ids": MetadataValue.json(hinted),
+            "hot_path_started": MetadataValue.timestamp(applied.started),
+            "hot_path_seconds": round(applied.seconds, 3),
+        },
     ]
     given = [raw_version(done.documents), chunks_version(done.chunked), None, None]
     common = {
@@ -186,11 +205,14 @@ def try_hot(
     if running := run_in_flight(context.instance, plan.source, plan.scope):
         context.log.info(f"{group}: run {running} in flight; its events go to a run")
         return None
-    started = time.monotonic()
+    started = time.time()
     try:
         runtime = _runtime(settings, registry)
         done = apply_hint(runtime, plan.source, plan.scope, plan.hint, max_ids)
-        events: list[AssetEvent] = [*materializations(plan.source, plan.scope, done, runtime, plan)]
+        applied = Applied(done, started, time.time() - started)
+        events: list[AssetEvent] = [
+            *materializations(plan.source, plan.scope, applied, runtime, plan)
+        ]
         events += check_evaluations(plan.source, plan.scope, runtime)
     except NotHot as exc:
         context.log.info(f"{group}: not for the hot path ({exc}); a run")
@@ -202,6 +224,6 @@ def try_hot(
         return None
     context.log.info(
         f"{group}: {plan.events} events applied in the sensor in "
-        f"{time.monotonic() - started:.1f} s ({done.embedded} chunks embedded)"
+        f"{applied.seconds:.1f} s ({done.embedded} chunks embedded)"
     )
     return events

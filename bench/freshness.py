@@ -6,8 +6,9 @@ schedules, the run queue; each run a subprocess, as the default run launcher sta
 the MCP service on its own port, the local all-MiniLM model, Qdrant Edge shards, sqlite
 storage and the webhook queue under a throwaway KP_HOME. The ClickUp fake stands in for
 ClickUp; in webhook mode `kp hooks register` creates the webhook through the fake's API and
-the fake delivers signed events to /hooks/clickup, which hooks_sensor (every 5 s) turns into
-runs that read the edited task by id. In polling mode there is no webhook and the incremental
+the fake delivers signed events to /hooks/clickup, which hooks_sensor (on every look of the
+sensor daemon, every 5 s) applies in its own tick (its hot path: a few ids, no run in flight)
+or turns into runs, reading the edited task by id either way. In polling mode there is no webhook and the incremental
 schedule runs every 5 minutes (the shortest the registry allows).
 
 Edits are made every `--spacing` seconds (each a new word in one task's description) while a
@@ -308,7 +309,7 @@ def main() -> None:
     body = (
         f"{table}\n\n`.venv/bin/python bench/freshness.py --edits {args.edits} --mode "
         f"{args.mode}`; `kp up` (dagster dev + MCP), local model, ClickUp fake; hooks_sensor "
-        f"every 5 s, polling every {POLL_MINUTES} min; {load_average()}.\n"
+        f"every 5 s (hot path on), polling every {POLL_MINUTES} min; {load_average()}.\n"
     )
     path = write_results("freshness", "Freshness: ClickUp edit -> searchable over MCP", body)
     print(table)
