@@ -8,8 +8,8 @@ storage and the webhook queue under a throwaway KP_HOME. The ClickUp fake stands
 ClickUp; in webhook mode `kp hooks register` creates the webhook through the fake's API and
 the fake delivers signed events to /hooks/clickup, which hooks_sensor (on every look of the
 sensor daemon, every 5 s) applies in its own tick (its hot path: a few ids, no run in flight)
-or turns into runs, reading the edited task by id either way. In polling mode there is no webhook and the incremental
-schedule runs every 5 minutes (the shortest the registry allows).
+or turns into runs, reading the edited task by id either way. In polling mode there is no
+webhook and the incremental schedule runs every 5 minutes (the shortest the registry allows).
 
 Edits are made every `--spacing` seconds (each a new word in one task's description) while a
 FastMCP client searches for every word not yet found, twice a second; an edit's freshness is
