@@ -2,12 +2,16 @@
 webhook edit of an indexed ClickUp task is applied inside the tick (no run) and recorded in
 Dagster as the four assets' materializations of the scope's partition, with data versions and
 the collection checks, which get_index_status reads through Dagster's own GraphQL; with a run
-of the partition in flight, or when the hot path fails, the events go to an ordinary run."""
+of the partition in flight, another writer holding its snapshots, or when the hot path fails,
+the events go to an ordinary run."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +32,7 @@ from typer.testing import CliRunner
 from assets.definitions import build_definitions
 from assets.factory import HINT_TAG, asset_keys
 from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
+from knowledge_platform.partition_lock import partition_lock
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
@@ -55,6 +60,26 @@ def found(settings: Settings, query: str) -> set[str]:
         return {h.chunk.source_id for h in runtime.retriever.search("internal", query, limit=10)}
     finally:
         runtime.close()
+
+
+@contextmanager
+def held_elsewhere(directory: Path) -> Iterator[None]:
+    """The partition lock held by another thread (the lock is re-entrant within one)."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with partition_lock(directory):
+            held.set()
+            release.wait()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join()
 
 
 class Hooked:
@@ -159,7 +184,7 @@ def test_a_small_webhook_edit_is_applied_in_the_sensor_and_recorded_in_dagster(
         assert not [line for line in status.health if "clickup/internal" in line]
 
 
-def test_with_a_run_in_flight_or_a_failing_hot_path_the_events_go_to_a_run(
+def test_with_a_run_in_flight_a_busy_partition_or_a_failing_hot_path_the_events_go_to_a_run(
     clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with (
@@ -181,6 +206,13 @@ def test_with_a_run_in_flight_or_a_failing_hot_path_the_events_go_to_a_run(
         assert tick.asset_events == [] and not clickup.requests("/task/dec")
         assert request.tags[HINT_TAG] == '{"ids": ["dec"], "deleted": []}'
         instance.delete_run(running.run_id)
+
+        # A run's step (another process in production) holds the partition's snapshots.
+        clickup.update_task("dec", description="Every deployment uses the cobalt engine.")
+        with held_elsewhere(svc.settings.data_dir / "clickup" / "internal"):
+            tick = hooked.tick()
+        (request,) = tick.run_requests
+        assert tick.asset_events == [] and not clickup.requests("/task/dec")
 
         # The source refuses the token on the task read: nothing recorded, a run covers it.
         refused = {"err": "Token invalid", "ECODE": "OAUTH_025"}
