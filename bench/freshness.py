@@ -11,9 +11,12 @@ sensor daemon, every 5 s) applies in its own tick (its hot path: a few ids, no r
 or turns into runs, reading the edited task by id either way. In polling mode there is no
 webhook and the incremental schedule runs every 5 minutes (the shortest the registry allows).
 
-Edits are made every `--spacing` seconds (each a new word in one task's description) while a
-FastMCP client searches for every word not yet found, twice a second; an edit's freshness is
-the time from the edit to the first knowledge_search result holding its word.
+Edits are made about every `--spacing` seconds, each a new word in one task's description
+(each gap drawn from 0.75-1.25 x spacing, the same gaps every run: with a fixed gap the edits
+kept one phase against the sensor daemon's 5 s loop, so a run measured one wait for the tick
+instead of their spread), while a FastMCP client searches for every word not yet found, twice
+a second; an edit's freshness is the time from the edit to the first knowledge_search result
+holding its word.
 
     .venv/bin/python bench/freshness.py [--edits 20] [--mode both|webhook|polling]
 
@@ -159,7 +162,9 @@ async def measure(
 ) -> list[Edit]:
     from fastmcp import Client
 
-    words = random.Random(tag).sample(WORDS, edits)
+    draw = random.Random(tag)
+    words = draw.sample(WORDS, edits)
+    gaps = [spacing * draw.uniform(0.75, 1.25) for _ in range(edits)]
     pending: dict[str, float] = {}
     latencies: dict[str, float] = {}
     clock: dict[str, Edit] = {}  # wall-clock times, to cut each edit at its run's events
@@ -172,11 +177,11 @@ async def measure(
             )
             pending[word] = time.monotonic()
             clock[word] = Edit(time.time(), 0.0, tasks[i % len(tasks)])
-            await asyncio.sleep(spacing)
+            await asyncio.sleep(gaps[i])
 
     async def watcher() -> None:
         async with Client(url, auth=token, timeout=30) as client:
-            deadline = time.monotonic() + edits * spacing + timeout
+            deadline = time.monotonic() + sum(gaps) + timeout
             while len(latencies) < edits and time.monotonic() < deadline:
                 for word, at in list(pending.items()):
                     if await found(client, word):
