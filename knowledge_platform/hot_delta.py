@@ -14,9 +14,10 @@ from __future__ import annotations
 from knowledge_platform.connectors.base import Connector, Hint
 from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.indexing import index_source
 from knowledge_platform.partition_lock import PartitionBusy, partition_lock
 from knowledge_platform.runtime import Runtime
-from knowledge_platform.steps import PullOptions, StepsRun, run_steps
+from knowledge_platform.steps import PullOptions, StepsRun
 
 
 class NotHot(KnowledgePlatformError):
@@ -46,16 +47,6 @@ def apply_hint(
         raise NotHot(why)
     try:
         with partition_lock(runtime.snapshots.dir(source, scope), timeout=0):
-            return run_steps(
-                runtime.registry,
-                runtime.snapshots,
-                runtime.store,
-                runtime.embedder,
-                runtime.cache,
-                runtime.chunker,
-                source,
-                scope,
-                PullOptions(hint=hint),
-            )
+            return index_source(runtime, source, scope, PullOptions(hint=hint))
     except PartitionBusy as exc:
         raise NotHot(f"another writer holds it: {exc}") from None

@@ -7,10 +7,8 @@ the events go to an ordinary run."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,6 @@ from typer.testing import CliRunner
 from assets.definitions import build_definitions
 from assets.factory import HINT_TAG, asset_keys
 from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
-from knowledge_platform.partition_lock import partition_lock
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
@@ -44,6 +41,7 @@ from tests.fakes.clickup_server import ClickUpFake
 from tests.integration.clickup_workspace import workspace
 from tests.integration.dagster_web import dagster_webserver
 from tests.integration.hooks_service import HookService, clickup_registry, hook_service
+from tests.locks import held_elsewhere
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 COLLECTION = AssetKey(["clickup", "collection"])
@@ -54,6 +52,17 @@ def clickup(monkeypatch: pytest.MonkeyPatch) -> Iterator[ClickUpFake]:
     yield from workspace(monkeypatch)
 
 
+@pytest.fixture
+def hooked(
+    clickup: ClickUpFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Hooked]:
+    with (
+        hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc,
+        instance_for_test() as instance,
+    ):
+        yield Hooked(svc, clickup, instance, monkeypatch)
+
+
 def found(settings: Settings, query: str) -> set[str]:
     runtime = Runtime(settings)
     try:
@@ -62,31 +71,16 @@ def found(settings: Settings, query: str) -> set[str]:
         runtime.close()
 
 
-@contextmanager
-def held_elsewhere(directory: Path) -> Iterator[None]:
-    """The partition lock held by another thread (the lock is re-entrant within one)."""
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with partition_lock(directory):
-            held.set()
-            release.wait()
-
-    thread = threading.Thread(target=hold)
-    thread.start()
-    held.wait()
-    try:
-        yield
-    finally:
-        release.set()
-        thread.join()
-
-
 class Hooked:
     """An indexed ClickUp scope with webhooks registered, and its hooks sensor's ticks."""
 
-    def __init__(self, svc: HookService, clickup: ClickUpFake, instance: DagsterInstance,
-                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    def __init__(
+        self,
+        svc: HookService,
+        clickup: ClickUpFake,
+        instance: DagsterInstance,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
         self.svc, self.clickup, self.instance = svc, clickup, instance
         self.run = Materializer(svc.settings)
         self.run.instance = instance
@@ -122,109 +116,99 @@ class Hooked:
 
 
 def test_a_small_webhook_edit_is_applied_in_the_sensor_and_recorded_in_dagster(
-    clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch
+    hooked: Hooked,
 ) -> None:
-    with (
-        hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc,
-        instance_for_test() as instance,
-    ):
-        hooked = Hooked(svc, clickup, instance, monkeypatch)
-        before = {key: hooked.latest(key) for key in asset_keys("clickup")}
-        clickup.update_task(
-            "dec",
-            name="Adopt Qdrant Edge everywhere",
-            description="Every deployment uses the zebra-striped engine.",
-        )
-        tick = hooked.tick()
+    svc, clickup, instance = hooked.svc, hooked.clickup, hooked.instance
+    before = {key: hooked.latest(key) for key in asset_keys("clickup")}
+    clickup.update_task(
+        "dec",
+        name="Adopt Qdrant Edge everywhere",
+        description="Every deployment uses the zebra-striped engine.",
+    )
+    tick = hooked.tick()
 
-        assert tick.run_requests == []
-        assert "dec" in found(svc.settings, "zebra-striped engine")
-        assert clickup.requests("/task/dec") and not clickup.requests("/list/")  # by id
-        for key in asset_keys("clickup"):
-            record = hooked.latest(key)
-            assert record.storage_id > before[key].storage_id
-            assert record.partition_key == "internal" and record.run_id == ""
-            assert record.asset_materialization.tags[DATA_VERSION_TAG]
-        raw = hooked.latest(AssetKey(["clickup", "raw"])).asset_materialization
-        assert (
-            raw.tags[DATA_VERSION_TAG]
-            != before[raw.asset_key].asset_materialization.tags[DATA_VERSION_TAG]
-        )  # the task changed
-        published = hooked.latest(COLLECTION).asset_materialization
-        assert published.metadata["updated"].value >= 1
-        defined = {
-            key.name
-            for key in hooked.defs.resolve_asset_graph().asset_check_keys
-            if key.asset_key == COLLECTION
-        }
-        evaluated = {e.check_name for e in tick.asset_events if isinstance(e, AssetCheckEvaluation)}
-        assert evaluated == defined
-        check = instance.event_log_storage.get_asset_check_execution_history(
-            AssetCheckKey(COLLECTION, "clickup_collection_matches_chunks"), limit=1
-        )[0]
-        assert check.partition == "internal" and check.status.value == "SUCCEEDED"
-        assert {type(e) for e in tick.asset_events} == {AssetMaterialization, AssetCheckEvaluation}
+    assert tick.run_requests == []
+    assert "dec" in found(svc.settings, "zebra-striped engine")
+    assert clickup.requests("/task/dec") and not clickup.requests("/list/")  # by id
+    for key in asset_keys("clickup"):
+        record = hooked.latest(key)
+        assert record.storage_id > before[key].storage_id
+        assert record.partition_key == "internal" and record.run_id == ""
+        assert record.asset_materialization.tags[DATA_VERSION_TAG]
+    raw = hooked.latest(AssetKey(["clickup", "raw"])).asset_materialization
+    assert (
+        raw.tags[DATA_VERSION_TAG]
+        != before[raw.asset_key].asset_materialization.tags[DATA_VERSION_TAG]
+    )  # the task changed
+    published = hooked.latest(COLLECTION).asset_materialization
+    assert published.metadata["updated"].value >= 1
+    defined = {
+        key.name
+        for key in hooked.defs.resolve_asset_graph().asset_check_keys
+        if key.asset_key == COLLECTION
+    }
+    evaluated = {e.check_name for e in tick.asset_events if isinstance(e, AssetCheckEvaluation)}
+    assert evaluated == defined
+    check = instance.event_log_storage.get_asset_check_execution_history(
+        AssetCheckKey(COLLECTION, "clickup_collection_matches_chunks"), limit=1
+    )[0]
+    assert check.partition == "internal" and check.status.value == "SUCCEEDED"
+    assert {type(e) for e in tick.asset_events} == {AssetMaterialization, AssetCheckEvaluation}
 
-        with dagster_webserver(instance) as url:
-            runtime = Runtime(svc.settings)
-            try:
-                service = KnowledgeService(
-                    runtime, DagsterClient(url, timeout=60), QueryLog(svc.settings.query_log)
-                )
-                status = service.index_status(
-                    grant_for(runtime.registry, ADMIN_PRINCIPAL, admin=True)
-                )
-            finally:
-                runtime.close()
-        (row,) = status.sources
-        assert row.last_materialization is not None and row.run_id is None
-        assert abs(row.last_materialization.timestamp() - hooked.latest(COLLECTION).timestamp) < 1
-        assert row.data_version == published.tags[DATA_VERSION_TAG]
-        assert row.failing_checks == [] and row.errored_checks == []
-        assert not [line for line in status.health if "clickup/internal" in line]
+    with dagster_webserver(instance) as url:
+        runtime = Runtime(svc.settings)
+        try:
+            service = KnowledgeService(
+                runtime, DagsterClient(url, timeout=60), QueryLog(svc.settings.query_log)
+            )
+            status = service.index_status(grant_for(runtime.registry, ADMIN_PRINCIPAL, admin=True))
+        finally:
+            runtime.close()
+    (row,) = status.sources
+    assert row.last_materialization is not None and row.run_id is None
+    assert abs(row.last_materialization.timestamp() - hooked.latest(COLLECTION).timestamp) < 1
+    assert row.data_version == published.tags[DATA_VERSION_TAG]
+    assert row.failing_checks == [] and row.errored_checks == []
+    assert not [line for line in status.health if "clickup/internal" in line]
 
 
 def test_with_a_run_in_flight_a_busy_partition_or_a_failing_hot_path_the_events_go_to_a_run(
-    clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch
+    hooked: Hooked,
 ) -> None:
-    with (
-        hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc,
-        instance_for_test() as instance,
-    ):
-        hooked = Hooked(svc, clickup, instance, monkeypatch)
-        indexed = hooked.latest(COLLECTION).storage_id
+    svc, clickup, instance = hooked.svc, hooked.clickup, hooked.instance
+    indexed = hooked.latest(COLLECTION).storage_id
 
-        running = create_run_for_test(
-            instance,
-            job_name="reindex_job",
-            status=DagsterRunStatus.STARTED,
-            tags={"dagster/partition": "internal"},
-        )
-        clickup.update_task("dec", description="Every deployment uses the zebra-striped engine.")
+    running = create_run_for_test(
+        instance,
+        job_name="reindex_job",
+        status=DagsterRunStatus.STARTED,
+        tags={"dagster/partition": "internal"},
+    )
+    clickup.update_task("dec", description="Every deployment uses the zebra-striped engine.")
+    tick = hooked.tick()
+    (request,) = tick.run_requests
+    assert tick.asset_events == [] and not clickup.requests("/task/dec")
+    assert request.tags[HINT_TAG] == '{"ids": ["dec"], "deleted": []}'
+    instance.delete_run(running.run_id)
+
+    # A run's step (another process in production) holds the partition's snapshots.
+    clickup.update_task("dec", description="Every deployment uses the cobalt engine.")
+    with held_elsewhere(svc.settings.data_dir / "clickup" / "internal"):
         tick = hooked.tick()
-        (request,) = tick.run_requests
-        assert tick.asset_events == [] and not clickup.requests("/task/dec")
-        assert request.tags[HINT_TAG] == '{"ids": ["dec"], "deleted": []}'
-        instance.delete_run(running.run_id)
+    (request,) = tick.run_requests
+    assert tick.asset_events == [] and not clickup.requests("/task/dec")
 
-        # A run's step (another process in production) holds the partition's snapshots.
-        clickup.update_task("dec", description="Every deployment uses the cobalt engine.")
-        with held_elsewhere(svc.settings.data_dir / "clickup" / "internal"):
-            tick = hooked.tick()
-        (request,) = tick.run_requests
-        assert tick.asset_events == [] and not clickup.requests("/task/dec")
-
-        # The source refuses the token on the task read: nothing recorded, a run covers it.
-        refused = {"err": "Token invalid", "ECODE": "OAUTH_025"}
-        clickup.inject("/task/plain", 401, refused, times=None)
-        clickup.update_task("plain", description="Plans mention the ultramarine kestrel.")
-        tick = hooked.tick()
-        (retry,) = tick.run_requests
-        assert tick.asset_events == [] and clickup.requests("/task/plain")
-        assert retry.run_key.startswith("hooks:clickup:internal:") and retry.tags[HINT_TAG] == (
-            '{"ids": ["plain"], "deleted": []}'
-        )
-        assert hooked.latest(COLLECTION).storage_id == indexed  # nothing recorded
-        clickup.uninject("/task/plain")
-        hooked.run("clickup", tags=retry.tags)
-        assert "plain" in found(svc.settings, "ultramarine kestrel")
+    # The source refuses the token on the task read: nothing recorded, a run covers it.
+    refused = {"err": "Token invalid", "ECODE": "OAUTH_025"}
+    clickup.inject("/task/plain", 401, refused, times=None)
+    clickup.update_task("plain", description="Plans mention the ultramarine kestrel.")
+    tick = hooked.tick()
+    (retry,) = tick.run_requests
+    assert tick.asset_events == [] and clickup.requests("/task/plain")
+    assert retry.run_key.startswith("hooks:clickup:internal:") and retry.tags[HINT_TAG] == (
+        '{"ids": ["plain"], "deleted": []}'
+    )
+    assert hooked.latest(COLLECTION).storage_id == indexed  # nothing recorded
+    clickup.uninject("/task/plain")
+    hooked.run("clickup", tags=retry.tags)
+    assert "plain" in found(svc.settings, "ultramarine kestrel")

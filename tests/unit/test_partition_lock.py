@@ -3,25 +3,14 @@ time across threads and processes, re-entrant within the holder's thread."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from knowledge_platform.partition_lock import PartitionBusy, partition_lock
+from tests.locks import held_elsewhere
 
 
 def test_a_second_writer_is_refused_while_one_holds_the_partition(tmp_path) -> None:
-    held, release = threading.Event(), threading.Event()
-
-    def holder() -> None:
-        with partition_lock(tmp_path / "clickup" / "internal"):
-            held.set()
-            release.wait()
-
-    thread = threading.Thread(target=holder)
-    thread.start()
-    held.wait()
-    try:
+    with held_elsewhere(tmp_path / "clickup" / "internal"):
         with (
             pytest.raises(PartitionBusy, match="snapshots of internal is locked"),
             partition_lock(tmp_path / "clickup" / "internal", timeout=0),
@@ -29,9 +18,6 @@ def test_a_second_writer_is_refused_while_one_holds_the_partition(tmp_path) -> N
             pass
         with partition_lock(tmp_path / "clickup" / "acme", timeout=0):
             pass  # another scope is another lock
-    finally:
-        release.set()
-        thread.join()
     with (
         partition_lock(tmp_path / "clickup" / "internal", timeout=0),
         partition_lock(tmp_path / "clickup" / "internal", timeout=0),  # the same thread again
