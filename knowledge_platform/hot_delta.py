@@ -18,6 +18,7 @@ from knowledge_platform.indexing import index_source
 from knowledge_platform.partition_lock import PartitionBusy, partition_lock
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.steps import PullOptions, StepsRun
+from knowledge_platform.sync import NotHinted
 
 
 class NotHot(KnowledgePlatformError):
@@ -47,6 +48,8 @@ def apply_hint(
         raise NotHot(why)
     try:
         with partition_lock(runtime.snapshots.dir(source, scope), timeout=0):
-            return index_source(runtime, source, scope, PullOptions(hint=hint))
+            return index_source(runtime, source, scope, PullOptions(hint=hint, hinted_only=True))
     except PartitionBusy as exc:
         raise NotHot(f"another writer holds it: {exc}") from None
+    except NotHinted as exc:
+        raise NotHot(str(exc)) from None

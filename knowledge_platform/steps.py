@@ -40,6 +40,8 @@ class PullOptions:
     full_reconcile: bool = False
     #: Ids webhooks named: a connector that can read by id reads only those.
     hint: Hint | None = None
+    #: Read only what `hint` names, or fail (NotHinted) without a listing: the hot path.
+    hinted_only: bool = False
     #: git sources: rebuild from exactly this commit.
     at_sha: str | None = None
 
@@ -66,6 +68,7 @@ def pull_step(
             guard=registry.deletion_guard,
             full_reconcile=options.full_reconcile,
             hint=options.hint,
+            hinted_only=options.hinted_only,
         )
 
 

@@ -2,8 +2,8 @@
 webhook edit of an indexed ClickUp task is applied inside the tick (no run) and recorded in
 Dagster as the four assets' materializations of the scope's partition, with data versions and
 the collection checks, which get_index_status reads through Dagster's own GraphQL; with a run
-of the partition in flight, another writer holding its snapshots, or when the hot path fails,
-the events go to an ordinary run."""
+of the partition in flight, another writer holding its snapshots, ids the source cannot read
+by id, or when the hot path fails, the events go to an ordinary run."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 from assets.definitions import build_definitions
 from assets.factory import HINT_TAG, asset_keys
 from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
+from knowledge_platform.connectors.webhooks.events import HookEvent
 from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
@@ -197,6 +198,12 @@ def test_with_a_run_in_flight_a_busy_partition_or_a_failing_hot_path_the_events_
         tick = hooked.tick()
     (request,) = tick.run_requests
     assert tick.asset_events == [] and not clickup.requests("/task/dec")
+
+    # An id the source cannot read by id (a ClickUp doc): a run, no listing in the tick.
+    svc.queue.put([HookEvent("clickup:docUpdated:d1@internal", "clickup", "internal", ("doc:d1",))])
+    tick = hooked.tick()
+    (request,) = tick.run_requests
+    assert tick.asset_events == [] and clickup.log == []
 
     # The source refuses the token on the task read: nothing recorded, a run covers it.
     refused = {"err": "Token invalid", "ECODE": "OAUTH_025"}
