@@ -15,8 +15,9 @@ from pathlib import Path
 from knowledge_platform.errors import KnowledgePlatformError, StoreError
 from knowledge_platform.store.shard_dirs import exclusive_lock
 
-#: How long a step waits for a hot delta (seconds of work) before it fails.
-STEP_TIMEOUT = 600.0
+#: How long a step waits for the lock before it fails: a hot delta holds it for seconds, but
+#: another run's step of the same source x scope (a long full pull) may hold it for minutes.
+STEP_TIMEOUT = 3600.0
 
 _held = threading.local()
 
