@@ -7,7 +7,6 @@ by id, or when the hot path fails, the events go to an ordinary run."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,7 +95,6 @@ class Hooked:
         """One evaluation, its asset events stored as the daemon stores them."""
         self.clickup.wait_deliveries()
         self.svc.queue.engine.dispose()  # nothing cached between the service and the sensor
-        time.sleep(1.1)  # the queue's settle time
         self.clickup.clear_log()
         ctx = build_sensor_context(
             instance_ref=self.instance.get_ref(),

@@ -63,9 +63,6 @@ def test_an_edit_and_a_delete_reach_search_through_webhooks_without_a_listing(
         def hooked_run(cursor: str | None):
             clickup.wait_deliveries()
             svc.queue.engine.dispose()  # nothing cached between the service and the sensor
-            import time
-
-            time.sleep(1.1)  # the queue's settle time
             ctx = build_sensor_context(
                 instance_ref=instance.get_ref(),
                 cursor=cursor,
