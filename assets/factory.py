@@ -7,20 +7,25 @@ from dagster import (
     AssetKey,
     AssetsDefinition,
     AutomationCondition,
-    DataVersion,
     Failure,
     FreshnessPolicy,
     MaterializeResult,
-    MetadataValue,
     asset,
 )
 
 from assets.partitions import scopes_partitions
+from assets.records import (
+    chunks_metadata,
+    chunks_version,
+    collection_metadata,
+    embeddings_metadata,
+    raw_metadata,
+    raw_version,
+)
 from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import spec
 from knowledge_platform.connectors.webhooks.events import decode_hint
 from knowledge_platform.errors import KnowledgePlatformError
-from knowledge_platform.models import content_hash
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.steps import PullOptions, chunk_step, embed_step, publish_step, pull_step
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
@@ -86,26 +91,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             raise _fail(exc) from exc
         for problem in merged.problems:
             context.log.warning(problem.line())
-        stats, docs = merged.stats, merged.documents
-        problems_md = "\n".join(f"- {p.line()}" for p in merged.problems)
         return MaterializeResult(
-            metadata={
-                "documents": stats.documents,
-                "changed": stats.changed,
-                "deleted": stats.deleted,
-                "deleted_confirmed": stats.confirmed,
-                "deleted_inferred": stats.inferred,
-                "deletions_held": stats.held,
-                "kept_stale": stats.stale,
-                "skipped": stats.skipped,
-                "problems": MetadataValue.md(problems_md or "none"),
-                "requests": result.requests,
-                "full_pull": result.full,
-                **({"sha": sha} if (sha := result.cursor.revision()) else {}),
-            },
-            data_version=DataVersion(
-                content_hash("|".join(d.version or d.content_hash for d in docs))[:16]
-            ),
+            metadata=raw_metadata(result, merged), data_version=raw_version(merged.documents)
         )
 
     @asset(
@@ -126,22 +113,8 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
         docs, chunked = chunk_step(
             snapshots.get(), source, context.partition_key, embedder.chunker()
         )
-        produced = chunked.chunks
-        sample = produced[0] if produced else None
-        sample_md = (
-            f"**{sample.title}** — {' > '.join(sample.headers)}\n\n{sample.text[:600]}"
-            if sample
-            else "no chunks"
-        )
         return MaterializeResult(
-            metadata={
-                "documents": len(docs),
-                "reused_documents": chunked.reused,
-                "chunks": len(produced),
-                "tokens": sum(c.tokens for c in produced),
-                "sample_chunk": MetadataValue.md(sample_md),
-            },
-            data_version=DataVersion(content_hash("|".join(c.fingerprint for c in produced))[:16]),
+            metadata=chunks_metadata(docs, chunked), data_version=chunks_version(chunked)
         )
 
     @asset(
@@ -171,16 +144,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             )
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
-        return MaterializeResult(
-            metadata={
-                "chunks": stats.chunks,
-                "embedded": stats.embedded,
-                "cached": stats.cached,
-                "tokens": stats.tokens,
-                "model": model.model_id,
-                "dim": model.dim,
-            }
-        )
+        return MaterializeResult(metadata=embeddings_metadata(stats, model))
 
     @asset(
         key=[source, "collection"],
@@ -215,19 +179,6 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             )
         except KnowledgePlatformError as exc:
             raise _fail(exc) from exc
-        stats = published.stats
-        return MaterializeResult(
-            metadata={
-                "added": stats.added,
-                "updated": stats.updated,
-                "deleted": stats.deleted,
-                "unchanged": stats.unchanged,
-                "points": stats.points,
-                "collection_points": vector_store.count(scope),
-                "model": published.model_id,
-                # git sources: the commit the snapshot behind these chunks was pulled at
-                **({"sha": published.sha} if published.sha else {}),
-            }
-        )
+        return MaterializeResult(metadata=collection_metadata(published, vector_store.count(scope)))
 
     return [raw, chunks, embeddings, collection]

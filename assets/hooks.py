@@ -2,8 +2,10 @@
 runs of exactly the source x scope the events concern — every event drained in one tick is
 one run per source x scope, keyed by the queue ids it covers, so a restarted daemon asks for
 the same run again rather than a second one. The ids the events named ride along as the
-`kp/hint` tag (a ClickUp task edited or deleted is read by id, without a listing). The
-schedules keep polling: a lost webhook is caught by the next ordinary run."""
+`kp/hint` tag (a ClickUp task edited or deleted is read by id, without a listing). A few
+such ids for an indexed source x scope with no run in flight are applied in the tick itself
+instead, and recorded as its materializations (assets/hot_path.py). The schedules keep
+polling: a lost webhook is caught by the next ordinary run."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from dagster import (
 )
 
 from assets.factory import HINT_TAG
+from assets.hot_path import AssetEvent, try_hot
 from assets.jobs import reindex_job
 from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import push_specs
@@ -105,6 +108,7 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
         latest = {g: _latest(context, g) for g in {r.group for r in rows}}
         fresh = [r for r in rows if r.id > max(done.get(r.group, low), latest[r.group].covered)]
         requests: list[RunRequest] = []
+        applied: list[AssetEvent] = []
         held: list[int] = []
         for plan in plan_runs(fresh):
             group = f"{plan.source}:{plan.scope}"
@@ -119,6 +123,9 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
                     f"{plan.events} events for {group}: not a configured, "
                     "indexed source x scope; dropped"
                 )
+                continue
+            if (events := try_hot(context, registry.settings(), reg, plan)) is not None:
+                applied += events
                 continue
             tags = {
                 TRIGGER_TAG: "hooks_sensor",
@@ -138,7 +145,9 @@ def build_hooks_sensor(registry: Registry) -> SensorDefinition:
         low = min(held) - 1 if held else rows[-1].id
         done = {g: last for g, last in done.items() if last > low}
         return SensorResult(
-            run_requests=requests, cursor=json.dumps({"low": low, "done": done}, sort_keys=True)
+            run_requests=requests,
+            asset_events=applied,
+            cursor=json.dumps({"low": low, "done": done}, sort_keys=True),
         )
 
     return hooks_sensor

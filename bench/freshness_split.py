@@ -13,6 +13,11 @@ one), and its time from the edit to the first search hit is cut at that run's ev
 | visible | publish done → the first search hit (the MCP service swaps the shard; the bench's
   watcher asks every 0.5 s) |
 
+An edit the hooks sensor applied in its own tick (its hot path, no run: a runless
+materialization of the collection whose `hint_ids` name the task) is cut at the times that
+materialization records: sensor (the edit → the hot path started in the tick), hot path
+(pull by id, chunk, embed, publish), visible (as above).
+
 The run's own end (checks, run success) is off the edit's path and not shown.
 
     .venv/bin/python bench/freshness_split.py <KP_HOME of a webhook run of freshness.py>
@@ -29,7 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-PHASES = ("sensor", "queue", "launch+import", "steps", "publish", "visible")
+PHASES = ("sensor", "queue", "launch+import", "steps", "publish", "hot path", "visible")
+RUN_PHASES = tuple(p for p in PHASES if p != "hot path")
+HOT_PHASES = ("sensor", "hot path", "visible")
 
 
 @dataclass(frozen=True)
@@ -97,24 +104,59 @@ def _runs(dagster_home: Path) -> list[_Run]:
     return sorted(out, key=lambda r: r.created)
 
 
+@dataclass(frozen=True)
+class _Hot:
+    ids: frozenset[str]
+    started: float
+    published: float
+
+
+def _hot(dagster_home: Path) -> list[_Hot]:
+    """The collection materializations hooks_sensor recorded from its hot path."""
+    from dagster import AssetKey, DagsterInstance
+
+    instance = DagsterInstance.from_config(str(dagster_home))
+    out = []
+    try:
+        for key in instance.get_asset_keys():
+            if key.path[-1] != "collection":
+                continue
+            for record in instance.fetch_materializations(AssetKey(key.path), limit=1000).records:
+                meta = record.asset_materialization.metadata if record.asset_materialization else {}
+                if "hot_path_started" not in meta:
+                    continue
+                started = float(meta["hot_path_started"].value)  # type: ignore[arg-type]
+                seconds = float(meta["hot_path_seconds"].value)  # type: ignore[arg-type]
+                ids: list[str] = meta["hint_ids"].value or []  # type: ignore[assignment]
+                out.append(_Hot(frozenset(ids), started, started + seconds))
+    finally:
+        instance.dispose()
+    return sorted(out, key=lambda h: h.started)
+
+
 def split(dagster_home: Path, edits: list[Edit]) -> dict[str, list[float]]:
-    """Per phase, the seconds of every edit a hooks_sensor run published."""
-    runs = _runs(dagster_home)
+    """Per phase, the seconds of every edit a hooks_sensor run or its hot path published."""
+    runs, hot = _runs(dagster_home), _hot(dagster_home)
     phases: dict[str, list[float]] = {p: [] for p in PHASES}
     for edit in edits:
         run = next((r for r in runs if r.created >= edit.at and edit.task in r.ids), None)
-        if run is None:
+        tick = next((h for h in hot if h.started >= edit.at and edit.task in h.ids), None)
+        if tick is not None and (run is None or tick.started < run.created):
+            names, marks = HOT_PHASES, (edit.at, tick.started, tick.published, edit.found)
+        elif run is not None:
+            names = RUN_PHASES
+            marks = (
+                edit.at,
+                run.created,
+                run.launching,
+                run.started,
+                run.publish_start,
+                run.publish_end,
+                edit.found,
+            )
+        else:
             continue
-        marks = (
-            edit.at,
-            run.created,
-            run.launching,
-            run.started,
-            run.publish_start,
-            run.publish_end,
-            edit.found,
-        )
-        for phase, a, b in zip(PHASES, marks, marks[1:], strict=False):
+        for phase, a, b in zip(names, marks, marks[1:], strict=False):
             phases[phase].append(b - a)
     return phases
 

@@ -32,6 +32,9 @@ class HooksConfig(BaseModel):
     #: a sensor whose interval has not quite passed, so 5 meant every 5-10 s (~8 s between
     #: ticks in a kp up home's schedule storage, #29); at 1 (the default) on every look.
     sensor_seconds: int = Field(default=1, ge=1, le=600)
+    #: Events of a source x scope naming at most this many ids are applied inside the hooks
+    #: sensor's tick (its hot path, no run; knowledge_platform.hot_delta); more, or 0, a run.
+    hot_path_max_ids: int = Field(default=20, ge=0, le=200)
 
     @field_validator("rate_limit")
     @classmethod

@@ -17,6 +17,9 @@ HINT = "kp/hint"
 #: The webhook events a hook run covers, and the coalesced group they came in.
 HOOK_GROUP = "kp/hook_group"
 HOOK_EVENTS = "kp/hook_events"
+#: On a materialization the hooks sensor recorded itself (its hot path, no run): the first and
+#: last queue ids of the events it applied, `<first>-<last>`.
+HOT_DELTA = "kp/hot_delta"
 #: The machine and process running an in-process run (the reaper's evidence it is gone).
 HOST = "kp/host"
 PID = "kp/pid"

@@ -2,8 +2,9 @@
 under KP_HOME: pull (with the sync state, the deletion guard and webhook hints), chunk
 (reusing unchanged documents' chunks), embed (through the embedding cache) and publish (the
 collection's reconcile). The Dagster assets call one step each; `run_steps` calls all four in
-order for the tests and benchmarks that need a real index without Dagster — the same steps,
-not a second pipeline. Nothing here knows Dagster."""
+order for the tests and benchmarks that need a real index without Dagster, and for the hooks
+sensor's hot path (hot_delta.py) — the same steps, not a second pipeline. Each step holds the
+partition's lock (partition_lock.py). Nothing here knows Dagster."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from knowledge_platform.connectors.cursor import load_cursor
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
 from knowledge_platform.models import Document
+from knowledge_platform.partition_lock import partition_lock
 from knowledge_platform.pipeline import (
     Chunked,
     EmbedStats,
@@ -39,6 +41,8 @@ class PullOptions:
     full_reconcile: bool = False
     #: Ids webhooks named: a connector that can read by id reads only those.
     hint: Hint | None = None
+    #: Read only what `hint` names, or fail (NotHinted) without a listing: the hot path.
+    hinted_only: bool = False
     #: git sources: rebuild from exactly this commit.
     at_sha: str | None = None
 
@@ -57,22 +61,25 @@ def pull_step(
             {**settings.model_dump(), "at_sha": options.at_sha}
         )
     connector = connector_class(source)(settings, scope)
-    return pull_into_snapshot(
-        connector,
-        snaps,
-        full=options.full,
-        guard=registry.deletion_guard,
-        full_reconcile=options.full_reconcile,
-        hint=options.hint,
-    )
+    with partition_lock(snaps.dir(source, scope)):
+        return pull_into_snapshot(
+            connector,
+            snaps,
+            full=options.full,
+            guard=registry.deletion_guard,
+            full_reconcile=options.full_reconcile,
+            hint=options.hint,
+            hinted_only=options.hinted_only,
+        )
 
 
 def chunk_step(
     snaps: SnapshotStore, source: str, scope: str, chunker: Chunker
 ) -> tuple[list[Document], Chunked]:
-    docs = snaps.read_documents(source, scope) or []
-    chunked = rechunk(docs, chunker, snaps.read_chunks_by_key(source, scope))
-    snaps.write_chunks(source, scope, chunked.chunks, chunked.keys)
+    with partition_lock(snaps.dir(source, scope)):
+        docs = snaps.read_documents(source, scope) or []
+        chunked = rechunk(docs, chunker, snaps.read_chunks_by_key(source, scope))
+        snaps.write_chunks(source, scope, chunked.chunks, chunked.keys)
     return docs, chunked
 
 
@@ -84,9 +91,10 @@ def embed_step(
     cache: EmbeddingCache,
     sparse: SparseEncoder,
 ) -> EmbedStats:
-    chunks = snaps.read_chunks(source, scope) or []
-    hashes, dense, sparse_vectors, stats = embed_chunks(chunks, embedder, cache, sparse)
-    snaps.write_embeddings(source, scope, hashes, dense, sparse_vectors, embedder.model_id)
+    with partition_lock(snaps.dir(source, scope)):
+        chunks = snaps.read_chunks(source, scope) or []
+        hashes, dense, sparse_vectors, stats = embed_chunks(chunks, embedder, cache, sparse)
+        snaps.write_embeddings(source, scope, hashes, dense, sparse_vectors, embedder.model_id)
     return stats
 
 
@@ -109,34 +117,49 @@ def publish_step(
 ) -> Published:
     """The collection made equal to the chunks snapshot, with the embeddings snapshot's
     vectors (and its model: a snapshot embedded by another model publishes as that one)."""
-    chunks = snaps.read_chunks(source, scope) or []
-    loaded = snaps.read_embeddings(source, scope)
-    model_id, vectors = loaded if loaded else ("", {})
-    dim = next(iter(vectors.values()))[0].shape[0] if vectors else embedder.dim
-    model_id = model_id or embedder.model_id
-    emptied = snaps.read_sync(source, scope).emptied_by_source
-    stats = reconcile(
-        store,
-        scope,
-        source,
-        chunks,
-        vectors,
-        model_id=model_id,
-        dim=dim,
-        allow_empty=full_reconcile or emptied,
-    )
-    cursor = load_cursor(
-        connector_class(source).cursor_model, snaps.read_cursor(source, scope), f"{source}:{scope}"
-    )
+    with partition_lock(snaps.dir(source, scope)):
+        chunks = snaps.read_chunks(source, scope) or []
+        stored_cursor = snaps.read_cursor(source, scope)
+        loaded = snaps.read_embeddings(source, scope)
+        model_id, vectors = loaded if loaded else ("", {})
+        dim = next(iter(vectors.values()))[0].shape[0] if vectors else embedder.dim
+        model_id = model_id or embedder.model_id
+        emptied = snaps.read_sync(source, scope).emptied_by_source
+        stats = reconcile(
+            store,
+            scope,
+            source,
+            chunks,
+            vectors,
+            model_id=model_id,
+            dim=dim,
+            allow_empty=full_reconcile or emptied,
+        )
+    cursor = load_cursor(connector_class(source).cursor_model, stored_cursor, f"{source}:{scope}")
     return Published(stats, model_id, cursor.revision() if cursor else None)
 
 
 @dataclass(frozen=True)
 class StepsRun:
-    documents: list[Document]
-    chunks: int
-    embedded: int
+    """What each of the four steps returned."""
+
+    pulled: PullResult
+    merged: Merged
+    chunked: Chunked
+    embed: EmbedStats
     published: Published
+
+    @property
+    def documents(self) -> list[Document]:
+        return self.merged.documents
+
+    @property
+    def chunks(self) -> int:
+        return len(self.chunked.chunks)
+
+    @property
+    def embedded(self) -> int:
+        return self.embed.embedded
 
 
 def run_steps(
@@ -152,10 +175,10 @@ def run_steps(
 ) -> StepsRun:
     """The four steps in order, as one run of the source's assets does them."""
     options = options or PullOptions()
-    _, merged = pull_step(registry, snaps, source, scope, options)
+    pulled, merged = pull_step(registry, snaps, source, scope, options)
     _, chunked = chunk_step(snaps, source, scope, chunker)
     embedded = embed_step(snaps, source, scope, embedder, cache, SparseEncoder())
     published = publish_step(
         store, snaps, source, scope, embedder, full_reconcile=options.full_reconcile
     )
-    return StepsRun(merged.documents, len(chunked.chunks), embedded.embedded, published)
+    return StepsRun(pulled, merged, chunked, embedded, published)

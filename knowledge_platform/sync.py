@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from knowledge_platform.connectors.base import Connector, Hint, Known, PullResult
+from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.models import LAST_REFRESHED, STALE, Document
 from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.supersession import link_successors
@@ -71,6 +72,10 @@ class MergeStats:
     held: int = 0
     skipped: int = 0
     stale: int = 0
+
+
+class NotHinted(KnowledgePlatformError):
+    """A pull was asked to read only the hinted ids, and the connector cannot."""
 
 
 @dataclass
@@ -197,12 +202,14 @@ def pull_into_snapshot(
     guard: float,
     full_reconcile: bool,
     hint: Hint | None = None,
+    hinted_only: bool = False,
 ) -> tuple[PullResult, Merged]:
     """One raw step: pull with what the index knows, merge, and persist the snapshot, the
     connector's cursor and the sync state (retries, held and confirmed deletions, problems).
     With a `hint` (webhooks named these ids) an ordinary pull reads only those where the
     connector can. Raises the connector's SourceError on an outage of the whole source,
-    changing nothing."""
+    changing nothing. `hinted_only`: NotHinted (changing nothing) instead of a listing when
+    the connector cannot read the hint by id."""
     source, scope = connector.name, connector.scope
     cursor = connector.load_cursor(snaps.read_cursor(source, scope))
     previous = snaps.read_documents(source, scope)
@@ -214,6 +221,8 @@ def pull_into_snapshot(
     result = None
     if hint is not None and cursor is not None and not full:
         result = connector.pull_hinted(cursor, hint, known)
+    if result is None and hinted_only:
+        raise NotHinted(f"{source}/{scope}: these ids cannot be read by id; a listing is needed")
     if result is None:
         result = connector.pull(cursor, full=full or cursor is None, known=known)
     merged = merge_pull(

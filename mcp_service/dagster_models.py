@@ -37,7 +37,11 @@ class SourceStatus(BaseModel):
     scope: str
     points: int | None = Field(default=None, description="This source's points in the store")
     last_materialization: dt.datetime | None = None
-    run_id: str | None = None
+    run_id: str | None = Field(
+        default=None,
+        description="The run of the last materialization; none when the hooks sensor applied "
+        "a webhook's small change itself (no run)",
+    )
     data_version: str | None = None
     sha: str | None = Field(
         default=None,

@@ -156,7 +156,7 @@ def _row(
     event = (node.get("latestMaterializationByPartition") or [None] * (index + 1))[index]
     if event:
         row.last_materialization = _time(event.get("timestamp"))
-        row.run_id = event.get("runId")
+        row.run_id = event.get("runId") or None  # "" for a runless one (the hot path)
         row.metadata = _metadata(event.get("metadataEntries") or [])
         sha = row.metadata.get("sha")
         row.sha = sha if isinstance(sha, str) else None

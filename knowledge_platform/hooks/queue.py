@@ -52,7 +52,9 @@ PG_ENV = (
     "DAGSTER_PG_PORT",
 )
 #: Rows younger than this are not drained yet (a Postgres transaction may still commit an
-#: id below one already visible).
+#: id below one already visible). SQLite has one writer at a time, so its ids become visible in
+#: order and its rows are drained at once: a second of settling made an edit arriving just
+#: before a hooks_sensor tick wait for the next tick, 5 s later (#29).
 SETTLE_SECONDS = 1.0
 
 metadata = MetaData()
@@ -217,7 +219,8 @@ class HookQueue:
         self, after: int, *, settled_before: float | None = None, limit: int = 10_000
     ) -> list[QueuedEvent]:
         """Rows above the cursor `after`, oldest first, received before `settled_before`."""
-        before = time.time() - SETTLE_SECONDS if settled_before is None else settled_before
+        settle = SETTLE_SECONDS if self.kind == "postgres" else 0.0
+        before = time.time() - settle if settled_before is None else settled_before
         query = (
             select(events_table)
             .where(events_table.c.id > after)

@@ -16,8 +16,6 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +42,7 @@ from tests.crash import (
     wait_for,
 )
 from tests.fakes.clickup_server import ClickUpFake
-from tests.procs import served_in_thread
+from tests.integration.dagster_web import dagster_webserver
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -115,28 +113,6 @@ def test_kp_index_killed_while_publishing_does_not_stop_the_next(
     assert hits and hits[0].chunk.title == "Crash probe"
 
 
-@contextmanager
-def _graphql(instance: DagsterInstance) -> Iterator[str]:
-    """Dagster's own webserver app over this instance and the project's code location,
-    served in a thread; yields its base URL."""
-    from dagster._core.remote_origin import InProcessCodeLocationOrigin
-    from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
-    from dagster._core.workspace.context import WorkspaceProcessContext
-    from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
-    from dagster_webserver.webserver import DagsterWebserver
-
-    origin = InProcessCodeLocationOrigin(
-        LoadableTargetOrigin(
-            module_name="assets.definitions", attribute="defs", working_directory=str(REPO)
-        ),
-        location_name="knowledge_platform",
-    )
-    with WorkspaceProcessContext(instance, InProcessWorkspaceLoadTarget([origin])) as context:
-        app = DagsterWebserver(context).create_asgi_app()
-        with served_in_thread(app) as url:
-            yield url.removesuffix("/mcp")
-
-
 def _holder(instance: DagsterInstance) -> str:
     """A live run (this test's process) holding the one clickup_api slot."""
     run = create_run_for_test(
@@ -188,7 +164,7 @@ def test_a_run_waiting_for_a_slot_shows_blocked_and_stops_on_sigterm(
             run_id = wait_for(lambda: run_of_process(instance, blocked.pid), 120, "the run")
             waiting = wait_for(lambda: _waiting(instance, run_id), 120, "the claim")
 
-            with _graphql(instance) as url:
+            with dagster_webserver(instance) as url:
                 runtime = Runtime(settings)
                 try:
                     service = KnowledgeService(

@@ -170,7 +170,6 @@ class Daemon:
         self.cursor: str | None = None
 
     def tick(self) -> tuple[list[Any], str | None]:
-        time.sleep(1.1)  # the queue's settle time
         ctx = build_sensor_context(
             instance_ref=self.instance.get_ref(),
             cursor=self.cursor,

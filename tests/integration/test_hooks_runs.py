@@ -6,6 +6,7 @@ and a deleted task leaves search."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from dagster import build_sensor_context, instance_for_test
@@ -27,6 +28,13 @@ def clickup(monkeypatch: pytest.MonkeyPatch) -> Iterator[ClickUpFake]:
     yield from workspace(monkeypatch)
 
 
+def _runs_only(registry: dict[str, Any]) -> dict[str, Any]:
+    """The sensor's hot path off: every event goes to a run (test_hooks_hot_path.py covers
+    the hot path)."""
+    registry["service"]["hooks"]["hot_path_max_ids"] = 0
+    return registry
+
+
 def found(settings, query: str) -> set[str]:
     runtime = Runtime(settings)
     try:
@@ -39,7 +47,7 @@ def test_an_edit_and_a_delete_reach_search_through_webhooks_without_a_listing(
     clickup: ClickUpFake, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with (
-        hook_service(tmp_path, clickup_registry(clickup), monkeypatch) as svc,
+        hook_service(tmp_path, _runs_only(clickup_registry(clickup)), monkeypatch) as svc,
         instance_for_test() as instance,
     ):
         settings = svc.settings
@@ -55,9 +63,6 @@ def test_an_edit_and_a_delete_reach_search_through_webhooks_without_a_listing(
         def hooked_run(cursor: str | None):
             clickup.wait_deliveries()
             svc.queue.engine.dispose()  # nothing cached between the service and the sensor
-            import time
-
-            time.sleep(1.1)  # the queue's settle time
             ctx = build_sensor_context(
                 instance_ref=instance.get_ref(),
                 cursor=cursor,
