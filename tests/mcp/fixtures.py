@@ -13,6 +13,7 @@ from knowledge_platform.models import Document
 from knowledge_platform.pipeline import chunk_documents, embed_chunks, reconcile
 from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.clock import local_today
 from knowledge_platform.settings import Settings
 from knowledge_platform.supersession import link_successors
 
@@ -22,7 +23,9 @@ TOKENS = {
     "rita": "rita-secret-token-3",
     "ops": "ops-secret-token-4",
 }
-TODAY = dt.datetime.now(dt.UTC).date()
+#: The service's today: the registry's timezone decides it (between 00:00 UTC and midnight in
+#: New York the UTC date is a day ahead).
+TODAY = local_today(Registry.model_fields["timezone"].default)
 
 
 def days_ago(n: int) -> dt.date:

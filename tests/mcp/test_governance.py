@@ -9,7 +9,6 @@ the admin; list_runbooks filters by prefix, tag and lifecycle; a superseded reco
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,12 +22,11 @@ from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from tests.integration.test_git_docs import commit, git
-from tests.mcp.fixtures import make_settings
+from tests.mcp.fixtures import TODAY, make_settings
 
 pytestmark = pytest.mark.anyio
 
 REPO = Path(__file__).resolve().parents[2]
-TODAY = dt.datetime.now(dt.UTC).date()
 LEAK = "runbooks/incidents/key-leak.md"
 FILES = {
     "runbooks/incidents/outage.md": (
