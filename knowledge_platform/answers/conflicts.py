@@ -22,24 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
 from knowledge_platform.answers.asks import read_ask
 from knowledge_platform.answers.changes import Change, change_in
 from knowledge_platform.answers.sentences import names_a_thing, terms
 from knowledge_platform.answers.values import Kind, Value, same, values
 
-ORDER: tuple[Kind, ...] = (
-    "code",
-    "date",
-    "time",
-    "weekday",
-    "duration",
-    "frequency",
-    "percent",
-    "money",
-    "number",
-    "name",
-)
+#: Kinds in the order values are compared; "phrase" (words no pattern types) never is.
+ORDER: tuple[Kind, ...] = tuple(k for k in get_args(Kind) if k != "phrase")
 MIN_JACCARD = 0.34
 MIN_QUESTION_COVER = 1 / 3
 

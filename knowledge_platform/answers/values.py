@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from knowledge_platform.dating import MONTH_NAMES, WEEKDAYS, month_number
+from knowledge_platform.dating import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_number
 
 Kind = Literal[
     "code",
@@ -33,27 +33,7 @@ Kind = Literal[
 #: statement of change names it (changes.py); never found by `values`.
 
 _MONTH = MONTH_NAMES
-_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fourteen": 14,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "ninety": 90,
-}
+_WORDS = NUMBER_WORDS
 _NUM = r"(?:\d+(?:\.\d+)?|" + "|".join(w for w in _WORDS if len(w) > 2) + ")"
 #: Days per unit; a business cycle is a week.
 _UNITS = {

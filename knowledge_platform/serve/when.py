@@ -26,29 +26,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from knowledge_platform.dating import MONTH_NAMES, WEEKDAYS, month_number
+from knowledge_platform.dating import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_number
 
 _MONTH_NAMES = MONTH_NAMES
 _MONTH = rf"(?P<month>{_MONTH_NAMES})\.?"
 _WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")"
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "couple of": 2,
-    "few": 3,
-}
+_NUMBERS = {**NUMBER_WORDS, "couple of": 2, "few": 3}
 _N = r"(?P<n>\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + r")"
 _UNIT = r"(?P<unit>day|week|month|quarter|year)s?"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
