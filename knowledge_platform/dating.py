@@ -100,7 +100,9 @@ CHANGE_CUE = re.compile(
     r"moved|moves|switched|switches|changed|changes|raised|lowered|increased|decreased|"
     r"reduced|replaced|replaces|supersedes|superseded|no\s+longer|instead\s+of|"
     r"from\s+now\s+on|from\s+today|effective\s+(?:today|immediately|from)|going\s+forward|"
-    r"now\s+(?:owns|leads|runs|uses|goes|go))\b",
+    r"now\s+(?:owns?|leads?|runs?|uses?|goes|go|sits?|lives?|meets?|starts?|costs?|takes?|"
+    r"happens?|handles?|manages?)|(?:is|are)\s+now|as\s+of\s+(?:today|now|this)|"
+    r"(?:goes|go|went)\s+(?:up|down))\b",
     re.I,
 )
 CHANGE = "change"

@@ -14,6 +14,10 @@ frequencies, percentages, money, numbers, names).
 - A statement of change (changes.py: "handed over from Dana to Lee", "Clarity replaces
   Hotjar") speaks only for its new values; when its old value is what the other passage
   says, the two disagree and the change statement says which one is old (`superseding`).
+- A sentence that says something changed without naming the old value ("Uptime checks now
+  run every minute", "We switched the analytics warehouse to Quarrystone": a change cue,
+  dating.CHANGE_CUE) speaks of what another passage states when the two share
+  CUE_SHARED_TERMS of their own words (values aside): it restates that thing, newly.
 
 Precision/recall on bench/data/conflict_pairs.yaml: `uv run python bench/conflicts.py`.
 """
@@ -28,11 +32,13 @@ from knowledge_platform.answers.asks import read_ask
 from knowledge_platform.answers.changes import Change, change_in
 from knowledge_platform.answers.sentences import names_a_thing, terms
 from knowledge_platform.answers.values import Kind, Value, same, values
+from knowledge_platform.dating import CHANGE_CUE
 
 #: Kinds in the order values are compared; "phrase" (words no pattern types) never is.
 ORDER: tuple[Kind, ...] = tuple(k for k in get_args(Kind) if k != "phrase")
 MIN_JACCARD = 0.34
 MIN_QUESTION_COVER = 1 / 3
+CUE_SHARED_TERMS = 2
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,16 @@ def same_subject(
     return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
+def _restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]) -> bool:
+    """Whether one side says, with a change cue, that what the other states is now otherwise:
+    the two share CUE_SHARED_TERMS of their own words, values and headings aside."""
+    if _different_things(a, b) or not (CHANGE_CUE.search(a.text) or CHANGE_CUE.search(b.text)):
+        return False
+    own_a = _subject(Statement(a.text), va)
+    own_b = _subject(Statement(b.text), vb)
+    return len(own_a & own_b) >= CUE_SHARED_TERMS
+
+
 def _disjoint(a: Sequence[Value], b: Sequence[Value]) -> bool:
     """Neither side's values all appear on the other side."""
     a_in_b = all(any(same(x, y) for y in b) for x in a)
@@ -151,7 +167,9 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
             return Disagreement(
                 mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)), superseding=side
             )
-    if not va or not vb or not same_subject(question, a, b, va, vb):
+    if not va or not vb:
+        return None
+    if not (same_subject(question, a, b, va, vb) or _restated(a, b, va, vb)):
         return None
     for kind in ORDER:
         ka = [v for v in va if v.kind == kind]
