@@ -133,13 +133,15 @@ def same_subject(
     return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
-def _restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]) -> bool:
+def restated(
+    a: Statement, b: Statement, va: Sequence[Value] | None = None, vb: Sequence[Value] | None = None
+) -> bool:
     """Whether one side says, with a change cue, that what the other states is now otherwise:
     the two share CUE_SHARED_TERMS of their own words, values and headings aside."""
     if _different_things(a, b) or not (CHANGE_CUE.search(a.text) or CHANGE_CUE.search(b.text)):
         return False
-    own_a = _subject(Statement(a.text), va)
-    own_b = _subject(Statement(b.text), vb)
+    own_a = _subject(Statement(a.text), values(a.text) if va is None else va)
+    own_b = _subject(Statement(b.text), values(b.text) if vb is None else vb)
     return len(own_a & own_b) >= CUE_SHARED_TERMS
 
 
@@ -169,7 +171,7 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
             )
     if not va or not vb:
         return None
-    if not (same_subject(question, a, b, va, vb) or _restated(a, b, va, vb)):
+    if not (same_subject(question, a, b, va, vb) or restated(a, b, va, vb)):
         return None
     for kind in ORDER:
         ka = [v for v in va if v.kind == kind]
