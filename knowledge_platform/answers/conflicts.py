@@ -30,6 +30,7 @@ from typing import get_args
 
 from knowledge_platform.answers.asks import read_ask
 from knowledge_platform.answers.changes import Change, change_in
+from knowledge_platform.answers.relevance import covered
 from knowledge_platform.answers.sentences import names_a_thing, terms
 from knowledge_platform.answers.values import Kind, Value, same, values
 from knowledge_platform.dating import CHANGE_CUE
@@ -137,12 +138,15 @@ def restated(
     a: Statement, b: Statement, va: Sequence[Value] | None = None, vb: Sequence[Value] | None = None
 ) -> bool:
     """Whether one side says, with a change cue, that what the other states is now otherwise:
-    the two share CUE_SHARED_TERMS of their own words, values and headings aside."""
+    the two share CUE_SHARED_TERMS of their own words, headings aside (a word and its longer
+    form count as one; so does a value both give: "monthly" and "a month")."""
     if _different_things(a, b) or not (CHANGE_CUE.search(a.text) or CHANGE_CUE.search(b.text)):
         return False
-    own_a = _subject(Statement(a.text), values(a.text) if va is None else va)
-    own_b = _subject(Statement(b.text), values(b.text) if vb is None else vb)
-    return len(own_a & own_b) >= CUE_SHARED_TERMS
+    va = values(a.text) if va is None else va
+    vb = values(b.text) if vb is None else vb
+    own_a, own_b = _subject(Statement(a.text), va), _subject(Statement(b.text), vb)
+    both = {x.norm for x in va} & {y.norm for y in vb}  # "monthly", "a month": one period
+    return covered(own_a, own_b) + len(both) >= CUE_SHARED_TERMS
 
 
 def _disjoint(a: Sequence[Value], b: Sequence[Value]) -> bool:
