@@ -10,7 +10,7 @@ graph exactly as `kp index` runs it, then asks each question of one half (bench/
 KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, scope)` and
 `knowledge_search(question, scope, limit=10)`.
 
-    .venv/bin/python bench/temporal.py [--split holdout|tune] [--seed 25] [--dump FILE]
+    .venv/bin/python bench/temporal.py [--split holdout|tune|dev] [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
 collapsing whitespace):
@@ -65,12 +65,15 @@ from _common import (
     model_cache,
     write_results,
 )
-from temporal_data import load_questions, stale_files
+from temporal_data import QUESTIONS, load_questions, stale_files
 from temporal_world.clock import KP_NOW
 from temporal_world.generate import DEFAULT_SEED, Layout, generate, write
 from temporal_world.model import CLIENT_SCOPE, INTERNAL, TYPES, Question
 from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, type_score
 
+#: `--split dev`: a hand-written set (dev.yaml) with documents of its own, added to the internal
+#: workspace; tuned on like the tune half.
+DEV_DOCUMENTS = QUESTIONS / "dev"
 SOURCES = (("memory_files", INTERNAL), ("git_docs", INTERNAL), ("memory_files", CLIENT_SCOPE))
 TYPE_SCORE = {
     "answerable": "recall",
@@ -181,6 +184,8 @@ def type_table(outcomes: list[Outcome]) -> str:
     for t in TYPES:
         items = [o for o in outcomes if o.q.type == t]
         n = len(items)
+        if not n:
+            continue
         rows.append(
             [
                 t,
@@ -252,11 +257,15 @@ def run(split: str, seed: int, keep: Path | None) -> tuple[list[Outcome], str]:
                 "--write-questions"
             )
         questions = load_questions(split)
+    elif split == "dev":
+        questions = load_questions(split)
     else:
         questions = [q for q in corpus.questions if q.split == split]
     root = keep or Path(tempfile.mkdtemp(prefix="kp-temporal-"))
     try:
         layout = write(corpus, root / "corpus")
+        if split == "dev":  # the dev set's own documents, beside the generated ones
+            shutil.copytree(DEV_DOCUMENTS, layout.workspaces[INTERNAL], dirs_exist_ok=True)
         config = root / "registry.yaml"
         config.write_text(yaml.safe_dump(registry(layout), sort_keys=False), encoding="utf-8")
         settings = Settings.model_validate(
@@ -287,7 +296,7 @@ def run(split: str, seed: int, keep: Path | None) -> tuple[list[Outcome], str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--split", choices=("tune", "holdout"), default="holdout")
+    parser.add_argument("--split", choices=("tune", "holdout", "dev"), default="holdout")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--dump", type=Path, help="write every question with its answer here")
     parser.add_argument("--keep", type=Path, help="build in this (new) folder and keep it")

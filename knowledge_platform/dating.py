@@ -99,8 +99,11 @@ CHANGE_CUE = re.compile(
     r"\b(handed\s+(?:\w+\s+){0,6}?over|hands\s+(?:\w+\s+){0,6}?over|took\s+over|takes\s+over|"
     r"moved|moves|switched|switches|changed|changes|raised|lowered|increased|decreased|"
     r"reduced|replaced|replaces|supersedes|superseded|no\s+longer|instead\s+of|"
-    r"from\s+now\s+on|from\s+today|effective\s+(?:today|immediately|from)|going\s+forward|"
-    r"now\s+(?:owns|leads|runs|uses|goes|go))\b",
+    r"from\s+now\s+on|from\s+today|going\s+forward|"
+    rf"effective\s+(?:today|immediately|from|on|\d|(?:{MONTH_NAMES})\b)|"
+    r"now\s+(?:owns?|leads?|runs?|uses?|goes|go|sits?|lives?|meets?|starts?|costs?|takes?|"
+    r"happens?|handles?|manages?)|(?:is|are)\s+now|as\s+of\s+(?:today|now|this)|"
+    r"(?:goes|go|went)\s+(?:up|down))\b",
     re.I,
 )
 CHANGE = "change"

@@ -25,6 +25,11 @@ _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration"
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
     for p, k in [
+        # a count first: "How many seats does the studio pay for?" asks for a number
+        (
+            r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bsample\s+size\b|\bnumber\s+of\b",
+            ("number", "duration"),
+        ),
         (
             r"\b(cost|costs|price|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|paid|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
@@ -43,10 +48,6 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (
             r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b",
             ("percent", "number"),
-        ),
-        (
-            r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bsample\s+size\b|\bnumber\s+of\b",
-            ("number", "duration"),
         ),
         (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
         (
@@ -78,7 +79,7 @@ _ASKING = re.compile(
 )
 #: "Who is Compass?" asks what a name is, not for a person.
 _WHO_IS = re.compile(
-    r"^\s*who\s+(is|are|was|were)\s+(the\s+)?[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
+    r"^\s*(?i:who\s+(is|are|was|were)\s+(the\s+)?)[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
     r"\s*\??\s*$"
 )
 #: A capitalised word opening a sentence: a name only if the passages write it as one.

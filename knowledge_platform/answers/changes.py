@@ -44,12 +44,13 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             rf"(?:swapp(?:ed|ing)|swap|exchang(?:ed|e))\s+(?P<old2>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+"
             rf"for)\s+{_NEW}",
         ),
-        # "Y replaces/supersedes X", "Y instead of X": the old value follows, the new precedes
+        # "Y replaces/supersedes X", "Y instead of X", "Y takes over (the account) from X": the
+        # old value follows, the new precedes
         (
-            r"\b(?:replaces|supersedes|succeeds|takes\s+over|instead\s+of|in\s+place\s+of|"
-            r"rather\s+than)\s",
-            _BEFORE + r"(?:replaces|supersedes|succeeds|takes\s+over\s+from|instead\s+of|in\s+"
-            r"place\s+of|rather\s+than)\s+" + _OLD,
+            r"\b(?:replaces|supersedes|succeeds|t(?:akes|ook|aking)\s+over|instead\s+of|in\s+"
+            r"place\s+of|rather\s+than)\s",
+            _BEFORE + r"(?:replaces|supersedes|succeeds|t(?:akes|ook|aking)\s+over\s+"
+            r"(?:[\w&'-]+\s+){0,5}?from|instead\s+of|in\s+place\s+of|rather\s+than)\s+" + _OLD,
         ),
         (
             r"\b(?:supersede|replaced|succeeded|took\s+over|retire|instead\s+of|in\s+place\s+of)",

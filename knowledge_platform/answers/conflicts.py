@@ -14,6 +14,10 @@ frequencies, percentages, money, numbers, names).
 - A statement of change (changes.py: "handed over from Dana to Lee", "Clarity replaces
   Hotjar") speaks only for its new values; when its old value is what the other passage
   says, the two disagree and the change statement says which one is old (`superseding`).
+- A sentence that says something changed without naming the old value ("Uptime checks now
+  run every minute", "We switched the analytics warehouse to Quarrystone": a change cue,
+  dating.CHANGE_CUE) speaks of what another passage states when the two share
+  CUE_SHARED_TERMS of their own words (values aside): it restates that thing, newly.
 
 Precision/recall on bench/data/conflict_pairs.yaml: `uv run python bench/conflicts.py`.
 """
@@ -26,13 +30,16 @@ from typing import get_args
 
 from knowledge_platform.answers.asks import read_ask
 from knowledge_platform.answers.changes import Change, change_in
+from knowledge_platform.answers.relevance import covered
 from knowledge_platform.answers.sentences import names_a_thing, terms
 from knowledge_platform.answers.values import Kind, Value, same, values
+from knowledge_platform.dating import CHANGE_CUE
 
 #: Kinds in the order values are compared; "phrase" (words no pattern types) never is.
 ORDER: tuple[Kind, ...] = tuple(k for k in get_args(Kind) if k != "phrase")
 MIN_JACCARD = 0.34
 MIN_QUESTION_COVER = 1 / 3
+CUE_SHARED_TERMS = 2
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,21 @@ def same_subject(
     return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
+def restated(
+    a: Statement, b: Statement, va: Sequence[Value] | None = None, vb: Sequence[Value] | None = None
+) -> bool:
+    """Whether one side says, with a change cue, that what the other states is now otherwise:
+    the two share CUE_SHARED_TERMS of their own words, headings aside (a word and its longer
+    form count as one; so does a value both give: "monthly" and "a month")."""
+    if _different_things(a, b) or not (CHANGE_CUE.search(a.text) or CHANGE_CUE.search(b.text)):
+        return False
+    va = values(a.text) if va is None else va
+    vb = values(b.text) if vb is None else vb
+    own_a, own_b = _subject(Statement(a.text), va), _subject(Statement(b.text), vb)
+    both = {x.norm for x in va} & {y.norm for y in vb}  # "monthly", "a month": one period
+    return covered(own_a, own_b) + len(both) >= CUE_SHARED_TERMS
+
+
 def _disjoint(a: Sequence[Value], b: Sequence[Value]) -> bool:
     """Neither side's values all appear on the other side."""
     a_in_b = all(any(same(x, y) for y in b) for x in a)
@@ -151,7 +173,9 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
             return Disagreement(
                 mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)), superseding=side
             )
-    if not va or not vb or not same_subject(question, a, b, va, vb):
+    if not va or not vb:
+        return None
+    if not (same_subject(question, a, b, va, vb) or restated(a, b, va, vb)):
         return None
     for kind in ORDER:
         ka = [v for v in va if v.kind == kind]

@@ -6,8 +6,10 @@ longer") supersedes an older hit when one of its sentences names as old a value 
 sentence of that hit states, that sentence is about what the question asks (it shares a
 term with the question beyond the names it gives, or the value is of the kind the question
 asks for under a title or heading that shares one), and the change is dated after the hit
-(or the hit is undated). Evergreen texts are never moved down for age alone: only a
-statement that says their value changed does.
+(or the hit is undated). A sentence with a change cue that names no old value ("Uptime
+checks now run every minute") supersedes the older sentence it gives another value of
+(`_restates`). Evergreen texts are never moved down for age alone: only a statement that
+says their value changed does.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from collections.abc import Sequence
 from knowledge_platform.answers.asks import Ask, read_ask, terms
 from knowledge_platform.answers.changes import Change, change_in, may_state_change
 from knowledge_platform.answers.sentences import split_sentences
-from knowledge_platform.answers.values import Value
-from knowledge_platform.dating import CHANGE
+from knowledge_platform.answers.conflicts import Statement, disagreement, restated
+from knowledge_platform.answers.values import Value, values
+from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
 
 
@@ -48,6 +51,34 @@ def supersedes(
             old = change.old_in(sentence)
             if old and (ask is None or _about(sentence, old, ask, older)):
                 return True
+    return ask is not None and _restates(newer, older, ask)
+
+
+def _restates(newer: Chunk, older: Chunk, ask: Ask) -> bool:
+    """Whether a sentence of `newer` with a change cue but no old value ("Uptime checks now
+    run every minute") gives another value of what a sentence of `older` about the question
+    states: the two share words of their own (conflicts.restated) and give different values
+    of one kind."""
+    if CHANGE not in newer.marks:
+        return False
+    cues = [
+        s
+        for s in split_sentences(newer.text)
+        if CHANGE_CUE.search(s) and not (may_state_change(s) and change_in(s).says_change)
+    ]
+    if not cues:
+        return False
+    trail = " > ".join(h for h in dict.fromkeys([older.title, *older.headers]) if h)
+    for sentence in split_sentences(older.text):
+        if not values(sentence):
+            continue
+        for cue in cues:
+            said, says = Statement(sentence, trail, older.title), Statement(cue)
+            if not restated(said, says):
+                continue
+            found = disagreement(ask.text, said, says)
+            if found is not None and _about(sentence, [found.a], ask, older):
+                return True
     return False
 
 
@@ -70,9 +101,9 @@ def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
     ask = read_ask(question)
     ordered = list(hits)
     for hit in list(ordered):
-        found = changes_of(hit.chunk)
-        if not found:
+        if CHANGE not in hit.chunk.marks:
             continue
+        found = changes_of(hit.chunk)
         at = ordered.index(hit)
         target = next(
             (

@@ -33,7 +33,7 @@ from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_senten
 from knowledge_platform.answers.sentences import Sentence, candidates, sentences_of, terms
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.answers.values import same, values
-from knowledge_platform.dating import CHANGE
+from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 
@@ -62,6 +62,18 @@ def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored
     return _eligible(question, sources, sentences, _subject(question, sentences), embedder)
 
 
+def _partners(
+    question: str, sources: Sources, embedder: Embedder
+) -> tuple[list[Scored], list[Scored]]:
+    """(the sentences that may answer: about what the question names, best first; those and
+    the statements of change that do not name it, which may only be the other side of a
+    conflict)."""
+    sentences = candidates(sources, MAX_HITS)
+    subject = _subject(question, sentences)
+    every = _eligible(question, sources, sentences, subject, embedder, changes=True)
+    return [s for s in every if mentions(s.sentence.context, subject)], every
+
+
 def _subject(question: str, sentences: Sequence[Sentence]) -> list[str]:
     """The names the question gives that the passages mention."""
     return [n for n in read_ask(question).names if any(mentions(s.context, [n]) for s in sentences)]
@@ -73,13 +85,19 @@ def _eligible(
     sentences: Sequence[Sentence],
     subject: Sequence[str],
     embedder: Embedder,
+    changes: bool = False,
 ) -> list[Scored]:
+    """`changes`: a sentence that says something changed (CHANGE_CUE) is kept without naming
+    the subject ("Uptime checks now run every minute" for a question about PingPost's
+    checks), as a possible other side of a conflict: the conflict detector decides whether
+    it speaks of the same thing."""
     ask = read_ask(question)
     priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors)
         if mentions(s.sentence.context, subject)
+        or (changes and CHANGE_CUE.search(s.sentence.text))
     ]
     return best_first(scored)
 
@@ -113,7 +131,7 @@ def with_related(
         if s.text.lower() not in seen and _may_differ(s.text, kinds)
     ]
     subject = _subject(question, [s.sentence for s in scored])
-    everything = [*scored, *_eligible(question, widened, extra, subject, embedder)]
+    everything = [*scored, *_eligible(question, widened, extra, subject, embedder, changes=True)]
     return widened, best_first(everything)
 
 
@@ -261,7 +279,7 @@ def extractive_answer(
     service's search, for other sources of what the answer says."""
     when = retrieved_at or now_utc()
     sources = Sources(hits)
-    scored = eligible(question, sources, embedder)
+    scored, every = _partners(question, sources, embedder)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else pick(scored, min_score)
     if not picked:
@@ -270,17 +288,17 @@ def extractive_answer(
             hits, scope=scope, best=best, min_score=min_score, warnings=warnings, when=when
         )
     if related is not None and not focus:
-        sources, scored = with_related(question, sources, scored, picked[0], related, embedder)
+        sources, every = with_related(question, sources, every, picked[0], related, embedder)
     partners = [
         s
-        for s in scored
+        for s in every
         if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
     ]  # a newer value may score low
     conflicts = find_conflicts(question, picked, partners)
     shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
     if not focus:  # a named record is answered first, whatever came after it
         shown = newest_first(shown, conflicts)
-    later = successor_sentences(shown, scored)
+    later = successor_sentences(shown, every)
     shown = [
         x
         for s in shown

@@ -29,6 +29,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.answers.asks import Ask, fits, known_names, read_ask
+from knowledge_platform.answers.changes import change_in, may_state_change
 from knowledge_platform.answers.sentences import Sentence, terms
 from knowledge_platform.answers.values import values
 from knowledge_platform.embeddings.base import Embedder
@@ -42,6 +43,16 @@ W_FITS = 0.1
 #: A sentence without the kind of value the question asks for cannot answer it.
 KIND_PENALTY = 0.5
 NUMBER_PENALTY = 0.5
+#: A sentence about what the question names but with none of the words of what it asks about
+#: it is a near miss ("Book trains through Railhop" for "When does the Railhop contract
+#: renew?"), unless its meaning carries it (a reworded attribute).
+ATTRIBUTE_PENALTY = 0.9
+#: Added when the question asks what replaced something and the sentence says it changed.
+W_CHANGE = 0.15
+#: "What replaced X?", "Who took over from X?", "What did we switch to?"
+_ASKS_CHANGE = re.compile(
+    r"\b(replac\w*|t(?:ook|akes|aken)\s+over|switch\w*|succeed\w*|supersed\w*)\b", re.I
+)
 #: A term this long that starts another term counts as it (see `covered`).
 PREFIX_CHARS = 4
 
@@ -80,6 +91,24 @@ def _prefixed(a: str, b: str) -> bool:
     return len(short) >= PREFIX_CHARS and long.startswith(short)
 
 
+def _changes_away_from(text: str, ask: Ask) -> bool:
+    """Whether `text` says that something the question names changed ("#incidents replaces
+    #war-room" for "What replaced the war-room channel?")."""
+    if not may_state_change(text):
+        return False
+    return any(covered(ask.subject, set(terms(old))) for old in change_in(text).old_text)
+
+
+def _attribute(ask: Ask) -> frozenset[str]:
+    """What a question that names its subject asks about it: its subject terms without the
+    names ("contract", "renew" of "When does the Railhop contract renew?"); empty when it
+    names nothing or asks only about the name ("Who is Kwame Mensah?")."""
+    if not ask.names:
+        return frozenset()
+    named = {t for n in ask.names for t in terms(n)}
+    return ask.subject - named
+
+
 def score_sentences(
     question: str | Ask,
     sentences: Sequence[Sentence],
@@ -95,6 +124,8 @@ def score_sentences(
     query = embedder.embed_query(ask.text)
     semantic = embedder.embed_documents([_masked(s.context) for s in sentences]) @ query
     known = known_names(s.text for s in sentences)
+    attribute = _attribute(ask)
+    asks_change = bool(_ASKS_CHANGE.search(ask.text))
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = set(terms(s.context))
@@ -104,9 +135,13 @@ def score_sentences(
         fit = fits(s.text, ask, known)
         if fit and ask.kinds:
             score += W_FITS
+        if asks_change and _changes_away_from(s.text, ask):
+            score += W_CHANGE
         if not fit:
             score *= KIND_PENALTY
         if numbers - _numbers(s.context):
             score *= NUMBER_PENALTY
+        if attribute and not covered(attribute, have):
+            score *= ATTRIBUTE_PENALTY
         out.append(Scored(s, round(min(score, 1.0), 4), lexical, sem, prior, fit))
     return out

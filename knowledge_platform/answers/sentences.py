@@ -13,7 +13,7 @@ from functools import lru_cache
 from knowledge_platform.answers.changes import change_in
 from knowledge_platform.answers.sources import Sources
 from knowledge_platform.answers.values import values
-from knowledge_platform.dating import CHANGE
+from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.sparse import SparseEncoder
 
@@ -98,8 +98,8 @@ def names_a_thing(heading: str) -> bool:
 
 
 def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
-    """Every distinct sentence of the top `max_hits` hits, and the statements of change of
-    any later hit that makes them (a newer value may be said where retrieval ranked it low;
+    """Every distinct sentence of the top `max_hits` hits, and the statements of change (an
+    old value named, or a change cue: "now run every minute") of any later hit that makes them (a newer value may be said where retrieval ranked it low;
     the rest of a daily log that says it is not what retrieval found it for), best hit
     first."""
     top = _distinct(sources, list(enumerate(sources.hits[:max_hits])))
@@ -112,7 +112,8 @@ def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
     changed = [
         s
         for s in _distinct(sources, later)
-        if s.text.lower() not in seen and change_in(s.text).says_change
+        if s.text.lower() not in seen
+        and (change_in(s.text).says_change or CHANGE_CUE.search(s.text))
     ]
     return [*top, *changed]
 

@@ -76,3 +76,18 @@ def test_a_name_opening_a_sentence_counts_when_the_passages_write_it_as_one() ->
     # a lone capital opening a sentence is as often a tool as a person
     who = read_ask("Who approved the move to Vantor?")
     assert not fits("Tallyhook's visual editor broke.", who, known_names(["Run Tallyhook."]))
+
+
+def test_who_is_a_name_asks_what_the_name_is_not_for_another_person() -> None:
+    """"Who is Kwame Mensah?" was read as asking for a person (the pattern was case-sensitive
+    and questions start with a capital), so "Kwame Mensah: account director." did not fit."""
+    assert read_ask("Who is Kwame Mensah?").kinds == ()
+    assert read_ask("Who is the account director for Halcyon Teas?").kinds == ("person",)
+
+
+def test_how_many_asks_for_a_count_even_with_a_word_about_paying() -> None:
+    assert read_ask("How many Figtree seats does the studio pay for?").kinds == (
+        "number",
+        "duration",
+    )
+    assert read_ask("How much do we pay for Figtree?").kinds == ("money",)
