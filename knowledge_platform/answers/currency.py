@@ -13,6 +13,7 @@ statement that says their value changed does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from knowledge_platform.answers.asks import Ask, read_ask, terms
 from knowledge_platform.answers.changes import Change, change_in, may_state_change
@@ -26,11 +27,22 @@ def changes_of(chunk: Chunk) -> list[Change]:
     """The statements of change in a chunk marked CHANGE."""
     if CHANGE not in chunk.marks:
         return []
-    return [
-        c
-        for s in split_sentences(chunk.text)
-        if may_state_change(s) and (c := change_in(s)).says_change
-    ]
+    return list(_changes_in(chunk.text))
+
+
+@lru_cache(maxsize=4096)  # the same passages come back for the questions an agent repeats
+def _changes_in(text: str) -> tuple[Change, ...]:
+    return tuple(
+        c for s in split_sentences(text) if may_state_change(s) and (c := change_in(s)).says_change
+    )
+
+
+def may_supersede(newer: Chunk, older: Chunk) -> bool:
+    """Whether `newer` could say a value of `older` is old, by its marks and both dates alone
+    (no sentence read): a dated statement of change in another document, said after it."""
+    if CHANGE not in newer.marks or newer.doc_id == older.doc_id or newer.date is None:
+        return False
+    return older.date is None or newer.date > older.date
 
 
 def supersedes(
@@ -38,9 +50,7 @@ def supersedes(
 ) -> bool:
     """Whether `newer` says a value `older` states is old, and was said after it; with the
     question's `ask`, only a value said in a sentence about what it asks."""
-    if newer.doc_id == older.doc_id or newer.date is None:
-        return False
-    if older.date is not None and newer.date <= older.date:
+    if not may_supersede(newer, older):
         return False
     found = changes_of(newer) if changes is None else changes
     for sentence in split_sentences(older.text):
@@ -67,13 +77,16 @@ def _about(sentence: str, old: Sequence[Value], ask: Ask, older: Chunk) -> bool:
 def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
     """`hits` with each statement of change moved just above the best-ranked older hit it
     supersedes on what `question` asks; everything else keeps its order."""
-    ask = read_ask(question)
+    ask: Ask | None = None
     ordered = list(hits)
     for hit in list(ordered):
+        at = ordered.index(hit)
+        if not any(may_supersede(hit.chunk, other.chunk) for other in ordered[:at]):
+            continue  # most hits: no sentence needs reading
         found = changes_of(hit.chunk)
         if not found:
             continue
-        at = ordered.index(hit)
+        ask = ask or read_ask(question)
         target = next(
             (
                 i
