@@ -80,13 +80,13 @@ def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
     ask: Ask | None = None
     ordered = list(hits)
     for hit in list(ordered):
-        at = ordered.index(hit)
-        if not any(may_supersede(hit.chunk, other.chunk) for other in ordered[:at]):
+        if not any(may_supersede(hit.chunk, other.chunk) for other in hits if other is not hit):
             continue  # most hits: no sentence needs reading
         found = changes_of(hit.chunk)
         if not found:
             continue
         ask = ask or read_ask(question)
+        at = ordered.index(hit)
         target = next(
             (
                 i
