@@ -18,7 +18,9 @@ def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
     starts = [0, *(m.end() for m in _SENTENCE_END.finditer(flat))]
     ends = [*starts[1:], len(flat)]
     # each sentence's query words, read once (a sentence ends in a space: no word crosses)
-    said = [terms & set(_WORD.findall(flat[a:b].lower())) for a, b in zip(starts, ends)]
+    said = [
+        terms & set(_WORD.findall(flat[a:b].lower())) for a, b in zip(starts, ends, strict=True)
+    ]
 
     def in_window(i: int) -> int:
         """Query words from sentence i's start to `size` characters on (a word cut at the
