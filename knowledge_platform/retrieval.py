@@ -123,8 +123,8 @@ class Retriever:
         default fusion; where that is the blend, all of them from one store call (one
         published version, one payload read)."""
         query = require_text(query)
-        sparse = self.sparse.encode_query(query)
-        if self.fusion.method != "blend" or not sparse.indices or len(searches) < 2:
+        sparse = self.sparse.encode_query(query) if len(searches) > 1 else None
+        if self.fusion.method != "blend" or sparse is None or not sparse.indices:
             return [
                 self.search(scope, query, limit=limit, flt=flt, prefetch=prefetch)
                 for limit, flt in searches
