@@ -111,6 +111,48 @@ class Retriever:
             scope, dense, sparse, limit=limit, flt=flt, mode=mode, prefetch=depth
         )
 
+    def search_each(
+        self,
+        scope: str,
+        query: str,
+        searches: Sequence[tuple[int, SearchFilter | None]],
+        *,
+        prefetch: int = 50,
+    ) -> list[list[Hit]]:
+        """`search(scope, query, limit=limit, flt=flt)` for each (limit, flt), hybrid with the
+        default fusion; where that is the blend, all of them from one store call (one
+        published version, one payload read)."""
+        query = require_text(query)
+        sparse = self.sparse.encode_query(query) if len(searches) > 1 else None
+        if self.fusion.method != "blend" or sparse is None or not sparse.indices:
+            return [
+                self.search(scope, query, limit=limit, flt=flt, prefetch=prefetch)
+                for limit, flt in searches
+            ]
+        dense = self.dense_query(query)
+        depths = [max(prefetch, limit) for limit, _ in searches]
+        queries = [
+            q
+            for (_, flt), depth in zip(searches, depths, strict=True)
+            for q in (
+                VectorQuery(dense=dense, limit=depth, mode="dense", flt=flt or SearchFilter()),
+                VectorQuery(sparse=sparse, limit=depth, mode="sparse", flt=flt or SearchFilter()),
+            )
+        ]
+        order: list[tuple[str, int]] = []  # each ranked id and the search it answers
+
+        def fuse(lists: list[list[Scored]]) -> list[Scored]:
+            ranked: list[Scored] = []
+            for k, ((limit, _), depth) in enumerate(zip(searches, depths, strict=True)):
+                found = blend_scores(
+                    lists[2 * k], lists[2 * k + 1], self.fusion.dense_weight, depth
+                )[:limit]
+                ranked += found
+                order.extend((cid, k) for cid, _ in found)
+            return ranked
+
+        return _split(self.store.search_fused(scope, queries, fuse), order, len(searches))
+
     def _blend(
         self,
         scope: str,
@@ -176,3 +218,16 @@ def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[str, float]
     scaled = {cid: max(score, 0.0) / unit for cid, score in hits}
     full = depth is None or len(hits) >= depth
     return scaled, min(scaled.values()) if full else 0.0
+
+
+def _split(hits: list[Hit], order: list[tuple[str, int]], n: int) -> list[list[Hit]]:
+    """`hits` (the ranked ids of `order` in order, less any whose point went meanwhile) back
+    into their `n` searches."""
+    lists: list[list[Hit]] = [[] for _ in range(n)]
+    at = 0
+    for hit in hits:
+        while order[at][0] != hit.chunk.id:
+            at += 1
+        lists[order[at][1]].append(hit)
+        at += 1
+    return lists

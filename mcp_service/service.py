@@ -95,8 +95,14 @@ class KnowledgeService:
     def _search(
         self, grant: Grant, scope: str, query: str, limit: int, flt: SearchFilter
     ) -> list[Hit]:
-        hits = self.runtime.retriever.search(scope, query, limit=limit, flt=flt)
-        return [h for h in hits if h.chunk.scope == scope]  # defence in depth
+        return self._search_each(grant, scope, query, [(limit, flt)])[0]
+
+    def _search_each(
+        self, grant: Grant, scope: str, query: str, searches: list[tuple[int, SearchFilter]]
+    ) -> list[list[Hit]]:
+        """The top hits under each (limit, filter), from one store call."""
+        found = self.runtime.retriever.search_each(scope, query, searches)
+        return [[h for h in hits if h.chunk.scope == scope] for hits in found]  # defence in depth
 
     def _record(self, grant: Grant, scope: str, tool: str, query: str, hits: list[Hit]) -> None:
         self.log.append(
@@ -232,21 +238,19 @@ class KnowledgeService:
         if question.dates is not None and question.dates.origin == "question":
             # "in May": what was said then, and the standing texts in force then
             flt = flt.model_copy(update={"in_force": True})
-        hits = self._search(grant, scope, question.search_text, limit, flt)
         if limit > 1:  # newer statements that changed what the hits say rank above them
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
-            said = self._search(
-                grant,
-                scope,
-                question.search_text,
-                CHANGE_HITS,
-                flt.model_copy(update={"marks": [CHANGE], **since}),
+            changes = flt.model_copy(update={"marks": [CHANGE], **since})
+            hits, said = self._search_each(
+                grant, scope, question.search_text, [(limit, flt), (CHANGE_HITS, changes)]
             )
             hits = current_first(
                 [*hits, *(h for h in said if h.chunk.id not in {x.chunk.id for x in hits})],
                 question.search_text,
             )
+        else:
+            hits = self._search(grant, scope, question.search_text, limit, flt)
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
         return Read(question, _first(named, hits), shown, notes, flt)

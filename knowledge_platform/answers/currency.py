@@ -15,11 +15,12 @@ says their value changed does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from knowledge_platform.answers.asks import Ask, read_ask, terms
 from knowledge_platform.answers.changes import Change, change_in, may_state_change
-from knowledge_platform.answers.sentences import split_sentences
 from knowledge_platform.answers.conflicts import Statement, disagreement, restated
+from knowledge_platform.answers.sentences import split_sentences
 from knowledge_platform.answers.values import Value, values
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
@@ -29,11 +30,22 @@ def changes_of(chunk: Chunk) -> list[Change]:
     """The statements of change in a chunk marked CHANGE."""
     if CHANGE not in chunk.marks:
         return []
-    return [
-        c
-        for s in split_sentences(chunk.text)
-        if may_state_change(s) and (c := change_in(s)).says_change
-    ]
+    return list(_changes_in(chunk.text))
+
+
+@lru_cache(maxsize=4096)  # the same passages come back for the questions an agent repeats
+def _changes_in(text: str) -> tuple[Change, ...]:
+    return tuple(
+        c for s in split_sentences(text) if may_state_change(s) and (c := change_in(s)).says_change
+    )
+
+
+def may_supersede(newer: Chunk, older: Chunk) -> bool:
+    """Whether `newer` could say a value of `older` is old, by its marks and both dates alone
+    (no sentence read): a dated statement of change in another document, said after it."""
+    if CHANGE not in newer.marks or newer.doc_id == older.doc_id or newer.date is None:
+        return False
+    return older.date is None or newer.date > older.date
 
 
 def supersedes(
@@ -41,9 +53,7 @@ def supersedes(
 ) -> bool:
     """Whether `newer` says a value `older` states is old, and was said after it; with the
     question's `ask`, only a value said in a sentence about what it asks."""
-    if newer.doc_id == older.doc_id or newer.date is None:
-        return False
-    if older.date is not None and newer.date <= older.date:
+    if not may_supersede(newer, older):
         return False
     found = changes_of(newer) if changes is None else changes
     for sentence in split_sentences(older.text):
@@ -59,13 +69,7 @@ def _restates(newer: Chunk, older: Chunk, ask: Ask) -> bool:
     run every minute") gives another value of what a sentence of `older` about the question
     states: the two share words of their own (conflicts.restated) and give different values
     of one kind."""
-    if CHANGE not in newer.marks:
-        return False
-    cues = [
-        s
-        for s in split_sentences(newer.text)
-        if CHANGE_CUE.search(s) and not (may_state_change(s) and change_in(s).says_change)
-    ]
+    cues = _cues_in(newer.text)
     if not cues:
         return False
     trail = " > ".join(h for h in dict.fromkeys([older.title, *older.headers]) if h)
@@ -80,6 +84,16 @@ def _restates(newer: Chunk, older: Chunk, ask: Ask) -> bool:
             if found is not None and _about(sentence, [found.a], ask, older):
                 return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _cues_in(text: str) -> tuple[str, ...]:
+    """The sentences of `text` with a change cue that name no old value."""
+    return tuple(
+        s
+        for s in split_sentences(text)
+        if CHANGE_CUE.search(s) and not (may_state_change(s) and change_in(s).says_change)
+    )
 
 
 def _about(sentence: str, old: Sequence[Value], ask: Ask, older: Chunk) -> bool:
@@ -98,12 +112,13 @@ def _about(sentence: str, old: Sequence[Value], ask: Ask, older: Chunk) -> bool:
 def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
     """`hits` with each statement of change moved just above the best-ranked older hit it
     supersedes on what `question` asks; everything else keeps its order."""
-    ask = read_ask(question)
+    ask: Ask | None = None
     ordered = list(hits)
     for hit in list(ordered):
-        if CHANGE not in hit.chunk.marks:
-            continue
+        if not any(may_supersede(hit.chunk, other.chunk) for other in hits if other is not hit):
+            continue  # most hits: no sentence needs reading
         found = changes_of(hit.chunk)
+        ask = ask or read_ask(question)
         at = ordered.index(hit)
         target = next(
             (

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -96,13 +96,31 @@ def date_range(flt: SearchFilter) -> tuple[date | None, date | None] | None:
 @dataclass(frozen=True)
 class VectorQuery:
     """One search of a batch: a dense and/or a sparse query vector, `limit` deep. Hybrid
-    fuses `prefetch`-deep dense and sparse results with RRF."""
+    fuses `prefetch`-deep dense and sparse results with RRF. `flt`: this search's own filter,
+    in place of the batch's (several searches under different filters, one store call)."""
 
     dense: Sequence[float] | None = None
     sparse: SparseVector | None = None
     limit: int = 5
     mode: SearchMode = "hybrid"
     prefetch: int = 50
+    flt: SearchFilter | None = None
+
+
+F = TypeVar("F")  # an engine's filter type
+
+
+def query_filters(
+    queries: Sequence[VectorQuery], flt: SearchFilter, convert: Callable[[SearchFilter], F]
+) -> list[tuple[F, bool]]:
+    """Each query's filter (its own, else `flt`) in the engine's form, each distinct filter
+    converted once, and whether it matches nothing (that query's result is empty)."""
+    built: dict[int, tuple[F, bool]] = {}
+    for q in queries:
+        own = q.flt or flt
+        if id(own) not in built:
+            built[id(own)] = (convert(own), matches_nothing(own))
+    return [built[id(q.flt or flt)] for q in queries]
 
 
 #: A point (chunk) id and its score.

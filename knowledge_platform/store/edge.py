@@ -41,6 +41,7 @@ from knowledge_platform.store.base import (
     collection_name,
     date_range,
     matches_nothing,
+    query_filters,
 )
 
 _PAGE = 1000
@@ -391,9 +392,8 @@ class EdgeStore(VectorStore):
     def search_batch(
         self, scope: str, queries: Sequence[VectorQuery], *, flt: SearchFilter | None = None
     ) -> list[list[Hit]]:
-        flt = flt or SearchFilter()
-        requests = self._requests(queries, flt, payload=True)
-        if matches_nothing(flt):
+        requests = self._requests(queries, flt or SearchFilter(), payload=True)
+        if all(r is None for r in requests):
             return [[] for _ in queries]
         with self._reading(scope) as r:
             results = [[] for _ in queries] if r is None else _query(r.shard, requests)
@@ -410,9 +410,8 @@ class EdgeStore(VectorStore):
         *,
         flt: SearchFilter | None = None,
     ) -> list[Hit]:
-        flt = flt or SearchFilter()
-        requests = self._requests(queries, flt, payload=False)
-        if matches_nothing(flt):
+        requests = self._requests(queries, flt or SearchFilter(), payload=False)
+        if all(r is None for r in requests):
             return []
         with self._reading(scope) as r:
             if r is None:
@@ -434,11 +433,14 @@ class EdgeStore(VectorStore):
     def _requests(
         self, queries: Sequence[VectorQuery], flt: SearchFilter, payload: bool
     ) -> list[qe.QueryRequest | None]:
-        qflt = edge_filter(flt)
-        return [
+        """Each query's request under its own filter or `flt` (each checked even so); None
+        where that filter matches nothing."""
+        filters = query_filters(queries, flt, edge_filter)
+        requests = [
             self._request(q.dense, q.sparse, q.limit, qflt, q.mode, q.prefetch, payload)
-            for q in queries
+            for q, (qflt, _) in zip(queries, filters, strict=True)
         ]
+        return [None if nothing else r for r, (_, nothing) in zip(requests, filters, strict=True)]
 
     @staticmethod
     def _request(

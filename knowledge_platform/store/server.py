@@ -40,6 +40,7 @@ from knowledge_platform.store.base import (
     collection_name,
     date_range,
     matches_nothing,
+    query_filters,
 )
 from knowledge_platform.store.shard_dirs import exclusive_lock
 
@@ -369,11 +370,11 @@ class QdrantServerStore(VectorStore):
         self, scope: str, queries: Sequence[VectorQuery], flt: SearchFilter | None, payload: bool
     ) -> list[list[models.ScoredPoint]]:
         name = collection_name(scope)
-        flt = flt or SearchFilter()
-        qf = server_filter(flt)
-        requests = [_request(q, qf, payload) for q in queries]
+        filters = query_filters(queries, flt or SearchFilter(), server_filter)
+        built = [_request(q, qf, payload) for q, (qf, _) in zip(queries, filters, strict=True)]
+        requests = [None if nothing else r for r, (_, nothing) in zip(built, filters, strict=True)]
         live = [r for r in requests if r is not None]
-        if not live or matches_nothing(flt):
+        if not live:
             return [[] for _ in queries]
         try:
             found = iter(self.client.query_batch_points(name, requests=live))

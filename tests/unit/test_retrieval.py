@@ -134,6 +134,23 @@ def test_limit_and_filters_apply_to_the_blend(retriever: Retriever):
     assert none == []
 
 
+def test_searches_under_several_filters_at_once_answer_as_each_alone(retriever: Retriever):
+    from knowledge_platform.store.base import SearchFilter
+
+    pricing = SearchFilter(doc_ids=["memory_files:pricing", "memory_files:hiring"])
+    searches = [(2, None), (1, pricing), (3, SearchFilter(sources=["clickup"]))]
+    got = retriever.search_each("internal", "swatch pricing", searches)
+    alone = [
+        retriever.search("internal", "swatch pricing", limit=limit, flt=flt)
+        for limit, flt in searches
+    ]
+    assert [[(h.chunk.id, h.score) for h in hits] for hits in got] == [
+        [(h.chunk.id, h.score) for h in hits] for hits in alone
+    ]
+    assert ids(got[0]) == ids(alone[0]) and len(got[0]) == 2
+    assert ids(got[1]) == ["pricing"] and got[2] == []
+
+
 def test_stopword_only_query_falls_back_to_dense(retriever: Retriever):
     hits = retriever.search("internal", "the and of", limit=3)
     assert len(hits) == 3

@@ -159,6 +159,32 @@ def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore
     assert store.search_fused("client_x_absent", batch, fuse) == []
 
 
+def test_a_query_with_its_own_filter_is_searched_under_it(store: VectorStore):
+    points = [*make_points(10), *make_points(10, source="clickup", seed=1)]
+    write(store, points)
+    clickup, nothing = SearchFilter(sources=["clickup"]), SearchFilter(sources=[])
+    dense = points[3].dense
+    batch = [
+        VectorQuery(dense=dense, limit=5, mode="dense"),
+        VectorQuery(dense=dense, limit=5, mode="dense", flt=clickup),
+        VectorQuery(dense=dense, limit=5, mode="dense", flt=nothing),
+    ]
+    memory = SearchFilter(sources=["memory_files"])
+    mine, theirs, none = store.search_batch("internal", batch, flt=memory)
+    assert {h.chunk.source for h in mine} == {"memory_files"}  # the batch's filter
+    assert {h.chunk.source for h in theirs} == {"clickup"} and none == []
+    assert ids(theirs) == ids(
+        store.search("internal", dense, None, limit=5, flt=clickup, mode="dense")
+    )
+
+    def both(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
+        return [best for found in lists for best in found[:1]]
+
+    fused = store.search_fused("internal", batch[:2], both, flt=memory)
+    assert [h.chunk.source for h in fused] == ["memory_files", "clickup"]
+    assert store.search_fused("internal", batch[2:], both) == []
+
+
 def test_reupsert_overwrites_without_duplicating(store: VectorStore):
     points = make_points(5)
     write(store, points)
