@@ -160,7 +160,7 @@ async def ask_all(runtime: Any, questions: list[Question]) -> list[Outcome]:
 
 def figures(outcomes: list[Outcome]) -> dict[str, float]:
     def share(items: list[Outcome], test: Any) -> float:
-        return sum(1 for o in items if test(o)) / len(items) if items else 0.0
+        return sum(1 for o in items if test(o)) / len(items) if items else float("nan")
 
     of = {t: [o for o in outcomes if o.q.type == t] for t in TYPES}
     answerable = [o for o in outcomes if o.q.type != "unanswerable"]
