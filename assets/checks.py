@@ -16,11 +16,11 @@ from dagster import (
 )
 
 from assets.partitions import scopes_partitions
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import KnowledgePlatformError
-from knowledge_platform.registry import Registry
-from knowledge_platform.retrieval import Retriever
-from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.serve.retrieval import Retriever
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import VectorStore
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource

@@ -12,8 +12,8 @@ from assets.jobs import reindex_job
 from assets.reaper import build_reaper_sensor
 from assets.schedules import build_poll_schedule, build_weekly_reindex_schedule
 from assets.sensors import build_automation_sensor, build_changes_sensor, build_registry_sensor
+from knowledge_platform.config.registry import load_registry
 from knowledge_platform.connectors.catalog import spec
-from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import Settings
 from resources.platform import platform_resources
 

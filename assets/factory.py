@@ -26,8 +26,14 @@ from knowledge_platform import run_tags
 from knowledge_platform.connectors.catalog import spec
 from knowledge_platform.connectors.webhooks.events import decode_hint
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.ingest.steps import (
+    PullOptions,
+    chunk_step,
+    embed_step,
+    publish_step,
+    pull_step,
+)
 from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.steps import PullOptions, chunk_step, embed_step, publish_step, pull_step
 from resources.platform import EmbedderResource, RegistryResource, SnapshotResource, StoreResource
 from resources.signals import SignalsResource
 

@@ -29,13 +29,13 @@ from assets.factory import HINT_TAG
 from assets.hot_path import AssetEvent, try_hot
 from assets.jobs import reindex_job
 from knowledge_platform import run_tags
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.catalog import push_specs
 from knowledge_platform.connectors.webhooks.events import encode_hint
 from knowledge_platform.dagster_names import reindex_job_name, scopes_partitions_name
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks.coalesce import last_covered, plan_runs
 from knowledge_platform.hooks.queue import open_queue
-from knowledge_platform.registry import Registry
 from resources.platform import RegistryResource
 
 #: Sources with a webhook endpoint.

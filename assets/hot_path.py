@@ -1,6 +1,6 @@
 """hooks_sensor's hot path, the Dagster side: a small hinted delta is applied inside the sensor
-tick (knowledge_platform.hot_delta, with one Runtime kept per code-server process) and recorded
-as the four assets' materializations of its partition, and the collection checks'
+tick (knowledge_platform.ingest.hot_delta, with one Runtime kept per code-server process) and
+recorded as the four assets' materializations of its partition, and the collection checks'
 evaluations, returned in the tick's `SensorResult(asset_events=...)` — the same metadata and
 data versions a run records (records.py, checks.py), without a run. The daemon stores them as
 runless events: get_index_status, the freshness policies and the UI read them as they read a
@@ -51,12 +51,12 @@ from assets.records import (
     raw_version,
 )
 from knowledge_platform import run_tags
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.hooks.coalesce import PlannedRun
-from knowledge_platform.hot_delta import NotHot, apply_hint
-from knowledge_platform.registry import Registry
+from knowledge_platform.ingest.hot_delta import NotHot, apply_hint
+from knowledge_platform.ingest.steps import StepsRun
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
-from knowledge_platform.steps import StepsRun
 
 AssetEvent = AssetMaterialization | AssetCheckEvaluation
 #: Dagster's tag naming a run's partition.

@@ -10,10 +10,10 @@ from dagster import DataVersion, MetadataValue
 
 from knowledge_platform.connectors.base import PullResult
 from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.ingest.pipeline import Chunked, EmbedStats
+from knowledge_platform.ingest.steps import Published
+from knowledge_platform.ingest.sync import Merged
 from knowledge_platform.models import Document, content_hash
-from knowledge_platform.pipeline import Chunked, EmbedStats
-from knowledge_platform.steps import Published
-from knowledge_platform.sync import Merged
 
 #: Metadata values as Dagster takes them (numbers, strings, MetadataValue).
 Metadata = dict[str, Any]

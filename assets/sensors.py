@@ -24,10 +24,10 @@ from assets.factory import FULL_PULL_TAG
 from assets.jobs import reindex_job
 from assets.partitions import scopes_partitions
 from knowledge_platform import run_tags
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.dagster_names import reindex_job_name, scopes_partitions_name
 from knowledge_platform.errors import KnowledgePlatformError
-from knowledge_platform.registry import Registry
 from resources.platform import RegistryResource, SnapshotResource
 
 PartitionsRequest = AddDynamicPartitionsRequest | DeleteDynamicPartitionsRequest

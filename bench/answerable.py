@@ -32,10 +32,10 @@ import yaml
 from _common import ROOT, load_average, markdown_table, model_cache, write_results
 from fastmcp import Client
 
-from knowledge_platform.answers.relevance import MIN_SCORE
-from knowledge_platform.indexing import index_scope
-from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.config.registry import AnswerConfig
+from knowledge_platform.ingest.indexing import index_scope
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.answers.relevance import MIN_SCORE
 from knowledge_platform.settings import Settings
 from mcp_service.server import build_server
 

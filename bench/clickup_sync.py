@@ -32,7 +32,7 @@ from _common import load_average, markdown_table, write_results
 from knowledge_platform.connectors.base import Known
 from knowledge_platform.connectors.clickup.connector import ClickUpConnector, ClickUpSettings
 from knowledge_platform.connectors.clickup.cursor import ClickUpCursor
-from knowledge_platform.sync import merge_pull
+from knowledge_platform.ingest.sync import merge_pull
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.http_fake import FakeClock
 

@@ -4,7 +4,7 @@ Each pair (bench/data/conflict_pairs*.yaml) is two passages from different docum
 answer a question, labelled `conflict: true` when they give different values for the same
 thing and `false` when they say the same in other words or speak of different things.
 
-- rule-based (always): knowledge_platform.answers.conflicts.disagreement, the detector
+- rule-based (always): knowledge_platform.serve.answers.conflicts.disagreement, the detector
   knowledge_ask runs without a language model;
 - `--model`: the chat model as knowledge_ask's LLM mode asks it (the answer prompt, whose
   `CONFLICT: [a] vs [b]` lines become conflicts), with the key in $OPENAI_API_KEY and
@@ -31,11 +31,11 @@ from typing import Any
 import yaml
 from _common import ROOT, markdown_table, write_results
 
-from knowledge_platform.answers.conflicts import Statement, disagreement
-from knowledge_platform.answers.llm import build_messages, chat, model_conflicts
-from knowledge_platform.answers.sources import Sources
+from knowledge_platform.config.registry import AnswerConfig
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.llm import build_messages, chat, model_conflicts
+from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.question import Question
 
 DATA = ROOT / "bench" / "data"

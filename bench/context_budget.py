@@ -1,5 +1,5 @@
 """What the MCP service costs an agent's context, in tokens of the tokenizer the project ships
-(`knowledge_platform.tokens.TiktokenCounter`, cl100k_base, offline), over HTTP as `kp mcp`
+(`knowledge_platform.ingest.tokens.TiktokenCounter`, cl100k_base, offline), over HTTP as `kp mcp`
 serves it, on the indexed demo.
 
 A tool result is counted whole: the compact JSON of the JSON-RPC `result` (structured content
@@ -27,9 +27,9 @@ from typing import Any
 import httpx
 from _common import ROOT, load_average, markdown_table, model_cache, write_results
 
-from knowledge_platform.access import ensure_admin_token
+from knowledge_platform.ingest.tokens import TiktokenCounter
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import DEMO_CONFIG, Settings
-from knowledge_platform.tokens import TiktokenCounter
 from mcp_service.app import http_app
 from tests.procs import free_port, served_in_thread
 

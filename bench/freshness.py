@@ -43,8 +43,8 @@ import yaml
 from _common import ROOT, load_average, markdown_table, model_cache, write_results
 from freshness_split import Edit, save, split, table_rows
 
+from knowledge_platform.config.registry import load_registry
 from knowledge_platform.hooks.register import register
-from knowledge_platform.registry import load_registry
 from tests.fakes.clickup_server import ClickUpFake
 from tests.procs import free_port, listening, stop_group
 

@@ -54,7 +54,7 @@ from speed import (
     write_scale,
 )
 
-from knowledge_platform.evaluation import read_qrels, read_queries
+from knowledge_platform.serve.evaluation import read_qrels, read_queries
 
 TOOL = "knowledge_search"
 

@@ -33,8 +33,8 @@ from _common import (
     write_results,
 )
 
-from knowledge_platform.evaluation import evaluate, rank_documents, read_qrels, read_queries
-from knowledge_platform.retrieval import DEFAULT_FUSION, Fusion, Retriever
+from knowledge_platform.serve.evaluation import evaluate, rank_documents, read_qrels, read_queries
+from knowledge_platform.serve.retrieval import DEFAULT_FUSION, Fusion, Retriever
 from knowledge_platform.store.base import SearchMode
 
 #: Published SciFact test rows (from the data README): system, nDCG@10, Recall@100.

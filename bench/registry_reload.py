@@ -30,10 +30,10 @@ import yaml
 from _common import ROOT, load_average, markdown_table, write_results
 from fastmcp import Client
 
-from knowledge_platform import registry_watch
-from knowledge_platform.access import Authenticator, LiveAuthenticator, ensure_admin_token
-from knowledge_platform.registry import load_registry
-from knowledge_platform.registry_watch import RegistryWatch
+from knowledge_platform.config import registry_watch
+from knowledge_platform.config.registry import load_registry
+from knowledge_platform.config.registry_watch import RegistryWatch
+from knowledge_platform.serve.access import Authenticator, LiveAuthenticator, ensure_admin_token
 from knowledge_platform.settings import DEMO_CONFIG, Settings
 from mcp_service.app import http_app
 from tests.procs import free_port, listening

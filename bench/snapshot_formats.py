@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._common import DEFAULT_DATA, RESULTS, load_average  # noqa: E402
+from knowledge_platform.ingest.snapshots import SnapshotStore  # noqa: E402
 from knowledge_platform.models import (  # noqa: E402
     Chunk,
     Document,
@@ -37,7 +38,6 @@ from knowledge_platform.models import (  # noqa: E402
     chunk_id,
     content_hash,
 )
-from knowledge_platform.snapshots import SnapshotStore  # noqa: E402
 
 SOURCE, SCOPE, DIM = "google_drive", "internal", 384
 Vectors = tuple[list[str], np.ndarray, list[SparseVector]]

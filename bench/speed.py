@@ -48,10 +48,10 @@ from _common import (
 )
 
 from knowledge_platform.embeddings.base import Embedder
-from knowledge_platform.evaluation import read_qrels, read_queries
 from knowledge_platform.models import Chunk, Point, SparseVector, chunk_id
-from knowledge_platform.retrieval import DEFAULT_FUSION, blend
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.evaluation import read_qrels, read_queries
+from knowledge_platform.serve.retrieval import DEFAULT_FUSION, blend
 
 STEPS = ("raw", "chunks", "embeddings", "collection")
 NOISE = 0.01  # per-dimension noise on copies' dense vectors: cosine to the original ~0.98

@@ -6,20 +6,20 @@ from __future__ import annotations
 import datetime as dt
 import functools
 
-from knowledge_platform.chunking import Chunker
+from knowledge_platform.config.registry import Registry, load_registry
+from knowledge_platform.config.registry_watch import RegistryWatch
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
 from knowledge_platform.embeddings.factory import make_embedder
-from knowledge_platform.registry import Registry, load_registry
-from knowledge_platform.registry_watch import RegistryWatch
-from knowledge_platform.retrieval import Retriever
+from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.ingest.tokens import counter_for
 from knowledge_platform.serve.clock import local_today
+from knowledge_platform.serve.retrieval import Retriever
 from knowledge_platform.settings import Settings
-from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import VectorStore
 from knowledge_platform.store.factory import make_store
-from knowledge_platform.tokens import counter_for
 
 
 def build_embedder(

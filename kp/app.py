@@ -121,8 +121,8 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Hybrid search of one scope, straight against the store."""
-    from knowledge_platform.retrieval import require_text
     from knowledge_platform.runtime import Runtime
+    from knowledge_platform.serve.retrieval import require_text
 
     try:
         query = require_text(query)  # the rule knowledge_search applies
@@ -181,10 +181,10 @@ def _trail(title: str, headers: list[str]) -> str:
 @app.command()
 def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Index status per source x scope, from Dagster's GraphQL API."""
-    from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
     from knowledge_platform.connectors.catalog import spec
-    from knowledge_platform.querylog import QueryLog
     from knowledge_platform.runtime import Runtime
+    from knowledge_platform.serve.access import ADMIN_PRINCIPAL, grant_for
+    from knowledge_platform.serve.querylog import QueryLog
     from mcp_service.blocked import describe
     from mcp_service.dagster_client import DagsterClient
     from mcp_service.service import KnowledgeService

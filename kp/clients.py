@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
+from knowledge_platform.config.registry import Registry, parse_registry
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.registry import Registry, parse_registry
 
 _INDENT = 2
 

@@ -42,8 +42,8 @@ def register_cmd(
 ) -> None:
     """Create or renew webhooks and Drive channels through each source's API; record them
     under $KP_HOME/hooks (ids and where secrets live, never their values)."""
+    from knowledge_platform.config.registry import load_registry
     from knowledge_platform.hooks.register import register
-    from knowledge_platform.registry import load_registry
 
     settings = Settings()
     try:
@@ -67,9 +67,9 @@ def status_cmd(
 ) -> None:
     """Registered webhooks and channels: last delivery, the source's word on their health,
     expiry; refused deliveries per source and reason."""
+    from knowledge_platform.config.registry import load_registry
     from knowledge_platform.hooks.queue import open_queue
     from knowledge_platform.hooks.status import hooks_status
-    from knowledge_platform.registry import load_registry
 
     settings = Settings()
     try:

@@ -13,8 +13,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from knowledge_platform import run_tags
+from knowledge_platform.config.registry import load_registry
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.registry import load_registry
 from knowledge_platform.settings import REPO_ROOT, Settings
 from kp.progress import STEP_FIELDS, RunFollower, describe, elapsed
 from kp.stopping import SignalLog, stop_runs, stop_signals

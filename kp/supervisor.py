@@ -120,8 +120,8 @@ def reap_runs(settings: Settings, when: str) -> None:
 
 
 def run_platform(settings: Settings, *, host: str, dagster_port: int, mcp_port: int) -> int:
-    from knowledge_platform.access import ensure_admin_token
     from knowledge_platform.runtime import Runtime
+    from knowledge_platform.serve.access import ensure_admin_token
 
     check_ports(
         host,

@@ -17,8 +17,8 @@ from fastmcp import FastMCP
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from knowledge_platform.access import ADMIN_PRINCIPAL, ensure_admin_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ADMIN_PRINCIPAL, ensure_admin_token
 from knowledge_platform.settings import Settings
 from mcp_service.auth import ExplainUnauthorized
 from mcp_service.edge import HostOriginGuard

@@ -1,4 +1,4 @@
-"""Bearer-token auth for the MCP service over knowledge_platform.access.
+"""Bearer-token auth for the MCP service over knowledge_platform.serve.access.
 
 Over HTTP the verifier turns a token into an AccessToken naming the principal (no or an
 unknown token: FastMCP answers 401 before any tool runs); an OAuth access token is mapped to a
@@ -18,8 +18,8 @@ from fastmcp.server.auth import AccessToken, TokenVerifier
 from fastmcp.server.dependencies import get_access_token
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from knowledge_platform.access import Authenticator, Grant, LiveAuthenticator
 from knowledge_platform.errors import AccessDeniedError
+from knowledge_platform.serve.access import Authenticator, Grant, LiveAuthenticator
 
 PRINCIPAL_CLAIM = "kp_principal"
 

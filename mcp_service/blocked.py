@@ -6,8 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.catalog import spec
-from knowledge_platform.registry import Registry
 from mcp_service.dagster_models import BlockedStep
 
 

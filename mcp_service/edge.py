@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from knowledge_platform.access import shown
-from knowledge_platform.edge_settings import loopback, origin_of
-from knowledge_platform.hook_settings import ServiceConfig
+from knowledge_platform.config.edge_settings import loopback, origin_of
+from knowledge_platform.config.hook_settings import ServiceConfig
+from knowledge_platform.serve.access import shown
 
 
 def host_name(host: str) -> str:

@@ -20,13 +20,13 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from knowledge_platform.config.hook_settings import MAX_BODY_BYTES
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.catalog import push_specs
 from knowledge_platform.connectors.webhooks.events import Rejected
-from knowledge_platform.hook_settings import MAX_BODY_BYTES
 from knowledge_platform.hooks.limit import SourceLimits
 from knowledge_platform.hooks.queue import HookQueue, open_queue
 from knowledge_platform.hooks.receive import Receiver
-from knowledge_platform.registry import Registry
 
 log = get_logger("mcp_service.hooks")
 

@@ -6,7 +6,7 @@ import base64
 
 from mcp_types import Icon
 
-from knowledge_platform.hook_settings import ServiceConfig
+from knowledge_platform.config.hook_settings import ServiceConfig
 
 TITLE = "Surefoot knowledge platform"
 #: A small book mark, inline so no client fetches anything to show it.

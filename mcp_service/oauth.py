@@ -16,9 +16,9 @@ from fastmcp.server.auth.providers.jwt import JWTVerifier
 from pydantic import AnyHttpUrl
 from starlette.routing import Route
 
-from knowledge_platform.access import ADMIN_PRINCIPAL, Authenticator, LiveAuthenticator
-from knowledge_platform.edge_settings import OAuthConfig
-from knowledge_platform.registry import Registry
+from knowledge_platform.config.edge_settings import OAuthConfig
+from knowledge_platform.config.registry import Registry
+from knowledge_platform.serve.access import ADMIN_PRINCIPAL, Authenticator, LiveAuthenticator
 from mcp_service.auth import PRINCIPAL_CLAIM, RegistryTokenVerifier
 from mcp_service.identity import TITLE
 

@@ -7,8 +7,8 @@ import datetime as dt
 
 from pydantic import BaseModel, Field, field_serializer, model_validator
 
-from knowledge_platform.decisions import Decision
 from knowledge_platform.models import Kind, Lifecycle, Reference
+from knowledge_platform.serve.decisions import Decision
 from knowledge_platform.serve.question import InterpretedDates
 from mcp_service.dagster_models import LaunchedRun
 from mcp_service.snippets import snippet

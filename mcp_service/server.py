@@ -22,14 +22,19 @@ from mcp_types import CallToolRequestParams, ToolAnnotations
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
-from knowledge_platform.access import Authenticator, Grant, LiveAuthenticator, authenticator_for
-from knowledge_platform.answers.contract import Answer
 from knowledge_platform.errors import KnowledgePlatformError, QueryError
 from knowledge_platform.models import Kind
-from knowledge_platform.querylog import QueryLog
 from knowledge_platform.redact import redact
-from knowledge_platform.retrieval import require_text
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import (
+    Authenticator,
+    Grant,
+    LiveAuthenticator,
+    authenticator_for,
+)
+from knowledge_platform.serve.answers.contract import Answer
+from knowledge_platform.serve.querylog import QueryLog
+from knowledge_platform.serve.retrieval import require_text
 from mcp_service import paging
 from mcp_service.auth import Caller
 from mcp_service.catalogue import compact_inputs, output_schema

@@ -8,16 +8,19 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.access import Grant, shown
-from knowledge_platform.answers.ask import answer_question
-from knowledge_platform.answers.contract import Answer
-from knowledge_platform.answers.currency import current_first
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.dating import CHANGE
-from knowledge_platform.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import LIFECYCLES, Chunk, Hit
-from knowledge_platform.querylog import QueryLog
-from knowledge_platform.references import (
+from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import Grant, shown
+from knowledge_platform.serve.answers.ask import answer_question
+from knowledge_platform.serve.answers.contract import Answer
+from knowledge_platform.serve.answers.currency import current_first
+from knowledge_platform.serve.decisions import DECISION_KINDS, decisions_from_chunks
+from knowledge_platform.serve.querylog import QueryLog
+from knowledge_platform.serve.question import Question, understand
+from knowledge_platform.serve.references import (
     hidden_note,
     named_current,
     named_documents,
@@ -25,9 +28,6 @@ from knowledge_platform.references import (
     successors,
     title_of,
 )
-from knowledge_platform.registry import Registry
-from knowledge_platform.runtime import Runtime
-from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.supersession import names
 from mcp_service.blocked import deadline_seconds

@@ -14,14 +14,14 @@ from typing import TypeVar
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
-from knowledge_platform.chunking import Chunker
+from knowledge_platform.config.registry import Registry, load_registry
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
-from knowledge_platform.querylog import QueryLog
-from knowledge_platform.registry import Registry, load_registry
+from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.snapshots import SnapshotStore
 from knowledge_platform.runtime import build_chunker, build_embedder, build_store
+from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.settings import Settings
-from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.store.base import VectorStore
 from resources.signals import SignalsResource
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from knowledge_platform.partition_lock import partition_lock
+from knowledge_platform.ingest.partition_lock import partition_lock
 
 
 @contextmanager

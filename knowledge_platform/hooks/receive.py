@@ -11,12 +11,12 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.connectors.catalog import push_source
 from knowledge_platform.connectors.webhooks.events import Accepted
 from knowledge_platform.errors import SecretError
 from knowledge_platform.hooks.queue import HookQueue
-from knowledge_platform.registry import Registry
 
 log = logging.getLogger("knowledge_platform.hooks")
 

@@ -8,11 +8,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.catalog import push_source, push_specs
 from knowledge_platform.connectors.webhooks.contract import Outcome, Registering
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.hooks import registrations as store
-from knowledge_platform.registry import Registry
 
 
 def register(

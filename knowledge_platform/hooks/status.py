@@ -11,11 +11,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.catalog import push_source
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.hooks import registrations as store
 from knowledge_platform.hooks.queue import HookQueue
-from knowledge_platform.registry import Registry
 
 
 @dataclass

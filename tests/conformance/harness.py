@@ -14,14 +14,14 @@ from typing import Any, ClassVar
 
 import pytest
 
+from knowledge_platform.config.registry import load_registry
 from knowledge_platform.connectors.base import PullResult
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.ingest.steps import pull_step
+from knowledge_platform.ingest.sync import Merged
 from knowledge_platform.models import Hit
-from knowledge_platform.registry import load_registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
-from knowledge_platform.snapshots import SnapshotStore
-from knowledge_platform.steps import pull_step
-from knowledge_platform.sync import Merged
 from tests.assets.conftest import Materializer
 from tests.conftest import write_registry
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from knowledge_platform.config.registry import parse_registry
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.registry import parse_registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from tests.assets.conftest import Materializer

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.ingest.snapshots import SnapshotStore
 from tests.conformance.harness import World
 from tests.conformance.sources.google_drive import GoogleDriveHarness
 

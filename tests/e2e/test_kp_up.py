@@ -18,7 +18,7 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from knowledge_platform.registry import load_registry
+from knowledge_platform.config.registry import load_registry
 from tests.procs import Platform, free_port, kp_up, listening, stop_group
 
 pytestmark = pytest.mark.e2e

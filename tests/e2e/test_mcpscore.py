@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from knowledge_platform.access import ensure_admin_token
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import DEMO_CONFIG, Settings
 from tests.fakes.oidc_issuer import OidcIssuer
 from tests.fakes.tls import LocalTls, local_tls

@@ -1,7 +1,7 @@
 """ClickUp ordinary runs follow the workspace (issue #11): the id sweep and lookups of what
 vanished, moves out of a scope, Docs discovered by parent, deleted and failing docs, comment
 replies and threads re-read without a date_updated bump, paging to `last_page`. Each pull is
-merged into the index snapshot as the raw step does (knowledge_platform.sync)."""
+merged into the index snapshot as the raw step does (knowledge_platform.ingest.sync)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from knowledge_platform.connectors.base import Known, PullResult
 from knowledge_platform.connectors.clickup.connector import ClickUpConnector
 from knowledge_platform.connectors.clickup.cursor import ClickUpCursor
-from knowledge_platform.sync import merge_pull
+from knowledge_platform.ingest.sync import merge_pull
 from kp.app import app
 from tests.conftest import write_registry
 from tests.fakes.clickup_server import ClickUpFake

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from knowledge_platform.ingest.snapshots import SnapshotStore
 from knowledge_platform.models import Chunk
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
-from knowledge_platform.snapshots import SnapshotStore
 from tests.assets.conftest import Materializer
 from tests.conftest import write_registry
 from tests.fakes.clickup_server import ClickUpFake

@@ -24,9 +24,9 @@ from dagster import DagsterInstance, DagsterRunStatus
 from dagster._core.test_utils import create_run_for_test
 
 from assets.reaper import HOST_TAG, PID_TAG
-from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
-from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ADMIN_PRINCIPAL, grant_for
+from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.settings import Settings
 from knowledge_platform.store.shard_dirs import exclusive_lock
 from kp.indexing import ensure_dagster_home

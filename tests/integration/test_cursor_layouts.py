@@ -1,5 +1,5 @@
 """A stored cursor the connector's model no longer reads (written by another version) through the
-raw step (knowledge_platform.sync): the run pulls in full, says so in one log line, deletes
+raw step (knowledge_platform.ingest.sync): the run pulls in full, says so in one log line, deletes
 nothing, and writes the cursor in the current layout; the next run is an ordinary one again."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from knowledge_platform.connectors.clickup.cursor import ClickUpCursor
-from knowledge_platform.snapshots import SnapshotStore
-from knowledge_platform.sync import pull_into_snapshot
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.ingest.sync import pull_into_snapshot
 from tests.fakes.clickup_server import ClickUpFake
 from tests.integration.clickup_workspace import connector, workspace
 

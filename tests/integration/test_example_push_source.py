@@ -9,11 +9,11 @@ import json
 
 import pytest
 
+from knowledge_platform.config.registry import load_registry
 from knowledge_platform.connectors import catalog
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.hooks.register import register
 from knowledge_platform.hooks.status import hooks_status
-from knowledge_platform.registry import load_registry
 from tests.integration.hooks_service import base_registry, hook_service
 
 SECRET = "notes-secret-0123456789"

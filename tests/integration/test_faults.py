@@ -26,10 +26,10 @@ import pytest
 from fastmcp import Client
 from werkzeug.wrappers import Request, Response
 
-from knowledge_platform.access import read_admin_token
+from knowledge_platform.ingest.pipeline import chunk_documents, embed_chunks, reconcile
 from knowledge_platform.models import Document
-from knowledge_platform.pipeline import chunk_documents, embed_chunks, reconcile
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import read_admin_token
 from knowledge_platform.settings import Settings
 from knowledge_platform.store import shard_dirs
 from mcp_service.server import build_server

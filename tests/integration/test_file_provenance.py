@@ -20,8 +20,8 @@ import pytest
 from fastmcp import Client
 from typer.testing import CliRunner
 
-from knowledge_platform.access import ensure_admin_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import Settings
 from kp.app import app
 from tests import office_files

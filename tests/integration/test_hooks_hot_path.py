@@ -28,10 +28,10 @@ from typer.testing import CliRunner
 
 from assets.definitions import build_definitions
 from assets.factory import HINT_TAG, asset_keys
-from knowledge_platform.access import ADMIN_PRINCIPAL, grant_for
 from knowledge_platform.connectors.webhooks.events import HookEvent
-from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ADMIN_PRINCIPAL, grant_for
+from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.settings import Settings
 from kp.app import app
 from mcp_service.dagster_client import DagsterClient

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from knowledge_platform.config.registry import load_registry
 from knowledge_platform.hooks import registrations as store
 from knowledge_platform.hooks.register import register
-from knowledge_platform.registry import load_registry
 from kp.app import app
 from tests.fakes.clickup_server import ClickUpFake
 from tests.fakes.google_server import FakeGoogle

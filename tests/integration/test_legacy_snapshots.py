@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.ingest.snapshots import SnapshotStore
 from tests.integration.test_connector_assets import SCOPE, SourceRun
 from tests.integration.test_git_docs import commit, git
 from tests.unit.test_snapshots import LEGACY

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.embeddings.openai import OpenAIEmbedder
 from knowledge_platform.errors import EmbeddingError
-from knowledge_platform.registry import Registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from tests.fakes.openai_server import FakeOpenAI, fake_vector

@@ -25,7 +25,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from knowledge_platform.registry import load_registry
+from knowledge_platform.config.registry import load_registry
 from knowledge_platform.settings import Settings
 from kp.app import app
 from mcp_service.dagster_client import DagsterClient

@@ -34,8 +34,8 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from typer.testing import CliRunner
 
-from knowledge_platform.access import ensure_admin_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import Settings
 from kp.app import app
 from mcp_service.server import build_server

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.access import Authenticator, LiveAuthenticator
-from knowledge_platform.answers.ask import answer_question
+from knowledge_platform.config.registry import AnswerConfig, Registry
 from knowledge_platform.connectors.supabase.connector import SupabaseConnector, SupabaseSettings
 from knowledge_platform.connectors.supabase.keys import fetch_service_key, project_ref_from_url
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.errors import ConfigError, SourceError
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.registry import AnswerConfig, Registry
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.secrets.vault import Vault
+from knowledge_platform.serve.access import Authenticator, LiveAuthenticator
+from knowledge_platform.serve.answers.ask import answer_question
 from knowledge_platform.settings import Settings
 from tests.fakes.fake_op import FakeOp
 from tests.fakes.openai_server import FakeOpenAI

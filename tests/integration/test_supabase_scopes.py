@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from knowledge_platform.config.registry import parse_registry
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.registry import parse_registry
+from knowledge_platform.ingest.snapshots import SnapshotStore
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
-from knowledge_platform.snapshots import SnapshotStore
 from tests.assets.conftest import Materializer
 from tests.conftest import write_registry
 from tests.fakes.supabase_server import SupabaseFake

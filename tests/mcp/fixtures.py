@@ -8,11 +8,11 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from knowledge_platform.access import ensure_admin_token
+from knowledge_platform.config.registry import Registry, hash_token
+from knowledge_platform.ingest.pipeline import chunk_documents, embed_chunks, reconcile
 from knowledge_platform.models import Document
-from knowledge_platform.pipeline import chunk_documents, embed_chunks, reconcile
-from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.serve.clock import local_today
 from knowledge_platform.settings import Settings
 from knowledge_platform.supersession import link_successors

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from knowledge_platform.access import ensure_admin_token
-from knowledge_platform.indexing import index_scope
-from knowledge_platform.registry import Registry
+from knowledge_platform.config.registry import Registry
+from knowledge_platform.ingest.indexing import index_scope
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ensure_admin_token
 from tests.fakes.clickup_server import ClickUpFake
 from tests.integration.test_git_docs import commit, git
 from tests.mcp.fixtures import make_settings

@@ -12,15 +12,15 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from knowledge_platform.access import (
+from knowledge_platform.config.registry import Registry
+from knowledge_platform.errors import AccessDeniedError
+from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import (
     ADMIN_PRINCIPAL,
     Authenticator,
     ensure_admin_token,
     read_admin_token,
 )
-from knowledge_platform.errors import AccessDeniedError
-from knowledge_platform.registry import Registry
-from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS, make_settings, registry_data
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.answers.ask import answer_question
-from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, Answer
-from knowledge_platform.answers.llm import check_citations, llm_answer
+from knowledge_platform.config.registry import AnswerConfig
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.serve.answers.ask import answer_question
+from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, Answer
+from knowledge_platform.serve.answers.llm import check_citations, llm_answer
 from knowledge_platform.serve.question import understand
 from tests.fakes.openai_server import FakeOpenAI, error_body
 

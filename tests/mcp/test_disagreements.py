@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.config.registry import AnswerConfig
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from tests.fakes.openai_server import FakeOpenAI

@@ -11,9 +11,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from knowledge_platform.access import read_admin_token
-from knowledge_platform.registry import Registry
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import read_admin_token
 from tests.fakes.oidc_issuer import OidcIssuer
 from tests.mcp.fixtures import TOKENS, registry_data
 from tests.mcp.test_http import HEADERS, INITIALIZE, _free_port, serving

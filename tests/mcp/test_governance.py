@@ -17,8 +17,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from knowledge_platform.indexing import index_source
-from knowledge_platform.registry import Registry, hash_token
+from knowledge_platform.config.registry import Registry, hash_token
+from knowledge_platform.ingest.indexing import index_source
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from tests.integration.test_git_docs import commit, git

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from knowledge_platform.access import ensure_admin_token
-from knowledge_platform.indexing import index_scope
+from knowledge_platform.ingest.indexing import index_scope
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import Settings
 from mcp_service.server import build_server
 from tests.conftest import REPO

@@ -15,8 +15,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.querylog import QueryLog
 from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS
 from tests.procs import served_in_thread

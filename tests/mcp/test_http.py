@@ -25,8 +25,8 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import Middleware
 
-from knowledge_platform.access import read_admin_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import read_admin_token
 from mcp_service.app import http_options, pin_tool_schemas
 from mcp_service.server import build_server
 from tests.mcp.fixtures import TOKENS

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.access import read_admin_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import read_admin_token
 from tests.mcp.test_http import http_url  # noqa: F401 - the fixture
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from knowledge_platform.access import read_admin_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import read_admin_token
 from mcp_service import paging, server
 from mcp_service.server import build_server
 from tests.mcp.test_http import HEADERS, INITIALIZE, serving

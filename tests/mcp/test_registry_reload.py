@@ -18,10 +18,10 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from typer.testing import CliRunner
 
-from knowledge_platform.access import ensure_admin_token
+from knowledge_platform.config.registry import hash_token
 from knowledge_platform.models import Document
-from knowledge_platform.registry import hash_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import Settings
 from kp.app import app as kp
 from mcp_service.app import http_app
@@ -125,7 +125,7 @@ async def test_registry_edits_take_effect_without_a_restart(
         )
         assert refused.status_code == 401
 
-        caplog.set_level(logging.INFO, logger="knowledge_platform.registry_watch")
+        caplog.set_level(logging.INFO, logger="knowledge_platform.config.registry_watch")
         caplog.clear()
         config.write_text(config.read_text() + "clients: [not, a, mapping\n")
         for _ in range(3):  # still serving the last good registry, the new client included

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from knowledge_platform.access import ensure_admin_token
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import Settings
 from mcp_service.server import build_server
 from tests.assets.conftest import Materializer

@@ -11,8 +11,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from knowledge_platform.querylog import QueryLog
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.querylog import QueryLog
 from mcp_service.server import build_server
 from mcp_service.service import KnowledgeService
 from mcp_service.snippets import SNIPPET_CHARS

@@ -24,8 +24,8 @@ from typing import Any
 import httpx
 import yaml
 
+from knowledge_platform.config.registry import hash_token
 from knowledge_platform.models import Document
-from knowledge_platform.registry import hash_token
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from tests.mcp.fixtures import index_documents

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_platform.answers.asks import fits, known_names, read_ask
-from knowledge_platform.answers.conflicts import Statement, disagreement
-from knowledge_platform.answers.relevance import covered
-from knowledge_platform.answers.sentences import terms
+from knowledge_platform.serve.answers.asks import fits, known_names, read_ask
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.relevance import covered
+from knowledge_platform.serve.answers.sentences import terms
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_a_name_opening_a_sentence_counts_when_the_passages_write_it_as_one() ->
 
 
 def test_who_is_a_name_asks_what_the_name_is_not_for_another_person() -> None:
-    """"Who is Kwame Mensah?" was read as asking for a person (the pattern was case-sensitive
+    """ "Who is Kwame Mensah?" was read as asking for a person (the pattern was case-sensitive
     and questions start with a capital), so "Kwame Mensah: account director." did not fit."""
     assert read_ask("Who is Kwame Mensah?").kinds == ()
     assert read_ask("Who is the account director for Halcyon Teas?").kinds == ("person",)

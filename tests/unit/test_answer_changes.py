@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_platform.answers.changes import change_in
+from knowledge_platform.serve.answers.changes import change_in
 
 
 def _old(sentence: str) -> set[str]:
@@ -29,8 +29,11 @@ def _new(sentence: str) -> set[str]:
         ("The minimum test duration is now 21 days, up from 14 days.", "14 days", "21 days"),
         ("Lee is now the account director, formerly Dana.", "Dana", None),
         ("Priya took over the Acme account from Dana.", "Dana", None),
-        ("Farah Haddad takes over the Juniper Yoga account from Tomasz Wren.", "Tomasz Wren",
-         "Farah Haddad"),
+        (
+            "Farah Haddad takes over the Juniper Yoga account from Tomasz Wren.",
+            "Tomasz Wren",
+            "Farah Haddad",
+        ),
         ("The budget was raised to $5,000 from $3,000.", "$3,000", "$5,000"),
         ("We switched from Asana to ClickUp.", "Asana", "ClickUp"),
         ("The retainer was cut from $8,000 to $6,000 a month.", "$8,000", "$6,000"),

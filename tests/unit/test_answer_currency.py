@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from knowledge_platform.answers.currency import current_first
 from knowledge_platform.dating import CHANGE
 from knowledge_platform.models import Hit
+from knowledge_platform.serve.answers.currency import current_first
 from tests.store_fixtures import make_chunk
 
 TOOLS = make_chunk(

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.answers.extractive import extractive_answer
-from knowledge_platform.answers.sentences import candidates
-from knowledge_platform.answers.sources import Sources
 from knowledge_platform.dating import CHANGE
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Chunk, Hit, Point
-from knowledge_platform.retrieval import Retriever
+from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.sentences import candidates
+from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.retrieval import Retriever
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.edge import EdgeStore
 from tests.store_fixtures import make_chunk

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.answers.currency import current_first
-from knowledge_platform.answers.extractive import extractive_answer
-from knowledge_platform.answers import relevance
-from knowledge_platform.answers.relevance import score_sentences
-from knowledge_platform.answers.sentences import candidates
-from knowledge_platform.answers.sources import Sources
 from knowledge_platform.dating import CHANGE, marks
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Chunk, Hit, Point
-from knowledge_platform.retrieval import Retriever
+from knowledge_platform.serve.answers import relevance
+from knowledge_platform.serve.answers.currency import current_first
+from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.relevance import score_sentences
+from knowledge_platform.serve.answers.sentences import candidates
+from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.retrieval import Retriever
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.edge import EdgeStore
 from tests.store_fixtures import make_chunk

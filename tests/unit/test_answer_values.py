@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_platform.answers.conflicts import Statement, disagreement
-from knowledge_platform.answers.values import same, values
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.values import same, values
 
 
 def one(text: str, kind: str) -> list[str]:

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from knowledge_platform.chunking import Chunker
+from knowledge_platform.config.registry import parse_registry
 from knowledge_platform.connectors.beir.connector import BeirConnector, BeirSettings
 from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import ConfigError, SourceError
-from knowledge_platform.evaluation import rank_documents
-from knowledge_platform.registry import parse_registry
+from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.tokens import WordPieceCounter
 from knowledge_platform.runtime import Runtime
+from knowledge_platform.serve.evaluation import rank_documents
 from knowledge_platform.settings import Settings
-from knowledge_platform.tokens import WordPieceCounter
 from tests.assets.conftest import Materializer
 
 ROWS = [

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge_platform.chunking import Chunker
+from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.pipeline import chunk_documents, rechunk
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.ingest.tokens import TokenCounter, WordPieceCounter
 from knowledge_platform.models import Document
-from knowledge_platform.pipeline import chunk_documents, rechunk
-from knowledge_platform.snapshots import SnapshotStore
-from knowledge_platform.tokens import TokenCounter, WordPieceCounter
 
 WORDPIECE = WordPieceCounter()
 

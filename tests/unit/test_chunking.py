@@ -2,9 +2,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_platform.chunking import Chunker, normalize, split_sections, windows
+from knowledge_platform.ingest.chunking import Chunker, normalize, split_sections, windows
+from knowledge_platform.ingest.tokens import WordPieceCounter
 from knowledge_platform.models import Document, chunk_id
-from knowledge_platform.tokens import WordPieceCounter
 
 COUNTER = WordPieceCounter()
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_platform.chunking import Chunker
 from knowledge_platform.convert.api import Converted, convert, locate, supported
+from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.tokens import WordPieceCounter
 from knowledge_platform.models import Document
-from knowledge_platform.tokens import WordPieceCounter
 from tests import office_files
 
 PDF = "application/pdf"

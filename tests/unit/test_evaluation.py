@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_platform.evaluation import (
+from knowledge_platform.models import Hit
+from knowledge_platform.serve.evaluation import (
     evaluate,
     ndcg_at_k,
     rank_documents,
@@ -11,7 +12,6 @@ from knowledge_platform.evaluation import (
     read_queries,
     recall_at_k,
 )
-from knowledge_platform.models import Hit
 from tests.store_fixtures import make_chunk
 
 LOG3 = math.log2(3)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from knowledge_platform.config.registry import parse_registry
 from knowledge_platform.connectors.git_docs.push import normal_repo
 from knowledge_platform.connectors.webhooks.events import (
     MAX_HINT_IDS,
@@ -21,7 +22,6 @@ from knowledge_platform.connectors.webhooks.events import (
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.hooks.coalesce import plan_runs
 from knowledge_platform.hooks.queue import PG_ENV, HookQueue, QueuedEvent, queue_url
-from knowledge_platform.registry import parse_registry
 
 
 def service(**values: Any) -> Any:

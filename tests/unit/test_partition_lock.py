@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_platform.partition_lock import PartitionBusy, partition_lock
+from knowledge_platform.ingest.partition_lock import PartitionBusy, partition_lock
 from tests.locks import held_elsewhere
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from knowledge_platform.models import Chunk
-from knowledge_platform.references import has_cue, names
+from knowledge_platform.serve.references import has_cue, names
 
 
 def _chunk(source_id: str, title: str, kind: Any = "decision") -> Chunk:

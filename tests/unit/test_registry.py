@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_platform.config.registry import load_registry, parse_registry
+from knowledge_platform.config.registry_watch import RegistryWatch
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.registry import load_registry, parse_registry
-from knowledge_platform.registry_watch import RegistryWatch
 from knowledge_platform.settings import DEMO_CONFIG
 
 
@@ -53,7 +53,7 @@ def test_unknown_scope_lists_known_ones(tmp_path):
 
 
 def test_a_watched_registry_keeps_the_last_good_version(tmp_path, caplog):
-    caplog.set_level(logging.INFO, logger="knowledge_platform.registry_watch")
+    caplog.set_level(logging.INFO, logger="knowledge_platform.config.registry_watch")
     path = tmp_path / "r.yaml"
     path.write_text("clients: {acme: {director: maya}}\n")
     watch = RegistryWatch(path)

@@ -9,7 +9,7 @@ import pytest
 
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Hit, Point
-from knowledge_platform.retrieval import DEFAULT_FUSION, Fusion, Retriever, blend
+from knowledge_platform.serve.retrieval import DEFAULT_FUSION, Fusion, Retriever, blend
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.edge import EdgeStore
 from tests.store_fixtures import make_chunk

@@ -9,8 +9,8 @@ import re
 import pytest
 from pydantic import BaseModel
 
+from knowledge_platform.config.registry import AnswerConfig, EmbeddingConfig, Principal, StoreConfig
 from knowledge_platform.connectors.catalog import SOURCE_NAMES, connector_class
-from knowledge_platform.registry import AnswerConfig, EmbeddingConfig, Principal, StoreConfig
 from knowledge_platform.secrets.fields import secret_names
 from tests.conftest import REPO
 

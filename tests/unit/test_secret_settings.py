@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from knowledge_platform.config.registry import AnswerConfig, EmbeddingConfig, Principal, StoreConfig
+from knowledge_platform.config.registry import parse_registry as parse
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.registry import AnswerConfig, EmbeddingConfig, Principal, StoreConfig
-from knowledge_platform.registry import parse_registry as parse
 from knowledge_platform.secrets.fields import EnvName, SecretFields, VaultRef, secret_names
 from knowledge_platform.secrets.resolve import SecretSource
 from tests.fakes.fake_op import FakeOp

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from knowledge_platform.ingest.snapshot_files import SnapshotError
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.ingest.sync_state import SyncState
 from knowledge_platform.models import Document, SparseVector
-from knowledge_platform.snapshot_files import SnapshotError
-from knowledge_platform.snapshots import SnapshotStore
-from knowledge_platform.sync_state import SyncState
 from tests.store_fixtures import make_chunk, random_sparse
 
 LEGACY = Path(__file__).resolve().parents[1] / "data" / "legacy_snapshot"

@@ -9,9 +9,9 @@ from knowledge_platform.connectors.memory_files.connector import (
     MemoryFilesConnector,
     MemoryFilesSettings,
 )
+from knowledge_platform.ingest.sync import merge_pull
 from knowledge_platform.models import Document
 from knowledge_platform.supersession import SUCCESSOR, link_successors
-from knowledge_platform.sync import merge_pull
 
 
 def doc(sid: str, title: str = "", **extra: Any) -> Document:

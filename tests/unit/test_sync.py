@@ -4,8 +4,8 @@ refused), failed sub-resources kept at their last good version and retried."""
 import pytest
 
 from knowledge_platform.connectors.base import PullResult, Skipped
+from knowledge_platform.ingest.sync import guard_excess, merge_pull
 from knowledge_platform.models import LAST_REFRESHED, STALE, Document
-from knowledge_platform.sync import guard_excess, merge_pull
 
 
 def d(sid: str, text: str = "t") -> Document:

@@ -1,11 +1,11 @@
 """A source x scope indexed without Dagster, for the tests and benchmarks that need a real
-index quickly: the four steps of `knowledge_platform.steps` in order, on the runtime's
+index quickly: the four steps of `knowledge_platform.ingest.steps` in order, on the runtime's
 snapshots, store and model — what one run of the source's assets does, minus the run record."""
 
 from __future__ import annotations
 
+from knowledge_platform.ingest.steps import PullOptions, StepsRun, run_steps
 from knowledge_platform.runtime import Runtime
-from knowledge_platform.steps import PullOptions, StepsRun, run_steps
 
 
 def index_source(

@@ -25,17 +25,17 @@ import datetime as dt
 import re
 from collections.abc import Callable, Collection, Sequence
 
-from knowledge_platform.answers.asks import mentions, read_ask
-from knowledge_platform.answers.changes import change_in
-from knowledge_platform.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
-from knowledge_platform.answers.disagreements import Found, find_conflicts
-from knowledge_platform.answers.relevance import MIN_SCORE, Scored, score_sentences
-from knowledge_platform.answers.sentences import Sentence, candidates, sentences_of, terms
-from knowledge_platform.answers.sources import Sources
-from knowledge_platform.answers.values import same, values
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.serve.answers.asks import mentions, read_ask
+from knowledge_platform.serve.answers.changes import change_in
+from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
+from knowledge_platform.serve.answers.disagreements import Found, find_conflicts
+from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, score_sentences
+from knowledge_platform.serve.answers.sentences import Sentence, candidates, sentences_of, terms
+from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.answers.values import same, values
 
 MAX_SENTENCES = 3
 MAX_ANSWER_CHARS = 900
@@ -96,8 +96,7 @@ def _eligible(
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors)
-        if mentions(s.sentence.context, subject)
-        or (changes and CHANGE_CUE.search(s.sentence.text))
+        if mentions(s.sentence.context, subject) or (changes and CHANGE_CUE.search(s.sentence.text))
     ]
     return best_first(scored)
 
@@ -290,9 +289,7 @@ def extractive_answer(
     if related is not None and not focus:
         sources, every = with_related(question, sources, every, picked[0], related, embedder)
     partners = [
-        s
-        for s in every
-        if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
+        s for s in every if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
     ]  # a newer value may score low
     conflicts = find_conflicts(question, picked, partners)
     shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]

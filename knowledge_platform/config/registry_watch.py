@@ -15,8 +15,8 @@ import os
 import threading
 from pathlib import Path
 
+from knowledge_platform.config.registry import Registry, load_registry
 from knowledge_platform.errors import ConfigError
-from knowledge_platform.registry import Registry, load_registry
 
 log = logging.getLogger(__name__)
 #: Settings a running process built its embedder and store from: a change applies on restart.

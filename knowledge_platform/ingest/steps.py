@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from knowledge_platform.chunking import Chunker
+from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.base import Hint, PullResult
 from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.connectors.cursor import load_cursor
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
-from knowledge_platform.models import Document
-from knowledge_platform.partition_lock import partition_lock
-from knowledge_platform.pipeline import (
+from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.partition_lock import partition_lock
+from knowledge_platform.ingest.pipeline import (
     Chunked,
     EmbedStats,
     ReconcileStats,
@@ -26,11 +26,11 @@ from knowledge_platform.pipeline import (
     rechunk,
     reconcile,
 )
-from knowledge_platform.registry import Registry
-from knowledge_platform.snapshots import SnapshotStore
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.ingest.sync import Merged, pull_into_snapshot
+from knowledge_platform.models import Document
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import VectorStore
-from knowledge_platform.sync import Merged, pull_into_snapshot
 
 
 @dataclass(frozen=True)

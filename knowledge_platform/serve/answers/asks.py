@@ -12,8 +12,8 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.answers.values import Value, same, values
 from knowledge_platform.dating import MONTHS, WEEKDAYS
+from knowledge_platform.serve.answers.values import Value, same, values
 from knowledge_platform.sparse import SparseEncoder
 
 terms = SparseEncoder().terms

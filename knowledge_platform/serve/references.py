@@ -15,7 +15,7 @@ import re
 from knowledge_platform import doc_names
 from knowledge_platform.doc_names import NUMBERED, name_keys, numbered, question_keys
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.retrieval import Retriever
+from knowledge_platform.serve.retrieval import Retriever
 from knowledge_platform.store.base import SearchFilter, VectorStore
 
 CANDIDATES = 20

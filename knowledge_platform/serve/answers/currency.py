@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from knowledge_platform.answers.asks import Ask, read_ask, terms
-from knowledge_platform.answers.changes import Change, change_in, may_state_change
-from knowledge_platform.answers.conflicts import Statement, disagreement, restated
-from knowledge_platform.answers.sentences import split_sentences
-from knowledge_platform.answers.values import Value, values
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.serve.answers.asks import Ask, read_ask, terms
+from knowledge_platform.serve.answers.changes import Change, change_in, may_state_change
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement, restated
+from knowledge_platform.serve.answers.sentences import split_sentences
+from knowledge_platform.serve.answers.values import Value, values
 
 
 def changes_of(chunk: Chunk) -> list[Change]:

@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from knowledge_platform.answers.changes import old_phrases
 from knowledge_platform.models import Chunk, Reference
+from knowledge_platform.serve.answers.changes import old_phrases
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.supersession import names
 

@@ -13,11 +13,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from knowledge_platform.config.hook_settings import ServiceConfig
 from knowledge_platform.connectors.base import SourceSettings
 from knowledge_platform.connectors.catalog import connector_class, spec
 from knowledge_platform.connectors.spec import poll_cron
 from knowledge_platform.errors import ConfigError, StoreError
-from knowledge_platform.hook_settings import ServiceConfig
 from knowledge_platform.secrets.fields import EnvName, SecretFields, VaultRef
 from knowledge_platform.secrets.refs import describe_literal, pasted_message
 from knowledge_platform.store.base import collection_name

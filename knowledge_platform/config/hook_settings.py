@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from limits import parse as parse_limit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from knowledge_platform.edge_settings import MCP_PATH, EdgeConfig, loopback
+from knowledge_platform.config.edge_settings import MCP_PATH, EdgeConfig, loopback
 
 #: Bodies above this are refused (413) before they are read whole.
 MAX_BODY_BYTES = 1024 * 1024
@@ -33,7 +33,7 @@ class HooksConfig(BaseModel):
     #: ticks in a kp up home's schedule storage, #29); at 1 (the default) on every look.
     sensor_seconds: int = Field(default=1, ge=1, le=600)
     #: Events of a source x scope naming at most this many ids are applied inside the hooks
-    #: sensor's tick (its hot path, no run; knowledge_platform.hot_delta); more, or 0, a run.
+    #: sensor's tick (its hot path, no run; knowledge_platform.ingest.hot_delta); more, or 0, a run.
     hot_path_max_ids: int = Field(default=20, ge=0, le=200)
 
     @field_validator("rate_limit")

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from knowledge_platform.answers.contract import Answer
-from knowledge_platform.answers.extractive import Related, extractive_answer
-from knowledge_platform.answers.llm import llm_answer
-from knowledge_platform.answers.relevance import MIN_SCORE
+from knowledge_platform.config.registry import AnswerConfig
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import SecretError
 from knowledge_platform.models import Hit
-from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.serve.answers.contract import Answer
+from knowledge_platform.serve.answers.extractive import Related, extractive_answer
+from knowledge_platform.serve.answers.llm import llm_answer
+from knowledge_platform.serve.answers.relevance import MIN_SCORE
 from knowledge_platform.serve.question import Question
 
 

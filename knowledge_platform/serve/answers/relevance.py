@@ -28,11 +28,11 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.answers.asks import Ask, fits, known_names, read_ask
-from knowledge_platform.answers.changes import change_in, may_state_change
-from knowledge_platform.answers.sentences import Sentence, terms
-from knowledge_platform.answers.values import values
 from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
+from knowledge_platform.serve.answers.changes import change_in, may_state_change
+from knowledge_platform.serve.answers.sentences import Sentence, terms
+from knowledge_platform.serve.answers.values import values
 
 MIN_SCORE = 0.72
 W_LEXICAL = 0.4

@@ -28,12 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import get_args
 
-from knowledge_platform.answers.asks import read_ask
-from knowledge_platform.answers.changes import Change, change_in
-from knowledge_platform.answers.relevance import covered
-from knowledge_platform.answers.sentences import names_a_thing, terms
-from knowledge_platform.answers.values import Kind, Value, same, values
 from knowledge_platform.dating import CHANGE_CUE
+from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.changes import Change, change_in
+from knowledge_platform.serve.answers.relevance import covered
+from knowledge_platform.serve.answers.sentences import names_a_thing, terms
+from knowledge_platform.serve.answers.values import Kind, Value, same, values
 
 #: Kinds in the order values are compared; "phrase" (words no pattern types) never is.
 ORDER: tuple[Kind, ...] = tuple(k for k in get_args(Kind) if k != "phrase")

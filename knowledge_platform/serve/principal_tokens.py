@@ -13,8 +13,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from knowledge_platform.config.registry import Principal, hash_token
 from knowledge_platform.errors import SecretError
-from knowledge_platform.registry import Principal, hash_token
 from knowledge_platform.secrets.resolve import SecretSource, resolve_optional
 from knowledge_platform.secrets.vault import Vault, default_vault
 

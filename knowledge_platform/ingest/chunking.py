@@ -16,8 +16,8 @@ from typing import Any
 from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import marks, section_time
 from knowledge_platform.doc_names import name_keys
+from knowledge_platform.ingest.tokens import TokenCounter
 from knowledge_platform.models import MIME_TYPE, Chunk, Document, chunk_id, content_hash
-from knowledge_platform.tokens import TokenCounter
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.answers.conflicts import Statement, disagreement
-from knowledge_platform.answers.contract import Citation, Claim, Conflict
-from knowledge_platform.answers.relevance import Scored
-from knowledge_platform.answers.sentences import Sentence
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.contract import Citation, Claim, Conflict
+from knowledge_platform.serve.answers.relevance import Scored
+from knowledge_platform.serve.answers.sentences import Sentence
 
 MAX_CONFLICTS = 2
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 from knowledge_platform.connectors.base import Connector, Hint, Known, PullResult
 from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.ingest.snapshots import SnapshotStore
+from knowledge_platform.ingest.sync_state import HeldDeletions, Problem, SyncState
 from knowledge_platform.models import LAST_REFRESHED, STALE, Document
-from knowledge_platform.snapshots import SnapshotStore
 from knowledge_platform.supersession import link_successors
-from knowledge_platform.sync_state import HeldDeletions, Problem, SyncState
 
 #: Below this many deletions the share rule does not apply (editing a 3-file demo is normal).
 GUARD_MIN_DELETIONS = 5

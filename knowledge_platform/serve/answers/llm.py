@@ -13,19 +13,19 @@ import re
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-from knowledge_platform.answers.contract import Answer, Citation, Conflict, now_utc
-from knowledge_platform.answers.disagreements import Found, claims, find_conflicts
-from knowledge_platform.answers.extractive import (
+from knowledge_platform.config.registry import AnswerConfig
+from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.errors import KnowledgePlatformError
+from knowledge_platform.models import Hit
+from knowledge_platform.serve.answers.contract import Answer, Citation, Conflict, now_utc
+from knowledge_platform.serve.answers.disagreements import Found, claims, find_conflicts
+from knowledge_platform.serve.answers.extractive import (
     PARTNER_SHARE,
     eligible,
     extractive_answer,
     pick,
 )
-from knowledge_platform.answers.sources import Sources
-from knowledge_platform.embeddings.base import Embedder
-from knowledge_platform.errors import KnowledgePlatformError
-from knowledge_platform.models import Hit
-from knowledge_platform.registry import AnswerConfig
+from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.question import Question
 
 if TYPE_CHECKING:  # the SDK is imported on the first chat call, not by every reader

@@ -14,11 +14,11 @@ from __future__ import annotations
 from knowledge_platform.connectors.base import Connector, Hint
 from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import KnowledgePlatformError
-from knowledge_platform.indexing import index_source
-from knowledge_platform.partition_lock import PartitionBusy, partition_lock
+from knowledge_platform.ingest.indexing import index_source
+from knowledge_platform.ingest.partition_lock import PartitionBusy, partition_lock
+from knowledge_platform.ingest.steps import PullOptions, StepsRun
+from knowledge_platform.ingest.sync import NotHinted
 from knowledge_platform.runtime import Runtime
-from knowledge_platform.steps import PullOptions, StepsRun
-from knowledge_platform.sync import NotHinted
 
 
 class NotHot(KnowledgePlatformError):

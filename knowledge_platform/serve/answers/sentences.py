@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from knowledge_platform.answers.changes import change_in
-from knowledge_platform.answers.sources import Sources
-from knowledge_platform.answers.values import values
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.serve.answers.changes import change_in
+from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.answers.values import values
 from knowledge_platform.sparse import SparseEncoder
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)")
@@ -99,9 +99,9 @@ def names_a_thing(heading: str) -> bool:
 
 def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
     """Every distinct sentence of the top `max_hits` hits, and the statements of change (an
-    old value named, or a change cue: "now run every minute") of any later hit that makes them (a newer value may be said where retrieval ranked it low;
-    the rest of a daily log that says it is not what retrieval found it for), best hit
-    first."""
+    old value named, or a change cue: "now run every minute") of any later hit that makes them (a
+    newer value may be said where retrieval ranked it low; the rest of a daily log that says it is
+    not what retrieval found it for), best hit first."""
     top = _distinct(sources, list(enumerate(sources.hits[:max_hits])))
     later = [
         (rank, hit)

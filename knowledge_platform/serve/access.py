@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from knowledge_platform.config.registry import Registry, hash_token
 from knowledge_platform.errors import AccessDeniedError
 from knowledge_platform.models import Confidentiality
-from knowledge_platform.principal_tokens import PrincipalTokens
-from knowledge_platform.registry import Registry, hash_token
 from knowledge_platform.secrets.vault import Vault
+from knowledge_platform.serve.principal_tokens import PrincipalTokens
 from knowledge_platform.settings import Settings
 
 ADMIN_PRINCIPAL = "compass"

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from knowledge_platform.chunking import Chunker
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache, embed_with_cache
 from knowledge_platform.errors import DeletionGuardError, StoreError
+from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.sync import guard_excess
 from knowledge_platform.models import Chunk, Document, Point, SparseVector
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import VectorStore
-from knowledge_platform.sync import guard_excess
 
 
 def chunk_documents(docs: Sequence[Document], chunker: Chunker) -> list[Chunk]:

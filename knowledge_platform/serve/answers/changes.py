@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge_platform.answers.values import Value, same, values
+from knowledge_platform.serve.answers.values import Value, same, values
 
 _WORD = r"[\w$€£%.,:'\u2019&/#@-]+"
 _NAMEISH = r"[\w$€£%#@&'\u2019-]+"

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from knowledge_platform import snapshot_files as files
+from knowledge_platform.ingest import snapshot_files as files
+from knowledge_platform.ingest.sync_state import SyncState
 from knowledge_platform.models import Chunk, Document, SparseVector
-from knowledge_platform.sync_state import SyncState
 
 RAW, CHUNKS, EMBEDDINGS = "raw.jsonl", "chunks.jsonl", "embeddings.npz"
 #: What earlier versions wrote in their place.

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from knowledge_platform.answers.contract import Citation
 from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.serve.answers.contract import Citation
 
 _MARKER = re.compile(r"\[(\d+)\]")
 
