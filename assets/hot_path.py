@@ -1,5 +1,5 @@
 """hooks_sensor's hot path, the Dagster side: a small hinted delta is applied inside the sensor
-tick (knowledge_platform.ingest.hot_delta, with one Runtime kept per code-server process) and
+tick (knowledge_platform.ingest.hot_delta, with one IngestRuntime kept per code-server process) and
 recorded as the four assets' materializations of its partition, and the collection checks'
 evaluations, returned in the tick's `SensorResult(asset_events=...)` — the same metadata and
 data versions a run records (records.py, checks.py), without a run. The daemon stores them as
@@ -54,8 +54,8 @@ from knowledge_platform import run_tags
 from knowledge_platform.config.registry import Registry
 from knowledge_platform.hooks.coalesce import PlannedRun
 from knowledge_platform.ingest.hot_delta import NotHot, apply_hint
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.ingest.steps import StepsRun
-from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 
 AssetEvent = AssetMaterialization | AssetCheckEvaluation
@@ -70,11 +70,11 @@ IN_FLIGHT = [
 ]
 
 _lock = threading.Lock()
-_runtimes: dict[str, Runtime] = {}
+_runtimes: dict[str, IngestRuntime] = {}
 
 
-def _runtime(settings: Settings, registry: Registry) -> Runtime:
-    """This process's Runtime for these settings (built on first use, model and store kept
+def _runtime(settings: Settings, registry: Registry) -> IngestRuntime:
+    """This process's IngestRuntime for these settings (built on first use, model and store kept
     across ticks); a new one when the registry's embedding or store settings changed."""
     key = json.dumps(
         [
@@ -91,7 +91,7 @@ def _runtime(settings: Settings, registry: Registry) -> Runtime:
             for stale in _runtimes.values():
                 stale.close()
             _runtimes.clear()
-            runtime = _runtimes[key] = Runtime(settings, registry)
+            runtime = _runtimes[key] = IngestRuntime(settings, registry)
         runtime.registry = registry
         return runtime
 
@@ -129,7 +129,7 @@ class Applied:
 
 
 def materializations(
-    source: str, scope: str, applied: Applied, runtime: Runtime, plan: PlannedRun
+    source: str, scope: str, applied: Applied, runtime: IngestRuntime, plan: PlannedRun
 ) -> list[AssetMaterialization]:
     """The four assets' materializations of `scope`, as a run would record them: raw's and
     chunks' data versions are ours, embeddings' and collection's computed from their parent's
@@ -172,7 +172,9 @@ def materializations(
     return events
 
 
-def check_evaluations(source: str, scope: str, runtime: Runtime) -> list[AssetCheckEvaluation]:
+def check_evaluations(
+    source: str, scope: str, runtime: IngestRuntime
+) -> list[AssetCheckEvaluation]:
     key = AssetKey([source, "collection"])
     return [
         AssetCheckEvaluation(

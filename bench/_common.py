@@ -179,10 +179,11 @@ def _failure(result: Any) -> str:
 
 
 def platform_runtime(settings: Settings) -> Any:
-    """The core's Runtime over an indexed home: store, embedder and retriever for queries."""
-    from knowledge_platform.runtime import Runtime
+    """The core's Runtime over an indexed home: store, embedder and retriever for queries,
+    and the snapshots the run left."""
+    from knowledge_platform.ingest.runtime import IngestRuntime
 
-    return Runtime(settings)
+    return IngestRuntime(settings)
 
 
 def write_results(name: str, title: str, body: str) -> Path:

@@ -34,6 +34,7 @@ from fastmcp import Client
 
 from knowledge_platform.config.registry import AnswerConfig
 from knowledge_platform.ingest.indexing import index_scope
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.answers.relevance import MIN_SCORE
 from knowledge_platform.settings import Settings
@@ -109,7 +110,7 @@ def main() -> None:
     )
     main_set = load(DATA / "demo_questions.yaml")
     holdout = load(DATA / "demo_questions_holdout.yaml")
-    runtime = Runtime(settings, embed_threads=1)
+    runtime = IngestRuntime(settings, embed_threads=1)
     # no chat model, and every answer's best score reported (the threshold applied here)
     runtime.registry = runtime.registry.model_copy(
         update={"answer": AnswerConfig(api_key_env="KP_BENCH_NO_CHAT_MODEL", min_score=0.0)}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from knowledge_platform.runtime import Runtime
+    from knowledge_platform.ingest.runtime import IngestRuntime
 
 SOURCE, SCOPE = "memory_files", "internal"
 #: How deep a probe search looks (an agent's default) and how deep a ranking miss is ranked.
@@ -36,22 +36,22 @@ def _has(text: str, probe: tuple[str, str]) -> bool:
     return probe[0] in text and probe[1] in text
 
 
-def _runtime(home: Path, config: Path, models: Path) -> Runtime:
-    from knowledge_platform.runtime import Runtime
+def _runtime(home: Path, config: Path, models: Path) -> IngestRuntime:
+    from knowledge_platform.ingest.runtime import IngestRuntime
     from knowledge_platform.settings import Settings
 
-    return Runtime(
+    return IngestRuntime(
         Settings.model_validate({"KP_HOME": home, "KP_CONFIG": config, "KP_MODEL_CACHE": models})
     )
 
 
-def _rank(runtime: Runtime, probe: tuple[str, str], depth: int) -> int:
+def _rank(runtime: IngestRuntime, probe: tuple[str, str], depth: int) -> int:
     """1-based rank of the probe's chunk among `depth` hits for its words (0: not among)."""
     hits = runtime.retriever.search(SCOPE, " ".join(probe), limit=depth)
     return next((i for i, h in enumerate(hits, 1) if _has(h.chunk.text, probe)), 0)
 
 
-def _diagnose(fresh: Runtime, probe: tuple[str, str]) -> Miss:
+def _diagnose(fresh: IngestRuntime, probe: tuple[str, str]) -> Miss:
     from knowledge_platform.store.base import SearchFilter
 
     rank = _rank(fresh, probe, DEPTH)

@@ -48,8 +48,8 @@ from _common import (
 )
 
 from knowledge_platform.embeddings.base import Embedder
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.models import Chunk, Point, SparseVector, chunk_id
-from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.evaluation import read_qrels, read_queries
 from knowledge_platform.serve.retrieval import DEFAULT_FUSION, blend
 
@@ -117,7 +117,9 @@ def edit_corpus(corpus: Path, share: float) -> set[str]:
     return changed
 
 
-def bench_ingest(bh: Any, runtime: Runtime, corpus: Path) -> tuple[list[list[str]], list[str]]:
+def bench_ingest(
+    bh: Any, runtime: IngestRuntime, corpus: Path
+) -> tuple[list[list[str]], list[str]]:
     from dagster import DagsterInstance
 
     from kp.indexing import ensure_dagster_home
@@ -202,7 +204,7 @@ def bench_ingest(bh: Any, runtime: Runtime, corpus: Path) -> tuple[list[list[str
 # -- scaled collections -------------------------------------------------------------------------
 
 
-def scale_points(runtime: Runtime, scope: str, size: int, seed: int = 0) -> list[Point]:
+def scale_points(runtime: IngestRuntime, scope: str, size: int, seed: int = 0) -> list[Point]:
     """`size` points from SciFact's chunks and their real vectors; copy r > 0 of a chunk gets
     its own ids, ' [copy r]' in its text, noise on the dense vector and jittered sparse weights."""
     chunks = runtime.snapshots.read_chunks(SOURCE, SCOPE) or []
@@ -239,7 +241,7 @@ def scale_points(runtime: Runtime, scope: str, size: int, seed: int = 0) -> list
     return points
 
 
-def write_scale(runtime: Runtime, scope: str, size: int) -> float:
+def write_scale(runtime: IngestRuntime, scope: str, size: int) -> float:
     points = scale_points(runtime, scope, size)
     started = time.perf_counter()
     with runtime.store.writer(scope, runtime.embedder.model_id, runtime.embedder.dim) as w:
@@ -398,7 +400,7 @@ async def many_clients(
     return (ok + errors) / seconds, ok, errors
 
 
-def in_process(runtime: Runtime, scope: str, queries: list[str]) -> tuple[list[float], ...]:
+def in_process(runtime: IngestRuntime, scope: str, queries: list[str]) -> tuple[list[float], ...]:
     """Retriever.search (query embedding included), the store's part alone, RRF alone."""
     retriever, store = runtime.retriever, runtime.store
     vectors = [
@@ -426,7 +428,7 @@ def in_process(runtime: Runtime, scope: str, queries: list[str]) -> tuple[list[f
 
 def bench_queries(
     bh: Any,
-    runtime: Runtime,
+    runtime: IngestRuntime,
     sizes: list[int],
     queries: list[str],
     clients: int,

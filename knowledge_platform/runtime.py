@@ -1,5 +1,6 @@
 """Wiring of the core from settings + registry: the one place that builds store, embedder,
-cache, chunker and retriever. Dagster resources, the MCP service and the CLI all use it."""
+cache and retriever — what both sides use. Dagster resources, the MCP service and the CLI all
+use it; the write side adds its chunker and snapshots (`knowledge_platform.ingest.runtime`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,6 @@ from knowledge_platform.config.registry_watch import RegistryWatch
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
 from knowledge_platform.embeddings.factory import make_embedder
-from knowledge_platform.ingest.chunking import Chunker
-from knowledge_platform.ingest.snapshots import SnapshotStore
-from knowledge_platform.ingest.tokens import counter_for
 from knowledge_platform.serve.clock import local_today
 from knowledge_platform.serve.retrieval import Retriever
 from knowledge_platform.settings import Settings
@@ -52,11 +50,6 @@ def build_store(settings: Settings, registry: Registry) -> VectorStore:
     return make_store("edge", path=settings.shards_dir, url=None, api_key=None)
 
 
-def build_chunker(registry: Registry, embedder: Embedder) -> Chunker:
-    """Chunks sized to `embedder`'s window, counted in its provider's tokens."""
-    return Chunker(counter_for(registry.embedding.provider), embedder.window_tokens)
-
-
 class Runtime:
     def __init__(
         self,
@@ -69,7 +62,8 @@ class Runtime:
         """`embed_threads`: CPU threads each local embedding call may use (None: all, which
         suits ingest batches); a service running many short calls at once wants 1.
         `follow`: re-read the registry file whenever it changes (a long-running service);
-        the embedder, store and chunker keep the settings the process started with."""
+        the embedder and store (and an IngestRuntime's chunker) keep the settings the process
+        started with."""
         self.settings = settings
         self.watch = RegistryWatch(settings.config) if follow and registry is None else None
         self._registry = registry or (
@@ -107,14 +101,6 @@ class Runtime:
     @functools.cached_property
     def sparse(self) -> SparseEncoder:
         return SparseEncoder()
-
-    @functools.cached_property
-    def chunker(self) -> Chunker:
-        return build_chunker(self._registry, self.embedder)
-
-    @functools.cached_property
-    def snapshots(self) -> SnapshotStore:
-        return SnapshotStore(self.settings.data_dir)
 
     @functools.cached_property
     def retriever(self) -> Retriever:

@@ -18,8 +18,9 @@ from knowledge_platform.config.registry import Registry, load_registry
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
 from knowledge_platform.ingest.chunking import Chunker
+from knowledge_platform.ingest.runtime import build_chunker
 from knowledge_platform.ingest.snapshots import SnapshotStore
-from knowledge_platform.runtime import build_chunker, build_embedder, build_store
+from knowledge_platform.runtime import build_embedder, build_store
 from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.settings import Settings
 from knowledge_platform.store.base import VectorStore

@@ -2,7 +2,7 @@
 calling process with the same four steps a run does (steps.py: the pull reads only those ids,
 then chunk, embed, publish under the collection's own writer lock), while it holds the
 partition's lock over all four (partition_lock.py). The caller (the hooks sensor) keeps one
-`Runtime` per process, so the model, store and chunker are built once, not per edit.
+`IngestRuntime` per process, so the model, store and chunker are built once, not per edit.
 
 It applies only what it can apply cheaply and safely: a hint of at most `max_ids` ids, for a
 source that reads by id, a source x scope indexed before (a first pull is a listing), no
@@ -16,16 +16,18 @@ from knowledge_platform.connectors.catalog import connector_class
 from knowledge_platform.errors import KnowledgePlatformError
 from knowledge_platform.ingest.indexing import index_source
 from knowledge_platform.ingest.partition_lock import PartitionBusy, partition_lock
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.ingest.steps import PullOptions, StepsRun
 from knowledge_platform.ingest.sync import NotHinted
-from knowledge_platform.runtime import Runtime
 
 
 class NotHot(KnowledgePlatformError):
     """This delta is not for the hot path; run it the ordinary way."""
 
 
-def refusal(runtime: Runtime, source: str, scope: str, hint: Hint | None, max_ids: int) -> str:
+def refusal(
+    runtime: IngestRuntime, source: str, scope: str, hint: Hint | None, max_ids: int
+) -> str:
     """Why the hot path will not apply this delta ('' when it will, if the lock is free)."""
     if hint is None:
         return "the events named no ids (a listing is needed)"
@@ -39,7 +41,7 @@ def refusal(runtime: Runtime, source: str, scope: str, hint: Hint | None, max_id
 
 
 def apply_hint(
-    runtime: Runtime, source: str, scope: str, hint: Hint | None, max_ids: int
+    runtime: IngestRuntime, source: str, scope: str, hint: Hint | None, max_ids: int
 ) -> StepsRun:
     """The four steps for `hint` only, now, in this process. NotHot when it does not qualify
     or another process holds the partition (nothing was changed); a step's own error

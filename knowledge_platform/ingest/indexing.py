@@ -4,12 +4,12 @@ snapshots, store and model — what one run of the source's assets does, minus t
 
 from __future__ import annotations
 
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.ingest.steps import PullOptions, StepsRun, run_steps
-from knowledge_platform.runtime import Runtime
 
 
 def index_source(
-    runtime: Runtime, source: str, scope: str = "internal", options: PullOptions | None = None
+    runtime: IngestRuntime, source: str, scope: str = "internal", options: PullOptions | None = None
 ) -> StepsRun:
     """One run of `source`'s steps for `scope`: incremental from the snapshots a previous
     run left under KP_HOME, a full pull the first time."""
@@ -26,7 +26,7 @@ def index_source(
     )
 
 
-def index_scope(runtime: Runtime, scope: str = "internal") -> None:
+def index_scope(runtime: IngestRuntime, scope: str = "internal") -> None:
     """Every source the registry configures for `scope`."""
     for source in runtime.registry.sources_for(scope):
         index_source(runtime, source, scope)

@@ -17,7 +17,7 @@ from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 from assets.checks import build_collection_checks
 from assets.factory import build_source_assets
 from assets.partitions import ensure_scopes
-from knowledge_platform.runtime import Runtime
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.settings import Settings
 from knowledge_platform.store.edge import EdgeStore
 from knowledge_platform.store.shard_dirs import exclusive_lock
@@ -96,7 +96,7 @@ def test_two_sources_publish_to_one_collection_at_once(
             f"{source}_single_embedding_model": True,
             f"{source}_golden_questions": True,
         }
-    runtime = Runtime(kp_env)
+    runtime = IngestRuntime(kp_env)
     try:
         for source in SOURCES:
             chunk_ids = {c.id for c in runtime.snapshots.read_chunks(source, "internal") or []}
@@ -149,7 +149,7 @@ def test_publishing_one_scope_never_waits_for_another(
         assert other in done and other.result().success, "acme waited for internal"
         assert not waiting.done()
     assert waiting.result(timeout=120).success
-    runtime = Runtime(settings)
+    runtime = IngestRuntime(settings)
     try:
         assert runtime.store.count("acme", "memory_files") > 0
         assert runtime.store.count("internal", "memory_files") > 0

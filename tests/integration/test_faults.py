@@ -27,8 +27,8 @@ from fastmcp import Client
 from werkzeug.wrappers import Request, Response
 
 from knowledge_platform.ingest.pipeline import chunk_documents, embed_chunks, reconcile
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.models import Document
-from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.access import read_admin_token
 from knowledge_platform.settings import Settings
 from knowledge_platform.store import shard_dirs
@@ -63,7 +63,7 @@ class State:
 
 
 def state(settings: Settings, source: str, scope: str) -> State:
-    runtime = Runtime(settings)
+    runtime = IngestRuntime(settings)
     try:
         info = runtime.store.info(scope)
         return State(
@@ -319,7 +319,7 @@ def write_workspace(root: Path, edition: str) -> None:
 
 def reader_loop(settings: Settings, stop: threading.Event, seen: dict[str, Any]) -> None:
     """Search and count the scope until told to stop; record what was answered."""
-    runtime = Runtime(settings)
+    runtime = IngestRuntime(settings)
     try:
         while not stop.is_set():
             try:
@@ -405,7 +405,7 @@ def test_killed_while_writing_the_collection_readers_keep_answering_and_next_run
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
     assert checks["memory_files_collection_matches_chunks"], checks
     assert not build.exists()
-    runtime = Runtime(settings)
+    runtime = IngestRuntime(settings)
     try:
         chunks = runtime.snapshots.read_chunks("memory_files", "internal") or []
         assert set(runtime.store.point_hashes("internal", "memory_files")) == {c.id for c in chunks}
@@ -638,7 +638,7 @@ def test_mcp_restart_with_dagster_down_keeps_search_and_reports_status_unavailab
 
     # Restarted (in this process, to spare a second interpreter start): a fresh Runtime
     # whose reader opens the version CURRENT names now.
-    runtime = Runtime(settings)
+    runtime = IngestRuntime(settings)
     try:
         with served_in_thread(build_server(runtime).http_app(), port):
             titles_after, status_after = asyncio.run(search_and_status(url, token))

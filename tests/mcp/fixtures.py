@@ -10,8 +10,8 @@ from typing import Any
 
 from knowledge_platform.config.registry import Registry, hash_token
 from knowledge_platform.ingest.pipeline import chunk_documents, embed_chunks, reconcile
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.models import Document
-from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.serve.clock import local_today
 from knowledge_platform.settings import Settings
@@ -239,12 +239,12 @@ def make_settings(root: Path) -> Settings:
     )
 
 
-def make_runtime(root: Path) -> Runtime:
+def make_runtime(root: Path) -> IngestRuntime:
     registry = Registry.model_validate({**registry_data(), "base_dir": root})
-    return Runtime(make_settings(root), registry=registry)
+    return IngestRuntime(make_settings(root), registry=registry)
 
 
-def index_documents(runtime: Runtime, scope: str, source: str, docs: list[Document]) -> None:
+def index_documents(runtime: IngestRuntime, scope: str, source: str, docs: list[Document]) -> None:
     """Chunk, embed and publish `docs` as `source` in `scope` through the core pipeline."""
     chunks = chunk_documents(link_successors(docs), runtime.chunker)
     hashes, dense, sparse, _ = embed_chunks(chunks, runtime.embedder, runtime.cache, runtime.sparse)

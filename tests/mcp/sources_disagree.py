@@ -15,6 +15,7 @@ from typing import Any
 
 from knowledge_platform.config.registry import Registry
 from knowledge_platform.ingest.indexing import index_scope
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.access import ensure_admin_token
 from tests.fakes.clickup_server import ClickUpFake
@@ -96,7 +97,7 @@ def build(root: Path, env: Any) -> Iterator[Runtime]:
         fake.add_doc("9001", "playbook", "Experiment playbook")
         for n, (name, content) in enumerate(PLAYBOOK.items()):
             fake.add_page("playbook", f"p{n}", name, content)
-        runtime = Runtime(make_settings(root), registry=_registry(root, fake))
+        runtime = IngestRuntime(make_settings(root), registry=_registry(root, fake))
         ensure_admin_token(runtime.settings)
         try:
             index_scope(runtime, "internal")

@@ -19,6 +19,7 @@ from fastmcp.exceptions import ToolError
 
 from knowledge_platform.config.registry import Registry, hash_token
 from knowledge_platform.ingest.indexing import index_source
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.runtime import Runtime
 from mcp_service.server import build_server
 from tests.integration.test_git_docs import commit, git
@@ -94,7 +95,7 @@ def _registry(root: Path, repo: Path) -> Registry:
     )
 
 
-def index(runtime: Runtime, source: str) -> int:
+def index(runtime: IngestRuntime, source: str) -> int:
     """One run of the source's steps (incremental after the first, from the snapshots);
     returns how many chunks were sent to the model."""
     return index_source(runtime, source).embedded
@@ -111,7 +112,7 @@ def handbook(tmp_path: Path) -> Iterator[tuple[Runtime, str]]:
     (tmp_path / "memory").mkdir()
     for rel, text in MEMORY.items():
         (tmp_path / rel).write_text(text)
-    runtime = Runtime(make_settings(tmp_path), registry=_registry(tmp_path, repo))
+    runtime = IngestRuntime(make_settings(tmp_path), registry=_registry(tmp_path, repo))
     index(runtime, "git_docs")
     index(runtime, "memory_files")
     yield runtime, head

@@ -12,6 +12,7 @@ import pytest
 from fastmcp import Client
 
 from knowledge_platform.ingest.indexing import index_scope
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import Settings
@@ -31,7 +32,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
             "KP_DAGSTER_URL": "http://127.0.0.1:9",
         }
     )
-    rt = Runtime(settings)
+    rt = IngestRuntime(settings)
     rt.registry = rt.registry.model_copy(
         update={
             "answer": rt.registry.answer.model_copy(update={"api_key_env": "KP_TEST_NO_SUCH_KEY"})
