@@ -40,7 +40,7 @@ from resources.signals import SignalsResource
 FULL_PULL_TAG = run_tags.FULL_PULL
 FULL_RECONCILE_TAG = run_tags.FULL_RECONCILE
 #: git_docs only: rebuild the partition from exactly this commit.
-AT_SHA_TAG = run_tags.AT_SHA
+AT_TAG = run_tags.AT
 #: Ids webhooks named (hooks_sensor): a connector that can read by id reads only those.
 HINT_TAG = run_tags.HINT
 STEPS = ("raw", "chunks", "embeddings", "collection")
@@ -89,7 +89,7 @@ def build_source_assets(source: str) -> list[AssetsDefinition]:
             full=_tag(context, FULL_PULL_TAG),
             full_reconcile=_tag(context, FULL_RECONCILE_TAG),
             hint=decode_hint(context.run.tags.get(HINT_TAG)),
-            at_sha=context.run.tags.get(AT_SHA_TAG),
+            at=context.run.tags.get(AT_TAG),
         )
         try:
             result, merged = pull_step(registry.get(), snapshots.get(), source, scope, options)

@@ -10,8 +10,9 @@ PRINCIPAL = "kp/principal"
 FULL_PULL = "kp/full_pull"
 #: Deletions past the guard allowed; a collection may be emptied.
 FULL_RECONCILE = "kp/full_reconcile"
-#: git_docs only: rebuild the partition from exactly this commit.
-AT_SHA = "kp/at_sha"
+#: Rebuild the partition from exactly this version (`kp index --at`), for a source whose spec
+#: declares a pin (`SourceSpec.pin`). The value is the one earlier runs carry (a git sha).
+AT = "kp/at_sha"
 #: Ids webhooks named (hooks_sensor): a connector that can read by id reads only those.
 HINT = "kp/hint"
 #: The webhook events a hook run covers, and the coalesced group they came in.

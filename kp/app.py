@@ -58,7 +58,10 @@ def index(
     scope: Annotated[str | None, typer.Option(help="One scope (default: every scope).")] = None,
     full: Annotated[bool, typer.Option(help="Full pull (sweeps deletions).")] = False,
     full_reconcile: Annotated[bool, typer.Option(help="Allow deletions past the guard.")] = False,
-    at: Annotated[str | None, typer.Option(help="git_docs only: rebuild from this sha.")] = None,
+    at: Annotated[
+        str | None,
+        typer.Option(help="Rebuild --source from this version (a commit, for a git source)."),
+    ] = None,
 ) -> None:
     """Materialize source assets in-process (recorded in Dagster) and print what changed."""
     from kp.indexing import run_index

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from knowledge_platform import run_tags
 from knowledge_platform.config.registry import load_registry
+from knowledge_platform.connectors.catalog import pinnable
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.settings import REPO_ROOT, Settings
 from kp.progress import STEP_FIELDS, RunFollower, describe, elapsed
@@ -69,15 +70,18 @@ def run_index(
     console: Console,
 ) -> list[dict[str, Any]]:
     started = time.perf_counter()
-    if at is not None and source != "git_docs":
-        raise ConfigError("--at applies to --source git_docs only")
+    if at is not None and source not in pinnable():
+        raise ConfigError(
+            "--at pins one source to a version: use it with --source "
+            + " or --source ".join(pinnable())
+        )
     pairs = plan(settings, source, scope)  # bad input fails before Dagster is imported
     console.print(f"indexing {len(pairs)} source x scope pair(s); loading Dagster …")
 
     from dagster import DagsterInstance
 
     from assets.checks import build_collection_checks
-    from assets.factory import AT_SHA_TAG, FULL_PULL_TAG, FULL_RECONCILE_TAG, build_source_assets
+    from assets.factory import AT_TAG, FULL_PULL_TAG, FULL_RECONCILE_TAG, build_source_assets
     from assets.partitions import ensure_scopes
     from assets.reaper import process_tags, reap
     from resources.platform import platform_resources
@@ -95,7 +99,7 @@ def run_index(
     if full_reconcile or at:
         tags[FULL_RECONCILE_TAG] = "true"
     if at:
-        tags[AT_SHA_TAG] = at
+        tags[AT_TAG] = at
     rows: list[dict[str, Any]] = []
     columns = (
         TextColumn("{task.description}"),

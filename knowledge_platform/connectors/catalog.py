@@ -6,7 +6,9 @@ from __future__ import annotations
 import importlib
 from typing import cast
 
-from knowledge_platform.connectors.base import Connector
+from pydantic import ValidationError
+
+from knowledge_platform.connectors.base import Connector, SourceSettings
 from knowledge_platform.connectors.spec import PushSpec, SourceSpec
 from knowledge_platform.connectors.webhooks.contract import PushSource
 from knowledge_platform.errors import ConfigError
@@ -42,6 +44,24 @@ def connector_class(source: str) -> type[Connector]:
 def push_specs() -> dict[str, PushSpec]:
     """Every source with a push side, by name."""
     return {name: push for name in SPEC_MODULES if (push := spec(name).push) is not None}
+
+
+def pinnable() -> tuple[str, ...]:
+    """Every source whose pull can be pinned to a version (`SourceSpec.pin`)."""
+    return tuple(name for name in SPEC_MODULES if spec(name).pin is not None)
+
+
+def pinned(source: str, settings: SourceSettings, version: str) -> SourceSettings:
+    """`settings` pinned to `version` through the field the source's spec names; ConfigError
+    for a source that declares no pin or a version it does not accept."""
+    pin = spec(source).pin
+    if pin is None:
+        sources = ", ".join(pinnable()) or "none"
+        raise ConfigError(f"{source} cannot be pinned to a version; sources that can: {sources}")
+    try:
+        return type(settings).model_validate({**settings.model_dump(), pin.setting: version})
+    except ValidationError:
+        raise ConfigError(f"{source}: {version!r} is not {pin.version}") from None
 
 
 def push_source(source: str) -> PushSource:

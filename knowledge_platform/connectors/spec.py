@@ -1,6 +1,7 @@
 """What the orchestrator needs to know about a source, declared by the source itself: how
 fresh it must be, which API pool it shares, how often an ordinary run polls it and whether a
-cheap change probe exists. `assets/` iterates these and never names a source."""
+cheap change probe exists, whether it takes webhooks or can be pinned to a version.
+`assets/` iterates these and never names a source."""
 
 from __future__ import annotations
 
@@ -30,6 +31,15 @@ class PushSpec:
 
 
 @dataclass(frozen=True)
+class PinSpec:
+    """A source whose pull can be pinned to one version of its content (`kp index --at`):
+    the settings field that holds the version, and what a version is, for messages."""
+
+    setting: str
+    version: str
+
+
+@dataclass(frozen=True)
 class SourceSpec:
     name: str
     #: "module:Class" of the connector, imported only when the source is used.
@@ -52,6 +62,8 @@ class SourceSpec:
     bounds: tuple[str, ...] = ()
     #: Webhooks: how deliveries reach this source's runs (None: pull only).
     push: PushSpec | None = None
+    #: Rebuilding from one older version (None: the source has only its current state).
+    pin: PinSpec | None = None
 
 
 def poll_cron(minutes: int) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from knowledge_platform.config.registry import Registry
 from knowledge_platform.connectors.base import Hint, PullResult
-from knowledge_platform.connectors.catalog import connector_class
+from knowledge_platform.connectors.catalog import connector_class, pinned
 from knowledge_platform.connectors.cursor import load_cursor
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.cache import EmbeddingCache
@@ -43,8 +43,8 @@ class PullOptions:
     hint: Hint | None = None
     #: Read only what `hint` names, or fail (NotHinted) without a listing: the hot path.
     hinted_only: bool = False
-    #: git sources: rebuild from exactly this commit.
-    at_sha: str | None = None
+    #: Rebuild from exactly this version, for a source whose spec declares a pin.
+    at: str | None = None
 
 
 def pull_step(
@@ -56,10 +56,8 @@ def pull_step(
 ) -> tuple[PullResult, Merged]:
     options = options or PullOptions()
     settings = registry.source_settings(source, scope)
-    if options.at_sha and "at_sha" in type(settings).model_fields:
-        settings = type(settings).model_validate(
-            {**settings.model_dump(), "at_sha": options.at_sha}
-        )
+    if options.at is not None:
+        settings = pinned(source, settings, options.at)
     connector = connector_class(source)(settings, scope)
     with partition_lock(snaps.dir(source, scope)):
         return pull_into_snapshot(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledge_platform.connectors.spec import PushSpec, SourceSpec
+from knowledge_platform.connectors.spec import PinSpec, PushSpec, SourceSpec
 
 SPEC = SourceSpec(
     name="git_docs",
@@ -11,4 +11,5 @@ SPEC = SourceSpec(
     probe_seconds=120,
     probe_key="sha",
     deadline="2 minutes (the branch-head probe) plus one run",
+    pin=PinSpec(setting="at_sha", version="a commit sha (hex digits)"),
 )
