@@ -117,7 +117,6 @@ def build_changes_sensor(source: str) -> SensorDefinition:
     """`<source>_changes_sensor`: every `probe_seconds`, ask each scope's connector for its cheap
     change token and run exactly the source x scope whose token moved since it was indexed."""
     source_spec = spec(source)
-    key = source_spec.probe_key or ""
     name = f"{source}_changes_sensor"
 
     @sensor(
@@ -125,8 +124,8 @@ def build_changes_sensor(source: str) -> SensorDefinition:
         job=reindex_job(source),
         minimum_interval_seconds=source_spec.probe_seconds or 60,
         default_status=DefaultSensorStatus.RUNNING,
-        description=f"Probes {source}'s cheap change signal ({key}) per scope and re-indexes "
-        "only the scopes that moved.",
+        description=f"Probes {source}'s cheap change signal per scope and re-indexes only the "
+        "scopes that moved.",
     )
     def changes_sensor(
         context: SensorEvaluationContext, registry: RegistryResource, snapshots: SnapshotResource
@@ -140,11 +139,13 @@ def build_changes_sensor(source: str) -> SensorDefinition:
         for scope in reg.scopes_for(source):
             if scope not in partitions:
                 continue
-            indexed = snapshots.get().read_cursor(source, scope)
-            if indexed is None:
+            stored = snapshots.get().read_cursor(source, scope)
+            if stored is None:
                 continue  # never indexed: the registry sensor's backfill covers it
             try:
                 connector = connector_class(source)(reg.source_settings(source, scope), scope)
+                # None: a cursor of an older layout; one run (a full pull) rewrites it.
+                indexed = connector.load_cursor(stored)
                 token = connector.probe(indexed)
             except KnowledgePlatformError as exc:
                 context.log.warning(f"{source}:{scope}: probe failed, will retry: {exc}")
@@ -154,7 +155,8 @@ def build_changes_sensor(source: str) -> SensorDefinition:
             if token is None:
                 continue
             current[scope] = token
-            if seen.get(scope, indexed.get(key)) != token:
+            built = indexed.probe_token() if indexed is not None else None
+            if seen.get(scope, built) != token:
                 requests.append(
                     RunRequest(
                         run_key=f"changes:{source}:{scope}:{token}",

@@ -30,6 +30,12 @@ class BaseCursor(BaseModel):
         published collection; None for a source without revisions."""
         return None
 
+    def probe_token(self) -> str | None:
+        """The change probe's token when this pull started: what `Connector.change_token`
+        answers while nothing has changed since (the change sensor compares the two); None for
+        a source without a cheap probe."""
+        return None
+
     def stored(self) -> dict[str, Any]:
         """The JSON form written to cursor.json (the field names are the stored keys)."""
         return self.model_dump(mode="json")

@@ -52,8 +52,6 @@ class SourceSpec:
     poll_minutes: int | None = None
     #: Seconds between cheap change probes (`Connector.probe`); None: no probe.
     probe_seconds: int | None = None
-    #: The pull cursor key holding the probe token the index was built from.
-    probe_key: str | None = None
     #: Promise of the sync contract (docs/sync-contract.md): how long a delete or a move
     #: may stay searchable, for status and documentation.
     deadline: str = "the weekly full pull"

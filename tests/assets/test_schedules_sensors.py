@@ -24,6 +24,7 @@ from dagster._utils.schedules import cron_string_iterator
 from assets.definitions import build_definitions
 from assets.partitions import ensure_scopes
 from assets.schedules import TIMEZONE, WEEKLY_CRON
+from knowledge_platform.ingest.snapshots import SnapshotStore
 from knowledge_platform.settings import Settings
 from tests.conftest import write_registry
 
@@ -217,6 +218,23 @@ def test_memory_changes_sensor_requests_only_changed_scopes(
         changed = tick(first.cursor)
         assert [r.partition_key for r in changed.run_requests] == ["acme"]
         assert json.loads(changed.cursor)["internal"] == json.loads(first.cursor)["internal"]
+
+
+def test_a_changes_sensor_reads_the_indexed_cursor_through_its_model(kp_env, run_assets):
+    """The token the index was built from comes from the typed cursor: a stored cursor of
+    another layout (one the model no longer reads, so the next pull is a full one) is not
+    taken at its word even when a key matches the probe; one run rewrites it."""
+    defs = build_definitions(Settings())
+    sensor = defs.resolve_sensor_def("memory_files_changes_sensor")
+    with instance_for_test() as instance:
+        ensure_scopes(instance, "memory_files", ["internal"])
+        run_assets("memory_files", "internal")
+        assert _sensor_tick(defs, sensor, instance, None).run_requests == []
+        snapshots = SnapshotStore(kp_env.data_dir)
+        stored = snapshots.read_cursor("memory_files", "internal") or {}
+        snapshots.write_cursor("memory_files", "internal", {**stored, "layout": 0})
+        again = _sensor_tick(defs, sensor, instance, None)
+        assert [r.partition_key for r in again.run_requests] == ["internal"]
 
 
 def test_the_automation_sensor_runs_by_default_for_every_automated_asset(kp_env):

@@ -18,7 +18,7 @@ class NotesConnector(MemoryFilesConnector):
     settings_model = NotesSettings
     #: What a pull leaves for the next, typed (connectors/cursor.py): the folder's
     #: fingerprint. `pull` receives it as a `MemoryFilesCursor` (None the first time, or when
-    #: the stored one no longer validates: a full pull) and returns the next one; spec.py's
-    #: `probe_key` names its field. A source with more state declares its own `BaseCursor`
+    #: the stored one no longer validates: a full pull) and returns the next one; its
+    #: `probe_token()` is the fingerprint. A source with more state declares its own `BaseCursor`
     #: subclass, every field with a default.
     cursor_model = MemoryFilesCursor

@@ -7,5 +7,4 @@ SPEC = SourceSpec(
     connector="tests.example_source.connector:NotesConnector",
     push=PushSpec(path="/hooks/notes", module="tests.example_source.push"),
     probe_seconds=30,
-    probe_key="fingerprint",
 )

@@ -56,11 +56,13 @@ def test_every_cursor_model_is_frozen_and_rejects_unknown_keys(source: str) -> N
         model.model_validate({**MAIN[source], "written_by_another_version": 1})
 
 
-@pytest.mark.parametrize("source", [s for s in SOURCE_NAMES if spec(s).probe_key])
-def test_a_probe_key_names_a_field_of_the_cursor(source: str) -> None:
-    """The change sensor compares a probe token with the stored cursor's `probe_key` entry:
-    a renamed field must rename the key too."""
-    assert spec(source).probe_key in connector_class(source).cursor_model.model_fields
+@pytest.mark.parametrize("source", [s for s in SOURCE_NAMES if spec(s).probe_seconds])
+def test_a_probed_source_s_cursor_says_which_token_it_was_built_from(source: str) -> None:
+    """The change sensor compares the probe's token with the indexed cursor's `probe_token()`:
+    every source with a probe answers it from the cursor it stored."""
+    cursor = connector_class(source).cursor_model.model_validate(MAIN[source])
+    token = cursor.probe_token()
+    assert token and token in MAIN[source].values()
 
 
 def test_a_stored_cursor_that_no_longer_validates_reads_as_none_with_a_log_line(

@@ -94,6 +94,9 @@ class GitCursor(BaseCursor):
     def revision(self) -> str | None:
         return self.sha or None
 
+    def probe_token(self) -> str | None:
+        return self.sha
+
 
 class GitDocsConnector(Connector[GitCursor]):
     name = "git_docs"

@@ -9,7 +9,6 @@ SPEC = SourceSpec(
     push=PushSpec(path="/hooks/git", module="knowledge_platform.connectors.git_docs.push"),
     connector="knowledge_platform.connectors.git_docs.connector:GitDocsConnector",
     probe_seconds=120,
-    probe_key="sha",
     deadline="2 minutes (the branch-head probe) plus one run",
     pin=PinSpec(setting="at_sha", version="a commit sha (hex digits)"),
 )

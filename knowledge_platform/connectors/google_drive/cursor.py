@@ -36,7 +36,7 @@ class GoogleDriveCursor(BaseCursor):
     #: (one `page_token`, no `tokens`) have no `v` and must read as none, not as an empty
     #: change log. A first pull starts from no cursor (None), not from an empty one.
     v: Literal[2]
-    #: All of `tokens` in one string: what the change probe compares (spec `probe_key`).
+    #: All of `tokens` in one string: what the change probe compares (`probe_token`).
     page_token: str = ""
     #: Change log ("" for My Drive, else a shared drive id) -> its next page token.
     tokens: dict[str, str] = Field(default_factory=dict)
@@ -48,3 +48,6 @@ class GoogleDriveCursor(BaseCursor):
     folders: dict[str, list[str]] = Field(default_factory=dict)
     #: File id -> what the last pull kept of it (tree.record).
     files: dict[str, FileRecord] = Field(default_factory=dict)
+
+    def probe_token(self) -> str | None:
+        return self.page_token

@@ -15,6 +15,5 @@ SPEC = SourceSpec(
     freshness=Freshness(warn_after=dt.timedelta(hours=6), fail_after=dt.timedelta(days=1)),
     api_pool="google_api",
     probe_seconds=120,
-    probe_key="page_token",
     deadline="2 minutes (the Changes API probe) plus one run",
 )

@@ -28,6 +28,9 @@ class MemoryFilesCursor(BaseCursor):
     #: The files' fingerprint when the pull started (what `probe` compares with).
     fingerprint: str = ""
 
+    def probe_token(self) -> str | None:
+        return self.fingerprint
+
 
 class MemoryFilesConnector(Connector[MemoryFilesCursor]):
     name = "memory_files"

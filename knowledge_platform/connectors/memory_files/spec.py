@@ -8,6 +8,5 @@ SPEC = SourceSpec(
     name="memory_files",
     connector="knowledge_platform.connectors.memory_files.connector:MemoryFilesConnector",
     probe_seconds=30,
-    probe_key="fingerprint",
     deadline="30 seconds (the change probe) plus one run",
 )
