@@ -69,7 +69,7 @@ def test_full_pull_follows_robots_and_the_sitemap_index(site: WebsiteFake) -> No
     assert "/sitemaps/pages-2.xml.gz" in paths  # a gzipped child sitemap
     assert not any(p.startswith("/private/") for p in paths)  # disallowed: never requested
     assert {r.headers["User-Agent"] for r in site.log} == {"SurefootKnowledgeBot/1.0"}
-    assert result.cursor.pages[site.url("/about")]["etag"] == site.etag("/about")
+    assert result.cursor.pages[site.url("/about")].etag == site.etag("/about")
 
 
 def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None:
@@ -88,6 +88,9 @@ def test_unchanged_pages_answer_304_and_yield_nothing(site: WebsiteFake) -> None
     assert about.headers["If-None-Match"] == site.etag("/about")
     assert about.headers["If-Modified-Since"].endswith("GMT")
     assert set(second.cursor.pages) == set(first.cursor.pages)
+    # A page with no main text is said once per version: its record keeps why, its 304 is silent.
+    assert first.cursor.pages[site.url("/empty")].skip == "no main text could be extracted"
+    assert second.skipped == []
 
 
 def test_last_modified_alone_is_enough_for_304() -> None:

@@ -16,6 +16,7 @@ from knowledge_platform.connectors.catalog import SOURCE_NAMES, connector_class,
 from knowledge_platform.connectors.clickup.cursor import AttachmentVerdict, ClickUpCursor
 from knowledge_platform.connectors.cursor import BaseCursor, load_cursor
 from knowledge_platform.connectors.google_drive.cursor import GoogleDriveCursor
+from knowledge_platform.connectors.website.cursor import WebsiteCursor
 
 #: One cursor per source as the code before typed cursors wrote it (cursor.json), taken from
 #: pulls against the fakes in tests/fakes (the website's lists cut to three entries).
@@ -80,3 +81,16 @@ def test_a_stored_cursor_that_no_longer_validates_reads_as_none_with_a_log_line(
     assert "pulling in full" in line
     assert load_cursor(GoogleDriveCursor, None, "google_drive:internal") is None
     assert not caplog.records[1:]  # no cursor at all is a first pull, not worth a line
+
+
+def test_the_website_s_per_url_records_are_models_written_back_as_stored() -> None:
+    stored: dict[str, Any] = MAIN["website"]
+    cursor = WebsiteCursor.model_validate(stored)
+    url, page = next(iter(cursor.pages.items()))
+    assert page.document(url) == url and page.blocks and page.etag and page.skip is None
+    assert all(s.children or s.pages for s in cursor.sitemaps.values())
+    assert cursor.robots is not None and "Sitemap:" in cursor.robots.text
+    assert cursor.stored() == stored  # unset fields left out: the very layout main wrote
+    misspelt = json.loads(json.dumps(stored))
+    misspelt["pages"][url]["etga"] = '"abc"'
+    assert load_cursor(WebsiteCursor, misspelt, "website:internal") is None  # a full pull

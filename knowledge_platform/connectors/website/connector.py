@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Known, PullResult, Skipped
 from knowledge_platform.connectors.http import HttpClient, HttpConnector
 from knowledge_platform.connectors.website.crawl import ROBOTS_REFUSAL, Outcome, SiteCrawl
-from knowledge_platform.connectors.website.cursor import WebsiteCursor
+from knowledge_platform.connectors.website.cursor import PageRecord, RobotsRecord, WebsiteCursor
 from knowledge_platform.connectors.website.fetch import Crawler
 from knowledge_platform.connectors.website.page import (
     Page,
@@ -126,8 +126,8 @@ class WebsiteConnector(HttpConnector[WebsiteCursor]):
             title, text = main_text(page, outcome.final)
             if not text:
                 return Skipped(source_id=outcome.url, reason="no main text could be extracted")
-        state = outcome.state or {}
-        validator = state.get("etag") or state.get("last_modified")
+        state = outcome.state or PageRecord()
+        validator = state.etag or state.last_modified
         return Document(
             source=self.name,
             source_id=doc_id,
@@ -158,8 +158,10 @@ class _Assembly:
         self.skipped: list[Skipped] = []
         #: document ids kept at their last good version (a failed page or sitemap)
         self.kept: set[str] = set()
+        #: final URL -> why the page read gave no document (its record says so next pull)
+        self.no_document: dict[str, str] = {}
 
-    def run(self, robots: dict[str, Any] | None) -> PullResult[WebsiteCursor]:
+    def run(self, robots: RobotsRecord | None) -> PullResult[WebsiteCursor]:
         """The pull's result; `robots`: robots.txt's entry for the cursor."""
         listed = [self.crawl.fetch(url) for url in self._select()]
         self.chrome = self._chrome(listed)
@@ -206,7 +208,7 @@ class _Assembly:
             seen: dict[str, list[str]] = {}
             for o in listed:
                 if o.live and o.state is not None:
-                    seen.setdefault(o.final, o.state.get("blocks") or [])
+                    seen.setdefault(o.final, o.state.blocks or [])
             return list(seen.values())
 
         chrome = site_chrome(
@@ -214,7 +216,7 @@ class _Assembly:
         )
         changed = chrome ^ set(self.state_chrome)
         for i, o in enumerate(listed):
-            blocks = (o.state or {}).get("blocks") or []
+            blocks = (o.state.blocks if o.state else None) or []
             if o.kind == "same" and changed.intersection(blocks):
                 listed[i] = self.crawl.fetch(o.url, whole=True)
         return chrome
@@ -254,9 +256,7 @@ class _Assembly:
 
     def _previous(self) -> set[str]:
         old = self.crawl.old
-        return set(self.known.documents) | {
-            e.get("canonical", url) for url, e in old.items() if not e.get("skip")
-        }
+        return set(self.known.documents) | {e.document(url) for url, e in old.items() if not e.skip}
 
     def _gone(self, live: set[str]) -> tuple[set[str], set[str]]:
         """(confirmed, inferred) deletions among the documents of the last pull that this
@@ -318,25 +318,25 @@ class _Assembly:
             )
             made = self.connector.document(rep, page, doc_id, aliases, lastmod)
             if isinstance(made, Skipped):
-                if rep.state is not None:
-                    rep.state["skip"] = made.reason
+                self.no_document[rep.final] = made.reason
                 self._keep(made.source_id, made.reason, {doc_id})
             else:
                 documents.append(made)
         return documents
 
-    def _pages(self) -> dict[str, dict[str, Any]]:
-        """The next pull's per-URL entries: what answered, the aliases that led there, and
-        the last entries of what was kept."""
-        pages: dict[str, dict[str, Any]] = {}
+    def _pages(self) -> dict[str, PageRecord]:
+        """The next pull's per-URL records: what answered, the aliases that led there, and
+        the last records of what was kept."""
+        pages: dict[str, PageRecord] = {}
         for o in self.crawl.outcomes.values():
             if o.state is not None and (o.live or o.kind == "unindexable"):
-                pages[o.final] = o.state
+                skip = self.no_document.get(o.final)
+                pages[o.final] = o.state.model_copy(update={"skip": skip}) if skip else o.state
             if o.live:
                 for url in (o.url, *o.chain):
                     if url != o.final:
-                        pages.setdefault(url, {"canonical": o.canonical})
+                        pages.setdefault(url, PageRecord(canonical=o.canonical))
         for url, entry in self.crawl.old.items():
-            if url not in pages and (url in self.kept or entry.get("canonical") in self.kept):
+            if url not in pages and (url in self.kept or entry.canonical in self.kept):
                 pages[url] = entry
         return pages

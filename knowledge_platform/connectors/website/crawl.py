@@ -12,13 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 import httpx
 
 from knowledge_platform.connectors.base import Known
-from knowledge_platform.connectors.website.fetch import Crawler, absolute, validators_of
+from knowledge_platform.connectors.website.cursor import PageRecord, Validators
+from knowledge_platform.connectors.website.fetch import (
+    Crawler,
+    absolute,
+    revalidated,
+    validators_of,
+)
 from knowledge_platform.connectors.website.page import parse_page
 from knowledge_platform.connectors.website.robots import Robots
 from knowledge_platform.connectors.website.settings import WebsiteSettings
@@ -46,8 +52,8 @@ class Outcome:
     html: str | None = None
     #: its Last-Modified header
     modified: str | None = None
-    #: the cursor entry of `final`: validators, canonical, chrome fingerprints, skip reason
-    state: dict[str, Any] | None = None
+    #: the cursor record of `final`: validators, canonical, chrome fingerprints, skip reason
+    state: PageRecord | None = None
     #: an unindexable page already reported when it last changed (it answered 304)
     silent: bool = False
     #: a type that is not read (listed once, no failure)
@@ -69,7 +75,7 @@ class SiteCrawl:
         cfg: WebsiteSettings,
         crawler: Crawler,
         robots: Robots,
-        old: dict[str, dict[str, Any]],
+        old: dict[str, PageRecord],
         known: Known,
         full: bool,
     ) -> None:
@@ -96,22 +102,23 @@ class SiteCrawl:
 
     def document_of(self, url: str) -> str:
         """The document `url` belonged to after the last pull."""
-        return (self.old.get(url) or {}).get("canonical", url)
+        entry = self.old.get(url)
+        return entry.document(url) if entry is not None else url
 
-    def validators(self, url: str) -> dict[str, Any] | None:
+    def validators(self, url: str) -> PageRecord | None:
         """What to send for a conditional GET of `url`, or None to read it whole: never
         known, read before this version of the connector, or its document is to be read again
         (it failed last time), or a full pull whose index lacks the document."""
         entry = self.old.get(url)
-        if not entry or not (entry.get("etag") or entry.get("last_modified")):
+        if entry is None or not entry.known():
             return None
-        doc = entry.get("canonical", url)
+        doc = entry.document(url)
         documents, retry = self.known.documents, self.known.retry
         if any(i in retry and i in documents for i in (url, doc)):
             return None
-        if entry.get("skip"):
+        if entry.skip:
             return entry
-        if "blocks" not in entry or (self.full and doc not in documents):
+        if entry.blocks is None or (self.full and doc not in documents):
             return None
         return entry
 
@@ -160,22 +167,20 @@ class SiteCrawl:
             )
         status = response.status_code
         if status == 304:
-            entry = self.old.get(final) or {}
-            state = {**entry, **validators_of(response, entry)}
-            if entry.get("skip"):
+            entry = self.old.get(final) or PageRecord()
+            state = revalidated(entry, response)
+            if entry.skip:
                 return Outcome(
                     url,
                     "unindexable",
                     final,
-                    reason=entry["skip"],
+                    reason=entry.skip,
                     chain=chain,
                     state=state,
                     silent=True,
-                    unsupported=bool(entry.get("type")),
+                    unsupported=bool(entry.type),
                 )
-            return Outcome(
-                url, "same", final, entry.get("canonical", final), chain=chain, state=state
-            )
+            return Outcome(url, "same", final, entry.document(final), chain=chain, state=state)
         if status in _GONE:
             return Outcome(url, "gone", final, reason=f"HTTP {status}", chain=chain)
         if status != 200:
@@ -192,10 +197,10 @@ class SiteCrawl:
                 final,
                 reason=reason,
                 chain=chain,
-                state={**validators, "skip": reason},
+                state=PageRecord(**dict(validators), skip=reason),
             )
         canonical = self._canonical(page.canonical or _link_canonical(response, final), final)
-        state = {**validators, "canonical": canonical, "blocks": page.blocks}
+        state = PageRecord(**dict(validators), canonical=canonical, blocks=page.blocks)
         return Outcome(
             url,
             "page",
@@ -213,7 +218,7 @@ class SiteCrawl:
         final: str,
         chain: list[str],
         response: httpx.Response,
-        validators: dict[str, Any],
+        validators: Validators,
     ) -> Outcome:
         """Not HTML: converted when `files` reads its type, else listed once as a type that
         is not read. A file that cannot be converted says so once per version (its 304s are
@@ -228,14 +233,16 @@ class SiteCrawl:
                 final,
                 reason=reason,
                 chain=chain,
-                state={**validators, "skip": reason, "type": ctype},
+                state=PageRecord(**dict(validators), skip=reason, type=ctype),
                 unsupported=True,
             )
         try:
             converted = convert(response.content, ctype, name, limits=self.cfg.files.limits())
         except ConversionError as exc:
             state = (
-                None if isinstance(exc, ConversionLimitError) else {**validators, "skip": str(exc)}
+                None
+                if isinstance(exc, ConversionLimitError)
+                else PageRecord(**dict(validators), skip=str(exc))
             )
             return Outcome(url, "unindexable", final, reason=str(exc), chain=chain, state=state)
         canonical = self._canonical(_link_canonical(response, final), final)
@@ -247,7 +254,7 @@ class SiteCrawl:
             chain=chain,
             converted=converted,
             modified=response.headers.get("Last-Modified"),
-            state={**validators, "canonical": canonical, "blocks": []},
+            state=PageRecord(**dict(validators), canonical=canonical, blocks=[]),
         )
 
     def _canonical(self, named: str | None, final: str) -> str:

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 from urllib.parse import urldefrag, urljoin
 
 import httpx
 
 from knowledge_platform.connectors.http import HttpClient
+from knowledge_platform.connectors.website.cursor import Validators
 from knowledge_platform.errors import SourceError
 
 REDIRECTS = (301, 302, 303, 307, 308)
@@ -20,7 +21,9 @@ REDIRECTS = (301, 302, 303, 307, 308)
 MAX_REDIRECTS = 5
 
 #: url -> the validators stored for it ({"etag", "last_modified"}), or None.
-Validators = Callable[[str], "dict[str, Any] | None"]
+#: URL -> the validators to send for it (None: an unconditional GET).
+ValidatorsFor = Callable[[str], Validators | None]
+R = TypeVar("R", bound=Validators)
 
 
 def absolute(base: str, href: str) -> str:
@@ -28,24 +31,29 @@ def absolute(base: str, href: str) -> str:
     return urldefrag(urljoin(base, href.strip())).url
 
 
-def conditional_headers(validators: dict[str, Any] | None) -> dict[str, str]:
+def conditional_headers(validators: Validators | None) -> dict[str, str]:
     headers: dict[str, str] = {}
-    if validators and validators.get("etag"):
-        headers["If-None-Match"] = validators["etag"]
-    if validators and validators.get("last_modified"):
-        headers["If-Modified-Since"] = validators["last_modified"]
+    if validators and validators.etag:
+        headers["If-None-Match"] = validators.etag
+    if validators and validators.last_modified:
+        headers["If-Modified-Since"] = validators.last_modified
     return headers
 
 
-def validators_of(response: httpx.Response, before: dict[str, Any] | None = None) -> dict[str, Any]:
+def validators_of(response: httpx.Response, before: Validators | None = None) -> Validators:
     """The validators to keep after `response`. A 304 repeats (or updates) `ETag` and may
     omit `Last-Modified` (RFC 9110 15.4.5): what it does not repeat is kept from `before`."""
-    before = before or {}
-    etag = response.headers.get("ETag")
-    modified = response.headers.get("Last-Modified")
-    if response.status_code == 304:
-        etag, modified = etag or before.get("etag"), modified or before.get("last_modified")
-    return {k: v for k, v in (("etag", etag), ("last_modified", modified)) if v}
+    etag = response.headers.get("ETag") or None
+    modified = response.headers.get("Last-Modified") or None
+    if response.status_code == 304 and before is not None:
+        etag, modified = etag or before.etag, modified or before.last_modified
+    return Validators(etag=etag, last_modified=modified)
+
+
+def revalidated(record: R, response: httpx.Response) -> R:
+    """`record` as a 304 `response` leaves it: the same content, its validators refreshed."""
+    fresh = validators_of(response, record)
+    return record.model_copy(update={"etag": fresh.etag, "last_modified": fresh.last_modified})
 
 
 @dataclass
@@ -80,7 +88,7 @@ class Crawler:
     def get(
         self,
         url: str,
-        validators: dict[str, Any] | None = None,
+        validators: Validators | None = None,
         allow: Collection[int] = (),
         max_bytes: int | None = None,
     ) -> httpx.Response:
@@ -101,7 +109,7 @@ class Crawler:
             self._last = self._clock()
 
     def resource(
-        self, url: str, validators: dict[str, Any] | None, allow: Collection[int] = ()
+        self, url: str, validators: Validators | None, allow: Collection[int] = ()
     ) -> httpx.Response:
         """GET a file of the site (robots.txt, a sitemap) wherever it redirects; a 304 only
         comes back when `validators` were sent."""
@@ -115,7 +123,7 @@ class Crawler:
     def follow(
         self,
         url: str,
-        validators: Validators,
+        validators: ValidatorsFor,
         allow: Collection[int] = (),
         refuse: Callable[[str], str | None] = lambda _: None,
         max_bytes: int | None = None,

@@ -6,12 +6,12 @@ conditional GET; the last good file is kept in the cursor for a 304."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from protego import Protego
 
-from knowledge_platform.connectors.website.fetch import Crawler, validators_of
+from knowledge_platform.connectors.website.cursor import RobotsRecord
+from knowledge_platform.connectors.website.fetch import Crawler, revalidated, validators_of
 from knowledge_platform.errors import SourceError
 
 #: 4xx on robots.txt means "no rules" -- except 429, which is retried like any rate limit.
@@ -46,11 +46,10 @@ def robots_url(base_url: str) -> str:
 
 
 def read_robots(
-    crawler: Crawler, base_url: str, user_agent: str, cached: dict[str, Any] | None
-) -> tuple[Robots, dict[str, Any] | None]:
+    crawler: Crawler, base_url: str, user_agent: str, cached: RobotsRecord | None
+) -> tuple[Robots, RobotsRecord | None]:
     """The rules and what to cache for the next run's conditional GET."""
     url = robots_url(base_url)
-    cached = cached if cached and "text" in cached else None
     try:
         response = crawler.resource(url, cached, allow=_NO_ROBOTS)
     except SourceError as exc:
@@ -60,10 +59,10 @@ def read_robots(
         ) from None
     status = response.status_code
     if status == 304 and cached is not None:
-        text, entry = cached["text"], {**cached, **validators_of(response, cached)}
+        text, entry = cached.text, revalidated(cached, response)
     elif status >= 400:
         return Robots(None, user_agent), None
     else:
         text = response.content[:_MAX_BYTES].decode("utf-8", errors="replace")
-        entry = {**validators_of(response), "text": text}
+        entry = RobotsRecord(**dict(validators_of(response)), text=text)
     return Robots(Protego.parse(text), user_agent), entry

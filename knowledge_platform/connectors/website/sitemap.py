@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import gzip
 import xml.etree.ElementTree as ET
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from knowledge_platform.connectors.website.fetch import Crawler, validators_of
+from knowledge_platform.connectors.website.cursor import SitemapRecord
+from knowledge_platform.connectors.website.fetch import Crawler, revalidated, validators_of
 from knowledge_platform.errors import SourceError
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -78,16 +78,16 @@ class FailedSitemap:
 class Listing:
     #: page url -> lastmod, from every sitemap read this run, in document order
     pages: dict[str, str | None] = field(default_factory=dict)
-    #: sitemap url -> {"etag", "last_modified", "children", "pages"}: the next run's cache
-    cache: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: sitemap url -> its record: the next run's cache
+    cache: dict[str, SitemapRecord] = field(default_factory=dict)
     failed: list[FailedSitemap] = field(default_factory=list)
     #: the roots that answered (remembered for a run where robots.txt names none)
     roots: list[str] = field(default_factory=list)
 
 
 def _read_one(
-    crawler: Crawler, url: str, before: dict[str, Any] | None, allow: Collection[int] = ()
-) -> dict[str, Any] | None:
+    crawler: Crawler, url: str, before: SitemapRecord | None, allow: Collection[int] = ()
+) -> SitemapRecord | None:
     """The sitemap's cache entry; None when it answered a status in `allow`."""
     response = crawler.resource(url, before, (*allow, *_GONE))
     if response.status_code in allow:
@@ -95,30 +95,30 @@ def _read_one(
     if response.status_code in _GONE:
         raise SitemapGone(f"website: GET {url} answered HTTP {response.status_code}")
     if response.status_code == 304 and before is not None:
-        return {**before, **validators_of(response, before)}
+        return revalidated(before, response)
     if response.status_code != 200:
         raise SourceError(f"website: GET {url} answered HTTP {response.status_code}")
     children, pages = parse_sitemap(response.content, url)
-    return {**validators_of(response), "children": children, "pages": pages}
+    return SitemapRecord(**dict(validators_of(response)), children=children, pages=pages)
 
 
 def _keep(
-    url: str, cached: dict[str, dict[str, Any]], into: dict[str, dict[str, Any]], pages: list[str]
+    url: str, cached: Mapping[str, SitemapRecord], into: dict[str, SitemapRecord], pages: list[str]
 ) -> None:
     """Carry a failed sitemap's last good listing (and its children's) to the next run."""
     entry = cached.get(url)
     if entry is None or url in into:
         return
     into[url] = entry
-    pages.extend(entry.get("pages") or {})
-    for child in entry.get("children") or []:
+    pages.extend(entry.pages)
+    for child in entry.children:
         _keep(child, cached, into, pages)
 
 
 def read_sitemaps(
     crawler: Crawler,
     roots: list[str],
-    cached: dict[str, dict[str, Any]],
+    cached: Mapping[str, SitemapRecord],
     *,
     fresh: Collection[str] = (),
     max_sitemaps: int = 50,
@@ -156,8 +156,8 @@ def read_sitemaps(
         if url in roots:
             listing.roots.append(url)
         listing.cache[url] = entry
-        queue.extend(c for c in entry["children"] if c not in seen)
-        for loc, lastmod in entry["pages"].items():
+        queue.extend(c for c in entry.children if c not in seen)
+        for loc, lastmod in entry.pages.items():
             listing.pages.setdefault(loc, lastmod)
     if not listing.roots:  # the listing itself failed: an outage, nothing may change
         raise first_error or SourceError(
