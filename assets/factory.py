@@ -39,7 +39,7 @@ from resources.signals import SignalsResource
 
 FULL_PULL_TAG = run_tags.FULL_PULL
 FULL_RECONCILE_TAG = run_tags.FULL_RECONCILE
-#: git_docs only: rebuild the partition from exactly this commit.
+#: A source whose spec declares a pin: rebuild the partition from exactly this version.
 AT_TAG = run_tags.AT
 #: Ids webhooks named (hooks_sensor): a connector that can read by id reads only those.
 HINT_TAG = run_tags.HINT
