@@ -283,7 +283,7 @@ async def test_a_source_can_be_restricted_in_the_registry(handbook) -> None:
     assert [e["title"] for e in memory["entries"]] == ["Notes"]
     registry = runtime.registry.model_copy(deep=True)
     registry.internal.sources["memory_files"]["confidentiality"] = "restricted"
-    restricted = Runtime(runtime.settings, registry=registry)  # the same KP_HOME
+    restricted = IngestRuntime(runtime.settings, registry=registry)  # the same KP_HOME
     try:
         index(restricted, "memory_files")
     finally:

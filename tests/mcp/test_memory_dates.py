@@ -12,7 +12,7 @@ from fastmcp import Client
 
 from knowledge_platform.connectors.memory_files.connector import MemoryFilesConnector
 from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
-from knowledge_platform.runtime import Runtime
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.settings import Settings
 from mcp_service.server import build_server
 from tests.mcp.fixtures import days_ago, index_documents
@@ -44,7 +44,7 @@ async def test_undated_memory_files_carry_no_date_and_are_never_recent(
         "plan.md": days_ago(3),
     }
 
-    runtime = Runtime(kp_env)
+    runtime = IngestRuntime(kp_env)
     try:
         index_documents(runtime, "internal", "memory_files", docs)
         async with Client(build_server(runtime, default_principal="compass")) as client:

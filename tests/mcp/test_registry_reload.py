@@ -19,8 +19,8 @@ from fastmcp.exceptions import ToolError
 from typer.testing import CliRunner
 
 from knowledge_platform.config.registry import hash_token
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.models import Document
-from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import Settings
 from kp.app import app as kp
@@ -80,7 +80,7 @@ async def test_registry_edits_take_effect_without_a_restart(
         monkeypatch.setenv(key, value)
     settings = Settings()
     admin, _, _ = ensure_admin_token(settings)
-    indexer = Runtime(settings)  # another process in real life: a Dagster run
+    indexer = IngestRuntime(settings)  # another process in real life: a Dagster run
     index_documents(
         indexer,
         "internal",

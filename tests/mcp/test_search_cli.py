@@ -7,6 +7,7 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from typer.testing import CliRunner
 
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.models import Document
 from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
@@ -28,7 +29,7 @@ OPS = Document(
 
 @pytest.fixture
 def indexed(kp_env: Settings) -> Settings:
-    runtime = Runtime(kp_env)
+    runtime = IngestRuntime(kp_env)
     try:
         index_documents(runtime, "internal", "memory_files", [OPS])
     finally:

@@ -25,8 +25,8 @@ import httpx
 import yaml
 
 from knowledge_platform.config.registry import hash_token
+from knowledge_platform.ingest.runtime import IngestRuntime
 from knowledge_platform.models import Document
-from knowledge_platform.runtime import Runtime
 from knowledge_platform.settings import Settings
 from tests.mcp.fixtures import index_documents
 from tests.procs import REPO, free_port
@@ -144,7 +144,7 @@ def test_two_workers_serve_one_port_from_one_edition_and_stop_together(tmp_path:
         "KP_CONFIG": str(config),
         "KP_DAGSTER_URL": f"http://127.0.0.1:{free_port()}",
     }
-    runtime = Runtime(Settings.model_validate(env))
+    runtime = IngestRuntime(Settings.model_validate(env))
     try:
         index_documents(runtime, "internal", "memory_files", [NOTE])
         version = runtime.store.info("internal").version
