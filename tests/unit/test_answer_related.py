@@ -5,21 +5,17 @@ changed the value marks the stale one as older."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from knowledge_platform.dating import CHANGE
-from knowledge_platform.embeddings.deterministic import HashEmbedder
-from knowledge_platform.models import Chunk, Hit, Point
-from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.sentences import candidates
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.retrieval import Retriever
-from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.store.edge import EdgeStore
+from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import make_chunk
 
 ONCALL = make_chunk(
@@ -65,36 +61,8 @@ LOGS = [
 
 @pytest.fixture
 def retriever(tmp_path: Path) -> Iterator[Retriever]:
-    store = EdgeStore(tmp_path / "shards", optimize=False)
-    embedder, sparse = HashEmbedder(), SparseEncoder()
-    points = [
-        Point(
-            id=c.id,
-            dense=embedder.embed_documents([c.text])[0].tolist(),
-            sparse=sparse.encode_document(c.text),
-            payload=c.payload(),
-        )
-        for c in (ONCALL, CONTACTS, TOOLS, SWITCH, *LOGS)
-    ]
-    with store.writer("internal", embedder.model_id, embedder.dim) as writer:
-        writer.upsert(points)
-    yield Retriever(store, embedder, sparse)
-    store.close()
-
-
-def hits(*chunks: Chunk) -> list[Hit]:
-    return [Hit(chunk=c, score=1.0 - i / 10) for i, c in enumerate(chunks)]
-
-
-def answer(question: str, found: Sequence[Hit], retriever: Retriever):
-    return extractive_answer(
-        question,
-        found,
-        scope="internal",
-        embedder=retriever.embedder,
-        min_score=0.3,
-        related=lambda text, limit: retriever.search("internal", text, limit=limit),
-    )
+    with hash_retriever(tmp_path, (ONCALL, CONTACTS, TOOLS, SWITCH, *LOGS)) as found:
+        yield found
 
 
 def test_a_second_source_retrieval_left_out_is_shown_as_a_conflict(retriever: Retriever):

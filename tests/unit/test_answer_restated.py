@@ -15,16 +15,14 @@ import pytest
 
 from knowledge_platform.dating import CHANGE, marks
 from knowledge_platform.embeddings.deterministic import HashEmbedder
-from knowledge_platform.models import Chunk, Hit, Point
+from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers import relevance
 from knowledge_platform.serve.answers.currency import current_first
-from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.relevance import score_sentences
 from knowledge_platform.serve.answers.sentences import candidates
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.retrieval import Retriever
-from knowledge_platform.sparse import SparseEncoder
-from knowledge_platform.store.edge import EdgeStore
+from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import make_chunk
 
 VENDORS = make_chunk(
@@ -73,25 +71,8 @@ LOGS = [
 
 @pytest.fixture
 def retriever(tmp_path: Path) -> Iterator[Retriever]:
-    store = EdgeStore(tmp_path / "shards", optimize=False)
-    embedder, sparse = HashEmbedder(), SparseEncoder()
-    points = [
-        Point(
-            id=c.id,
-            dense=embedder.embed_documents([c.text])[0].tolist(),
-            sparse=sparse.encode_document(c.text),
-            payload=c.payload(),
-        )
-        for c in (VENDORS, UPTIME, CRIT, TRAVEL, *LOGS)
-    ]
-    with store.writer("internal", embedder.model_id, embedder.dim) as writer:
-        writer.upsert(points)
-    yield Retriever(store, embedder, sparse)
-    store.close()
-
-
-def hits(*chunks: Chunk) -> list[Hit]:
-    return [Hit(chunk=c, score=1.0 - i / 10) for i, c in enumerate(chunks)]
+    with hash_retriever(tmp_path, (VENDORS, UPTIME, CRIT, TRAVEL, *LOGS)) as found:
+        yield found
 
 
 def ids(found: Sequence[Hit]) -> list[str]:
@@ -105,13 +86,8 @@ def test_a_change_cue_marks_the_chunk() -> None:
 def test_a_newer_restatement_retrieval_left_out_makes_the_standing_value_old(
     retriever: Retriever,
 ) -> None:
-    result = extractive_answer(
-        "How frequently is PingPost checking the storefronts?",
-        hits(VENDORS, *LOGS),
-        scope="internal",
-        embedder=retriever.embedder,
-        min_score=0.3,
-        related=lambda text, limit: retriever.search("internal", text, limit=limit),
+    result = answer(
+        "How frequently is PingPost checking the storefronts?", hits(VENDORS, *LOGS), retriever
     )
     assert "every minute" in result.answer
     (conflict,) = result.conflicts
