@@ -17,6 +17,7 @@ from knowledge_platform.dating import CHANGE, marks
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers import relevance
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.currency import current_first
 from knowledge_platform.serve.answers.relevance import score_sentences
 from knowledge_platform.serve.answers.sentences import candidates
@@ -140,3 +141,15 @@ def test_what_replaced_x_favours_the_sentence_that_says_x_changed(
     monkeypatch.setattr(relevance, "W_CHANGE", 0.0)
     assert before[asked] == pytest.approx(_score(asked, switch) + 0.15, abs=1e-3)
     assert before[other] == _score(other, switch)  # the heatmap review did not change
+
+
+def test_is_x_still_so_is_answered_by_the_restatement() -> None:
+    """The value the question gives ("Idris Khan") was left out of the comparison, so the
+    stale text and the restatement had nothing to disagree on."""
+    found = disagreement(
+        "Is Idris Khan still our security contact?",
+        Statement("Security contact: Idris Khan.", "Studio policies > Security", "Studio policies"),
+        Statement("Security contact is now Mirela Popescu."),
+    )
+    assert found is not None
+    assert {found.a.text, found.b.text} == {"Idris Khan", "Mirela Popescu"}

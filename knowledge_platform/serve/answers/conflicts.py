@@ -173,10 +173,16 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
             return Disagreement(
                 mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)), superseding=side
             )
-    if not va or not vb:
-        return None
-    if not (same_subject(question, a, b, va, vb) or restated(a, b, va, vb)):
-        return None
+    if va and vb and same_subject(question, a, b, va, vb):
+        return _first_difference(va, vb)
+    # a restatement answers "Is X still ...?" too: the value the question gives counts
+    ra, rb = _drop_shared_names(list(ca.new), list(cb.new))
+    if ra and rb and restated(a, b, ra, rb):
+        return _first_difference(ra, rb)
+    return None
+
+
+def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement | None:
     for kind in ORDER:
         ka = [v for v in va if v.kind == kind]
         kb = [v for v in vb if v.kind == kind]
