@@ -134,16 +134,12 @@ def same_subject(
     return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
-def restated(
-    a: Statement, b: Statement, va: Sequence[Value] | None = None, vb: Sequence[Value] | None = None
-) -> bool:
+def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]) -> bool:
     """Whether one side says, with a change cue, that what the other states is now otherwise:
     the two share CUE_SHARED_TERMS of their own words, headings aside (a word and its longer
     form count as one; so does a value both give: "monthly" and "a month")."""
     if _different_things(a, b) or not (CHANGE_CUE.search(a.text) or CHANGE_CUE.search(b.text)):
         return False
-    va = values(a.text) if va is None else va
-    vb = values(b.text) if vb is None else vb
     own_a, own_b = _subject(Statement(a.text), va), _subject(Statement(b.text), vb)
     both = {x.norm for x in va} & {y.norm for y in vb}  # "monthly", "a month": one period
     return covered(own_a, own_b) + len(both) >= CUE_SHARED_TERMS
@@ -175,7 +171,17 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
             )
     if va and vb and same_subject(question, a, b, va, vb):
         return _first_difference(va, vb)
-    # a restatement answers "Is X still ...?" too: the value the question gives counts
+    return _restatement(a, b, ca, cb)
+
+
+def restatement(a: Statement, b: Statement) -> Disagreement | None:
+    """The value one side gives anew, with a change cue, for what the other states (see
+    `restated`), against the other's; None when neither restates the other."""
+    return _restatement(a, b, change_in(a.text), change_in(b.text))
+
+
+def _restatement(a: Statement, b: Statement, ca: Change, cb: Change) -> Disagreement | None:
+    # the value a question gives counts here: a restatement answers "Is X still ...?"
     ra, rb = _drop_shared_names(list(ca.new), list(cb.new))
     if ra and rb and restated(a, b, ra, rb):
         return _first_difference(ra, rb)

@@ -21,23 +21,31 @@ from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import Ask, read_ask, terms
 from knowledge_platform.serve.answers.changes import Change, change_in, may_state_change
-from knowledge_platform.serve.answers.conflicts import Statement, disagreement, restated
+from knowledge_platform.serve.answers.conflicts import Statement, restatement
 from knowledge_platform.serve.answers.sentences import split_sentences
-from knowledge_platform.serve.answers.values import Value, values
+from knowledge_platform.serve.answers.values import Value
 
 
 def changes_of(chunk: Chunk) -> list[Change]:
     """The statements of change in a chunk marked CHANGE."""
     if CHANGE not in chunk.marks:
         return []
-    return list(_changes_in(chunk.text))
+    return list(_statements(chunk.text)[0])
 
 
 @lru_cache(maxsize=4096)  # the same passages come back for the questions an agent repeats
-def _changes_in(text: str) -> tuple[Change, ...]:
-    return tuple(
-        c for s in split_sentences(text) if may_state_change(s) and (c := change_in(s)).says_change
-    )
+def _statements(text: str) -> tuple[tuple[Change, ...], tuple[str, ...]]:
+    """A text's statements of change (an old value named), and its sentences with a change
+    cue that name none ("Uptime checks now run every minute")."""
+    changes: list[Change] = []
+    cues: list[str] = []
+    for s in split_sentences(text):
+        change = change_in(s) if may_state_change(s) else None
+        if change is not None and change.says_change:
+            changes.append(change)
+        elif CHANGE_CUE.search(s):
+            cues.append(s)
+    return tuple(changes), tuple(cues)
 
 
 def may_supersede(newer: Chunk, older: Chunk) -> bool:
@@ -67,33 +75,17 @@ def supersedes(
 def _restates(newer: Chunk, older: Chunk, ask: Ask) -> bool:
     """Whether a sentence of `newer` with a change cue but no old value ("Uptime checks now
     run every minute") gives another value of what a sentence of `older` about the question
-    states: the two share words of their own (conflicts.restated) and give different values
-    of one kind."""
-    cues = _cues_in(newer.text)
+    states (conflicts.restatement)."""
+    cues = _statements(newer.text)[1]
     if not cues:
         return False
     trail = " > ".join(h for h in dict.fromkeys([older.title, *older.headers]) if h)
     for sentence in split_sentences(older.text):
-        if not values(sentence):
-            continue
         for cue in cues:
-            said, says = Statement(sentence, trail, older.title), Statement(cue)
-            if not restated(said, says):
-                continue
-            found = disagreement(ask.text, said, says)
+            found = restatement(Statement(sentence, trail, older.title), Statement(cue))
             if found is not None and _about(sentence, [found.a], ask, older):
                 return True
     return False
-
-
-@lru_cache(maxsize=4096)
-def _cues_in(text: str) -> tuple[str, ...]:
-    """The sentences of `text` with a change cue that name no old value."""
-    return tuple(
-        s
-        for s in split_sentences(text)
-        if CHANGE_CUE.search(s) and not (may_state_change(s) and change_in(s).says_change)
-    )
 
 
 def _about(sentence: str, old: Sequence[Value], ask: Ask, older: Chunk) -> bool:

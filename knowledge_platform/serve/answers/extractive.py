@@ -58,8 +58,7 @@ Related = Callable[[str, int], Sequence[Hit]]
 
 def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored]:
     """Candidate sentences about what the question names, best first."""
-    sentences = candidates(sources, MAX_HITS)
-    return _eligible(question, sources, sentences, _subject(question, sentences), embedder)
+    return _partners(question, sources, embedder)[0]
 
 
 def _partners(
