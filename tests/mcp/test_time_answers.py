@@ -38,6 +38,9 @@ WORKSPACE = {
     "experiment must have a written hypothesis before launch.\n",
     "security.md": "# Security\n\nCredentials for the reporting dashboard are stored in the "
     "team vault under Dashboards.\n",
+    "clients.md": "# Clients\n\n## Saltmarsh Gin\nPrimary KPI: repeat purchase rate.\n",
+    "tools.md": "# Tools\n\n## Design\nMockups live in Driftwood; the studio pays for nine "
+    "seats.\n",
     "support.md": "---\nreviewed: 2026-03-02\n---\n# Support desk\n\nPhone support answers "
     "calls until 18:00 on weekdays.\n",
     "service-levels.md": "---\nreviewed: 2026-08-17\n---\n# Service levels\n\nPhone support "
@@ -143,6 +146,20 @@ async def test_a_reworded_question_is_answered(runtime: Runtime) -> None:
     """ "sign-in details" for "credentials": the sentence that answers is quoted."""
     answer = await ask(runtime, "Where are the sign-in details for the reporting dashboard kept?")
     assert answer["mode"] == "extractive" and "team vault" in answer["answer"]
+
+
+async def test_a_reworded_attribute_is_answered(runtime: Runtime) -> None:
+    """ "headline metric" for "primary KPI": words of one glossary group count as the
+    question's own (before: refused, the daily logs naming Saltmarsh Gin scored higher)."""
+    answer = await ask(runtime, "What's the headline metric for Saltmarsh Gin?")
+    assert answer["mode"] == "extractive" and "repeat purchase rate" in answer["answer"]
+
+
+async def test_a_who_question_is_not_answered_by_a_tool(runtime: Runtime) -> None:
+    """A name where something is kept ("Mockups live in Driftwood") is not a person: "Who
+    leads design?" is not answered with it (before: quoted as the answer)."""
+    answer = await ask(runtime, "Who leads design at Lumen Studio?")
+    assert "Driftwood" not in answer["answer"]
 
 
 async def test_a_near_miss_is_not_found(runtime: Runtime) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.dating import MONTHS, WEEKDAYS
+from knowledge_platform.serve.answers.glossary import phrases
 from knowledge_platform.serve.answers.values import Value, same, values
 from knowledge_platform.sparse import SparseEncoder
 
@@ -74,7 +75,10 @@ _ASKING = re.compile(
     # "Who should I ask about ...", "Whom do we contact for ...": the verb says to find a
     # person, what follows says about what
     r"|^\s*whom?\s+(should|do|does|can|could|would)\s+(i|we|you)\s+[a-z]+"
-    r"(?=\s+(?:to\s+|with\s+)?(?:about|for|regarding|if|when|on)\b)",
+    r"(?=\s+(?:to\s+|with\s+)?(?:about|for|regarding|if|when|on)\b)"
+    # asking for the value in force, not naming what it is about ("currently", "still")
+    r"|\b(current|currently|presently|nowadays|these\s+days|at\s+the\s+moment|right\s+now|"
+    r"at\s+present|today|still|any\s*more|latest)\b",
     re.I,
 )
 #: "Who is Compass?" asks what a name is, not for a person.
@@ -130,7 +134,7 @@ def read_ask(question: str) -> Ask:
         asking = set(terms(match.group(0))) - set(terms(about))
     words = re.findall(r"[^\W_][\w&'\u2019-]*", question)[1:]
     names = tuple(w.removesuffix("'s").removesuffix("\u2019s") for w in words if w[0].isupper())
-    content = content_terms(question)
+    content = content_terms(phrases(question))
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
     compound = {t for w in re.findall(r"\w+(?:-\w+)+", question) for t in terms(w)}
     return Ask(
@@ -154,6 +158,15 @@ def is_person(value: Value) -> bool:
     return value.kind == "name" and value.norm.split()[0] not in _CALENDAR
 
 
+#: A name after these words is where something is or what it is done with, not a person
+#: ("Mockups live in Figtree", "Book through Railhop").
+_WHERE = r"\b(?:in|on|into|onto|via|through|using)\s+"
+
+
+def _a_place(text: str, value: Value) -> bool:
+    return " " not in value.norm and bool(re.search(_WHERE + re.escape(value.text) + r"\b", text))
+
+
 def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     """Whether `text` holds a value of a kind the question asks for (any text fits a
     question that asks for no kind). The question's own values do not count. `known`:
@@ -169,7 +182,7 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
         return bool(_REASON.search(text))
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
     if "person" in ask.kinds:
-        return any(is_person(v) for v in found)
+        return any(is_person(v) and not _a_place(text, v) for v in found)
     opening = _OPENING.match(text)
     if opening and "name" in ask.kinds and opening[1].lower() in known:
         found.append(Value("name", opening[1].lower(), opening[1]))

@@ -31,6 +31,7 @@ from typing import get_args
 from knowledge_platform.dating import CHANGE_CUE
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
+from knowledge_platform.serve.answers.glossary import phrases, widen
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, terms
 from knowledge_platform.serve.answers.values import Kind, Value, same, values
@@ -95,6 +96,17 @@ def _superseded(
     return None
 
 
+def _said(change: Change) -> list[Value]:
+    """Every value a statement of change gives, the words it names them by included
+    ("Vantor" of "Vantor replaces Tallyhook", which opens the sentence and so is not read as
+    a name): what is left is what changed."""
+    words = [
+        Value("phrase", " ".join(t.lower().split()), t)
+        for t in (*change.new_text, *change.old_text)
+    ]
+    return [*change.new, *change.old, *words]
+
+
 def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], list[Value]]:
     shared = [x for x in a if x.kind == "name" and any(same(x, y) for y in b)]
     keep = [x for x in (*a, *b) if not (x.kind == "name" and any(same(x, s) for s in shared))]
@@ -129,8 +141,8 @@ def same_subject(
         return True
     ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
     asked = set(ask.terms) - {t for n in ask.names for t in terms(n)}
-    ca = asked & set(terms(a.text + " " + a.context))
-    cb = asked & set(terms(b.text + " " + b.context))
+    ca = asked & widen(terms(phrases(a.text + " " + a.context)))
+    cb = asked & widen(terms(phrases(b.text + " " + b.context)))
     return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
@@ -163,7 +175,7 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
         if (
             found is not None
             and not _different_things(a, b)
-            and same_subject(question, a, b, [*ca.new, *ca.old], [*cb.new, *cb.old])
+            and same_subject(question, a, b, _said(ca), _said(cb))
         ):
             mine, theirs = found
             return Disagreement(

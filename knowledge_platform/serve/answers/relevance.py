@@ -5,7 +5,9 @@ each expectation it misses (KIND_PENALTY, NUMBER_PENALTY):
 
 - lexical: the share of the question's subject terms (stemmed; without the words that ask
   for the kind of value, such as "budget" or "how many", asks.py) found in the sentence or
-  the heading trail above it: the subject must be there, not only the attribute;
+  the heading trail above it, a word of the same glossary group counting as found
+  ("headline metric" in "Primary KPI", glossary.py): the subject must be there, not only
+  the attribute;
 - semantic: cosine of the question and the sentence with its heading trail under the
   retrieval embedder ("Clients > Quayside Ferries: Account director: Kwame Mensah." says
   whose director it is); codes such as `CLIENT-YYYYMM-slug` masked, since to a sentence
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
+from knowledge_platform.serve.answers.glossary import phrases, widen
 from knowledge_platform.serve.answers.sentences import Sentence, terms
 from knowledge_platform.serve.answers.values import values
 
@@ -128,7 +131,7 @@ def score_sentences(
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
-        have = set(terms(s.context))
+        have = widen(terms(phrases(s.context)))
         lexical = covered(ask.subject, have) / len(ask.subject) if ask.subject else 0.0
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior

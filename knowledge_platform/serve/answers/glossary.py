@@ -1,0 +1,77 @@
+"""Words that name the same thing at work, for reading a question against a sentence: a
+question that says "headline metric" is about the sentence that says "primary KPI", one
+that says "sign-in details" about the one that says "credentials".
+
+The sentence model alone does not carry these (all-MiniLM-L6-v2 puts "metric" and "KPI" at
+a cosine of 0.22, below "email" and "contact" at 0.58), so a reworded question lost its
+lexical share and was refused. Each group below is a set of words used interchangeably in
+an agency's or any office's writing; a word of the question counts as found in a sentence
+that holds any word of its group. Groups are kept narrow: a word with an everyday second
+meaning ("key", "sync", "call") is left out, since a wrong equivalence turns a near miss
+into an answer. Like a search engine's synonym file, it is plain data: one group per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from knowledge_platform.sparse import SparseEncoder
+
+_terms = SparseEncoder().terms
+
+GROUPS = """
+kpi metric measure indicator
+primary main headline principal
+login credentials password passwords
+outage incident downtime
+experiment experiments test tests
+head lead leader chief
+client customer
+vendor supplier
+invoice invoicing billing bill
+holiday vacation leave pto
+expense expenses reimbursement
+salary compensation wage wages
+laptop computer
+contract agreement
+repository repo
+release deploy deployment
+bug defect
+document doc
+email mail
+hire hiring recruit recruiting
+offsite retreat
+rule policy guideline
+staff employee employees
+timesheet timesheets timekeeping
+"""
+
+#: Phrases written as two words or with a hyphen, read as the one word of their group.
+_PHRASES = re.compile(r"\b(?:sign|log)(?:-|\s)?(?:in|on)s?\b|\btime[-\s]off\b", re.I)
+
+
+@cache
+def _groups() -> dict[str, frozenset[str]]:
+    """stemmed word -> the stemmed words of its group (itself included)."""
+    out: dict[str, frozenset[str]] = {}
+    for line in GROUPS.strip().splitlines():
+        group = frozenset(t for word in line.split() for t in _terms(word))
+        for t in group:
+            out[t] = out.get(t, frozenset()) | group
+    return out
+
+
+def phrases(text: str) -> str:
+    """`text` with "sign-in", "log in", "time off" written as their group's word."""
+    return _PHRASES.sub(lambda m: "leave" if m[0].lower().startswith("time") else "login", text)
+
+
+def widen(have: Iterable[str]) -> set[str]:
+    """`have` (stemmed terms) with every word of each one's group."""
+    groups = _groups()
+    out = set(have)
+    for t in list(out):
+        out |= groups.get(t, frozenset())
+    return out

@@ -1,0 +1,73 @@
+"""Reworded questions (issue 25): words of one glossary group count as the question's own,
+in a sentence's score and in whether two sentences speak of the same thing; words that ask
+for the current value ("currently", "still") are not the subject; a name where something is
+kept is not a person."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from knowledge_platform.embeddings.deterministic import HashEmbedder
+from knowledge_platform.serve.answers.asks import fits, read_ask
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.glossary import phrases, widen
+from knowledge_platform.serve.answers.relevance import score_sentences
+from knowledge_platform.serve.answers.sentences import candidates, terms
+from knowledge_platform.serve.answers.sources import Sources
+from tests.answer_fixtures import hits
+from tests.store_fixtures import make_chunk
+
+
+def test_a_word_brings_its_group_and_phrases_become_their_word() -> None:
+    assert set(terms("KPI")) <= widen(terms("headline metric"))
+    assert set(terms("primary")) <= widen(terms("headline"))
+    assert phrases("Where are the sign-in details? Log in first; book time off.") == (
+        "Where are the login details? login first; book leave."
+    )
+    assert widen(terms("checkout outage")) >= set(terms("incident"))
+    assert not widen(terms("venue")) & set(terms("budget"))  # a word outside every group
+
+
+def test_a_reworded_attribute_keeps_its_lexical_share() -> None:
+    chunk = make_chunk(
+        n=1,
+        source_id="clients.md",
+        title="Clients",
+        headers=["Clients", "Orchard Bikes"],
+        text="Primary KPI: average order value.",
+        date=date(2026, 2, 1),
+    )
+    sentences = candidates(Sources(hits(chunk)), 6)
+    [scored] = score_sentences(
+        "What's the headline metric for Orchard Bikes?", sentences, HashEmbedder()
+    )
+    assert scored.lexical == 1.0  # before: 0.5 (only "Orchard Bikes")
+
+
+def test_a_statement_of_change_in_other_words_is_the_other_side() -> None:
+    """ "A/B tests" is the experiment platform's subject: the change that names the old value
+    disagrees with the stale tools page (before: None, too few shared words)."""
+    stale = Statement("Experiment platform: Tallyhook.", "Tools", "Tools")
+    change = Statement(
+        "Vantor replaces Tallyhook as our experiment platform from today (decision 0008).",
+        "2026-07-06 daily log > Notes",
+        "2026-07-06 daily log",
+    )
+    found = disagreement("What tool do we run A/B tests in?", stale, change)
+    assert found is not None and found.superseding == "b"
+    assert (found.a.text, found.b.text) == ("Tallyhook", "Vantor")
+
+
+def test_words_that_ask_for_the_current_value_are_not_its_subject() -> None:
+    assert read_ask("Who leads design at the studio currently?").subject == frozenset(
+        terms("leads design studio")
+    )
+    assert "still" not in read_ask("Is Tallyhook still our experiment platform?").subject
+
+
+def test_a_name_where_something_is_kept_is_not_a_person() -> None:
+    who = read_ask("Who leads design?")
+    assert not fits("Mockups live in Figtree; the studio pays for twelve seats.", who)
+    assert not fits("Book trains through Railhop.", who)
+    assert fits("Priya Nair is our new head of design.", who)
+    assert fits("The guest wifi password was rotated; ask Ines for it.", who)
