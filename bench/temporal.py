@@ -10,7 +10,8 @@ graph exactly as `kp index` runs it, then asks each question of one half (bench/
 KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, scope)` and
 `knowledge_search(question, scope, limit=10)`.
 
-    .venv/bin/python bench/temporal.py [--split holdout|tune|dev] [--seed 25] [--dump FILE]
+    .venv/bin/python bench/temporal.py [--split holdout|tune|dev|fresh-tune|fresh-check]
+        [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
 collapsing whitespace):
@@ -71,9 +72,15 @@ from temporal_world.generate import DEFAULT_SEED, Layout, generate, write
 from temporal_world.model import CLIENT_SCOPE, INTERNAL, TYPES, Question
 from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, type_score
 
-#: `--split dev`: a hand-written set (dev.yaml) with documents of its own, added to the internal
-#: workspace; tuned on like the tune half.
-DEV_DOCUMENTS = QUESTIONS / "dev"
+#: The hand-written sets: split -> (its documents, the folder of the internal workspace they are
+#: copied into beside the generated ones). `dev` is tuned on like the tune half; `fresh-tune` and
+#: `fresh-check` share one set of documents (written by an author who had not seen the answer
+#: code), under fresh/ so their daily logs do not replace the generated ones.
+HAND_WRITTEN = {
+    "dev": (QUESTIONS / "dev", ""),
+    "fresh-tune": (QUESTIONS / "fresh", "fresh"),
+    "fresh-check": (QUESTIONS / "fresh", "fresh"),
+}
 SOURCES = (("memory_files", INTERNAL), ("git_docs", INTERNAL), ("memory_files", CLIENT_SCOPE))
 TYPE_SCORE = {
     "answerable": "recall",
@@ -255,15 +262,16 @@ def run(split: str, seed: int, keep: Path | None) -> tuple[list[Outcome], str]:
             "generator: run .venv/bin/python bench/temporal_data.py "
             "--write-questions"
         )
-    if seed == DEFAULT_SEED or split == "dev":  # the dev set is written by hand
+    if seed == DEFAULT_SEED or split in HAND_WRITTEN:
         questions = load_questions(split)
     else:
         questions = [q for q in corpus.questions if q.split == split]
     root = keep or Path(tempfile.mkdtemp(prefix="kp-temporal-"))
     try:
         layout = write(corpus, root / "corpus")
-        if split == "dev":  # the dev set's own documents, beside the generated ones
-            shutil.copytree(DEV_DOCUMENTS, layout.workspaces[INTERNAL], dirs_exist_ok=True)
+        if split in HAND_WRITTEN:  # a hand-written set's own documents, beside the generated
+            documents, folder = HAND_WRITTEN[split]
+            shutil.copytree(documents, layout.workspaces[INTERNAL] / folder, dirs_exist_ok=True)
         config = root / "registry.yaml"
         config.write_text(yaml.safe_dump(registry(layout), sort_keys=False), encoding="utf-8")
         settings = Settings.model_validate(
@@ -294,7 +302,7 @@ def run(split: str, seed: int, keep: Path | None) -> tuple[list[Outcome], str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--split", choices=("tune", "holdout", "dev"), default="holdout")
+    parser.add_argument("--split", choices=("tune", "holdout", *HAND_WRITTEN), default="holdout")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--dump", type=Path, help="write every question with its answer here")
     parser.add_argument("--keep", type=Path, help="build in this (new) folder and keep it")
