@@ -103,6 +103,8 @@ CHANGE_CUE = re.compile(
     rf"effective\s+(?:today|immediately|from|on|\d|(?:{MONTH_NAMES})\b)|"
     r"now\s+(?:owns?|leads?|runs?|uses?|goes|go|sits?|lives?|meets?|starts?|costs?|takes?|"
     r"happens?|handles?|manages?)|(?:is|are)\s+now|as\s+of\s+(?:today|now|this)|"
+    # a sentence that ends on "now": "All client hosting is on Northvane Cloud now."
+    r"(?<!for\s)now(?=\s*[.;!](?:\s|$))|"
     r"(?:goes|go|went)\s+(?:up|down))\b",
     re.I,
 )

@@ -38,7 +38,11 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
         (r"\b(phone|mobile|fax)\s+number\b", ("number",)),
-        (r"\bhow\s+long\b", ("duration",)),
+        (
+            r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
+            r"\bhow\s+early\b",
+            ("duration",),
+        ),
         (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
         (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
         (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
@@ -47,8 +51,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("date", "weekday", "duration", "time"),
         ),
         (
-            r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b",
-            ("percent", "number"),
+            r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b"
+            r"|\b(?:what|which)\s+(?:(?:is|was|were|are)\s+)?(?:the\s+|our\s+|its\s+)?(?P<about>(?:[\w-]+\s+)?rate)\b",
+            ("percent", "number", "money"),
         ),
         (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
         (
@@ -70,7 +75,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 ]
 #: The question's own wording that names the kind of answer, not its subject.
 _ASKING = re.compile(
-    r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently)|what\s+"
+    r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently|early)|how\s+far\s+ahead|"
+    r"how\s+far\s+in\s+advance|what\s+"
     r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b"
     # "Who should I ask about ...", "Whom do we contact for ...": the verb says to find a
     # person, what follows says about what

@@ -79,6 +79,12 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"downgrad|push|went\s+(?:up|down))\w*\s+(?:[\w&'-]+\s+){0,3}?to\s+"
             rf"(?P<new>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+from\s+" + _OLD,
         ),
+        # "moved the sites off X", "migrating away from X"
+        (
+            r"\b(?:off|away\s+from)\s",
+            r"\b(?:mov|migrat|switch|transferr?|port)\w*\s+(?:[\w&'-]+\s+){0,5}?(?:off|away\s+from)\s+"
+            + _OLD,
+        ),
         # "no longer X", "stopped using X", "dropped X"
         (
             r"\b(?:no\s+longer|stopped\s+using|dropped|retired|discontinued|phased\s+out)\s",

@@ -182,7 +182,9 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
                 mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)), superseding=side
             )
     if va and vb and same_subject(question, a, b, va, vb):
-        return _first_difference(va, vb)
+        found = _first_difference(va, vb)
+        if found is not None:
+            return found
     return _restatement(a, b, ca, cb)
 
 
@@ -196,8 +198,26 @@ def _restatement(a: Statement, b: Statement, ca: Change, cb: Change) -> Disagree
     # the value a question gives counts here: a restatement answers "Is X still ...?"
     ra, rb = _drop_shared_names(list(ca.new), list(cb.new))
     if ra and rb and restated(a, b, ra, rb):
-        return _first_difference(ra, rb)
+        found = _first_difference(ra, rb)
+        if found is not None:
+            return found
+    if ";" not in a.text + b.text:
+        return None
+    for xa in _clauses(a):  # "hosted with X; Y holds the account": the clause it restates
+        for xb in _clauses(b):
+            if (xa, xb) != (a, b) and (found := _restatement(xa, xb, *map(_new, (xa, xb)))):
+                return found
     return None
+
+
+def _clauses(s: Statement) -> list[Statement]:
+    """The statement's clauses (split at semicolons), each under the statement's headings."""
+    parts = [p.strip() for p in s.text.split(";") if p.strip()]
+    return [Statement(p, s.context, s.title) for p in parts] if len(parts) > 1 else [s]
+
+
+def _new(s: Statement) -> Change:
+    return change_in(s.text)
 
 
 def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement | None:

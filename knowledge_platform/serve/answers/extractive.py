@@ -30,6 +30,7 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, find_conflicts
 from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, score_sentences
@@ -49,6 +50,10 @@ FRAGMENT_CHARS = 60
 #: Two sentences sharing this share of their terms say the same thing: one is quoted.
 REPEAT_JACCARD = 0.7
 _DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
+#: A question about the value before the current one: its answer is not moved to the newest.
+_ASKS_OLD = re.compile(
+    r"\b(before|previous(ly)?|used\s+to|formerly|originally|prior\s+to|old)\b", re.I
+)
 #: How many more passages the answer's best sentence looks up in other documents.
 RELATED_HITS = 4
 #: `related(text, limit)`: the best `limit` hits for `text` under the question's own scope,
@@ -157,6 +162,51 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
         picked.append(s)
         total += len(s.sentence.text)
     return picked
+
+
+def newest_first_pick(
+    question: str, picked: Sequence[Scored], partners: Sequence[Scored], min_score: float
+) -> list[Scored]:
+    """`picked` led by the newest dated sentence of another document that may answer the
+    question itself (it scores what a conflict's other side must; a change mark alone is not
+    enough) and gives another value than the best one for the same thing (a measurement
+    logged on several dates): the current value comes first, the older ones as its
+    conflicts."""
+    best = picked[0]
+    when = best.sentence.date
+    if when is None:
+        return list(picked)
+    rivals = [
+        e
+        for e in partners
+        if e.score >= PARTNER_SHARE * min_score
+        and e.sentence.date is not None
+        and e.sentence.date > when
+        and e.sentence.chunk.doc_id != best.sentence.chunk.doc_id
+        and disagreement(question, _statement(best.sentence), _statement(e.sentence))
+    ]
+    if not rivals:
+        return list(picked)
+    lead = max(rivals, key=lambda e: (e.sentence.date, e.score))
+    return [lead, *(p for p in picked if p is not lead)]
+
+
+def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -> bool:
+    """An older sentence than the lead that gives another value for the same thing and no
+    conflict shows as older: left out rather than quoted as if it held."""
+    if any(s is side.scored for found in conflicts for side in found.sides):
+        return False
+    dates = s.sentence.date, lead.sentence.date
+    return (
+        dates[0] is not None
+        and dates[1] is not None
+        and dates[0] < dates[1]
+        and disagreement(question, _statement(s.sentence), _statement(lead.sentence)) is not None
+    )
+
+
+def _statement(sentence: Sentence) -> Statement:
+    return Statement(sentence.text, sentence.trail, sentence.chunk.title)
 
 
 def repeats(a: Scored, b: Scored) -> bool:
@@ -290,7 +340,10 @@ def extractive_answer(
     partners = [
         s for s in every if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
     ]  # a newer value may score low
+    if not _ASKS_OLD.search(question):
+        picked = newest_first_pick(question, picked, partners, min_score)
     conflicts = find_conflicts(question, picked, partners)
+    picked = [picked[0], *(p for p in picked[1:] if not _stale(question, p, picked[0], conflicts))]
     shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
     if not focus:  # a named record is answered first, whatever came after it
         shown = newest_first(shown, conflicts)

@@ -1,0 +1,94 @@
+"""The current value of a thing said several times (issue 25, found by the fresh hand-written
+set): a measurement logged on several dates is answered with the newest, the older ones as
+its conflicts; a standing sentence that says two things ("hosted with X; Y holds the
+account") is restated by a newer one about one of them; "moved the sites off X" names X as
+old; "how far ahead" asks for a duration and "what open rate" for a percentage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from knowledge_platform.dating import CHANGE, marks
+from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.changes import change_in
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.retrieval import Retriever
+from tests.answer_fixtures import answer, hash_retriever, hits
+from tests.store_fixtures import make_chunk
+
+
+def _open_rate(n: int, day: date, rate: str) -> object:
+    text = f"Pemberton Orchards newsletter: open rate {rate}."
+    return make_chunk(
+        n=n,
+        source_id=f"memory/{day.isoformat()}.md",
+        title=f"{day.isoformat()} daily log",
+        text=text,
+        date=day,
+    )
+
+
+MAY = _open_rate(1, date(2026, 6, 16), "38%")
+FEBRUARY = _open_rate(2, date(2026, 3, 10), "41%")
+AUGUST = _open_rate(3, date(2026, 9, 15), "44%")
+OCTOBER = _open_rate(4, date(2026, 11, 12), "47%")
+
+
+@pytest.fixture
+def retriever(tmp_path: Path) -> Iterator[Retriever]:
+    with hash_retriever(tmp_path, (MAY, FEBRUARY, AUGUST, OCTOBER)) as found:
+        yield found
+
+
+def test_the_newest_measurement_leads_and_the_older_ones_are_shown_as_older(
+    retriever: Retriever,
+) -> None:
+    """Retrieval ranked the May figure first; before, the answer led with it and never said
+    that 47% is the newest."""
+    result = answer(
+        "What's the latest open rate on the Pemberton Orchards newsletter?",
+        hits(MAY, FEBRUARY, AUGUST, OCTOBER),
+        retriever,
+    )
+    assert result.answer.index("47%") < min(
+        result.answer.index(v) for v in ("38%", "41%", "44%") if v in result.answer
+    )
+    newest = next(c.number for c in result.citations if c.doc_id == OCTOBER.doc_id)
+    assert result.conflicts and all(c.newer == newest for c in result.conflicts)
+    shown_old = {claim.value for c in result.conflicts for claim in c.claims}
+    for value in ("38%", "41%", "44%"):  # quoted only as a conflict's older side
+        assert value not in result.answer or value in shown_old
+
+
+def test_a_newer_sentence_restates_one_clause_of_a_standing_one() -> None:
+    """Two names in the standing sentence: before, which one was the subject was a guess and
+    no conflict was found."""
+    stale = Statement(
+        "Client websites are hosted with Cobaltline; Tobiah Quennell holds the account.",
+        "Vendors > Hosting",
+        "Vendors",
+    )
+    newer = Statement(
+        "All client hosting is on Northvane Cloud now.", "2026-07-22 > Infrastructure", "2026-07-22"
+    )
+    found = disagreement("Which provider hosts our client websites?", stale, newer)
+    assert found is not None and (found.a.text, found.b.text) == ("Cobaltline", "Northvane Cloud")
+    assert CHANGE in marks(newer.text)
+    assert CHANGE not in marks("We are done for now.")
+
+
+def test_moving_off_a_value_names_it_as_old() -> None:
+    change = change_in("Finished moving the last client sites off Cobaltline.")
+    assert [v.text for v in change.old] == ["Cobaltline"]
+    assert [v.text for v in change_in("We are migrating away from Borealis.").old] == ["Borealis"]
+
+
+def test_how_far_ahead_asks_for_a_duration_and_a_rate_for_a_percentage() -> None:
+    ahead = read_ask("How far ahead must holiday requests go in?")
+    assert ahead.kinds == ("duration",) and ahead.subject == frozenset({"holiday", "request"})
+    rate = read_ask("What open rate does the Calloway Dental newsletter get?")
+    assert "percent" in rate.kinds and {"open", "rate"} <= rate.subject
