@@ -13,9 +13,13 @@ from pathlib import Path
 import pytest
 
 from knowledge_platform.dating import CHANGE, marks
+from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.relevance import score_sentences
+from knowledge_platform.serve.answers.sentences import candidates
+from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.retrieval import Retriever
 from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import make_chunk
@@ -92,3 +96,24 @@ def test_how_far_ahead_asks_for_a_duration_and_a_rate_for_a_percentage() -> None
     assert ahead.kinds == ("duration",) and ahead.subject == frozenset({"holiday", "request"})
     rate = read_ask("What open rate does the Calloway Dental newsletter get?")
     assert "percent" in rate.kinds and {"open", "rate"} <= rate.subject
+
+
+def test_a_term_only_the_sentences_list_item_has_counts_half() -> None:
+    """ "Photographer: Mina Castellane." is about the Pemberton shoot its list item describes."""
+    shoot = make_chunk(
+        n=9,
+        source_id="memory/2026-05-12.md",
+        title="2026-05-12 shoot day",
+        text="- Pemberton Orchards photoshoot in Ledbury. Photographer: Mina Castellane.\n"
+        "- Everyone else: quiet day.",
+        date=date(2026, 5, 12),
+    )
+    scored = score_sentences(
+        "Which photographer shot the Pemberton pictures?",
+        candidates(Sources(hits(shoot)), 1),
+        HashEmbedder(),
+    )
+    lexical = {s.sentence.text: s.lexical for s in scored}
+    # subject: photographer, shot, pemberton, pictur; its own: photographer; its item: pemberton
+    assert lexical["Photographer: Mina Castellane."] == pytest.approx((1 + 0.5 * 1) / 4)
+    assert lexical["Everyone else: quiet day."] == 0.0

@@ -56,6 +56,8 @@ W_CHANGE = 0.15
 _ASKS_CHANGE = re.compile(
     r"\b(replac\w*|t(?:ook|akes|aken)\s+over|switch\w*|succeed\w*|supersed\w*)\b", re.I
 )
+#: What a question term found only in the sentence's paragraph or list item counts for.
+BLOCK_SHARE = 0.5
 #: A term this long that starts another term counts as it (see `covered`).
 PREFIX_CHARS = 4
 
@@ -102,6 +104,18 @@ def _changes_away_from(text: str, ask: Ask) -> bool:
     return any(covered(ask.subject, set(terms(old))) for old in change_in(text).old_text)
 
 
+def _lexical(subject: Collection[str], have: set[str], block: str) -> float:
+    """The share of `subject` the sentence has; a term only the rest of its paragraph or list
+    item has counts BLOCK_SHARE."""
+    if not subject:
+        return 0.0
+    own = covered(subject, have)
+    if block and own < len(subject):
+        around = covered(subject, have | widen(terms(phrases(block))))
+        return (own + BLOCK_SHARE * (around - own)) / len(subject)
+    return own / len(subject)
+
+
 def _attribute(ask: Ask) -> frozenset[str]:
     """What a question that names its subject asks about it: its subject terms without the
     names ("contract", "renew" of "When does the Railhop contract renew?"); empty when it
@@ -132,7 +146,7 @@ def score_sentences(
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = widen(terms(phrases(s.context)))
-        lexical = covered(ask.subject, have) / len(ask.subject) if ask.subject else 0.0
+        lexical = _lexical(ask.subject, have, s.block)
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         fit = fits(s.text, ask, known)

@@ -36,6 +36,23 @@ def split_sentences(text: str) -> list[str]:
     return list(_split(text))
 
 
+#: Where a paragraph or a list item ends: the sentences between say one thing together.
+_BLOCK = re.compile(r"\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+
+
+@lru_cache(maxsize=2048)
+def _blocks(text: str) -> dict[str, str]:
+    """Each sentence of `text` (as split_sentences gives it) -> the paragraph or list item
+    it is part of, when that holds more than it."""
+    out: dict[str, str] = {}
+    for block in _BLOCK.split(text):
+        parts = _split(block)
+        if len(parts) > 1:
+            whole = " ".join(parts)
+            out.update((p, whole) for p in parts)
+    return out
+
+
 @lru_cache(maxsize=2048)  # each hit's text is split once per search, not once per pair
 def _split(text: str) -> tuple[str, ...]:
     parts: list[str] = []
@@ -55,6 +72,9 @@ class Sentence:
     rank: int
     position: int
     chunk: Chunk
+    #: the paragraph or list item the sentence is part of ("" when it stands alone): "Got
+    #: the orchard blossom shots" says what "Photographer: Mina Castellane." is about
+    block: str = ""
 
     @property
     def date(self) -> dt.date | None:
@@ -128,8 +148,9 @@ def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentenc
     out: list[Sentence] = []
     for rank, hit in hits:
         ref = sources.number[hit.chunk.doc_id]
+        blocks = _blocks(hit.chunk.text)
         for position, text in enumerate(split_sentences(hit.chunk.text)):
             if text.lower() not in seen:
                 seen.add(text.lower())
-                out.append(Sentence(text, ref, rank, position, hit.chunk))
+                out.append(Sentence(text, ref, rank, position, hit.chunk, blocks.get(text, "")))
     return out
