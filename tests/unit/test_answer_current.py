@@ -117,3 +117,45 @@ def test_a_term_only_the_sentences_list_item_has_counts_half() -> None:
     # subject: photographer, shot, pemberton, pictur; its own: photographer; its item: pemberton
     assert lexical["Photographer: Mina Castellane."] == pytest.approx((1 + 0.5 * 1) / 4)
     assert lexical["Everyone else: quiet day."] == 0.0
+
+
+def test_two_things_said_of_one_client_do_not_disagree() -> None:
+    """A photoshoot and a hand-over both name Pemberton Orchards: the shared name is what both
+    are about, not a word they share about it (before: a conflict, the hand-over quoted first
+    for a question about the photographer)."""
+    shoot = Statement(
+        "Pemberton Orchards photoshoot at the old press house in Ledbury.", "2026-05-12", ""
+    )
+    handover = Statement(
+        "Handover today, 19 May: Ines Valcourt has handed Pemberton Orchards over to Rafael "
+        "Oduya, who is the account lead from now on.",
+        "2026-05-19 > Pemberton Orchards",
+        "2026-05-19",
+    )
+    question = "Which photographer shot the Pemberton blossom pictures in May?"
+    assert disagreement(question, shoot, handover) is None
+
+
+def test_one_question_word_in_common_is_not_the_same_subject() -> None:
+    """ "weekly cycles" of a test's duration shares only "week" with a question about weeks of
+    notice for leave (before: a conflict between four weeks and 21 days)."""
+    leave = Statement(
+        "Annual leave requests need four weeks' notice, so client cover can be arranged.",
+        "Operations notes > Leave",
+        "Operations notes",
+    )
+    test = Statement(
+        "Minimum test duration raised from 14 to 21 days (decision 0009): three full weekly "
+        "cycles.",
+        "2026-05-18 daily log > Notes",
+        "2026-05-18 daily log",
+    )
+    assert disagreement("Is two weeks' notice enough to book annual leave?", leave, test) is None
+    files = Statement(
+        "Large client files are sent only through Sendfold.", "Security > Sharing files", ""
+    )
+    transfers = Statement("Client file transfers go through Parcelry.", "Toolkit > Tools", "")
+    found = disagreement(
+        "Which service should I use to share a big video file with a client?", files, transfers
+    )
+    assert found is not None and {found.a.text, found.b.text} == {"Sendfold", "Parcelry"}

@@ -40,6 +40,7 @@ from knowledge_platform.serve.answers.values import Kind, Value, same, values
 ORDER: tuple[Kind, ...] = tuple(k for k in get_args(Kind) if k != "phrase")
 MIN_JACCARD = 0.34
 MIN_QUESTION_COVER = 1 / 3
+QUESTION_SHARED_TERMS = 2
 CUE_SHARED_TERMS = 2
 
 
@@ -140,10 +141,13 @@ def same_subject(
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
         return True
     ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
-    asked = set(ask.terms) - {t for n in ask.names for t in terms(n)}
+    asked = set(ask.subject) - {t for n in ask.names for t in terms(n)}
     ca = asked & widen(terms(phrases(a.text + " " + a.context)))
     cb = asked & widen(terms(phrases(b.text + " " + b.context)))
-    return bool(ca & cb) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
+    # two words of the question both have (one of a short question), not one they happen to
+    # share ("weekly" of a test's duration, for a question about weeks of notice)
+    shared = len(ca & cb) >= min(QUESTION_SHARED_TERMS, -(-len(asked) // 2))
+    return shared and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
 def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]) -> bool:
@@ -153,8 +157,16 @@ def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value
     if _different_things(a, b) or not (CHANGE_CUE.search(a.text) or CHANGE_CUE.search(b.text)):
         return False
     own_a, own_b = _subject(Statement(a.text), va), _subject(Statement(b.text), vb)
+    # a name both give is who or what both are about ("Pemberton Orchards"), not a word
+    # they share about it: a photoshoot and a hand-over of one client are two things
+    named = {t for v in _shared_names(a.text, b.text) for t in terms(v.text)}
     both = {x.norm for x in va} & {y.norm for y in vb}  # "monthly", "a month": one period
-    return covered(own_a, own_b) + len(both) >= CUE_SHARED_TERMS
+    return covered(own_a - named, own_b - named) + len(both) >= CUE_SHARED_TERMS
+
+
+def _shared_names(a: str, b: str) -> list[Value]:
+    theirs = [v for v in values(b) if v.kind == "name"]
+    return [v for v in values(a) if v.kind == "name" and any(same(v, w) for w in theirs)]
 
 
 def _disjoint(a: Sequence[Value], b: Sequence[Value]) -> bool:
