@@ -51,9 +51,14 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("date", "weekday", "duration", "time"),
         ),
         (
-            r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b"
-            r"|\b(?:what|which)\s+(?:(?:is|was|were|are)\s+)?(?:the\s+|our\s+|its\s+)?(?P<about>(?:[\w-]+\s+)?rate)\b",
-            ("percent", "number", "money"),
+            r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b",
+            ("percent", "number"),
+        ),
+        # "What open rate ...?", "What is the hourly rate?": a share or a price, not a count
+        (
+            r"\b(?:what|which)\s+(?:(?:is|was|were|are)\s+)?(?:the\s+|our\s+|its\s+)?"
+            r"(?P<about>(?:[\w-]+\s+)?rate)\b",
+            ("percent", "money"),
         ),
         (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
         (
