@@ -64,9 +64,10 @@ _ORDINALS = {
 
 @dataclass(frozen=True)
 class Window:
-    """An inclusive date window and the words it was read from."""
+    """An inclusive date window and the words it was read from; no start: open before its
+    end ("before September")."""
 
-    start: dt.date
+    start: dt.date | None
     end: dt.date
     text: str
 
@@ -155,7 +156,7 @@ def _this(today: dt.date, unit: str) -> tuple[dt.date, dt.date]:
     return start, today
 
 
-Rule = Callable[[re.Match[str], dt.date], "tuple[dt.date, dt.date] | None"]
+Rule = Callable[[re.Match[str], dt.date], "tuple[dt.date | None, dt.date] | None"]
 
 
 def _date_of(m: re.Match[str], today: dt.date, group: str = "date") -> dt.date | None:
@@ -272,6 +273,19 @@ _RULE_TEXTS: list[tuple[str, Rule]] = [
             t,
         ),
     ),
+    # "before September", "prior to 1 March": everything until the day before
+    (
+        rf"\b(?:before|prior\s+to)\s+(?P<date>{_DATE})",
+        lambda m, t: (None, d - dt.timedelta(days=1)) if (d := _date_of(m, t)) else None,
+    ),
+    (
+        rf"\b(?:before|prior\s+to)\s+(?:the\s+start\s+of\s+)?{_MONTH}(?:\s+{_YEAR})?\b",
+        lambda m, t: (
+            None,
+            _latest_month(t, month_number(m.group("month")), m.group("year"))[0]
+            - dt.timedelta(days=1),
+        ),
+    ),
     (
         rf"\b(?:on\s+)?last\s+{_WEEKDAY}\b",
         lambda m, t: _day(_weekday_before(t, m.group("weekday"), include_today=False)),
@@ -313,7 +327,7 @@ def resolve(question: str, today: dt.date) -> Resolved:
     """The first time expression in `question` (by position; the longest at a position) as a
     window, and the question without it. No expression, or one wholly after today: no
     window and the question unchanged."""
-    best: tuple[int, int, tuple[dt.date, dt.date]] | None = None
+    best: tuple[int, int, tuple[dt.date | None, dt.date]] | None = None
     for pattern, rule in _RULES:
         for m in pattern.finditer(question):
             if best is not None and (m.start(), -m.end()) >= (best[0], -best[1]):
@@ -322,13 +336,13 @@ def resolve(question: str, today: dt.date) -> Resolved:
                 found = rule(m, today)
             except (ValueError, KeyError, OverflowError):
                 found = None
-            if found is not None and found[0] <= found[1]:
+            if found is not None and (found[0] is None or found[0] <= found[1]):
                 best = (m.start(), m.end(), found)
                 break
     if best is None:
         return Resolved(None, question)
     start, end, (first, last) = best
-    if first > today:
+    if first is not None and first > today:
         return Resolved(None, question)
     text = " ".join(question[start:end].split())
     rest = " ".join(f"{question[:start]} {question[end:]}".split())

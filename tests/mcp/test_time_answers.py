@@ -198,6 +198,22 @@ async def test_last_week_is_a_window_not_two_search_words(runtime: Runtime) -> N
     assert "3.4%" in explicit["answer"] and explicit["interpreted_dates"]["origin"] == "arguments"
 
 
+async def test_the_value_before_a_date_or_before_its_successor(runtime: Runtime) -> None:
+    """ "before 12 November" is a window open at its start (before: not read, every figure
+    searched); "before Tomas Berg" names the value that came after, not the subject (before:
+    only sentences naming Tomas were eligible, and the answer gave him)."""
+    dated = await ask(runtime, "What was Northwind Cycles' checkout conversion before 12 November?")
+    window = dated["interpreted_dates"]
+    assert (window["text"], window["date_from"], window["date_to"]) == (
+        "before 12 November",
+        None,
+        "2026-11-11",
+    )
+    assert "2.7%" in dated["answer"] and "3.1%" not in dated["answer"]
+    earlier = await ask(runtime, "Who was the account lead for Northwind Cycles before Tomas Berg?")
+    assert "Priya Raman" in earlier["answer"]
+
+
 async def test_the_current_value_comes_first_and_the_old_one_is_marked(runtime: Runtime) -> None:
     """team.md (reviewed in February) still names Priya; the September log hands the account
     over. The handover is the answer, the roster's line is shown as older."""

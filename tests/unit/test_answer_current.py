@@ -159,3 +159,11 @@ def test_one_question_word_in_common_is_not_the_same_subject() -> None:
         "Which service should I use to share a big video file with a client?", files, transfers
     )
     assert found is not None and {found.a.text, found.b.text} == {"Sendfold", "Parcelry"}
+
+
+def test_the_name_after_before_is_not_the_subject() -> None:
+    """ "before Quarrystone" names what came after: sentences need not mention it (before:
+    only the sentence of the switch to Quarrystone was eligible, never the old warehouse)."""
+    ask = read_ask("Which analytics warehouse did we use before Quarrystone?")
+    assert ask.names == ()
+    assert read_ask("Who was Juniper Yoga's lead before Farah Haddad?").names == ("Juniper", "Yoga")

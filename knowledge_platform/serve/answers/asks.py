@@ -97,6 +97,12 @@ _WHO_IS = re.compile(
     r"^\s*(?i:who\s+(is|are|was|were)\s+(the\s+)?)[A-Z][\w&'-]*(\s+[A-Z][\w&'-]*)*"
     r"\s*\??\s*$"
 )
+#: "Which warehouse did we use before Quarrystone?": the names after these are the value
+#: that replaced the one asked for.
+_LATER = re.compile(
+    r"\b(?:before|prior\s+to|until|replaced\s+by|switched\s+to|moved\s+to)\s+"
+    r"((?:[A-Z][\w&'\u2019-]*\s*){1,4})"
+)
 #: A capitalised word opening a sentence: a name only if the passages write it as one.
 _OPENING = re.compile(r"^\W*([A-Z][a-z]+[A-Za-z]*)\b(?!\s+[A-Z])")
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
@@ -143,8 +149,14 @@ def read_ask(question: str) -> Ask:
         match = found[0]
         about = match.groupdict().get("about") or ""
         asking = set(terms(match.group(0))) - set(terms(about))
+    # "before Quarrystone": the name of what came after, not what the question is about
+    later = {w for m in _LATER.finditer(question) for w in m.group(1).split()}
     words = re.findall(r"[^\W_][\w&'\u2019-]*", question)[1:]
-    names = tuple(w.removesuffix("'s").removesuffix("\u2019s") for w in words if w[0].isupper())
+    names = tuple(
+        w.removesuffix("'s").removesuffix("\u2019s")
+        for w in words
+        if w[0].isupper() and w not in later
+    )
     content = content_terms(phrases(question))
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
     compound = {t for w in re.findall(r"\w+(?:-\w+)+", question) for t in terms(w)}
