@@ -239,7 +239,10 @@ _RULE_TEXTS: list[tuple[str, Rule]] = [
         r"\b(?:in\s+|over\s+|during\s+)?the\s+(?:last|past)\s+(?P<unit>week|month|year)\b(?!\s+of)",
         lambda m, t: _span(t, m.group("unit").lower(), 1),
     ),
-    (rf"\b{_N}\s+{_UNIT}\s+ago\b", lambda m, t: _ago(t, m.group("unit").lower(), _n(m.group("n")))),
+    (
+        rf"\b(?:a\s+(?=couple|few))?{_N}\s+{_UNIT}\s+(?:ago|back)\b",
+        lambda m, t: _ago(t, m.group("unit").lower(), _n(m.group("n"))),
+    ),
     (
         r"\bthe\s+(?P<unit>week|month|quarter|year)\s+before\s+last\b",
         lambda m, t: _ago(t, m.group("unit").lower(), 2),

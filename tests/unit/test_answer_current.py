@@ -12,14 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_platform.config.registry import AnswerConfig
 from knowledge_platform.dating import CHANGE, marks
 from knowledge_platform.embeddings.deterministic import HashEmbedder
+from knowledge_platform.serve.answers.ask import WINDOW_RELIEF, answer_question
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.relevance import score_sentences
 from knowledge_platform.serve.answers.sentences import candidates
 from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.serve.retrieval import Retriever
 from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import make_chunk
@@ -167,3 +170,47 @@ def test_the_name_after_before_is_not_the_subject() -> None:
     ask = read_ask("Which analytics warehouse did we use before Quarrystone?")
     assert ask.names == ()
     assert read_ask("Who was Juniper Yoga's lead before Farah Haddad?").names == ("Juniper", "Yoga")
+
+
+def test_a_question_that_names_when_is_answered_a_little_more_readily() -> None:
+    """Searched only among what was said then, a windowed question's threshold is
+    WINDOW_RELIEF of the usual one; an open window ("before May") or a long one is not
+    narrow enough."""
+    booked = make_chunk(
+        n=20,
+        source_id="memory/2026-11-04.md",
+        title="2026-11-04",
+        text="Booked Millrace Lodge for the winter offsite on 10 December.",
+        date=date(2026, 11, 4),
+    )
+    today = date(2026, 11, 20)
+    windowed = understand("Which venue did we book two weeks ago?", today)
+    plain = Question.plain(windowed.search_text)
+    env = {"OPENAI_API_KEY": ""}
+
+    def ask(question: Question, threshold: float) -> str:
+        config = AnswerConfig(min_score=threshold)
+        return answer_question(
+            question,
+            hits(booked),
+            scope="internal",
+            config=config,
+            embedder=HashEmbedder(),
+            env=env,
+        ).mode
+
+    best = answer_question(
+        plain,
+        hits(booked),
+        scope="internal",
+        config=AnswerConfig(min_score=0.0),
+        embedder=HashEmbedder(),
+        env=env,
+    ).confidence
+    threshold = best / (WINDOW_RELIEF + 0.05)
+    assert ask(plain, threshold) == "not_found"
+    assert ask(windowed, threshold) == "extractive"
+    assert windowed.dates is not None and windowed.dates.text == "two weeks ago"
+    assert understand("Where is the offsite we booked a couple of weeks back?", today).dates
+    opened = understand("Which venue did we book before May?", today)
+    assert ask(opened, threshold) == "not_found"
