@@ -214,3 +214,9 @@ def test_a_question_that_names_when_is_answered_a_little_more_readily() -> None:
     assert understand("Where is the offsite we booked a couple of weeks back?", today).dates
     opened = understand("Which venue did we book before May?", today)
     assert ask(opened, threshold) == "not_found"
+
+
+def test_which_venue_asks_for_a_name() -> None:
+    """Before: no kind of value, so the sentence naming the lodge got nothing for holding one."""
+    assert "name" in read_ask("Which venue did we book?").kinds
+    assert "name" in read_ask("What hotel is the offsite at?").kinds

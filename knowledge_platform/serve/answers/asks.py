@@ -63,7 +63,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
         (
             r"\b(which|what)\s+(?P<about>(?:[\w/-]+\s+){1,2})?(tool|platform|system|app|application|service|vendor|"
-            r"software|channel|library|engine|crm|cms|provider)s?\b",
+            r"software|channel|library|engine|crm|cms|provider|"
+            r"venue|hotel|restaurant|location)s?\b",
             ("name", "code"),
         ),
         # "What do we use to watch recordings?": a tool, by its name
