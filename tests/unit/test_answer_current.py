@@ -154,6 +154,15 @@ def test_one_question_word_in_common_is_not_the_same_subject() -> None:
         "2026-05-18 daily log",
     )
     assert disagreement("Is two weeks' notice enough to book annual leave?", leave, test) is None
+    new_head = Statement(
+        "Priya Nair is our new head of design; Malik moves to the product team.", "Notes", ""
+    )
+    library = Statement(
+        "Our component library is called Loom and lives in the design-system repository.",
+        "Design system > Components",
+        "Design system",
+    )
+    assert disagreement("Who is the head of design?", new_head, library) is None
     files = Statement(
         "Large client files are sent only through Sendfold.", "Security > Sharing files", ""
     )

@@ -133,8 +133,16 @@ def _different_things(a: Statement, b: Statement) -> bool:
 
 
 def same_subject(
-    question: str, a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]
+    question: str,
+    a: Statement,
+    b: Statement,
+    va: Sequence[Value],
+    vb: Sequence[Value],
+    shared_terms: int = QUESTION_SHARED_TERMS,
 ) -> bool:
+    """Whether two statements speak of the same thing: enough words of their own in common,
+    else words of the question both have, and `shared_terms` words in common in all (fewer
+    for a short question)."""
     if _different_things(a, b):
         return False
     sa, sb = _subject(a, va), _subject(b, vb)
@@ -144,9 +152,10 @@ def same_subject(
     asked = set(ask.subject) - {t for n in ask.names for t in terms(n)}
     ca = asked & widen(terms(phrases(a.text + " " + a.context)))
     cb = asked & widen(terms(phrases(b.text + " " + b.context)))
-    # two words of the question both have (one of a short question), not one they happen to
-    # share ("weekly" of a test's duration, for a question about weeks of notice)
-    shared = len(ca & cb) >= min(QUESTION_SHARED_TERMS, -(-len(asked) // 2))
+    # two words of the question both have, not one they happen to share ("weekly" of a test's
+    # duration, for a question about weeks of notice; "design" of a component library, for
+    # a question about the head of design)
+    shared = len((ca & cb) | (sa & sb)) >= min(shared_terms, len(asked))
     return shared and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
@@ -187,7 +196,8 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
         if (
             found is not None
             and not _different_things(a, b)
-            and same_subject(question, a, b, _said(ca), _said(cb))
+            # the old value named is evidence enough: one word of the question in common
+            and same_subject(question, a, b, _said(ca), _said(cb), shared_terms=1)
         ):
             mine, theirs = found
             return Disagreement(
