@@ -104,6 +104,23 @@ class KnowledgeService:
         found = self.runtime.retriever.search_each(scope, query, searches)
         return [[h for h in hits if h.chunk.scope == scope] for hits in found]  # defence in depth
 
+    def _search_changes(
+        self,
+        scope: str,
+        query: str,
+        search: tuple[int, SearchFilter],
+        changes: tuple[int, SearchFilter],
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The top hits of `search`, and the statements of change among its own candidates;
+        a second search when `changes` reaches past `search`'s filter (a change said before
+        the question's window still holds in it)."""
+        if changes[1].date_from == search[1].date_from:
+            found = self.runtime.retriever.search_among(scope, query, search, changes)
+        else:
+            found = tuple(self.runtime.retriever.search_each(scope, query, [search, changes]))
+        hits, said = ([h for h in hits if h.chunk.scope == scope] for hits in found)
+        return hits, said
+
     def _record(self, grant: Grant, scope: str, tool: str, query: str, hits: list[Hit]) -> None:
         self.log.append(
             principal=grant.principal,
@@ -242,8 +259,8 @@ class KnowledgeService:
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
             changes = flt.model_copy(update={"marks": [CHANGE], **since})
-            hits, said = self._search_each(
-                grant, scope, question.search_text, [(limit, flt), (CHANGE_HITS, changes)]
+            hits, said = self._search_changes(
+                scope, question.search_text, (limit, flt), (CHANGE_HITS, changes)
             )
             hits = current_first(
                 [*hits, *(h for h in said if h.chunk.id not in {x.chunk.id for x in hits})],
