@@ -141,7 +141,7 @@ class Retriever:
         ]
         order: list[tuple[str, int]] = []  # each ranked id and the search it answers
 
-        def fuse(lists: list[list[Scored]], _: Set[str]) -> list[Scored]:
+        def fuse(lists: list[list[Scored]], _marked: Set[str]) -> list[Scored]:
             ranked: list[Scored] = []
             for k, ((limit, _), depth) in enumerate(zip(searches, depths, strict=True)):
                 found = blend_scores(
