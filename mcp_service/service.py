@@ -102,7 +102,7 @@ class KnowledgeService:
     ) -> list[list[Hit]]:
         """The top hits under each (limit, filter), from one store call."""
         found = self.runtime.retriever.search_each(scope, query, searches)
-        return [[h for h in hits if h.chunk.scope == scope] for hits in found]  # defence in depth
+        return [_in_scope(scope, hits) for hits in found]
 
     def _search_changes(
         self,
@@ -114,12 +114,12 @@ class KnowledgeService:
         """The top hits of `search`, and the statements of change among its own candidates;
         a second search when `changes` reaches past `search`'s filter (a change said before
         the question's window still holds in it)."""
-        if changes[1].date_from == search[1].date_from:
-            found = self.runtime.retriever.search_among(scope, query, search, changes)
+        retriever = self.runtime.retriever
+        if changes[1].date_from == search[1].date_from:  # `changes` narrows `search`
+            hits, said = retriever.search_among(scope, query, search, changes)
         else:
-            found = tuple(self.runtime.retriever.search_each(scope, query, [search, changes]))
-        hits, said = ([h for h in hits if h.chunk.scope == scope] for hits in found)
-        return hits, said
+            hits, said = retriever.search_each(scope, query, [search, changes])
+        return _in_scope(scope, hits), _in_scope(scope, said)
 
     def _record(self, grant: Grant, scope: str, tool: str, query: str, hits: list[Hit]) -> None:
         self.log.append(
@@ -542,6 +542,11 @@ class Read:
     notes: list[str]
     #: the scope, grant and date window it searched under
     flt: SearchFilter
+
+
+def _in_scope(scope: str, hits: list[Hit]) -> list[Hit]:
+    """The hits of `scope` alone (defence in depth: the store searched its collection)."""
+    return [h for h in hits if h.chunk.scope == scope]
 
 
 def _successor_ids(hits: list[Hit]) -> set[str]:
