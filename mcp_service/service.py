@@ -102,24 +102,7 @@ class KnowledgeService:
     ) -> list[list[Hit]]:
         """The top hits under each (limit, filter), from one store call."""
         found = self.runtime.retriever.search_each(scope, query, searches)
-        return [_in_scope(scope, hits) for hits in found]
-
-    def _search_changes(
-        self,
-        scope: str,
-        query: str,
-        search: tuple[int, SearchFilter],
-        changes: tuple[int, SearchFilter],
-    ) -> tuple[list[Hit], list[Hit]]:
-        """The top hits of `search`, and the statements of change among its own candidates;
-        a second search when `changes` reaches past `search`'s filter (a change said before
-        the question's window still holds in it)."""
-        retriever = self.runtime.retriever
-        if changes[1].date_from == search[1].date_from:  # `changes` narrows `search`
-            hits, said = retriever.search_among(scope, query, search, changes)
-        else:
-            hits, said = retriever.search_each(scope, query, [search, changes])
-        return _in_scope(scope, hits), _in_scope(scope, said)
+        return [[h for h in hits if h.chunk.scope == scope] for hits in found]  # defence in depth
 
     def _record(self, grant: Grant, scope: str, tool: str, query: str, hits: list[Hit]) -> None:
         self.log.append(
@@ -259,8 +242,8 @@ class KnowledgeService:
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
             changes = flt.model_copy(update={"marks": [CHANGE], **since})
-            hits, said = self._search_changes(
-                scope, question.search_text, (limit, flt), (CHANGE_HITS, changes)
+            hits, said = self._search_each(
+                grant, scope, question.search_text, [(limit, flt), (CHANGE_HITS, changes)]
             )
             hits = current_first(
                 [*hits, *(h for h in said if h.chunk.id not in {x.chunk.id for x in hits})],
@@ -542,11 +525,6 @@ class Read:
     notes: list[str]
     #: the scope, grant and date window it searched under
     flt: SearchFilter
-
-
-def _in_scope(scope: str, hits: list[Hit]) -> list[Hit]:
-    """The hits of `scope` alone (defence in depth: the store searched its collection)."""
-    return [h for h in hits if h.chunk.scope == scope]
 
 
 def _successor_ids(hits: list[Hit]) -> set[str]:

@@ -18,7 +18,7 @@ Two ways to fuse the dense and the sparse results (the store API is the same for
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence, Set
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -141,7 +141,7 @@ class Retriever:
         ]
         order: list[tuple[str, int]] = []  # each ranked id and the search it answers
 
-        def fuse(lists: list[list[Scored]], _marked: Set[str]) -> list[Scored]:
+        def fuse(lists: list[list[Scored]]) -> list[Scored]:
             ranked: list[Scored] = []
             for k, ((limit, _), depth) in enumerate(zip(searches, depths, strict=True)):
                 found = blend_scores(
@@ -153,50 +153,6 @@ class Retriever:
 
         return _split(self.store.search_fused(scope, queries, fuse), order, len(searches))
 
-    def search_among(
-        self,
-        scope: str,
-        query: str,
-        search: tuple[int, SearchFilter],
-        among: tuple[int, SearchFilter],
-        *,
-        prefetch: int = 50,
-    ) -> tuple[list[Hit], list[Hit]]:
-        """`search(scope, query, limit=limit, flt=flt)` for `search` = (limit, flt), and the
-        top of its own candidates (the dense and sparse lists it blends) that also match
-        `among`'s filter, blended the same way: one search, not a second one under `among`.
-        A chunk `among` matches outside those candidates is not found; on a collection the
-        candidates hold in full, both answer as `search_each` does."""
-        query = require_text(query)
-        (limit, flt), (among_limit, among_flt) = search, among
-        sparse = self.sparse.encode_query(query)
-        if self.fusion.method != "blend" or not sparse.indices:
-            found = self.search_each(scope, query, [search, among], prefetch=prefetch)
-            return found[0], found[1]
-        depth = max(prefetch, limit)
-        weight = self.fusion.dense_weight
-        order: list[tuple[str, int]] = []
-
-        def fuse(lists: list[list[Scored]], marked: Set[str]) -> list[Scored]:
-            dense, sparse = lists
-            top = blend_scores(dense, sparse, weight, depth)[:limit]
-            picked = _blend_lists(  # a part of a full list is full: the rest ranked below it
-                [h for h in dense if h[0] in marked],
-                [h for h in sparse if h[0] in marked],
-                weight,
-                (len(dense) >= depth, len(sparse) >= depth),
-            )[:among_limit]
-            order.extend([*((cid, 0) for cid, _ in top), *((cid, 1) for cid, _ in picked)])
-            return [*top, *picked]
-
-        queries = [
-            VectorQuery(dense=self.dense_query(query), limit=depth, mode="dense"),
-            VectorQuery(sparse=sparse, limit=depth, mode="sparse"),
-        ]
-        hits = self.store.search_fused(scope, queries, fuse, flt=flt, among=among_flt)
-        found = _split(hits, order, 2)
-        return found[0], found[1]
-
     def _blend(
         self,
         scope: str,
@@ -207,7 +163,7 @@ class Retriever:
         flt: SearchFilter | None,
         dense_weight: float,
     ) -> list[Hit]:
-        def fuse(lists: list[list[Scored]], _: Set[str]) -> list[Scored]:
+        def fuse(lists: list[list[Scored]]) -> list[Scored]:
             return blend_scores(lists[0], lists[1], dense_weight, depth)[:limit]
 
         return self.store.search_fused(
@@ -240,17 +196,8 @@ def blend_scores(
 ) -> list[Scored]:
     """The union of both result lists by weighted sum of top-scaled scores, best first.
     `depth`: how many each list was asked for (None: unknown, every list counts as full)."""
-    full = (depth is None or len(dense) >= depth, depth is None or len(sparse) >= depth)
-    return _blend_lists(dense, sparse, dense_weight, full)
-
-
-def _blend_lists(
-    dense: Sequence[Scored], sparse: Sequence[Scored], dense_weight: float, full: tuple[bool, bool]
-) -> list[Scored]:
-    """`blend_scores`, told whether each list is full (a chunk missing from it ranked below
-    all of it) or holds every match."""
-    d, d_floor = _scaled(dense, full[0])
-    s, s_floor = _scaled(sparse, full[1])
+    d, d_floor = _scaled(dense, depth)
+    s, s_floor = _scaled(sparse, depth)
     ids = dict.fromkeys(cid for cid, _ in (*dense, *sparse))
     scores = {
         cid: dense_weight * d.get(cid, d_floor) + (1 - dense_weight) * s.get(cid, s_floor)
@@ -260,7 +207,7 @@ def _blend_lists(
     return [(cid, scores[cid]) for cid in ranked]
 
 
-def _scaled(hits: Sequence[Scored], full: bool) -> tuple[dict[str, float], float]:
+def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[str, float], float]:
     """Scores divided by the list's top score (negative cosines count as 0), and the score of
     an absentee: the lowest of them when the list is full (it ranked below them), else 0
     (it did not match at all)."""
@@ -269,6 +216,7 @@ def _scaled(hits: Sequence[Scored], full: bool) -> tuple[dict[str, float], float
     top = max(score for _, score in hits)
     unit = top if top > 0 else 1.0
     scaled = {cid: max(score, 0.0) / unit for cid, score in hits}
+    full = depth is None or len(hits) >= depth
     return scaled, min(scaled.values()) if full else 0.0
 
 

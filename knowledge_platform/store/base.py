@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence, Set
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -125,9 +125,8 @@ def query_filters(
 
 #: A point (chunk) id and its score.
 Scored = tuple[str, float]
-#: Ranks the (id, score) lists of a batch's queries into one list, best first. Its second
-#: argument: the ids among those lists that match the call's `among` filter (empty without).
-Fuse = Callable[[list[list[Scored]], Set[str]], list[Scored]]
+#: Ranks the (id, score) lists of a batch's queries into one list, best first.
+Fuse = Callable[[list[list[Scored]]], list[Scored]]
 
 
 class CollectionInfo(BaseModel):
@@ -206,14 +205,11 @@ class VectorStore(ABC):
         fuse: Fuse,
         *,
         flt: SearchFilter | None = None,
-        among: SearchFilter | None = None,
     ) -> list[Hit]:
         """The queries' (id, score) lists ranked by `fuse`, then the payloads of the ranked
         ids alone. Turning payloads into chunks costs more than the searches themselves, and
-        a blend of two 50-deep lists keeps 10 (bench/mcp_throughput.py). `among`: `fuse` is
-        also told which of the found ids match it (an id look-up, far cheaper than a second
-        search under it). Edge reads all of it from one published version; on a server a
-        point deleted in between is left out."""
+        a blend of two 50-deep lists keeps 10 (bench/mcp_throughput.py). Edge reads all of it
+        from one published version; on a server a point deleted in between is left out."""
 
     @abstractmethod
     def scroll(self, scope: str, flt: SearchFilter | None = None) -> Iterator[Chunk]:

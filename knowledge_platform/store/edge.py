@@ -409,7 +409,6 @@ class EdgeStore(VectorStore):
         fuse: Fuse,
         *,
         flt: SearchFilter | None = None,
-        among: SearchFilter | None = None,
     ) -> list[Hit]:
         requests = self._requests(queries, flt or SearchFilter(), payload=False)
         if all(r is None for r in requests):
@@ -417,9 +416,9 @@ class EdgeStore(VectorStore):
         with self._reading(scope) as r:
             if r is None:
                 return []
-            found = _query(r.shard, requests)
-            marked = _matching(r.shard, found, among) if among is not None else set()
-            ranked = fuse([[(str(p.id), p.score) for p in points] for points in found], marked)
+            ranked = fuse(
+                [[(str(p.id), p.score) for p in points] for points in _query(r.shard, requests)]
+            )
             try:
                 records = r.shard.retrieve([i for i, _ in ranked], True, False) if ranked else []
             except Exception as exc:
@@ -501,25 +500,6 @@ def _query(shard: qe.EdgeShard, requests: list[qe.QueryRequest | None]) -> list[
     except Exception as exc:
         raise _err("search", exc) from exc
     return [[] if req is None else next(found) for req in requests]
-
-
-def _matching(shard: qe.EdgeShard, found: list[list[Any]], among: SearchFilter) -> set[str]:
-    """The ids of the found points that match `among`: one look-up by id, no search."""
-    ids = {p.id for points in found for p in points}
-    if not ids or matches_nothing(among):
-        return set()
-    conds: list[Any] = [qe.HasIdCondition(ids)]
-    if (own := edge_filter(among)) is not None:
-        conds.append(own)
-    try:
-        records, _ = shard.scroll(
-            qe.ScrollRequest(
-                limit=len(ids), filter=qe.Filter(must=conds), with_payload=False, with_vector=False
-            )
-        )
-    except Exception as exc:
-        raise _err("search", exc) from exc
-    return {str(rec.id) for rec in records}
 
 
 def _rrf() -> Any:

@@ -343,14 +343,16 @@ class QdrantServerStore(VectorStore):
         fuse: Fuse,
         *,
         flt: SearchFilter | None = None,
-        among: SearchFilter | None = None,
     ) -> list[Hit]:
-        found = self._query(scope, queries, flt, payload=False)
-        name = collection_name(scope)
-        marked = self._matching(name, found, among) if among is not None else set()
-        ranked = fuse([[(str(p.id), p.score) for p in points] for points in found], marked)
+        ranked = fuse(
+            [
+                [(str(p.id), p.score) for p in points]
+                for points in self._query(scope, queries, flt, payload=False)
+            ]
+        )
         if not ranked:
             return []
+        name = collection_name(scope)
         try:
             records = self.client.retrieve(
                 name, ids=[i for i, _ in ranked], with_payload=True, with_vectors=False
@@ -363,28 +365,6 @@ class QdrantServerStore(VectorStore):
             for i, score in ranked
             if i in payloads
         ]
-
-    def _matching(
-        self, name: str, found: list[list[models.ScoredPoint]], among: SearchFilter
-    ) -> set[str]:
-        """The ids of the found points that match `among`: one look-up by id, no search."""
-        ids = list(dict.fromkeys(p.id for points in found for p in points))
-        if not ids or matches_nothing(among):
-            return set()
-        must: list[models.Condition] = [models.HasIdCondition(has_id=ids)]
-        if (own := server_filter(among)) is not None:
-            must.append(own)
-        try:
-            records, _ = self.client.scroll(
-                name,
-                scroll_filter=models.Filter(must=must),
-                limit=len(ids),
-                with_payload=False,
-                with_vectors=False,
-            )
-        except Exception as exc:
-            raise _err(f"reading {name}", exc) from exc
-        return {str(rec.id) for rec in records}
 
     def _query(
         self, scope: str, queries: Sequence[VectorQuery], flt: SearchFilter | None, payload: bool

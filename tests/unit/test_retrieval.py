@@ -95,16 +95,13 @@ TEXTS = {
 }
 
 
-MARKS = {"hiring": ["change"], "launch": ["change"]}
-
-
 @pytest.fixture
 def retriever(tmp_path: Path):
     store = EdgeStore(tmp_path / "shards", optimize=False)
     embedder, sparse = HashEmbedder(), SparseEncoder()
     points = []
     for n, (name, text) in enumerate(TEXTS.items()):
-        chunk = make_chunk(source_id=name, n=n, text=text, marks=MARKS.get(name, []))
+        chunk = make_chunk(source_id=name, n=n, text=text)
         points.append(
             Point(
                 id=chunk.id,
@@ -152,30 +149,6 @@ def test_searches_under_several_filters_at_once_answer_as_each_alone(retriever: 
     ]
     assert ids(got[0]) == ids(alone[0]) and len(got[0]) == 2
     assert ids(got[1]) == ["pricing"] and got[2] == []
-
-
-def test_the_candidates_matching_a_second_filter_answer_as_a_search_under_it(
-    retriever: Retriever,
-):
-    from knowledge_platform.store.base import SearchFilter
-
-    main, changes = (2, SearchFilter()), (2, SearchFilter(marks=["change"]))
-    for query in ("swatch pricing", "analysts join in spring"):
-        got = retriever.search_among("internal", query, main, changes)
-        alone = retriever.search_each("internal", query, [main, changes])
-        assert [scored(hits) for hits in got] == [scored(hits) for hits in alone]
-        assert set(ids(got[1])) <= set(MARKS) and got[1]
-    # what the search's own candidates (here 1 dense + 1 sparse deep) leave out is not found
-    hiring = (1, SearchFilter(doc_ids=["memory_files:hiring"]))
-    assert ids(retriever.search_each("internal", "swatch pricing", [hiring])[0]) == ["hiring"]
-    got = retriever.search_among(
-        "internal", "swatch pricing", (1, SearchFilter()), hiring, prefetch=1
-    )
-    assert ids(got[0]) == ["pricing"] and got[1] == []
-
-
-def scored(hits: list[Hit]) -> list[tuple[str, float]]:
-    return [(h.chunk.id, h.score) for h in hits]
 
 
 def test_stopword_only_query_falls_back_to_dense(retriever: Retriever):

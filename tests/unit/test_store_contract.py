@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import tempfile
 from collections.abc import Iterator
-from collections.abc import Set as AbstractSet
 from datetime import date
 from pathlib import Path
 
@@ -136,7 +135,7 @@ def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore
     ]
     seen: list[list[list[tuple[str, float]]]] = []
 
-    def fuse(lists: list[list[tuple[str, float]]], _: AbstractSet[str]) -> list[tuple[str, float]]:
+    def fuse(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
         if not any(lists):
             return []
         seen.append(lists)  # (id, score) of each query, best first
@@ -178,36 +177,12 @@ def test_a_query_with_its_own_filter_is_searched_under_it(store: VectorStore):
         store.search("internal", dense, None, limit=5, flt=clickup, mode="dense")
     )
 
-    def both(lists: list[list[tuple[str, float]]], _: AbstractSet[str]) -> list[tuple[str, float]]:
+    def both(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
         return [best for found in lists for best in found[:1]]
 
     fused = store.search_fused("internal", batch[:2], both, flt=memory)
     assert [h.chunk.source for h in fused] == ["memory_files", "clickup"]
     assert store.search_fused("internal", batch[2:], both) == []
-
-
-def test_a_fused_search_tells_fuse_which_found_ids_match_among(store: VectorStore):
-    changes = make_points(10, seed=1, start=10, marks=["change"], date=date(2026, 3, 2))
-    write(store, [*make_points(10), *changes, *make_points(5, source="clickup", seed=2)])
-    batch = [VectorQuery(dense=changes[0].dense, limit=8, mode="dense")]
-    seen: list[tuple[list[str], AbstractSet[str]]] = []
-
-    def fuse(lists: list[list[tuple[str, float]]], marked: AbstractSet[str]):
-        seen.append(([cid for cid, _ in lists[0]], marked))
-        return lists[0][:1]
-
-    memory = SearchFilter(sources=["memory_files"])
-    among = SearchFilter(marks=["change"], date_from=date(2026, 3, 1))
-    hits = store.search_fused("internal", batch, fuse, flt=memory, among=among)
-    found, marked = seen[0]
-    assert ids(hits) == [changes[0].id] and len(found) == 8
-    # the found ids that match `among`, and no chunk found outside the batch's results
-    assert marked == {p.id for p in changes} & set(found) and changes[0].id in marked
-    later = SearchFilter(marks=["change"], date_from=date(2026, 4, 1))
-    store.search_fused("internal", batch, fuse, flt=memory, among=later)
-    store.search_fused("internal", batch, fuse, flt=memory, among=SearchFilter(marks=[]))
-    store.search_fused("internal", batch, fuse, flt=memory)
-    assert [m for _, m in seen[1:]] == [set(), set(), set()]
 
 
 def test_reupsert_overwrites_without_duplicating(store: VectorStore):
