@@ -21,9 +21,10 @@ from tests.store_fixtures import make_chunk
 def test_a_word_brings_its_group_and_phrases_become_their_word() -> None:
     assert set(terms("KPI")) <= widen(terms("headline metric"))
     assert set(terms("primary")) <= widen(terms("headline"))
-    assert phrases("Where are the sign-in details? Log in first; book time off.") == (
+    assert phrases("Where are the sign-in details? Log-in first; book time off.") == (
         "Where are the login details? login first; book leave."
     )
+    assert phrases("The test log in the client folder.") == "The test log in the client folder."
     assert widen(terms("checkout outage")) >= set(terms("incident"))
     assert not widen(terms("venue")) & set(terms("budget"))  # a word outside every group
 

@@ -30,7 +30,7 @@ experiment experiments test tests
 head lead leader chief
 client customer
 vendor supplier
-invoice invoicing billing bill
+invoice invoicing billing
 holiday vacation leave pto
 expense expenses reimbursement
 salary compensation wage wages
@@ -49,7 +49,8 @@ timesheet timesheets timekeeping
 """
 
 #: Phrases written as two words or with a hyphen, read as the one word of their group.
-_PHRASES = re.compile(r"\b(?:sign|log)(?:-|\s)?(?:in|on)s?\b|\btime[-\s]off\b", re.I)
+#: ("the test log in the client folder" is not a log-in: only "sign in" takes a space)
+_PHRASES = re.compile(r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b|\btime[-\s]off\b", re.I)
 
 
 @cache
