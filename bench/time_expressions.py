@@ -58,10 +58,11 @@ def ours(case: Labelled, now: dt.datetime) -> tuple[bool, str]:
     window = resolve(case.question, now.date()).window
     if window is None:
         return False, "no window"
+    start = window.start or dt.date.min  # "before September": open at its start
     ok = (
-        window.start <= case.narrow[0]
+        start <= case.narrow[0]
         and window.end >= case.narrow[1]
-        and window.start >= case.wide[0]
+        and start >= case.wide[0]
         and window.end <= case.wide[1]
     )
     return ok, f"{window.text!r} -> {window.start}..{window.end}"
