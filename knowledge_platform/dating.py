@@ -95,6 +95,7 @@ _SPELLED = [
 #: Words of a statement of change: a text that says a value changed ("handed over to",
 #: "moved from X to Y", "replaces", "no longer"). Such chunks are marked CHANGE, so the read
 #: side can look for a newer statement that changed what an older text says.
+_CUE_DAYS = "|".join([MONTH_NAMES, *WEEKDAYS])
 CHANGE_CUE = re.compile(
     r"\b(handed\s+(?:\w+\s+){0,6}?over|hands\s+(?:\w+\s+){0,6}?over|took\s+over|takes\s+over|"
     r"moved|moves|switched|switches|changed|changes|raised|lowered|increased|decreased|"
@@ -105,7 +106,17 @@ CHANGE_CUE = re.compile(
     r"happens?|handles?|manages?)|(?:is|are)\s+now|as\s+of\s+(?:today|now|this)|"
     # a sentence that ends on "now": "All client hosting is on Northvane Cloud now."
     r"(?<!for\s)now(?=\s*[.;!](?:\s|$))|"
-    r"(?:goes|go|went)\s+(?:up|down))\b",
+    r"(?:goes|go|went)\s+(?:up|down)|"
+    # the same said otherwise: "has taken over", "has gone up", "swapped X for Y", "was
+    # rescheduled", "henceforth", "starting 1 July", "as of Monday", "our new CRM is",
+    # "(was $1,000)"
+    r"taken\s+over|gone\s+(?:up|down)|swapped|swaps|rescheduled|postponed|brought\s+forward|"
+    r"pushed\s+(?:back|to)|extended\s+to|shortened\s+to|upgraded|downgraded|migrated|renamed|"
+    r"will\s+replace|henceforth|from\s+next\s+(?:week|month|quarter|year)|"
+    rf"(?:starting|beginning)\s+(?:on\s+|in\s+|from\s+)?(?:today|tomorrow|next|this|\d|"
+    rf"(?:{_CUE_DAYS})\b)|as\s+of\s+(?:\d|(?:{_CUE_DAYS})\b)|"
+    r"(?:is|are)\s+(?:our|the)\s+new|^\W*(?:our|the)\s+new\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are)|"
+    r"(?<=\()(?:was|previously|formerly))\b",
     re.I,
 )
 CHANGE = "change"

@@ -229,3 +229,39 @@ def test_which_venue_asks_for_a_name() -> None:
     """Before: no kind of value, so the sentence naming the lodge got nothing for holding one."""
     assert "name" in read_ask("Which venue did we book?").kinds
     assert "name" in read_ask("What hotel is the offsite at?").kinds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From next month, the retainer will be $5,000.",
+        "Starting 1 July, stand-ups are at 10:00.",
+        "The new price is $40.",
+        "Our new CRM is Pipewell.",
+        "We swapped Slack for Teams.",
+        "The meeting has been rescheduled to Thursdays.",
+        "The retainer has gone up to $15,500.",
+        "Support hours were extended to 20:00.",
+        "The deadline was pushed to Friday.",
+        "Henceforth, all tests need two reviewers.",
+        "As of Monday, the office opens at 8.",
+        "We migrated the CRM to Pipewell.",
+        "The approval limit is $2,000 (was $1,000).",
+    ],
+)
+def test_statements_of_change_said_otherwise_are_marked(text: str) -> None:
+    """Each was unmarked before, so no search for newer statements could find it."""
+    assert CHANGE in marks(text)
+
+
+def test_old_values_said_otherwise_are_read() -> None:
+    cases = {
+        "Jonas has taken over QA from Elif.": ("Elif", "Jonas"),
+        "Pipewell will replace Salesbook next quarter.": ("Salesbook", "Pipewell"),
+        "The approval limit is $2,000 (was $1,000).": ("$1,000", None),
+    }
+    for text, (old, new) in cases.items():
+        change = change_in(text)
+        assert [v.text for v in change.old] == [old], text
+        assert new is None or change.new_text == (new,), text
+    assert CHANGE not in marks("We welcomed a new client.")

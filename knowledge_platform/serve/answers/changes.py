@@ -23,7 +23,7 @@ _END = (
 )
 _OLD = r"(?P<old>[^;!?()]+?)" + _END
 _NEW = r"(?P<new>[^;!?()]+?)" + _END
-_BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}{_NAMEISH})\s+"
+_BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}?{_NAMEISH})\s+"
 #: Each pattern marks a span of the sentence as old (group `old`) and, where it says, the
 #: value that replaced it (group `new`); each comes with the words it cannot match without,
 #: searched first (a pattern that starts at every word costs ~0.2 ms on a long sentence).
@@ -47,9 +47,10 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # "Y replaces/supersedes X", "Y instead of X", "Y takes over (the account) from X": the
         # old value follows, the new precedes
         (
-            r"\b(?:replaces|supersedes|succeeds|t(?:akes|ook|aking)\s+over|instead\s+of|in\s+"
-            r"place\s+of|rather\s+than)\s",
-            _BEFORE + r"(?:replaces|supersedes|succeeds|t(?:akes|ook|aking)\s+over\s+"
+            r"\b(?:replaces|supersedes|succeeds|t(?:akes|ook|aking|aken)\s+over|instead\s+of|in\s+"
+            r"place\s+of|rather\s+than|will\s+replace)\s",
+            _BEFORE + r"(?:has\s+|have\s+)?(?:replaces|supersedes|succeeds|will\s+replace|"
+            r"t(?:akes|ook|aking|aken)\s+over\s+"
             r"(?:[\w&'-]+\s+){0,5}?from|instead\s+of|in\s+place\s+of|rather\s+than)\s+" + _OLD,
         ),
         (
@@ -66,9 +67,11 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
         # "21 days (previously 14 days)", "Lee, formerly Dana", "up from 14 days"
         (
-            r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s",
+            r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s|\(\s*was\s",
             r"(?:[(,]\s*|\b(?:was|were|is|are)\s+)(?:previously|formerly)\s+"
             + _OLD
+            + r"|\(\s*was\s+"
+            + _OLD.replace("?P<old>", "?P<old3>")
             + r"|\b(?:(?:up|down)\s+from|used\s+to\s+be)\s+"
             + _OLD.replace("?P<old>", "?P<old2>"),
         ),
@@ -143,13 +146,14 @@ class Change:
 
 
 def _spans(text: str, group: str) -> list[tuple[int, int]]:
-    """Every span the patterns give `group` (`old` also covers the alternative `old2`)."""
+    """Every span the patterns give `group` (`old` also covers the alternatives `old2`,
+    `old3`)."""
     found: list[tuple[int, int]] = []
     for trigger, pattern in _SPANS:
         if not trigger.search(text):
             continue
         for m in pattern.finditer(text):
-            for name in (group, f"{group}2"):
+            for name in (group, f"{group}2", f"{group}3"):
                 if m.groupdict().get(name) is not None and m.span(name) not in found:
                     found.append(m.span(name))
     return found
