@@ -265,3 +265,11 @@ def test_old_values_said_otherwise_are_read() -> None:
         assert [v.text for v in change.old] == [old], text
         assert new is None or change.new_text == (new,), text
     assert CHANGE not in marks("We welcomed a new client.")
+
+
+def test_questions_that_ask_for_a_kind_in_other_words() -> None:
+    """Before, each asked for no kind of value: any sentence about the subject fitted."""
+    assert read_ask("Whose job is it to approve invoices?").kinds == ("person",)
+    assert "date" in read_ask("What's the cutoff for expense claims?").kinds
+    assert read_ask("What's our response time for support tickets?").kinds == ("duration",)
+    assert "name" in read_ask("Which client did we sign last week?").kinds

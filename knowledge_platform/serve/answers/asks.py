@@ -40,14 +40,15 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\b(phone|mobile|fax)\s+number\b", ("number",)),
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
-            r"\bhow\s+early\b",
+            r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b",
             ("duration",),
         ),
         (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
         (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
         (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
         (
-            r"\b(what|which)\s+(date|day)\b|\bdeadline\b|\bwhat\s+day\s+and\s+time\b",
+            r"\b(what|which)\s+(date|day)\b|\bdeadline\b|\bcut-?off\b|\bdue\s+date\b|"
+            r"\bwhat\s+day\s+and\s+time\b",
             ("date", "weekday", "duration", "time"),
         ),
         (
@@ -64,7 +65,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (
             r"\b(which|what)\s+(?P<about>(?:[\w/-]+\s+){1,2})?(tool|platform|system|app|application|service|vendor|"
             r"software|channel|library|engine|crm|cms|provider|"
-            r"venue|hotel|restaurant|location)s?\b",
+            r"venue|hotel|restaurant|location|client|customer|agency|partner|supplier)s?\b",
             ("name", "code"),
         ),
         # "What do we use to watch recordings?": a tool, by its name
@@ -72,7 +73,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
         (
-            r"^\s*(who|whom)\b|\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
+            r"^\s*(who|whom|whose)\b|\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
             r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague|engineer)\b",
             ("person",),
         ),
