@@ -168,10 +168,10 @@ def newest_first_pick(
     question: str, picked: Sequence[Scored], partners: Sequence[Scored], min_score: float
 ) -> list[Scored]:
     """`picked` led by the newest dated sentence of another document that may answer the
-    question itself (it scores what a conflict's other side must; a change mark alone is not
-    enough) and gives another value than the best one for the same thing (a measurement
-    logged on several dates): the current value comes first, the older ones as its
-    conflicts."""
+    question itself (it scores what a conflict's other side must, of the threshold or of the
+    best sentence if higher; a change mark alone is not enough) and gives another value than
+    the best one for the same thing (a measurement logged on several dates): the current
+    value comes first, the older ones as its conflicts."""
     best = picked[0]
     when = best.sentence.date
     if when is None:
@@ -179,7 +179,7 @@ def newest_first_pick(
     rivals = [
         e
         for e in partners
-        if e.score >= PARTNER_SHARE * min_score
+        if e.score >= PARTNER_SHARE * max(min_score, best.score)
         and e.sentence.date is not None
         and e.sentence.date > when
         and e.sentence.chunk.doc_id != best.sentence.chunk.doc_id
@@ -366,7 +366,7 @@ def extractive_answer(
     return Answer(
         answer=text,
         citations=cited,
-        confidence=picked[0].score,
+        confidence=max(s.score for s in picked),
         warnings=notes,
         mode="extractive",
         conflicts=[f.conflict(renumber, cited) for f in conflicts],
