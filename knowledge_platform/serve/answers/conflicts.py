@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import get_args
 
 from knowledge_platform.dating import CHANGE_CUE
+from knowledge_platform.serve.answers import glossary
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
-from knowledge_platform.serve.answers.glossary import phrases, widen
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, terms
 from knowledge_platform.serve.answers.values import Kind, Value, same, values
@@ -150,8 +150,8 @@ def same_subject(
         return True
     ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
     asked = set(ask.subject) - {t for n in ask.names for t in terms(n)}
-    ca = asked & widen(terms(phrases(a.text + " " + a.context)))
-    cb = asked & widen(terms(phrases(b.text + " " + b.context)))
+    ca = asked & glossary.words(f"{a.text} {a.context}")
+    cb = asked & glossary.words(f"{b.text} {b.context}")
     # two words of the question both have, not one they happen to share ("weekly" of a test's
     # duration, for a question about weeks of notice; "design" of a component library, for
     # a question about the head of design)
@@ -227,7 +227,9 @@ def _restatement(a: Statement, b: Statement, ca: Change, cb: Change) -> Disagree
         return None
     for xa in _clauses(a):  # "hosted with X; Y holds the account": the clause it restates
         for xb in _clauses(b):
-            if (xa, xb) != (a, b) and (found := _restatement(xa, xb, *map(_new, (xa, xb)))):
+            if (xa, xb) != (a, b) and (
+                found := _restatement(xa, xb, change_in(xa.text), change_in(xb.text))
+            ):
                 return found
     return None
 
@@ -236,10 +238,6 @@ def _clauses(s: Statement) -> list[Statement]:
     """The statement's clauses (split at semicolons), each under the statement's headings."""
     parts = [p.strip() for p in s.text.split(";") if p.strip()]
     return [Statement(p, s.context, s.title) for p in parts] if len(parts) > 1 else [s]
-
-
-def _new(s: Statement) -> Change:
-    return change_in(s.text)
 
 
 def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
 from knowledge_platform.serve.answers.contract import Citation, Claim, Conflict
 from knowledge_platform.serve.answers.relevance import Scored
 from knowledge_platform.serve.answers.sentences import Sentence
@@ -97,6 +97,11 @@ def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> 
     ]
 
 
+def between(question: str, a: Sentence, b: Sentence) -> Disagreement | None:
+    """How two retrieved sentences disagree about what the question asks (conflicts.py)."""
+    return disagreement(question, _statement(a), _statement(b))
+
+
 def _statement(sentence: Sentence) -> Statement:
     return Statement(sentence.text, sentence.trail, sentence.chunk.title)
 
@@ -118,7 +123,7 @@ def find_conflicts(
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs:
                 continue
-            d = disagreement(question, _statement(p.sentence), _statement(e.sentence))
+            d = between(question, p.sentence, e.sentence)
             if d is not None:
                 pairs.add(docs)
                 found.append(

@@ -30,9 +30,8 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
-from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
-from knowledge_platform.serve.answers.disagreements import Found, find_conflicts
+from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
 from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, score_sentences
 from knowledge_platform.serve.answers.sentences import Sentence, candidates, sentences_of, terms
 from knowledge_platform.serve.answers.sources import Sources
@@ -183,7 +182,7 @@ def newest_first_pick(
         and e.sentence.date is not None
         and e.sentence.date > when
         and e.sentence.chunk.doc_id != best.sentence.chunk.doc_id
-        and disagreement(question, _statement(best.sentence), _statement(e.sentence))
+        and between(question, best.sentence, e.sentence)
     ]
     if not rivals:
         return list(picked)
@@ -201,12 +200,8 @@ def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -
         dates[0] is not None
         and dates[1] is not None
         and dates[0] < dates[1]
-        and disagreement(question, _statement(s.sentence), _statement(lead.sentence)) is not None
+        and between(question, s.sentence, lead.sentence) is not None
     )
-
-
-def _statement(sentence: Sentence) -> Statement:
-    return Statement(sentence.text, sentence.trail, sentence.chunk.title)
 
 
 def repeats(a: Scored, b: Scored) -> bool:

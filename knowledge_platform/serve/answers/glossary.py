@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from knowledge_platform.sparse import SparseEncoder
 
@@ -76,3 +76,10 @@ def widen(have: Iterable[str]) -> set[str]:
     for t in list(out):
         out |= groups.get(t, frozenset())
     return out
+
+
+@lru_cache(maxsize=8192)  # a passage's sentences and list items come back question after question
+def words(text: str) -> frozenset[str]:
+    """The stemmed terms of `text`, its phrases read as their word, with every word of each
+    one's group: what a question's word is looked for in."""
+    return frozenset(widen(_terms(phrases(text))))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
-from knowledge_platform.serve.answers.glossary import phrases, widen
+from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.sentences import Sentence, terms
 from knowledge_platform.serve.answers.values import values
 
@@ -104,14 +104,14 @@ def _changes_away_from(text: str, ask: Ask) -> bool:
     return any(covered(ask.subject, set(terms(old))) for old in change_in(text).old_text)
 
 
-def _lexical(subject: Collection[str], have: set[str], block: str) -> float:
+def _lexical(subject: Collection[str], have: frozenset[str], block: str) -> float:
     """The share of `subject` the sentence has; a term only the rest of its paragraph or list
     item has counts BLOCK_SHARE."""
     if not subject:
         return 0.0
     own = covered(subject, have)
     if block and own < len(subject):
-        around = covered(subject, have | widen(terms(phrases(block))))
+        around = covered(subject, have | words(block))
         return (own + BLOCK_SHARE * (around - own)) / len(subject)
     return own / len(subject)
 
@@ -145,7 +145,7 @@ def score_sentences(
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
-        have = widen(terms(phrases(s.context)))
+        have = words(s.context)
         lexical = _lexical(ask.subject, have, s.block)
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
