@@ -115,7 +115,9 @@ CHANGE_CUE = re.compile(
     r"will\s+replace|henceforth|from\s+next\s+(?:week|month|quarter|year)|"
     rf"(?:starting|beginning)\s+(?:on\s+|in\s+|from\s+)?(?:today|tomorrow|next|this|\d|"
     rf"(?:{_CUE_DAYS})\b)|as\s+of\s+(?:\d|(?:{_CUE_DAYS})\b)|"
-    r"(?:is|are)\s+(?:our|the)\s+new|^\W*(?:our|the)\s+new\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are)|"
+    r"(?:is|are)\s+(?:our|the)\s+new|"
+    # "Our new CRM is ..." opening a sentence anywhere in the text, not after a verb
+    r"(?<![\w,;:]\s)(?:our|the)\s+new\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are)|"
     r"(?<=\()(?:was|previously|formerly))\b",
     re.I,
 )

@@ -265,6 +265,9 @@ def test_old_values_said_otherwise_are_read() -> None:
         assert [v.text for v in change.old] == [old], text
         assert new is None or change.new_text == (new,), text
     assert CHANGE not in marks("We welcomed a new client.")
+    # a chunk is marked as a whole: the cue counts where its sentence opens, not only at the top
+    assert CHANGE in marks("- Quiet day.\n- Our new CRM is Pipewell.")
+    assert CHANGE not in marks("We announced the new CRM is live.")
 
 
 def test_questions_that_ask_for_a_kind_in_other_words() -> None:
