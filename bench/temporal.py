@@ -10,7 +10,7 @@ graph exactly as `kp index` runs it, then asks each question of one half (bench/
 KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, scope)` and
 `knowledge_search(question, scope, limit=10)`.
 
-    .venv/bin/python bench/temporal.py [--split holdout|tune|dev|fresh-tune|fresh-check]
+    .venv/bin/python bench/temporal.py [--split holdout|tune|dev|{fresh,studio,growth}-{tune,check}]
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -75,11 +75,15 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: The hand-written sets: split -> (its documents, the folder of the internal workspace they are
 #: copied into beside the generated ones). `dev` is tuned on like the tune half; `fresh-tune` and
 #: `fresh-check` share one set of documents (written by an author who had not seen the answer
-#: code), under fresh/ so their daily logs do not replace the generated ones.
+#: code), under fresh/ so their daily logs do not replace the generated ones; `studio-*` and
+#: `growth-*` are two more such sets by two more authors, each split by fact the same way.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
-    "fresh-tune": (QUESTIONS / "fresh", "fresh"),
-    "fresh-check": (QUESTIONS / "fresh", "fresh"),
+    **{
+        f"{name}-{half}": (QUESTIONS / name, name)
+        for name in ("fresh", "studio", "growth")
+        for half in ("tune", "check")
+    },
 }
 SOURCES = (("memory_files", INTERNAL), ("git_docs", INTERNAL), ("memory_files", CLIENT_SCOPE))
 TYPE_SCORE = {
