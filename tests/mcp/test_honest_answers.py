@@ -86,3 +86,12 @@ async def test_an_off_topic_question_is_not_found(runtime: Runtime) -> None:
     titles = [c["title"] for c in answer["citations"]]
     assert 1 <= len(titles) <= 3 and all(f"{t} [" in answer["answer"] for t in titles)
     assert any(w.startswith("not found:") for w in answer["warnings"])
+
+
+async def test_a_title_in_capitals_is_what_is_asked_not_whose(runtime: Runtime) -> None:
+    """ "Who is the CEO of HOT?": the demo names HOT's account director, not its chief
+    executive; "CEO" was read as a second name, so nothing asked about HOT was missing."""
+    answer = await ask(runtime, "Who is the CEO of HOT?")
+    assert answer["mode"] == "not_found", answer["answer"]
+    found = await ask(runtime, "Who is the account director for HOT?")
+    assert "Jonas" in found["answer"]

@@ -9,6 +9,7 @@ import pytest
 
 from knowledge_platform.serve.answers.asks import fits, known_names, read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import terms
 
@@ -91,3 +92,10 @@ def test_how_many_asks_for_a_count_even_with_a_word_about_paying() -> None:
         "duration",
     )
     assert read_ask("How much do we pay for Figtree?").kinds == ("money",)
+
+
+def test_a_title_in_capitals_is_asked_about_not_a_name() -> None:
+    ask = read_ask("Who is the CEO of HOT?")
+    assert ask.names == ("HOT",)
+    assert ask.titles == {"ceo"}
+    assert "ceo" in words("Dana Reyes took over as chief executive in May.")

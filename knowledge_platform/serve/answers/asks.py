@@ -105,6 +105,12 @@ _LATER = re.compile(
     r"\b(?:before|prior\s+to|until|replaced\s+by|switched\s+to|moved\s+to)\s+"
     r"((?:[A-Z][\w&'\u2019-]*\s*){1,4})"
 )
+#: Titles written in capitals: what a who-question asks about, not a name it is about ("Who is
+#: the CEO of HOT?" asks for HOT's chief executive, which "Account director: Jonas" is not).
+_TITLES = frozenset(
+    {"CEO", "CTO", "CFO", "COO", "CMO", "CIO", "CPO", "CRO", "CISO", "VP", "SVP", "EVP", "GM"}
+    | {"MD", "PM", "QA", "HR"}
+)
 #: A capitalised word opening a sentence: a name only if the passages write it as one.
 _OPENING = re.compile(r"^\W*([A-Z][a-z]+[A-Za-z]*)\b(?!\s+[A-Z])")
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
@@ -137,6 +143,8 @@ class Ask:
     #: what the question is about: its terms without the words that ask for the kind of
     #: value ("budget", "how many") and without verbs any question uses ("get", "use")
     subject: frozenset[str] = frozenset()
+    #: the titles it asks about ("ceo" of "Who is the CEO of HOT?"): an answer must name one
+    titles: frozenset[str] = frozenset()
 
 
 def read_ask(question: str) -> Ask:
@@ -157,7 +165,7 @@ def read_ask(question: str) -> Ask:
     names = tuple(
         w.removesuffix("'s").removesuffix("\u2019s")
         for w in words
-        if w[0].isupper() and w not in later
+        if w[0].isupper() and w not in later and w not in _TITLES
     )
     content = content_terms(phrases(question))
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
@@ -169,6 +177,7 @@ def read_ask(question: str) -> Ask:
         content,
         names,
         frozenset(content - asking - (_GENERIC - compound)),
+        frozenset(t for w in words if w in _TITLES for t in terms(w)),
     )
 
 

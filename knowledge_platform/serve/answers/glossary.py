@@ -50,7 +50,13 @@ timesheet timesheets timekeeping
 
 #: Phrases written as two words or with a hyphen, read as the one word of their group.
 #: ("the test log in the client folder" is not a log-in: only "sign in" takes a space)
-_PHRASES = re.compile(r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b|\btime[-\s]off\b", re.I)
+_PHRASES = re.compile(
+    r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b|\btime[-\s]off\b|"
+    r"\bchief\s+executive(?:\s+officer)?\b",
+    re.I,
+)
+#: The word a phrase is read as, by its first letters ("sign in", "log in": "login").
+_AS_WORD = {"time": "leave", "chie": "ceo"}
 
 
 @cache
@@ -65,8 +71,9 @@ def _groups() -> dict[str, frozenset[str]]:
 
 
 def phrases(text: str) -> str:
-    """`text` with "sign-in", "log in", "time off" written as their group's word."""
-    return _PHRASES.sub(lambda m: "leave" if m[0].lower().startswith("time") else "login", text)
+    """`text` with "sign-in", "log in", "time off", "chief executive" written as their
+    group's word."""
+    return _PHRASES.sub(lambda m: _AS_WORD.get(m[0][:4].lower(), "login"), text)
 
 
 def widen(have: Iterable[str]) -> set[str]:

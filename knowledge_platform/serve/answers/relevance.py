@@ -17,7 +17,8 @@ each expectation it misses (KIND_PENALTY, NUMBER_PENALTY):
   keeps a reworded question ("headline metric" for "primary KPI") from being refused;
 - the kind of value the question asks for (asks.py: an amount, a person, a day, a
   duration...): holding it adds W_FITS, lacking it costs KIND_PENALTY; and any number the
-  question itself gives (a question about 2028 is not answered by a sentence about 2027).
+  question itself gives (a question about 2028 is not answered by a sentence about 2027), and
+  a title it asks about ("Who is the CEO of HOT?" is not answered by HOT's account director).
 
 The weights and MIN_SCORE are calibrated on the tune half of the dated evaluation
 (bench/temporal.py --split tune) and bench/data/demo_questions.yaml, for the local
@@ -160,5 +161,7 @@ def score_sentences(
             score *= NUMBER_PENALTY
         if attribute and not covered(attribute, have):
             score *= ATTRIBUTE_PENALTY
+        if ask.titles and not covered(ask.titles, have):
+            score *= KIND_PENALTY
         out.append(Scored(s, round(min(score, 1.0), 4), lexical, sem, prior, fit))
     return out
