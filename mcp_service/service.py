@@ -22,6 +22,7 @@ from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.serve.references import (
     hidden_note,
+    item_hits,
     named_current,
     named_documents,
     successor_note,
@@ -253,7 +254,12 @@ class KnowledgeService:
             hits = self._search(grant, scope, question.search_text, limit, flt)
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
-        return Read(question, _first(named, hits), shown, notes, flt)
+        items = [
+            h
+            for h in item_hits(self.runtime.store, scope, text, flt, hits)
+            if h.chunk.scope == scope
+        ]
+        return Read(question, _first([*items, *named], hits), shown, notes, flt)
 
     # -- tools --------------------------------------------------------------------------------
     def search(

@@ -15,10 +15,14 @@ import re
 from knowledge_platform import doc_names
 from knowledge_platform.doc_names import NUMBERED, name_keys, numbered, question_keys
 from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.serve.answers.items import asked, find_item
 from knowledge_platform.serve.retrieval import Retriever
 from knowledge_platform.store.base import SearchFilter, VectorStore
 
 CANDIDATES = 20
+#: How many of the best-ranked documents are read whole for a numbered item the question
+#: names ("rule 5") that no hit holds.
+ITEM_DOCUMENTS = 3
 #: A named document's chunks the answer reads: a decision record's every section, mostly.
 CHUNKS_PER_DOCUMENT = 6
 #: A file path: a name with an extension, or folders ending in a name with a digit or a
@@ -132,6 +136,30 @@ def named_documents(
         candidates += store.scroll(scope, flt.model_copy(update={"names": keys}))
     named = list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
     return _best_chunks(retriever, scope, question, flt, named)
+
+
+def item_hits(
+    store: VectorStore, scope: str, question: str, flt: SearchFilter, hits: list[Hit]
+) -> list[Hit]:
+    """The chunk holding the numbered item the question names ("What did rule 5 say?") and
+    the one of the item that supersedes it, read from the first ITEM_DOCUMENTS documents of
+    `hits` when no hit holds it: an item of a list shares no word with a question that names
+    it by number, so retrieval finds its page (by "rule", "playbook") but not its line."""
+    if asked(question) is None or find_item(question, hits) is not None:
+        return []
+    docs = list(dict.fromkeys(h.chunk.doc_id for h in hits))[:ITEM_DOCUMENTS]
+    rank = {doc: n for n, doc in enumerate(docs)}
+    chunks = store.scroll(scope, flt.model_copy(update={"doc_ids": docs}))
+    read = [
+        Hit(chunk=c, score=0.0) for c in sorted(chunks, key=lambda c: (rank[c.doc_id], c.ordinal))
+    ]
+    item = find_item(question, read)
+    if item is None:
+        return []
+    found = {item.chunk.id: item.chunk}
+    if item.superseded_by is not None:
+        found.setdefault(item.superseded_by.chunk.id, item.superseded_by.chunk)
+    return [Hit(chunk=c, score=0.0) for c in found.values()]
 
 
 def title_of(store: VectorStore, scope: str, doc_id: str, flt: SearchFilter) -> str | None:

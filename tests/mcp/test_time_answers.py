@@ -41,6 +41,9 @@ WORKSPACE = {
     "clients.md": "# Clients\n\n## Saltmarsh Gin\nPrimary KPI: repeat purchase rate.\n",
     "tools.md": "# Tools\n\n## Design\nMockups live in Driftwood; the studio pays for nine "
     "seats.\n",
+    "house-rules.md": "# House rules\n\n## Rules\n1. Every brief names one owner on our side.\n"
+    "2. Estimates are given as ranges, never as one number.\n3. Supersedes rule 1: every brief "
+    "names an owner and a deputy.\n",
     "support.md": "---\nreviewed: 2026-03-02\n---\n# Support desk\n\nPhone support answers "
     "calls until 18:00 on weekdays.\n",
     "service-levels.md": "---\nreviewed: 2026-08-17\n---\n# Service levels\n\nPhone support "
@@ -285,3 +288,16 @@ async def test_a_decision_that_says_it_supersedes_in_words(runtime: Runtime) -> 
     older = next(d for s, d in by_summary.items() if s.startswith("status updates go out"))
     assert newer["supersedes"] == ["the weekly status email"]
     assert older["superseded"] and older["superseded_by"] == newer["citation"]["doc_id"]
+
+
+async def test_a_numbered_rule_is_answered_and_said_to_be_superseded(runtime: Runtime) -> None:
+    """"What did rule 1 say?": the item of a page's numbered list shares no word with the
+    question, so its page was found but not its line, and the question was refused."""
+    old = await ask(runtime, "What did rule 1 say?")
+    assert old["mode"] == "extractive", old["answer"]
+    assert "one owner on our side" in old["answer"]
+    assert "superseded by Rule 3" in old["answer"] and "a deputy" in old["answer"]
+    assert old["citations"][0]["title"] == "House rules"
+    current = await ask(runtime, "What does house rule 2 say?")
+    assert "ranges, never as one number" in current["answer"]
+    assert not any("supersed" in w for w in current["warnings"])

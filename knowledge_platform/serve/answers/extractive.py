@@ -32,6 +32,7 @@ from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
+from knowledge_platform.serve.answers.items import Item, find_item
 from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, score_sentences
 from knowledge_platform.serve.answers.sentences import Sentence, candidates, sentences_of, terms
 from knowledge_platform.serve.answers.sources import Sources
@@ -266,6 +267,35 @@ def not_found(
     )
 
 
+def item_answer(
+    item: Item, sources: Sources, *, warnings: Sequence[str], when: dt.datetime
+) -> Answer:
+    """The numbered item the question names, quoted whatever its score (the question says
+    which it is), and the item that supersedes it, if one says so."""
+    ref = sources.number[item.chunk.doc_id]
+    body = f"{item.label} — {item.text} [{ref}]"
+    quoted_from = {ref: item.chunk}
+    notes = list(warnings)
+    later = item.superseded_by
+    if later is not None:
+        later_ref = sources.number[later.chunk.doc_id]
+        quoted_from.setdefault(later_ref, later.chunk)
+        body += (
+            f" ({item.label} is superseded by {later.label} [{later_ref}], which says:)"
+            f" {later.label} — {later.text} [{later_ref}]"
+        )
+        notes.append(f"{item.label} is superseded by {later.label}")
+    text, cited, _ = sources.in_order_of_use(f"{EXTRACTIVE_LABEL} {body}", quoted_from)
+    return Answer(
+        answer=text,
+        citations=cited,
+        confidence=1.0,
+        warnings=notes,
+        mode="extractive",
+        retrieval_date=when,
+    )
+
+
 def newest_first(shown: Sequence[Scored], conflicts: Sequence[Found]) -> list[Scored]:
     """`shown` with every sentence a conflict says is older after the others."""
     older = {id(side.scored) for found in conflicts if (side := found.older()) is not None}
@@ -322,6 +352,9 @@ def extractive_answer(
     service's search, for other sources of what the answer says."""
     when = retrieved_at or now_utc()
     sources = Sources(hits)
+    item = None if named else find_item(question, hits)  # a record's own file answers first
+    if item is not None:
+        return item_answer(item, sources, warnings=warnings, when=when)
     scored, every = _partners(question, sources, embedder)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else pick(scored, min_score)

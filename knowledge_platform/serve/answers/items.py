@@ -1,0 +1,161 @@
+"""Numbered items a question names: "What's playbook rule 2?", "What did rule 10 decide?",
+"What did D-1 decide?". A page's numbered list ("2. Every campaign name follows ...") under a
+heading or title that names the kind of item ("## Rules", "House rules"), a line that names
+the item itself ("Rule 3: Nothing ships ..."), or a section whose heading does ("## D-4 —
+Font licences") is a record as much as a decision record's own file is: the answer is that
+item, whatever its words share with the question's, and an item that another says it
+supersedes ("10. Supersedes rule 5: ...", "This supersedes D-3", "Status: replaced by D-9")
+is said to be superseded, with the item that supersedes it.
+
+Decision records kept one per file are found by references.py; these are the records that
+live inside one page."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.sparse import SparseEncoder
+
+_terms = SparseEncoder().terms
+
+#: The kinds of item a question may name by number, or by letter and number ("D-4").
+_KINDS = (
+    "rule|principle|guideline|step|item|point|clause|policy|section|decision|commitment|"
+    "requirement|standard"
+)
+_ASKED = re.compile(
+    rf"\b(?:(?P<kind>{_KINDS})s?\s*(?:no\.?\s*|number\s*|#\s*)?0*(?P<n>\d{{1,3}})"
+    r"|(?P<letter>[A-Z])-0*(?P<ln>\d{1,3}))\b",
+    re.I,
+)
+#: The longest item text quoted.
+MAX_ITEM_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the question names: a kind ("rule") or a letter ("D"), and a number."""
+
+    kind: str
+    number: int
+
+    @property
+    def letter(self) -> str:
+        return self.kind[0]
+
+    def names(self, n: int | str | None = None) -> str:
+        """A pattern for how a text names item `n` (default: the asked one; a pattern with a
+        group reads the number): "rule 5", "Rule #5", "D-5"."""
+        n = self.number if n is None else n
+        word = "" if len(self.kind) == 1 else rf"{re.escape(self.kind)}s?\s*#?\s*0*{n}\b|"
+        return rf"(?:{word}\b{re.escape(self.letter)}-0*{n}\b)"
+
+
+@dataclass(frozen=True)
+class Item:
+    asked: Asked
+    number: int
+    text: str
+    chunk: Chunk
+    #: the item that says it supersedes this one, if one was retrieved
+    superseded_by: Item | None = None
+
+    @property
+    def label(self) -> str:
+        kind = self.asked.kind
+        return (
+            f"{kind.upper()}-{self.number}" if len(kind) == 1 else f"{kind.title()} {self.number}"
+        )
+
+
+def asked(question: str) -> Asked | None:
+    """The item the question names, e.g. Asked("rule", 5), Asked("d", 4)."""
+    m = _ASKED.search(question)
+    if m is None:
+        return None
+    if m.group("kind"):
+        return Asked(m.group("kind").lower(), int(m.group("n")))
+    return Asked(m.group("letter").lower(), int(m.group("ln")))
+
+
+def find_item(question: str, hits: Sequence[Hit]) -> Item | None:
+    """The item the question names among the retrieved passages: of a document whose title
+    shares a word with the question first ("playbook rule 2"), then in retrieval order."""
+    wanted = asked(question)
+    if wanted is None:
+        return None
+    words = set(_terms(question))
+    ranked = sorted(
+        enumerate(hits), key=lambda p: (not (set(_terms(p[1].chunk.title)) & words), p[0])
+    )
+    for _, hit in ranked:
+        for n, text in _items_of(hit.chunk, wanted):
+            if n == wanted.number:
+                return Item(wanted, n, text, hit.chunk, _successor(wanted, n, text, hit, hits))
+    return None
+
+
+def _opening(asked: Asked, n: str = r"(?P<n>\d{1,3})") -> str:
+    """An item's opening: heading or list marks, the kind's word or its letter and a
+    hyphen ("Rule 3:", "D-4 —") or nothing (a list's "2."), the number, a separator."""
+    kind = "(?!)" if len(asked.kind) == 1 else re.escape(asked.kind)  # (?!): a letter only
+    return (
+        rf"^\s*(?:#{{1,6}}\s*|[-*+]\s*)?(?:\*\*)?"
+        rf"(?:(?P<kind>{kind})s?\s*#?\s*|(?P<letter>{re.escape(asked.letter)})-)?"
+        rf"0*{n}(?:\*\*)?\s*[.):\u2014\u2013-]\s*(?:\*\*)?\s*"
+    )
+
+
+def _items_of(chunk: Chunk, wanted: Asked) -> Iterator[tuple[int, str]]:
+    """(number, text) of each item of `wanted`'s kind in `chunk`: the section it heads, its
+    lines that name one, and the entries of a numbered list under a title or heading that
+    names the kind ("## Rules")."""
+    opening = re.compile(_opening(wanted) + r"(?P<text>\S.*)$", re.I)
+    headers = [h for h in chunk.headers if h != chunk.title] or chunk.headers
+    head = opening.match(headers[-1]) if headers else None
+    if head and (head.group("kind") or head.group("letter")):
+        yield int(head.group("n")), _clipped(f"{head.group('text')}: {chunk.text}")
+        return
+    listed = _names_kind(chunk, wanted.kind)
+    for line in chunk.text.splitlines():
+        m = opening.match(line)
+        if m and (m.group("kind") or m.group("letter") or (listed and _numbered(line))):
+            yield int(m.group("n")), _clipped(m.group("text"))
+
+
+def _numbered(line: str) -> bool:
+    """A numbered list's entry ("2. ...", "2) ..."), not a line that opens with a figure."""
+    return bool(re.match(r"^\s*\d{1,3}[.)]\s", line))
+
+
+def _clipped(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
+
+
+def _names_kind(chunk: Chunk, kind: str) -> bool:
+    stem = set(_terms(kind))
+    return len(kind) > 1 and any(stem & set(_terms(h)) for h in (chunk.title, *chunk.headers))
+
+
+#: "supersedes rule 5", "replaces D-4", "retires rule 5"; "replaced by D-9" in the item itself.
+_SUPERSEDES = r"\b(?:supersed(?:es|ing)|replac(?:es|ing)|retir(?:es|ing)|overrid(?:es|ing))\s+"
+_ANY_NUMBER = r"(\d{1,3})"
+_SUPERSEDED_BY = r"\b(?:superseded|replaced|retired|overridden)\s+by\s+"
+
+
+def _successor(wanted: Asked, n: int, text: str, hit: Hit, hits: Sequence[Hit]) -> Item | None:
+    """The item of the same kind that supersedes item `n` (whose text is `text`, in `hit`):
+    one it says replaced it ("Status: replaced by D-9"), or one that says it supersedes it
+    (the same document's first)."""
+    later = re.compile(_SUPERSEDED_BY + wanted.names(_ANY_NUMBER), re.I).search(text)
+    says = re.compile(_SUPERSEDES + wanted.names(), re.I)
+    for other in sorted(hits, key=lambda h: h.chunk.doc_id != hit.chunk.doc_id):
+        for m, said in _items_of(other.chunk, wanted):
+            named = later is not None and str(m) in later.groups()
+            if m != n and (named or says.search(said)):
+                return Item(wanted, m, said, other.chunk)
+    return None
