@@ -291,7 +291,7 @@ async def test_a_decision_that_says_it_supersedes_in_words(runtime: Runtime) -> 
 
 
 async def test_a_numbered_rule_is_answered_and_said_to_be_superseded(runtime: Runtime) -> None:
-    """"What did rule 1 say?": the item of a page's numbered list shares no word with the
+    """ "What did rule 1 say?": the item of a page's numbered list shares no word with the
     question, so its page was found but not its line, and the question was refused."""
     old = await ask(runtime, "What did rule 1 say?")
     assert old["mode"] == "extractive", old["answer"]
