@@ -97,7 +97,7 @@ _SPELLED = [
 #: side can look for a newer statement that changed what an older text says.
 _CUE_DAYS = "|".join([MONTH_NAMES, *WEEKDAYS])
 CHANGE_CUE = re.compile(
-    r"\b(handed\s+(?:\w+\s+){0,6}?over|hands\s+(?:\w+\s+){0,6}?over|took\s+over|takes\s+over|"
+    r"\b(hand(?:ed|s|ing)\s+(?:\w+\s+){0,6}?over|took\s+over|takes\s+over|"
     r"moved|moves|switched|switches|changed|changes|raised|lowered|increased|decreased|"
     r"reduced|replaced|replaces|supersedes|superseded|no\s+longer|instead\s+of|"
     r"from\s+now\s+on|from\s+today|going\s+forward|"
@@ -112,7 +112,8 @@ CHANGE_CUE = re.compile(
     # "(was $1,000)"
     r"taken\s+over|gone\s+(?:up|down)|swapped|swaps|rescheduled|postponed|brought\s+forward|"
     r"pushed\s+(?:back|to)|extended\s+to|shortened\s+to|upgraded|downgraded|migrated|renamed|"
-    r"will\s+replace|henceforth|from\s+next\s+(?:week|month|quarter|year)|"
+    r"will\s+replace|henceforth|from\s+next\s+(?:week|wk|month|quarter|year)|"
+    r"from\s+(?:tomorrow|tmrw)|"
     rf"(?:starting|beginning)\s+(?:on\s+|in\s+|from\s+)?(?:today|tomorrow|next|this|\d|"
     rf"(?:{_CUE_DAYS})\b)|as\s+of\s+(?:\d|(?:{_CUE_DAYS})\b)|"
     r"(?:is|are)\s+(?:our|the)\s+new|"

@@ -105,6 +105,19 @@ class KnowledgeService:
         found = self.runtime.retriever.search_each(scope, query, searches)
         return [[h for h in hits if h.chunk.scope == scope] for hits in found]  # defence in depth
 
+    def _related(
+        self, grant: Grant, scope: str, text: str, limit: int, flt: SearchFilter
+    ) -> list[Hit]:
+        """The hits for an answer's own sentence: the best `limit`, then the best
+        CHANGE_HITS statements of change the plain search left out (a log line that hands the
+        sentence's client over, or reprices its tool, shares few of its words with the
+        question but some with the sentence)."""
+        since = {"date_from": None} if flt.in_force else {}
+        changes = flt.model_copy(update={"marks": [CHANGE], **since})
+        plain, said = self._search_each(grant, scope, text, [(limit, flt), (CHANGE_HITS, changes)])
+        seen = {h.chunk.id for h in plain}
+        return [*plain, *(h for h in said if h.chunk.id not in seen)]
+
     def _record(self, grant: Grant, scope: str, tool: str, query: str, hits: list[Hit]) -> None:
         self.log.append(
             principal=grant.principal,
@@ -334,7 +347,7 @@ class KnowledgeService:
             embedder=self.runtime.embedder,
             named=read.named,
             warnings=read.notes,
-            related=lambda text, limit: self._search(grant, scope, text, limit, read.flt),
+            related=lambda text, limit: self._related(grant, scope, text, limit, read.flt),
         )
         answer.warnings += [
             f"[{c.number}] {c.title} is "

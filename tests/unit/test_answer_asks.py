@@ -99,3 +99,17 @@ def test_a_title_in_capitals_is_asked_about_not_a_name() -> None:
     assert ask.names == ("HOT",)
     assert ask.titles == {"ceo"}
     assert "ceo" in words("Dana Reyes took over as chief executive in May.")
+
+
+def test_a_who_question_asks_for_a_person_whatever_words_about_money_follow() -> None:
+    assert read_ask("Who leads paid social?").kinds == ("person",)
+    assert read_ask("Who approves freelancer spend?").kinds == ("person",)
+
+
+def test_a_measure_is_asked_for_as_a_figure_and_stays_the_subject() -> None:
+    ask = read_ask("How did Saltmarsh's return on ad spend look?")
+    assert ask.kinds == ("number", "percent", "money")  # not an amount spent
+    assert "roa" in ask.subject
+    assert fits("Saltmarsh ROAS 4.2x", ask)
+    assert not fits("Primary KPI: blended ROAS.", ask)
+    assert read_ask("Which tool tracks ROAS?").kinds == ("name", "code")

@@ -247,6 +247,8 @@ def test_which_venue_asks_for_a_name() -> None:
         "As of Monday, the office opens at 8.",
         "We migrated the CRM to Pipewell.",
         "The approval limit is $2,000 (was $1,000).",
+        "Ravi handing Saltmarsh over to Wrenna from 1 Jul.",
+        "Moved Mon WIP to 10:15 from next wk.",
     ],
 )
 def test_statements_of_change_said_otherwise_are_marked(text: str) -> None:
@@ -276,3 +278,40 @@ def test_questions_that_ask_for_a_kind_in_other_words() -> None:
     assert "date" in read_ask("What's the cutoff for expense claims?").kinds
     assert read_ask("What's our response time for support tickets?").kinds == ("duration",)
     assert "name" in read_ask("Which client did we sign last week?").kinds
+
+
+def test_a_handover_naming_the_old_first_name_supersedes_the_full_name() -> None:
+    """A terse log names only the first name of the one handing over and the client, not the
+    role the question asks about; both name what the question names (before: no conflict,
+    and the stale directory line answered alone)."""
+    roster = Statement(
+        "Account director: Ravi Castellanos.",
+        "Client directory > Saltmarsh Outfitters",
+        "Client directory",
+    )
+    log = Statement(
+        "Ravi handing Saltmarsh over to Wrenna from 1 Jul so he can focus on Harrowgate.",
+        "2026-06-22 daily log > Log",
+        "2026-06-22 daily log",
+    )
+    found = disagreement("Who's the account director on Saltmarsh?", roster, log)
+    assert found is not None and found.superseding == "b"
+    assert (found.a.text, found.b.text) == ("Ravi", "Wrenna")  # the old value as the log says it
+
+
+def test_a_longer_form_counts_in_the_sentence_not_in_its_heading() -> None:
+    """ "Client directory" in a heading made every line of the page about a director."""
+    page = make_chunk(
+        n=3,
+        title="Client directory",
+        headers=["Client directory", "Saltmarsh"],
+        text="Client contact: Tamsin Greaves.\n\nAccount director: Ravi Castellanos.",
+    )
+    scored = score_sentences(
+        "Who's the account director on Saltmarsh?",
+        candidates(Sources(hits(page)), 1),
+        HashEmbedder(),
+    )
+    lexical = {s.sentence.text: s.lexical for s in scored}
+    assert lexical["Account director: Ravi Castellanos."] == 1.0
+    assert lexical["Client contact: Tamsin Greaves."] == pytest.approx(1 / 3)  # Saltmarsh only

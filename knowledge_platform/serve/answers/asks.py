@@ -26,6 +26,9 @@ _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration"
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
     for p, k in [
+        # "Who leads paid social?": a question opening with "who" asks for a person, whatever
+        # words about money or counts follow
+        (r"^\s*(who|whom|whose)\b", ("person",)),
         # a count first: "How many seats does the studio pay for?" asks for a number
         (
             r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bsample\s+size\b|\bnumber\s+of\b",
@@ -70,10 +73,17 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         # "What do we use to watch recordings?": a tool, by its name
         (r"^\s*what\s+(do|does|did|should|can)\s+(we|i|you|they)\s+use\b", ("name", "code")),
+        # a measure is read as a figure ("What was Saltmarsh's ROAS last week?": "4.2x", not
+        # the page that names ROAS as the client's KPI)
+        (
+            r"\b(?P<about>roas|roi|cpa|cpl|cpc|cpm|ctr|cvr|aov|nps|ltv|arpu|utili[sz]ation|"
+            r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?)\b",
+            ("number", "percent", "money"),
+        ),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
         (
-            r"^\s*(who|whom|whose)\b|\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
+            r"\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
             r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague|engineer)\b",
             ("person",),
         ),
@@ -148,10 +158,11 @@ class Ask:
 
 
 def read_ask(question: str) -> Ask:
+    said = phrases(question)  # "return on ad spend" asks for a measure, not an amount spent
     found = (
         None
         if _WHO_IS.match(question)
-        else next(((m, k) for pattern, k in _EXPECTS if (m := pattern.search(question))), None)
+        else next(((m, k) for pattern, k in _EXPECTS if (m := pattern.search(said))), None)
     )
     kinds = found[1] if found else ()
     asking: set[str] = set()

@@ -30,7 +30,7 @@ from typing import get_args
 
 from knowledge_platform.dating import CHANGE_CUE
 from knowledge_platform.serve.answers import glossary
-from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, terms
@@ -173,6 +173,15 @@ def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value
     return covered(own_a - named, own_b - named) + len(both) >= CUE_SHARED_TERMS
 
 
+def _both_name(question: str, a: Statement, b: Statement) -> bool:
+    """Whether both statements name something the question names (in their words or
+    headings)."""
+    return any(
+        all(mentions(f"{s.context} {s.text}", [n]) for s in (a, b))
+        for n in read_ask(question).names
+    )
+
+
 def _shared_names(a: str, b: str) -> list[Value]:
     theirs = [v for v in values(b) if v.kind == "name"]
     return [v for v in values(a) if v.kind == "name" and any(same(v, w) for w in theirs)]
@@ -196,8 +205,13 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
         if (
             found is not None
             and not _different_things(a, b)
-            # the old value named is evidence enough: one word of the question in common
-            and same_subject(question, a, b, _said(ca), _said(cb), shared_terms=1)
+            # the old value named is evidence enough: one word of the question in common, or
+            # the name the question asks about ("Ravi handing Saltmarsh over to Wrenna" for
+            # Saltmarsh's "Account director: Ravi Castellanos")
+            and (
+                same_subject(question, a, b, _said(ca), _said(cb), shared_terms=1)
+                or _both_name(question, a, b)
+            )
         ):
             mine, theirs = found
             return Disagreement(

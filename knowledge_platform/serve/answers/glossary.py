@@ -52,11 +52,23 @@ timesheet timesheets timekeeping
 #: ("the test log in the client folder" is not a log-in: only "sign in" takes a space)
 _PHRASES = re.compile(
     r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b|\btime[-\s]off\b|"
-    r"\bchief\s+executive(?:\s+officer)?\b",
+    r"\bchief\s+executive(?:\s+officer)?\b|\breturn\s+on\s+ad\s+spend\b|"
+    r"\bcost\s+per\s+(?:lead|acquisition)\b|\bclick[-\s]through\s+rate\b|"
+    r"\baverage\s+order\s+value\b|\bwork[-\s]in[-\s]progress\b",
     re.I,
 )
-#: The word a phrase is read as, by its first letters ("sign in", "log in": "login").
-_AS_WORD = {"time": "leave", "chie": "ceo"}
+#: The word a phrase is read as, by its first letters ("sign in", "log in": "login"); the
+#: abbreviation a measure or a meeting is written as ("return on ad spend": "roas").
+_AS_WORD = {
+    "time": "leave",
+    "chie": "ceo",
+    "retu": "roas",
+    "cost per l": "cpl",
+    "cost per a": "cpa",
+    "clic": "ctr",
+    "aver": "aov",
+    "work": "wip",
+}
 
 
 @cache
@@ -71,9 +83,14 @@ def _groups() -> dict[str, frozenset[str]]:
 
 
 def phrases(text: str) -> str:
-    """`text` with "sign-in", "log in", "time off", "chief executive" written as their
-    group's word."""
-    return _PHRASES.sub(lambda m: _AS_WORD.get(m[0][:4].lower(), "login"), text)
+    """`text` with "sign-in", "log in", "time off", "chief executive", "return on ad spend"
+    written as their group's word."""
+    return _PHRASES.sub(_as_word, text)
+
+
+def _as_word(m: re.Match[str]) -> str:
+    said = " ".join(m[0].lower().split())
+    return next((w for start, w in _AS_WORD.items() if said.startswith(start)), "login")
 
 
 def widen(have: Iterable[str]) -> set[str]:

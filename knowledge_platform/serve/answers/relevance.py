@@ -85,11 +85,14 @@ def _numbers(text: str) -> set[str]:
     return set(re.findall(r"\d+", text))
 
 
-def covered(subject: Collection[str], have: Collection[str]) -> int:
+def covered(
+    subject: Collection[str], have: Collection[str], loose: Collection[str] | None = None
+) -> int:
     """How many of the question's terms the sentence has: the term itself, or one of at
-    least PREFIX_CHARS that starts the other (the stemmer leaves "rota" and "rotat" of
-    "rotates" apart)."""
-    return sum(1 for t in subject if t in have or any(_prefixed(t, h) for h in have))
+    least PREFIX_CHARS that starts one of `loose` (default: `have`; the stemmer leaves
+    "rota" and "rotat" of "rotates" apart)."""
+    loose = have if loose is None else loose
+    return sum(1 for t in subject if t in have or any(_prefixed(t, h) for h in loose))
 
 
 def _prefixed(a: str, b: str) -> bool:
@@ -105,14 +108,16 @@ def _changes_away_from(text: str, ask: Ask) -> bool:
     return any(covered(ask.subject, set(terms(old))) for old in change_in(text).old_text)
 
 
-def _lexical(subject: Collection[str], have: frozenset[str], block: str) -> float:
-    """The share of `subject` the sentence has; a term only the rest of its paragraph or list
-    item has counts BLOCK_SHARE."""
+def _lexical(subject: Collection[str], s: Sentence) -> float:
+    """The share of `subject` the sentence (with its headings) has; a term only the rest of
+    its paragraph or list item has counts BLOCK_SHARE. A term's longer form counts in the
+    sentence's own words only: a heading is a label ("Client directory" is no director)."""
     if not subject:
         return 0.0
-    own = covered(subject, have)
-    if block and own < len(subject):
-        around = covered(subject, have | words(block))
+    have, loose = words(s.context), words(s.text)
+    own = covered(subject, have, loose)
+    if s.block and own < len(subject):
+        around = covered(subject, have | words(s.block), loose | words(s.block))
         return (own + BLOCK_SHARE * (around - own)) / len(subject)
     return own / len(subject)
 
@@ -147,7 +152,7 @@ def score_sentences(
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = words(s.context)
-        lexical = _lexical(ask.subject, have, s.block)
+        lexical = _lexical(ask.subject, s)
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         fit = fits(s.text, ask, known)
@@ -159,7 +164,7 @@ def score_sentences(
             score *= KIND_PENALTY
         if numbers - _numbers(s.context):
             score *= NUMBER_PENALTY
-        if attribute and not covered(attribute, have):
+        if attribute and not covered(attribute, have, words(s.text)):
             score *= ATTRIBUTE_PENALTY
         if ask.titles and not covered(ask.titles, have):
             score *= KIND_PENALTY

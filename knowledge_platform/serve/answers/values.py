@@ -124,6 +124,7 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
         ),
     ),
     ("weekday", re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)),
+    ("number", re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[x\u00d7](?!\w)")),  # a ratio: "4.2x"
     ("number", re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?![\w.]*\w)")),
     (
         "number",
