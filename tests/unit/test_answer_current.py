@@ -19,7 +19,7 @@ from knowledge_platform.serve.answers.ask import WINDOW_RELIEF, answer_question
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
-from knowledge_platform.serve.answers.relevance import score_sentences
+from knowledge_platform.serve.answers.relevance import W_DURING, score_sentences
 from knowledge_platform.serve.answers.sentences import candidates
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.question import Question, understand
@@ -315,3 +315,25 @@ def test_a_longer_form_counts_in_the_sentence_not_in_its_heading() -> None:
     lexical = {s.sentence.text: s.lexical for s in scored}
     assert lexical["Account director: Ravi Castellanos."] == 1.0
     assert lexical["Client contact: Tamsin Greaves."] == pytest.approx(1 / 3)  # Saltmarsh only
+
+
+def test_a_log_entry_of_the_window_the_question_names_counts_more() -> None:
+    """ "How did Saltmarsh's ROAS look last week?": the week's log line, not the standing page
+    that names ROAS, is what happened then (before: the log line was refused, at 0.61)."""
+    log = make_chunk(
+        n=4,
+        source_id="memory/2026-11-11.md",
+        title="2026-11-11 daily log",
+        text="- Saltmarsh ROAS 4.2x",
+        date=date(2026, 11, 11),
+        time_kind="event",
+    )
+    question = "How did Saltmarsh's ROAS look?"
+    sentences = candidates(Sources(hits(log)), 1)
+    plain = score_sentences(question, sentences, HashEmbedder())[0].score
+    week = (date(2026, 11, 9), date(2026, 11, 15))
+    then = score_sentences(question, sentences, HashEmbedder(), during=week)[0].score
+    before = score_sentences(
+        question, sentences, HashEmbedder(), during=(date(2026, 10, 1), date(2026, 10, 31))
+    )[0].score
+    assert then > plain + W_DURING / 2 and before == plain

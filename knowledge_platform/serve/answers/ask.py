@@ -14,7 +14,7 @@ from knowledge_platform.models import Hit
 from knowledge_platform.serve.answers.contract import Answer
 from knowledge_platform.serve.answers.extractive import Related, extractive_answer
 from knowledge_platform.serve.answers.llm import llm_answer
-from knowledge_platform.serve.answers.relevance import MIN_SCORE
+from knowledge_platform.serve.answers.relevance import MIN_SCORE, During
 from knowledge_platform.serve.question import Question
 
 #: A question that names when ("two weeks ago", "in May") was searched only among what was
@@ -22,6 +22,14 @@ from knowledge_platform.serve.question import Question
 WINDOW_RELIEF = 0.9
 #: The longest window that narrows enough for the relief (a quarter).
 NARROW_DAYS = 92
+
+
+def _during(question: Question) -> During | None:
+    """The window the question's own words name ("last week"), not one the caller gave."""
+    dates = question.dates
+    if dates is None or dates.origin != "question":
+        return None
+    return dates.date_from, dates.date_to
 
 
 def _narrowed(question: Question) -> bool:
@@ -87,6 +95,7 @@ def answer_question(
             min_score=min_score,
             named=named,
             related=related,
+            during=_during(question),
         )
     answer.warnings[:0] = [*warnings, *unread]
     answer.interpreted_dates = question.dates

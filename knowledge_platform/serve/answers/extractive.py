@@ -33,7 +33,7 @@ from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
 from knowledge_platform.serve.answers.items import Item, find_item
-from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, score_sentences
+from knowledge_platform.serve.answers.relevance import MIN_SCORE, During, Scored, score_sentences
 from knowledge_platform.serve.answers.sentences import Sentence, candidates, sentences_of, terms
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import same, values
@@ -67,14 +67,14 @@ def eligible(question: str, sources: Sources, embedder: Embedder) -> list[Scored
 
 
 def _partners(
-    question: str, sources: Sources, embedder: Embedder
+    question: str, sources: Sources, embedder: Embedder, during: During | None = None
 ) -> tuple[list[Scored], list[Scored]]:
     """(the sentences that may answer: about what the question names, best first; those and
     the statements of change that do not name it, which may only be the other side of a
     conflict)."""
     sentences = candidates(sources, MAX_HITS)
     subject = _subject(question, sentences)
-    every = _eligible(question, sources, sentences, subject, embedder, changes=True)
+    every = _eligible(question, sources, sentences, subject, embedder, True, during)
     return [s for s in every if mentions(s.sentence.context, subject)], every
 
 
@@ -90,6 +90,7 @@ def _eligible(
     subject: Sequence[str],
     embedder: Embedder,
     changes: bool = False,
+    during: During | None = None,
 ) -> list[Scored]:
     """`changes`: a sentence that says something changed (CHANGE_CUE) is kept without naming
     the subject ("Uptime checks now run every minute" for a question about PingPost's
@@ -99,7 +100,7 @@ def _eligible(
     priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
     scored = [
         s
-        for s in score_sentences(ask, sentences, embedder, priors)
+        for s in score_sentences(ask, sentences, embedder, priors, during)
         if mentions(s.sentence.context, subject) or (changes and CHANGE_CUE.search(s.sentence.text))
     ]
     return best_first(scored)
@@ -116,6 +117,7 @@ def with_related(
     best: Scored,
     related: Related,
     embedder: Embedder,
+    during: During | None = None,
 ) -> tuple[Sources, list[Scored]]:
     """The sources with the passages `related` finds for the best sentence's own words that
     retrieval had not given, and every eligible sentence, with those passages' that may
@@ -134,7 +136,8 @@ def with_related(
         if s.text.lower() not in seen and _may_differ(s.text, kinds)
     ]
     subject = _subject(question, [s.sentence for s in scored])
-    everything = [*scored, *_eligible(question, widened, extra, subject, embedder, changes=True)]
+    found = _eligible(question, widened, extra, subject, embedder, True, during)
+    everything = [*scored, *found]
     return widened, best_first(everything)
 
 
@@ -347,15 +350,17 @@ def extractive_answer(
     warnings: Sequence[str] = (),
     retrieved_at: dt.datetime | None = None,
     related: Related | None = None,
+    during: During | None = None,
 ) -> Answer:
     """`named`: doc ids of documents the question names (see references.py); `related`: the
-    service's search, for other sources of what the answer says."""
+    service's search, for other sources of what the answer says; `during`: the window the
+    question's own words name ("last week"), if any."""
     when = retrieved_at or now_utc()
     sources = Sources(hits)
     item = None if named else find_item(question, hits)  # a record's own file answers first
     if item is not None:
         return item_answer(item, sources, warnings=warnings, when=when)
-    scored, every = _partners(question, sources, embedder)
+    scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else pick(scored, min_score)
     if not picked:
@@ -364,7 +369,9 @@ def extractive_answer(
             hits, scope=scope, best=best, min_score=min_score, warnings=warnings, when=when
         )
     if related is not None and not focus:
-        sources, every = with_related(question, sources, every, picked[0], related, embedder)
+        sources, every = with_related(
+            question, sources, every, picked[0], related, embedder, during
+        )
     partners = [
         s for s in every if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
     ]  # a newer value may score low

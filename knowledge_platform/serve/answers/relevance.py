@@ -16,7 +16,8 @@ each expectation it misses (KIND_PENALTY, NUMBER_PENALTY):
   second, ...): a sentence of the passage search put first is more likely the answer, which
   keeps a reworded question ("headline metric" for "primary KPI") from being refused;
 - the kind of value the question asks for (asks.py: an amount, a person, a day, a
-  duration...): holding it adds W_FITS, lacking it costs KIND_PENALTY; and any number the
+  duration...): holding it adds W_FITS (and W_DURING more for a log entry of the window the
+  question names), lacking it costs KIND_PENALTY; and any number the
   question itself gives (a question about 2028 is not answered by a sentence about 2027), and
   a title it asks about ("Who is the CEO of HOT?" is not answered by HOT's account director).
 
@@ -27,6 +28,7 @@ all-MiniLM-L6-v2 model; a registry may override the threshold (`answer: {min_sco
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +59,11 @@ W_CHANGE = 0.15
 _ASKS_CHANGE = re.compile(
     r"\b(replac\w*|t(?:ook|akes|aken)\s+over|switch\w*|succeed\w*|supersed\w*)\b", re.I
 )
+#: Added to a log entry said within the window the question's own words name ("What was
+#: Saltmarsh's ROAS last week?"): what happened then, not a standing text still in force.
+W_DURING = 0.1
+#: (from, to) of that window, either end open.
+During = tuple[dt.date | None, dt.date | None]
 #: What a question term found only in the sentence's paragraph or list item counts for.
 BLOCK_SHARE = 0.5
 #: A term this long that starts another term counts as it (see `covered`).
@@ -122,6 +129,17 @@ def _lexical(subject: Collection[str], s: Sentence) -> float:
     return own / len(subject)
 
 
+def _said_during(s: Sentence, during: During) -> bool:
+    """Whether `s` is a log entry (an event) said within `during`."""
+    day, (start, end) = s.date, during
+    return (
+        s.chunk.time_kind == "event"
+        and day is not None
+        and (start is None or day >= start)
+        and (end is None or day <= end)
+    )
+
+
 def _attribute(ask: Ask) -> frozenset[str]:
     """What a question that names its subject asks about it: its subject terms without the
     names ("contract", "renew" of "When does the Railhop contract renew?"); empty when it
@@ -137,9 +155,11 @@ def score_sentences(
     sentences: Sequence[Sentence],
     embedder: Embedder,
     priors: Mapping[int, float] | None = None,
+    during: During | None = None,
 ) -> list[Scored]:
     """Every sentence scored against the question (same order). `priors`: by reference
-    number, how highly retrieval ranked each document (default: by the sentence's rank)."""
+    number, how highly retrieval ranked each document (default: by the sentence's rank);
+    `during`: the window the question's own words name, if any."""
     if not sentences:
         return []
     ask = read_ask(question) if isinstance(question, str) else question
@@ -158,6 +178,8 @@ def score_sentences(
         fit = fits(s.text, ask, known)
         if fit and ask.kinds:
             score += W_FITS
+        if fit and during is not None and _said_during(s, during):
+            score += W_DURING
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
         if not fit:
