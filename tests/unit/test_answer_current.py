@@ -20,7 +20,7 @@ from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.relevance import W_DURING, score_sentences
-from knowledge_platform.serve.answers.sentences import candidates
+from knowledge_platform.serve.answers.sentences import candidates, split_sentences
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.question import Question, understand
 from knowledge_platform.serve.retrieval import Retriever
@@ -337,3 +337,38 @@ def test_a_log_entry_of_the_window_the_question_names_counts_more() -> None:
         question, sentences, HashEmbedder(), during=(date(2026, 10, 1), date(2026, 10, 31))
     )[0].score
     assert then > plain + W_DURING / 2 and before == plain
+
+
+def test_a_reprice_of_the_tool_a_paragraph_names_supersedes_its_fragment() -> None:
+    """ "Agency plan, $480/month." is about Postmarque only through its paragraph; the log
+    names Postmarque and the old price (before: no conflict, the stale price answered)."""
+    page = Statement(
+        "Agency plan, $480/month.",
+        "Tools and vendors > Email",
+        "Tools and vendors",
+        "Postmarque is our ESP for every client email program. Agency plan, $480/month.",
+    )
+    log = Statement(
+        "Postmarque renewal came in: $615/mo from September (was 480).",
+        "2026-08-03 daily log > Log",
+        "2026-08-03 daily log",
+    )
+    found = disagreement("What's the monthly cost of our email platform?", page, log)
+    assert found is not None and found.superseding == "b"
+    assert (found.a.text, found.b.text) == ("$480", "$615")
+    alone = Statement("Agency plan, $480/month.", "Tools and vendors > Email", "Tools and vendors")
+    assert disagreement("What's the monthly cost of our email platform?", alone, log) is None
+
+
+def test_a_label_line_is_a_sentence_of_its_own() -> None:
+    """ "Date: 2026-11-03" above a decision was read as the decision's first words."""
+    text = "Date: 2026-11-03\nDesign handoffs happen in Drafthouse only.\nOwner: Yusra\nAll sites are audited."
+    assert split_sentences(text) == [
+        "Date: 2026-11-03",
+        "Design handoffs happen in Drafthouse only.",
+        "Owner: Yusra",
+        "All sites are audited.",
+    ]
+    assert split_sentences("Primary KPI: cost per lead,\ntarget $45.") == [
+        "Primary KPI: cost per lead, target $45."
+    ]

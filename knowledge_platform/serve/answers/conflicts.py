@@ -24,6 +24,7 @@ Precision/recall on bench/data/conflict_pairs.yaml: `uv run python bench/conflic
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import get_args
@@ -34,7 +35,7 @@ from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, terms
-from knowledge_platform.serve.answers.values import Kind, Value, same, values
+from knowledge_platform.serve.answers.values import NOT_NAMES, Kind, Value, same, values
 
 #: Kinds in the order values are compared; "phrase" (words no pattern types) never is.
 ORDER: tuple[Kind, ...] = tuple(k for k in get_args(Kind) if k != "phrase")
@@ -52,6 +53,9 @@ class Statement:
     #: the document's title, when the trail starts with it: a title names a document, not
     #: the thing a section is about, so it is never the passage's heading
     title: str = ""
+    #: the paragraph or list item the statement is part of ("Postmarque is our ESP. Agency
+    #: plan, $480/month." around "Agency plan, $480/month.")
+    around: str = ""
 
     @property
     def heading(self) -> str:
@@ -182,6 +186,19 @@ def _both_name(question: str, a: Statement, b: Statement) -> bool:
     )
 
 
+def _share_a_name(a: Statement, b: Statement, changed: tuple[Value, Value]) -> bool:
+    """Whether the two name one thing besides the value that changed ("Postmarque" of
+    "Postmarque renewal: $615/mo (was 480)" and "Postmarque is our ESP. Agency plan,
+    $480/month."): a capitalised word both write, even where it opens a sentence."""
+    said = {v.text for v in changed} | {w for v in changed for w in v.text.split()}
+    both = _capitalised(f"{a.text} {a.around}") & _capitalised(f"{b.text} {b.around}")
+    return bool(both - said)
+
+
+def _capitalised(text: str) -> set[str]:
+    return {w for w in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", text) if w.lower() not in NOT_NAMES}
+
+
 def _shared_names(a: str, b: str) -> list[Value]:
     theirs = [v for v in values(b) if v.kind == "name"]
     return [v for v in values(a) if v.kind == "name" and any(same(v, w) for w in theirs)]
@@ -211,6 +228,7 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
             and (
                 same_subject(question, a, b, _said(ca), _said(cb), shared_terms=1)
                 or _both_name(question, a, b)
+                or _share_a_name(a, b, found)
             )
         ):
             mine, theirs = found

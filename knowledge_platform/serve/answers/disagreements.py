@@ -103,7 +103,7 @@ def between(question: str, a: Sentence, b: Sentence) -> Disagreement | None:
 
 
 def _statement(sentence: Sentence) -> Statement:
-    return Statement(sentence.text, sentence.trail, sentence.chunk.title)
+    return Statement(sentence.text, sentence.trail, sentence.chunk.title, sentence.block)
 
 
 def _where(sentence: Sentence) -> str:

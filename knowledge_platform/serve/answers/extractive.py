@@ -124,7 +124,9 @@ def with_related(
     give another value than the best sentence (they can only be the other side of a
     conflict, so the rest are not embedded)."""
     known = {h.chunk.id for h in sources.hits}
-    more = [h for h in related(best.sentence.text, RELATED_HITS) if h.chunk.id not in known]
+    # a fragment's subject is in its paragraph ("Agency plan, $480/month." of Postmarque's)
+    said = best.sentence.block or best.sentence.text
+    more = [h for h in related(said, RELATED_HITS) if h.chunk.id not in known]
     if not more:
         return sources, list(scored)
     widened = Sources([*sources.hits, *more])

@@ -53,10 +53,15 @@ def _blocks(text: str) -> dict[str, str]:
     return out
 
 
+#: A line that is a label and its value, without a full stop ("Date: 2026-11-03", "Owner:
+#: Yusra"): a line of its own, not the start of the sentence on the next line.
+_LABEL_LINE = re.compile(r"(?m)^(\s*[A-Z][\w ]{0,24}:[^\n.!?;,:]{1,40})\n(?=\s*[A-Z0-9])")
+
+
 @lru_cache(maxsize=2048)  # each hit's text is split once per search, not once per pair
 def _split(text: str) -> tuple[str, ...]:
     parts: list[str] = []
-    for part in _SPLIT.split(text):
+    for part in _SPLIT.split(_LABEL_LINE.sub("\\1\n\n", text)):
         part = _LABEL.sub("", " ".join(_BULLET.sub("", part).split()))
         if parts and _ABBREVIATION.search(parts[-1]):
             parts[-1] = f"{parts[-1]} {part}"

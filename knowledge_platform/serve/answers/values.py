@@ -73,7 +73,7 @@ use run draft decision decisions status owner owners focus primary note notes st
 how what who where which context close open first then after before during until since also
 yes ok see per page post write record pause add request store rotate update revoke start
 create"""
-_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
 _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ("code", re.compile(r"`([^`\n]{1,80})`")),
@@ -197,7 +197,7 @@ def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
         return f"{_number(g[0].replace(',', '')):g}"
     name = g[0]
     words = name.split()
-    while words and words[0].lower() in _NOT_NAMES:
+    while words and words[0].lower() in NOT_NAMES:
         words.pop(0)
     return " ".join(words).lower() if words else None
 
