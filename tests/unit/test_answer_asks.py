@@ -113,3 +113,13 @@ def test_a_measure_is_asked_for_as_a_figure_and_stays_the_subject() -> None:
     assert fits("Saltmarsh ROAS 4.2x", ask)
     assert not fits("Primary KPI: blended ROAS.", ask)
     assert read_ask("Which tool tracks ROAS?").kinds == ("name", "code")
+
+
+def test_a_phone_number_is_a_run_of_digits_not_any_number() -> None:
+    """ "What's Zadie Mortensen's phone number?" was answered with her start date, 9/8."""
+    ask = read_ask("What's Zadie Mortensen's phone number?")
+    assert ask.kinds == ("phone",)
+    assert not fits("Zadie Mortensen starts 9/8 as paid social lead", ask)
+    assert not fits("The office opens on 2026-03-04 at 9:30.", ask)
+    assert fits("Call Zadie on 020 7946 0958.", ask)
+    assert read_ask("When is the on-call phone handed over?").kinds != ("phone",)

@@ -261,6 +261,7 @@ def test_old_values_said_otherwise_are_read() -> None:
         "Jonas has taken over QA from Elif.": ("Elif", "Jonas"),
         "Pipewell will replace Salesbook next quarter.": ("Salesbook", "Pipewell"),
         "The approval limit is $2,000 (was $1,000).": ("$1,000", None),
+        "Freelancer invoices: Ilse signs off from now on, not Oona.": ("Oona", None),
     }
     for text, (old, new) in cases.items():
         change = change_in(text)

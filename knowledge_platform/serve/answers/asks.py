@@ -8,6 +8,7 @@ the budget for the offsite?" is not answered by the sentence that books the offs
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from knowledge_platform.sparse import SparseEncoder
 terms = SparseEncoder().terms
 
 #: Kinds of value (values.Kind) an answer may hold, plus "person" (a name, not the
-#: question's own), "condition" ("when X happens") and "reason".
+#: question's own), "condition" ("when X happens"), "reason" and "phone".
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
@@ -40,7 +41,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("money",),
         ),
         (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
-        (r"\b(phone|mobile|fax)\s+number\b", ("number",)),
+        (r"\b(phone|mobile|fax|cell)\s+(number|no)\b", ("phone",)),
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
             r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b",
@@ -129,6 +130,8 @@ _REASON = re.compile(
     r"reason|led\s+to|root)\b",
     re.I,
 )
+#: A phone number: seven digits or more, grouped by spaces, dots, dashes or brackets.
+_PHONE = re.compile(r"(?<![\w/])\+?\(?\d[\d ().-]{5,}\d(?![\w/])")
 _CALENDAR = frozenset((*MONTHS, *WEEKDAYS, "today", "tomorrow", "yesterday"))
 _GENERIC = frozenset(
     terms(
@@ -225,6 +228,9 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
         return True
     if "reason" in ask.kinds:
         return bool(_REASON.search(text))
+    if "phone" in ask.kinds:  # a date's or a time's digits are not a phone number's
+        dated = (v.text for v in values(text) if v.kind in ("date", "time"))
+        return bool(_PHONE.search(functools.reduce(lambda t, d: t.replace(d, " "), dated, text)))
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
     if "person" in ask.kinds:
         return any(is_person(v) and not _a_place(text, v) for v in found)

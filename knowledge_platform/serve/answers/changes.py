@@ -100,6 +100,13 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
             r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
         ),
+        # "Ilse signs off from now on, not Oona": a name after "not" closing a statement of
+        # change is the one it replaced
+        (
+            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now)\b.*,\s*not\s",
+            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now)\b.*,\s*not\s+"
+            r"(?P<old>(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\b",
+        ),
         # "X is no longer ...": the subject before it is what stopped
         (
             r"\bno\s+longer\b",
