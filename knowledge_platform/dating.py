@@ -112,6 +112,7 @@ CHANGE_CUE = re.compile(
     # "(was $1,000)"
     r"taken\s+over|gone\s+(?:up|down)|swapped|swaps|rescheduled|postponed|brought\s+forward|"
     r"pushed\s+(?:back|to)|extended\s+to|shortened\s+to|upgraded|downgraded|migrated|renamed|"
+    r"slip(?:ped|s)\s+(?:to|back|by|until)|delayed\s+(?:to|until|by)|"
     r"will\s+replace|henceforth|from\s+next\s+(?:week|wk|month|quarter|year)|"
     r"from\s+(?:tomorrow|tmrw)|"
     rf"(?:starting|beginning)\s+(?:on\s+|in\s+|from\s+)?(?:today|tomorrow|next|this|\d|"

@@ -249,6 +249,7 @@ def test_which_venue_asks_for_a_name() -> None:
         "The approval limit is $2,000 (was $1,000).",
         "Ravi handing Saltmarsh over to Wrenna from 1 Jul.",
         "Moved Mon WIP to 10:15 from next wk.",
+        "Harrowgate launch slipped to November 9.",
     ],
 )
 def test_statements_of_change_said_otherwise_are_marked(text: str) -> None:
@@ -363,7 +364,10 @@ def test_a_reprice_of_the_tool_a_paragraph_names_supersedes_its_fragment() -> No
 
 def test_a_label_line_is_a_sentence_of_its_own() -> None:
     """ "Date: 2026-11-03" above a decision was read as the decision's first words."""
-    text = "Date: 2026-11-03\nDesign handoffs happen in Drafthouse only.\nOwner: Yusra\nAll sites are audited."
+    text = (
+        "Date: 2026-11-03\nDesign handoffs happen in Drafthouse only.\nOwner: Yusra\n"
+        "All sites are audited."
+    )
     assert split_sentences(text) == [
         "Date: 2026-11-03",
         "Design handoffs happen in Drafthouse only.",

@@ -10,7 +10,7 @@ from datetime import date
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
-from knowledge_platform.serve.answers.glossary import phrases, widen
+from knowledge_platform.serve.answers.glossary import phrases, widen, words
 from knowledge_platform.serve.answers.relevance import score_sentences
 from knowledge_platform.serve.answers.sentences import candidates, terms
 from knowledge_platform.serve.answers.sources import Sources
@@ -72,3 +72,11 @@ def test_a_name_where_something_is_kept_is_not_a_person() -> None:
     assert not fits("Book trains through Railhop.", who)
     assert fits("Priya Nair is our new head of design.", who)
     assert fits("The guest wifi password was rotated; ask Ines for it.", who)
+
+
+def test_a_yearly_amount_is_an_annual_one() -> None:
+    """ "What's the annual leave allowance?" of "Paid holiday: 27 days a year" (refused)."""
+    said = words("Paid holiday: 27 days a year plus public holidays.")
+    assert {"annual", "leav"} <= said
+    assert "allow" in words("The holiday entitlement is generous.")
+    assert "annual" not in words("A yearbook came out.")

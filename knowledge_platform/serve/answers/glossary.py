@@ -34,6 +34,7 @@ invoice invoicing billing
 holiday vacation leave pto
 expense expenses reimbursement
 salary compensation wage wages
+allowance entitlement
 laptop computer
 contract agreement
 repository repo
@@ -54,7 +55,7 @@ _PHRASES = re.compile(
     r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b|\btime[-\s]off\b|"
     r"\bchief\s+executive(?:\s+officer)?\b|\breturn\s+on\s+ad\s+spend\b|"
     r"\bcost\s+per\s+(?:lead|acquisition)\b|\bclick[-\s]through\s+rate\b|"
-    r"\baverage\s+order\s+value\b|\bwork[-\s]in[-\s]progress\b",
+    r"\baverage\s+order\s+value\b|\bwork[-\s]in[-\s]progress\b|\b(?:a|per|each)\s+year\b",
     re.I,
 )
 #: The word a phrase is read as, by its first letters ("sign in", "log in": "login"); the
@@ -68,6 +69,9 @@ _AS_WORD = {
     "clic": "ctr",
     "aver": "aov",
     "work": "wip",
+    "a ye": "annual",
+    "per ": "annual",
+    "each": "annual",
 }
 
 
