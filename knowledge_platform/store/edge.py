@@ -427,7 +427,7 @@ class EdgeStore(VectorStore):
             if r is None:
                 return []
             ranked = fuse(
-                [[(str(p.id), p.score) for p in points] for points in _query(r.shard, requests)]
+                [[(p.id, p.score) for p in points] for points in _query(r.shard, requests)]
             )
             try:
                 records = r.shard.retrieve([i for i, _ in ranked], True, False) if ranked else []
@@ -435,9 +435,9 @@ class EdgeStore(VectorStore):
                 raise _err("search", exc) from exc
         payloads = {str(rec.id): rec.payload or {} for rec in records}
         return [
-            Hit(chunk=Chunk.from_payload(payloads[i]), score=score)
+            Hit(chunk=Chunk.from_payload(payloads[key]), score=score)
             for i, score in ranked
-            if i in payloads
+            if (key := str(i)) in payloads
         ]
 
     def _requests(
