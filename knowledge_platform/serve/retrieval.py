@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Literal
 
 from cachetools import LRUCache, cached
@@ -199,13 +200,12 @@ def blend_scores(
     `depth`: how many each list was asked for (None: unknown, every list counts as full)."""
     d, d_floor = _scaled(dense, depth)
     s, s_floor = _scaled(sparse, depth)
-    ids = dict.fromkeys(cid for cid, _ in (*dense, *sparse))
+    sparse_weight = 1 - dense_weight
     scores = {
-        cid: dense_weight * d.get(cid, d_floor) + (1 - dense_weight) * s.get(cid, s_floor)
-        for cid in ids
+        cid: dense_weight * d.get(cid, d_floor) + sparse_weight * s.get(cid, s_floor)
+        for cid in {**d, **s}  # dense order, then sparse's others
     }
-    ranked = sorted(ids, key=lambda cid: -scores[cid])  # stable: dense order breaks ties
-    return [(cid, scores[cid]) for cid in ranked]
+    return sorted(scores.items(), key=itemgetter(1), reverse=True)  # stable: ties keep order
 
 
 def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[PointKey, float], float]:
@@ -216,7 +216,7 @@ def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[PointKey, f
         return {}, 0.0
     top = max(score for _, score in hits)
     unit = top if top > 0 else 1.0
-    scaled = {cid: max(score, 0.0) / unit for cid, score in hits}
+    scaled = {cid: (0.0 if score < 0.0 else score) / unit for cid, score in hits}
     full = depth is None or len(hits) >= depth
     return scaled, min(scaled.values()) if full else 0.0
 
