@@ -10,7 +10,7 @@ SNIPPET_CHARS = 200
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"[.!?:;]\s+")
 #: (start, end, word): where a query word occurs in a text, as a whole lower-cased word.
-Found = tuple[int, int, str]
+Occurrence = tuple[int, int, str]
 
 
 @lru_cache(maxsize=256)  # a search's hits share one query
@@ -18,7 +18,7 @@ def _terms(query: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(query.lower()) if len(w) > 2)
 
 
-def _found(flat: str, terms: frozenset[str]) -> list[Found]:
+def _found(flat: str, terms: frozenset[str]) -> list[Occurrence]:
     """Every occurrence of a query word in `flat` as a whole word, lower-cased, in order."""
     lower = flat.lower()
     if len(lower) != len(flat):  # lower-casing made two words of one ('İ' -> 'i̇'): read each
@@ -28,7 +28,7 @@ def _found(flat: str, terms: frozenset[str]) -> list[Found]:
             for w in _WORD.findall(m.group().lower())
             if w in terms
         ]
-    found: list[Found] = []
+    found: list[Occurrence] = []
     for term in terms:  # a few words, found by str.find: no Python step per word of the text
         at = lower.find(term)
         while at >= 0:
