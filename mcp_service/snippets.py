@@ -47,7 +47,7 @@ def _cut(flat: str, terms: frozenset[str], start: int, end: int) -> set[str]:
     first = end - 1
     while first > start and _is_word(flat, first - 1):
         first -= 1
-    return terms & set(_WORD.findall(flat[first:end].lower()))
+    return set(_WORD.findall(flat[first:end].lower())) & terms
 
 
 def _is_word(text: str, at: int) -> bool:
