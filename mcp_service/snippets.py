@@ -4,34 +4,73 @@ the sentence with the most query words; the whole passage is in get_document."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 SNIPPET_CHARS = 200
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"[.!?:;]\s+")
+#: (start, end, word): where a query word occurs in a text, as a whole lower-cased word.
+Occurrence = tuple[int, int, str]
+
+
+@lru_cache(maxsize=256)  # a search's hits share one query
+def _terms(query: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(query.lower()) if len(w) > 2)
+
+
+def _found(flat: str, terms: frozenset[str]) -> list[Occurrence]:
+    """Every occurrence of a query word in `flat` as a whole word, lower-cased, in order."""
+    lower = flat.lower()
+    if len(lower) != len(flat):  # lower-casing made two words of one ('İ' -> 'i̇'): read each
+        return [
+            (m.start(), m.end(), w)
+            for m in _WORD.finditer(flat)
+            for w in _WORD.findall(m.group().lower())
+            if w in terms
+        ]
+    found: list[Occurrence] = []
+    for term in terms:  # a few words, found by str.find: no Python step per word of the text
+        at = lower.find(term)
+        while at >= 0:
+            end = at + len(term)
+            if not (at and _is_word(lower, at - 1)) and not _is_word(lower, end):
+                found.append((at, end, term))
+            at = lower.find(term, at + 1)
+    return sorted(found)
+
+
+def _cut(flat: str, terms: frozenset[str], start: int, end: int) -> set[str]:
+    """The query words in what `end` leaves of a word it cuts (none when it cuts none);
+    `start`: where the piece began (a sentence's start: no word crosses it)."""
+    if not (start < end < len(flat) and _is_word(flat, end - 1) and _is_word(flat, end)):
+        return set()
+    first = end - 1
+    while first > start and _is_word(flat, first - 1):
+        first -= 1
+    return set(_WORD.findall(flat[first:end].lower())) & terms
+
+
+def _is_word(text: str, at: int) -> bool:
+    return _WORD.match(text, at, at + 1) is not None
 
 
 def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
     flat = " ".join(text.split())
     if len(flat) <= size:
         return flat
-    terms = {w for w in _WORD.findall(query.lower()) if len(w) > 2}
+    terms = _terms(query)
+    found = _found(flat, terms)
     starts = [0, *(m.end() for m in _SENTENCE_END.finditer(flat))]
     ends = [*starts[1:], len(flat)]
-    # each sentence's query words, read once (a sentence ends in a space: no word crosses)
-    said = [
-        terms & set(_WORD.findall(flat[a:b].lower())) for a, b in zip(starts, ends, strict=True)
-    ]
+    # each sentence's query words (a sentence ends in a space: no word crosses)
+    said = [{w for s, _, w in found if a <= s < b} for a, b in zip(starts, ends, strict=True)]
 
     def in_window(i: int) -> int:
         """Query words from sentence i's start to `size` characters on (a word cut at the
         end counts as cut)."""
-        end, seen, k = starts[i] + size, set[str](), i
-        while k < len(starts) and ends[k] <= end:
-            seen |= said[k]
-            k += 1
-        if k < len(starts) and starts[k] < end:
-            seen |= terms & set(_WORD.findall(flat[starts[k] : end].lower()))
-        return len(seen)
+        first, end = starts[i], starts[i] + size
+        seen = {w for s, e, w in found if first <= s and e <= end}
+        return len(seen | _cut(flat, terms, first, end)) if terms else 0
 
     # Most query words in the window, then in its first sentence, then the earliest.
     best = max(range(len(starts)), key=lambda i: (in_window(i), len(said[i]), -starts[i]))

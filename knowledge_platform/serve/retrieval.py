@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Literal
 
 from cachetools import LRUCache, cached
@@ -27,9 +28,10 @@ from cachetools.keys import hashkey
 
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.errors import QueryError
-from knowledge_platform.models import Hit, SparseVector
+from knowledge_platform.models import Chunk, Hit, SparseVector
 from knowledge_platform.sparse import SparseEncoder
 from knowledge_platform.store.base import (
+    PointKey,
     Scored,
     SearchFilter,
     SearchMode,
@@ -139,7 +141,7 @@ class Retriever:
                 VectorQuery(sparse=sparse, limit=depth, mode="sparse", flt=flt or SearchFilter()),
             )
         ]
-        order: list[tuple[str, int]] = []  # each ranked id and the search it answers
+        order: list[tuple[PointKey, int]] = []  # each ranked id and the search it answers
 
         def fuse(lists: list[list[Scored]]) -> list[Scored]:
             ranked: list[Scored] = []
@@ -181,7 +183,7 @@ def blend(
     dense: Sequence[Hit], sparse: Sequence[Hit], dense_weight: float, depth: int | None = None
 ) -> list[Hit]:
     """`blend_scores` of two hit lists."""
-    chunks = {h.chunk.id: h.chunk for h in (*dense, *sparse)}
+    chunks: dict[PointKey, Chunk] = {h.chunk.id: h.chunk for h in (*dense, *sparse)}
     ranked = blend_scores(
         [(h.chunk.id, h.score) for h in dense],
         [(h.chunk.id, h.score) for h in sparse],
@@ -198,16 +200,15 @@ def blend_scores(
     `depth`: how many each list was asked for (None: unknown, every list counts as full)."""
     d, d_floor = _scaled(dense, depth)
     s, s_floor = _scaled(sparse, depth)
-    ids = dict.fromkeys(cid for cid, _ in (*dense, *sparse))
+    sparse_weight = 1 - dense_weight
     scores = {
-        cid: dense_weight * d.get(cid, d_floor) + (1 - dense_weight) * s.get(cid, s_floor)
-        for cid in ids
+        cid: dense_weight * d.get(cid, d_floor) + sparse_weight * s.get(cid, s_floor)
+        for cid in {**d, **s}  # dense order, then sparse's others
     }
-    ranked = sorted(ids, key=lambda cid: -scores[cid])  # stable: dense order breaks ties
-    return [(cid, scores[cid]) for cid in ranked]
+    return sorted(scores.items(), key=itemgetter(1), reverse=True)  # stable: ties keep order
 
 
-def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[str, float], float]:
+def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[PointKey, float], float]:
     """Scores divided by the list's top score (negative cosines count as 0), and the score of
     an absentee: the lowest of them when the list is full (it ranked below them), else 0
     (it did not match at all)."""
@@ -215,18 +216,18 @@ def _scaled(hits: Sequence[Scored], depth: int | None) -> tuple[dict[str, float]
         return {}, 0.0
     top = max(score for _, score in hits)
     unit = top if top > 0 else 1.0
-    scaled = {cid: max(score, 0.0) / unit for cid, score in hits}
+    scaled = {cid: (0.0 if score < 0.0 else score) / unit for cid, score in hits}
     full = depth is None or len(hits) >= depth
     return scaled, min(scaled.values()) if full else 0.0
 
 
-def _split(hits: list[Hit], order: list[tuple[str, int]], n: int) -> list[list[Hit]]:
+def _split(hits: list[Hit], order: list[tuple[PointKey, int]], n: int) -> list[list[Hit]]:
     """`hits` (the ranked ids of `order` in order, less any whose point went meanwhile) back
     into their `n` searches."""
     lists: list[list[Hit]] = [[] for _ in range(n)]
     at = 0
     for hit in hits:
-        while order[at][0] != hit.chunk.id:
+        while str(order[at][0]) != hit.chunk.id:
             at += 1
         lists[order[at][1]].append(hit)
         at += 1

@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal, TypeVar
+from uuid import UUID
 
 from pydantic import BaseModel, Field
 
@@ -123,8 +124,12 @@ def query_filters(
     return [built[id(q.flt or flt)] for q in queries]
 
 
-#: A point (chunk) id and its score.
-Scored = tuple[str, float]
+#: A point (chunk) id as the engine gives it: Edge gives a UUID, kept as it is until a payload
+#: is read (str() of the 200 ids of a paired search cost more than their blend); str() of it
+#: is the chunk id.
+PointKey = int | str | UUID
+#: A point id and its score.
+Scored = tuple[PointKey, float]
 #: Ranks the (id, score) lists of a batch's queries into one list, best first.
 Fuse = Callable[[list[list[Scored]]], list[Scored]]
 

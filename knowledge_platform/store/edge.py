@@ -45,6 +45,11 @@ from knowledge_platform.store.base import (
 )
 
 _PAGE = 1000
+#: Search-pool threads of a reader's shard. A search holds its collection's lock and the GIL
+#: (the binding does not release it), so the pool's only parallelism is over one search's
+#: segments; at 50k chunks on 2 cores that bought nothing and cost a thread hand-off per
+#: segment, and the default (4 per cpu, per open shard) waits longest on a loaded machine.
+READER_SEARCH_THREADS = 1
 #: `exists` answers kept per published version (distinct filters, e.g. date ranges).
 _FOUND_KEPT = 256
 
@@ -175,6 +180,7 @@ class EdgeStore(VectorStore):
         optimize: bool = True,
         link_immutable: bool = True,
         indexing_threshold_kb: int | None = None,
+        search_threads: int | None = READER_SEARCH_THREADS,
     ) -> None:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
@@ -184,6 +190,8 @@ class EdgeStore(VectorStore):
         self.optimize = optimize
         self.link_immutable = link_immutable
         self.indexing_threshold_kb = indexing_threshold_kb
+        #: readers' search-pool threads (None: the engine's default)
+        self.search_threads = search_threads
         self._readers: dict[str, _Reader] = {}
         #: scope -> collection name, its directory, its pointer file (asked per search)
         self._places: dict[str, tuple[str, Path, str]] = {}
@@ -192,7 +200,7 @@ class EdgeStore(VectorStore):
 
     # -- writing -------------------------------------------------------------------------
 
-    def _config(self, dim: int) -> qe.EdgeConfig:
+    def _config(self, dim: int, search_threads: int | None = None) -> qe.EdgeConfig:
         optimizers = (
             qe.EdgeOptimizersConfig(indexing_threshold=self.indexing_threshold_kb)
             if self.indexing_threshold_kb is not None
@@ -202,6 +210,7 @@ class EdgeStore(VectorStore):
             vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             optimizers=optimizers,
+            max_search_threads=search_threads,
             wal_enabled=False,  # a version is durable once flushed; a crashed build is discarded
         )
 
@@ -324,7 +333,8 @@ class EdgeStore(VectorStore):
                 raise StoreError(f"could not own reader copy {copy.name}")
             try:
                 sd.copy_shard(cdir / ptr.version, copy, link_immutable=self.link_immutable)
-                shard = qe.EdgeShard.load(str(copy))
+                # the copy's own config is rewritten (edge_config.json is never hard-linked)
+                shard = qe.EdgeShard.load(str(copy), self._config(ptr.dim, self.search_threads))
             except Exception as exc:
                 sd.remove_tree(copy)
                 copy.with_suffix(".lock").unlink(missing_ok=True)
@@ -417,7 +427,7 @@ class EdgeStore(VectorStore):
             if r is None:
                 return []
             ranked = fuse(
-                [[(str(p.id), p.score) for p in points] for points in _query(r.shard, requests)]
+                [[(p.id, p.score) for p in points] for points in _query(r.shard, requests)]
             )
             try:
                 records = r.shard.retrieve([i for i, _ in ranked], True, False) if ranked else []
@@ -425,9 +435,9 @@ class EdgeStore(VectorStore):
                 raise _err("search", exc) from exc
         payloads = {str(rec.id): rec.payload or {} for rec in records}
         return [
-            Hit(chunk=Chunk.from_payload(payloads[i]), score=score)
+            Hit(chunk=Chunk.from_payload(payloads[key]), score=score)
             for i, score in ranked
-            if i in payloads
+            if (key := str(i)) in payloads
         ]
 
     def _requests(

@@ -355,15 +355,15 @@ class QdrantServerStore(VectorStore):
         name = collection_name(scope)
         try:
             records = self.client.retrieve(
-                name, ids=[i for i, _ in ranked], with_payload=True, with_vectors=False
+                name, ids=[str(i) for i, _ in ranked], with_payload=True, with_vectors=False
             )
         except Exception as exc:
             raise _err(f"reading {name}", exc) from exc
         payloads = {str(rec.id): rec.payload or {} for rec in records}
         return [
-            Hit(chunk=Chunk.from_payload(payloads[i]), score=score)
+            Hit(chunk=Chunk.from_payload(payloads[key]), score=score)
             for i, score in ranked
-            if i in payloads
+            if (key := str(i)) in payloads
         ]
 
     def _query(

@@ -15,7 +15,13 @@ from qdrant_client import QdrantClient
 from knowledge_platform.doc_names import name_keys, question_keys
 from knowledge_platform.errors import ModelMismatchError, StoreError
 from knowledge_platform.models import SparseVector
-from knowledge_platform.store.base import SearchFilter, VectorQuery, VectorStore, collection_name
+from knowledge_platform.store.base import (
+    Scored,
+    SearchFilter,
+    VectorQuery,
+    VectorStore,
+    collection_name,
+)
 from knowledge_platform.store.edge import EdgeStore
 from knowledge_platform.store.factory import make_store
 from knowledge_platform.store.server import QdrantServerStore
@@ -133,9 +139,9 @@ def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore
         VectorQuery(dense=points[3].dense, limit=8, mode="dense"),
         VectorQuery(sparse=points[11].sparse, limit=8, mode="sparse"),
     ]
-    seen: list[list[list[tuple[str, float]]]] = []
+    seen: list[list[list[Scored]]] = []
 
-    def fuse(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
+    def fuse(lists: list[list[Scored]]) -> list[Scored]:
         if not any(lists):
             return []
         seen.append(lists)  # (id, score) of each query, best first
@@ -145,15 +151,17 @@ def test_a_fused_search_reads_payloads_of_the_ranked_ids_only(store: VectorStore
     hits = store.search_fused("internal", batch, fuse, flt=flt)
     (lists,) = seen
 
-    def ranked(pairs: list[tuple[str, float]]) -> list[tuple[float, str]]:  # ties: any order
-        return sorted((-round(score, 4), cid) for cid, score in pairs)
+    def ranked(pairs: list[Scored]) -> list[tuple[float, str]]:  # ties: any order
+        return sorted((-round(score, 4), str(cid)) for cid, score in pairs)
 
     assert [ranked(found) for found in lists] == [
         ranked([(h.chunk.id, h.score) for h in hits])
         for hits in store.search_batch("internal", batch, flt=flt)
     ]
     # in fuse's order, with fuse's scores and whole chunks; an id no point has is left out
-    assert [(h.chunk.id, h.score) for h in hits] == [*lists[1][:2], (points[3].id, 9.5)]
+    # (ids as the engine gives them: their str() is the chunk id)
+    want = [*lists[1][:2], (points[3].id, 9.5)]
+    assert [(h.chunk.id, h.score) for h in hits] == [(str(i), score) for i, score in want]
     assert hits[2].chunk.text == "chunk 3 of memory_files"
     assert store.search_fused("internal", batch, fuse, flt=SearchFilter(sources=[])) == []
     assert store.search_fused("client_x_absent", batch, fuse) == []
@@ -177,7 +185,7 @@ def test_a_query_with_its_own_filter_is_searched_under_it(store: VectorStore):
         store.search("internal", dense, None, limit=5, flt=clickup, mode="dense")
     )
 
-    def both(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
+    def both(lists: list[list[Scored]]) -> list[Scored]:
         return [best for found in lists for best in found[:1]]
 
     fused = store.search_fused("internal", batch[:2], both, flt=memory)

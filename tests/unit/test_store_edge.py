@@ -58,6 +58,10 @@ elif role == "die":  # killed mid-write
 elif role == "count":  # a second reader, e.g. `kp search` while the MCP service runs
     say(store.count("internal"))
     store.close()
+elif role == "pool":  # a reader's search-pool threads, once its shard is open
+    from glob import glob
+    store.count("internal")
+    say(sum(Path(t).read_text().startswith("edge-search") for t in glob("/proc/self/task/*/comm")))
 elif role == "abandon":  # a reader that dies without closing
     say(store.count("internal"))
     import os
@@ -111,6 +115,16 @@ def test_reader_answers_from_old_version_while_a_writer_works_then_swaps(tmp_pat
     assert store.info("internal").version == "v2"  # type: ignore[union-attr]
     store.close()
     assert not any((tmp_path / "internal" / "readers").glob("*/"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads thread names in /proc")
+def test_a_reader_searches_with_one_pool_thread(tmp_path: Path):
+    # one search at a time holds the collection's lock and the GIL: more threads only
+    # hand each segment to another thread (the engine's default is 4 per cpu)
+    seed(EdgeStore(tmp_path), 3)
+    reader = child(tmp_path, "pool")
+    expect(reader, "1")
+    assert reader.wait(30) == 0
 
 
 def test_same_process_reader_is_not_blocked_by_an_open_writer(tmp_path: Path):
