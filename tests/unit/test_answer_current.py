@@ -377,3 +377,24 @@ def test_a_label_line_is_a_sentence_of_its_own() -> None:
     assert split_sentences("Primary KPI: cost per lead,\ntarget $45.") == [
         "Primary KPI: cost per lead, target $45."
     ]
+
+
+def test_when_something_was_done_is_the_day_of_the_log_that_says_so(tmp_path: Path) -> None:
+    """ "When did we switch to Linemark?": the log line holds no date of its own, so it lacked
+    the asked kind of value and the question was refused."""
+    log = make_chunk(
+        n=5,
+        source_id="memory/2026-05-19.md",
+        title="2026-05-19",
+        text="- From today all project boards live in Linemark instead of Ticketbird.",
+        date=date(2026, 5, 19),
+        time_kind="event",
+    )
+    sentences = candidates(Sources(hits(log)), 1)
+    [scored] = score_sentences("When did we switch to Linemark?", sentences, HashEmbedder())
+    assert scored.fits and scored.on == date(2026, 5, 19)
+    [standing] = score_sentences("When is the board review?", sentences, HashEmbedder())
+    assert standing.on is None
+    with hash_retriever(tmp_path, [log]) as retriever:
+        found = answer("When did we switch to Linemark?", hits(log), retriever)
+    assert "2026-05-19 — From today all project boards live in Linemark" in found.answer

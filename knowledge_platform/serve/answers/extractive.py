@@ -237,7 +237,11 @@ def _in_decision(s: Scored) -> bool:
 
 
 def quoted(s: Scored) -> str:
+    """The sentence as the answer quotes it: with its heading when it is a fragment, with its
+    day when that is what the question asks."""
     text, heading = s.sentence.text, s.sentence.heading
+    if s.on is not None:
+        return f"{s.on.isoformat()} — {text}"
     if heading and len(text) <= FRAGMENT_CHARS and not set(terms(heading)) & set(terms(text)):
         return f"{heading} — {text}"
     return text

@@ -64,6 +64,11 @@ _ASKS_CHANGE = re.compile(
 W_DURING = 0.1
 #: (from, to) of that window, either end open.
 During = tuple[dt.date | None, dt.date | None]
+#: A question about when something happened: a log entry that says it is dated by its day.
+_ASKS_WHEN_DONE = re.compile(
+    r"^\s*(?:since\s+)?(?:when|(?:on\s+)?what\s+(?:day|date))\s+(?:did|was|were|had|has|have)\b",
+    re.I,
+)
 #: What a question term found only in the sentence's paragraph or list item counts for.
 BLOCK_SHARE = 0.5
 #: A term this long that starts another term counts as it (see `covered`).
@@ -79,6 +84,9 @@ class Scored:
     prior: float = 0.0
     #: holds a value of the kind the question asks for
     fits: bool = True
+    #: the day a log entry was said, when that day is the answer ("When did we switch to
+    #: Linemark?" of the day's "From today all project boards live in Linemark")
+    on: dt.date | None = None
 
 
 def _masked(text: str) -> str:
@@ -109,10 +117,16 @@ def _prefixed(a: str, b: str) -> bool:
 
 def _changes_away_from(text: str, ask: Ask) -> bool:
     """Whether `text` says that something the question names changed ("#incidents replaces
-    #war-room" for "What replaced the war-room channel?")."""
+    #war-room" for "What replaced the war-room channel?"), or changed to a name the question
+    gives ("boards live in Linemark instead of Ticketbird" for "When did we switch to
+    Linemark?")."""
     if not may_state_change(text):
         return False
-    return any(covered(ask.subject, set(terms(old))) for old in change_in(text).old_text)
+    change = change_in(text)
+    if any(covered(ask.subject, set(terms(old))) for old in change.old_text):
+        return True
+    named = {t for n in ask.names for t in terms(n)}
+    return any(set(terms(v.text)) & named for v in change.new if v.kind == "name")
 
 
 def _lexical(subject: Collection[str], s: Sentence) -> float:
@@ -169,6 +183,7 @@ def score_sentences(
     known = known_names(s.text for s in sentences)
     attribute = _attribute(ask)
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
+    asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = words(s.context)
@@ -176,6 +191,8 @@ def score_sentences(
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         fit = fits(s.text, ask, known)
+        on = s.date if asks_when and not fit and s.chunk.time_kind == "event" else None
+        fit = fit or on is not None
         if fit and ask.kinds:
             score += W_FITS
         if fit and during is not None and _said_during(s, during):
@@ -190,5 +207,5 @@ def score_sentences(
             score *= ATTRIBUTE_PENALTY
         if ask.titles and not covered(ask.titles, have):
             score *= KIND_PENALTY
-        out.append(Scored(s, round(min(score, 1.0), 4), lexical, sem, prior, fit))
+        out.append(Scored(s, round(min(score, 1.0), 4), lexical, sem, prior, fit, on))
     return out
