@@ -267,11 +267,9 @@ class KnowledgeService:
             hits = self._search(grant, scope, question.search_text, limit, flt)
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
-        items = [
-            h
-            for h in item_hits(self.runtime.store, scope, text, flt, hits)
-            if h.chunk.scope == scope
-        ]
+        # a record's own file answers first: an item of a page is looked up only without one
+        found = [] if shown else item_hits(self.runtime.store, scope, text, flt, hits)
+        items = [h for h in found if h.chunk.scope == scope]
         return Read(question, _first([*items, *named], hits), shown, notes, flt)
 
     # -- tools --------------------------------------------------------------------------------
