@@ -8,7 +8,6 @@ the budget for the offsite?" is not answered by the sentence that books the offs
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -181,7 +180,7 @@ def read_ask(question: str) -> Ask:
         for w in words
         if w[0].isupper() and w not in later and w not in _TITLES
     )
-    content = content_terms(phrases(question))
+    content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
     compound = {t for w in re.findall(r"\w+(?:-\w+)+", question) for t in terms(w)}
     return Ask(
@@ -229,8 +228,10 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     if "reason" in ask.kinds:
         return bool(_REASON.search(text))
     if "phone" in ask.kinds:  # a date's or a time's digits are not a phone number's
-        dated = (v.text for v in values(text) if v.kind in ("date", "time"))
-        return bool(_PHONE.search(functools.reduce(lambda t, d: t.replace(d, " "), dated, text)))
+        for v in values(text):
+            if v.kind in ("date", "time"):
+                text = text.replace(v.text, " ")
+        return bool(_PHONE.search(text))
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
     if "person" in ask.kinds:
         return any(is_person(v) and not _a_place(text, v) for v in found)

@@ -190,7 +190,7 @@ def _share_a_name(a: Statement, b: Statement, changed: tuple[Value, Value]) -> b
     """Whether the two name one thing besides the value that changed ("Postmarque" of
     "Postmarque renewal: $615/mo (was 480)" and "Postmarque is our ESP. Agency plan,
     $480/month."): a capitalised word both write, even where it opens a sentence."""
-    said = {v.text for v in changed} | {w for v in changed for w in v.text.split()}
+    said = {w for v in changed for w in v.text.split()}
     both = _capitalised(f"{a.text} {a.around}") & _capitalised(f"{b.text} {b.around}")
     return bool(both - said)
 

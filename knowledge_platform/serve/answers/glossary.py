@@ -51,28 +51,21 @@ timesheet timesheets timekeeping
 
 #: Phrases written as two words or with a hyphen, read as the one word of their group.
 #: ("the test log in the client folder" is not a log-in: only "sign in" takes a space)
-_PHRASES = re.compile(
-    r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b|\btime[-\s]off\b|"
-    r"\bchief\s+executive(?:\s+officer)?\b|\breturn\s+on\s+ad\s+spend\b|"
-    r"\bcost\s+per\s+(?:lead|acquisition)\b|\bclick[-\s]through\s+rate\b|"
-    r"\baverage\s+order\s+value\b|\bwork[-\s]in[-\s]progress\b|\b(?:a|per|each)\s+year\b",
-    re.I,
-)
-#: The word a phrase is read as, by its first letters ("sign in", "log in": "login"); the
-#: abbreviation a measure or a meeting is written as ("return on ad spend": "roas").
-_AS_WORD = {
-    "time": "leave",
-    "chie": "ceo",
-    "retu": "roas",
-    "cost per l": "cpl",
-    "cost per a": "cpa",
-    "clic": "ctr",
-    "aver": "aov",
-    "work": "wip",
-    "a ye": "annual",
-    "per ": "annual",
-    "each": "annual",
+_PHRASE_WORDS = {
+    "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b",
+    "leave": r"\btime[-\s]off\b",
+    "ceo": r"\bchief\s+executive(?:\s+officer)?\b",
+    # the abbreviation a measure or a meeting is written as
+    "roas": r"\breturn\s+on\s+ad\s+spend\b",
+    "cpl": r"\bcost\s+per\s+lead\b",
+    "cpa": r"\bcost\s+per\s+acquisition\b",
+    "ctr": r"\bclick[-\s]through\s+rate\b",
+    "aov": r"\baverage\s+order\s+value\b",
+    "wip": r"\bwork[-\s]in[-\s]progress\b",
+    "annual": r"\b(?:a|per|each)\s+year\b",
 }
+#: One pass over a text: the name of the group that matched is the word it is read as.
+_PHRASES = re.compile("|".join(f"(?P<{w}>{p})" for w, p in _PHRASE_WORDS.items()), re.I)
 
 
 @cache
@@ -89,12 +82,7 @@ def _groups() -> dict[str, frozenset[str]]:
 def phrases(text: str) -> str:
     """`text` with "sign-in", "log in", "time off", "chief executive", "return on ad spend"
     written as their group's word."""
-    return _PHRASES.sub(_as_word, text)
-
-
-def _as_word(m: re.Match[str]) -> str:
-    said = " ".join(m[0].lower().split())
-    return next((w for start, w in _AS_WORD.items() if said.startswith(start)), "login")
+    return _PHRASES.sub(lambda m: m.lastgroup or m[0], text)
 
 
 def widen(have: Iterable[str]) -> set[str]:

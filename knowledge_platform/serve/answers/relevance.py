@@ -17,9 +17,9 @@ each expectation it misses (KIND_PENALTY, NUMBER_PENALTY):
   keeps a reworded question ("headline metric" for "primary KPI") from being refused;
 - the kind of value the question asks for (asks.py: an amount, a person, a day, a
   duration...): holding it adds W_FITS (and W_DURING more for a log entry of the window the
-  question names), lacking it costs KIND_PENALTY; and any number the
-  question itself gives (a question about 2028 is not answered by a sentence about 2027), and
-  a title it asks about ("Who is the CEO of HOT?" is not answered by HOT's account director).
+  question names), lacking it costs KIND_PENALTY; so do any number the question itself gives
+  (a question about 2028 is not answered by a sentence about 2027) and a title it asks about
+  ("Who is the CEO of HOT?" is not answered by HOT's account director).
 
 The weights and MIN_SCORE are calibrated on the tune half of the dated evaluation
 (bench/temporal.py --split tune) and bench/data/demo_questions.yaml, for the local
