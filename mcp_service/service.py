@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from knowledge_platform.config.registry import Registry
 from knowledge_platform.dating import CHANGE
@@ -54,6 +55,9 @@ GIT_DOCS = "git_docs"
 ASK_HITS = 6
 #: Statements of change looked up beside every search (see answers/currency.py).
 CHANGE_HITS = 3
+#: What was said within the window a question names, looked up beside the standing texts in
+#: force then ("Who did we hire in March?" is answered by March's log, not the team page).
+WINDOW_HITS = 3
 CONTEXT_HITS = 8
 MEMORY_CHARS = 1000
 MEMORY_ENTRIES = 50
@@ -256,13 +260,13 @@ class KnowledgeService:
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
             changes = flt.model_copy(update={"marks": [CHANGE], **since})
-            hits, said = self._search_each(
-                grant, scope, question.search_text, [(limit, flt), (CHANGE_HITS, changes)]
-            )
-            hits = current_first(
-                [*hits, *(h for h in said if h.chunk.id not in {x.chunk.id for x in hits})],
-                question.search_text,
-            )
+            searches = [(limit, flt), (CHANGE_HITS, changes)]
+            if flt.in_force:  # and what was said in the window, which standing texts outrank
+                searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
+            hits, said, *then = self._search_each(grant, scope, question.search_text, searches)
+            if then:  # each search's best in turn
+                hits = [h for pair in zip_longest(hits, then[0]) for h in pair if h is not None]
+            hits = current_first(_distinct([*hits, *said]), question.search_text)
         else:
             hits = self._search(grant, scope, question.search_text, limit, flt)
         named, notes = self._named(grant, scope, text, flt, hits)
@@ -542,6 +546,14 @@ class Read:
     notes: list[str]
     #: the scope, grant and date window it searched under
     flt: SearchFilter
+
+
+def _distinct(hits: Sequence[Hit]) -> list[Hit]:
+    """`hits` without a chunk's later hits."""
+    first: dict[str, Hit] = {}
+    for h in hits:
+        first.setdefault(h.chunk.id, h)
+    return list(first.values())
 
 
 def _successor_ids(hits: list[Hit]) -> set[str]:

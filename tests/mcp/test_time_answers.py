@@ -59,6 +59,12 @@ WORKSPACE = {
     "memory/2026-10-05.md": "# 2026-10-05 daily log\n\n## Notes\nThe autumn offsite is booked "
     "at Harbour Hall for 40 people on 12 October; its budget is still "
     "to be approved.\n",
+    "people.md": "---\nreviewed: 2026-06-01\n---\n# People\n\n## Roster\nPriya Raman: account "
+    "lead.\nOskar Hale: account lead.\nMarek Novak: QA analyst.\n",
+    "memory/2026-05-11.md": "# 2026-05-11 daily log\n\n## Notes\n- Marek Novak starts today as "
+    "QA analyst, sitting with Oskar.\n- Printer jammed again.\n",
+    "memory/2026-10-12.md": "# 2026-10-12 daily log\n\n## Notes\n- Welcome Ines Duarte, our new "
+    "junior designer; she sits with Tomas.\n- Northwind Cycles sent new product photos.\n",
     "memory/2026-10-20.md": "# 2026-10-20 daily log\n\n## Notes\nNorthwind Cycles free-"
     "shipping test finished: average order value up 4.2%.\n",
     "memory/2026-11-11.md": "# 2026-11-11 daily log\n\n## Notes\nNorthwind Cycles checkout "
@@ -199,6 +205,17 @@ async def test_last_week_is_a_window_not_two_search_words(runtime: Runtime) -> N
         runtime, "knowledge_ask", question=question, date_from="2026-11-23", date_to="2026-11-25"
     )
     assert "3.4%" in explicit["answer"] and explicit["interpreted_dates"]["origin"] == "arguments"
+
+
+async def test_who_joined_in_a_window_is_answered_from_what_was_said_then(
+    runtime: Runtime,
+) -> None:
+    """A hire is logged as a welcome or a first day, never as "hire"; the roster page in
+    force then outranks the log (before: not found, the roster's lines lacking the word)."""
+    answer = await ask(runtime, "Who did we hire this quarter?")
+    assert "Ines Duarte" in answer["answer"] and "Marek" not in answer["answer"]
+    may = await ask(runtime, "Who started with us in May?")
+    assert "Marek Novak" in may["answer"] and "Ines" not in may["answer"]
 
 
 async def test_the_value_before_a_date_or_before_its_successor(runtime: Runtime) -> None:

@@ -72,7 +72,7 @@ def _partners(
     """(the sentences that may answer: about what the question names, best first; those and
     the statements of change that do not name it, which may only be the other side of a
     conflict)."""
-    sentences = candidates(sources, MAX_HITS)
+    sentences = candidates(sources, MAX_HITS, during)
     subject = _subject(question, sentences)
     every = _eligible(question, sources, sentences, subject, embedder, True, during)
     return [s for s in every if mentions(s.sentence.context, subject)], every

@@ -36,13 +36,13 @@ expense expenses reimbursement
 salary compensation wage wages
 allowance entitlement
 laptop computer
-contract agreement
+contract agreement sow
 repository repo
 release deploy deployment
 bug defect
 document doc
 email mail
-hire hiring recruit recruiting
+hire hiring recruit recruiting join joiner joiners
 offsite retreat
 rule policy guideline
 staff employee employees
@@ -63,7 +63,13 @@ _PHRASE_WORDS = {
     "aov": r"\baverage\s+order\s+value\b",
     "wip": r"\bwork[-\s]in[-\s]progress\b",
     "annual": r"\b(?:a|per|each)\s+year\b",
+    # a new colleague's first day, as a log says it
+    "join": r"\bstart(?:s|ed|ing)?(?=\s+(?:today|tomorrow|on\s|as\s|\d|with\s+us\b))"
+    r"|\bfirst\s+day\b"
+    r"|\bwelcome(?:\s+aboard|\s+to\s+the\s+team|(?=,?\s+(?-i:[A-Z])))",
 }
+#: Phrases also read as their own words.
+_KEPT = frozenset({"join"})
 #: One pass over a text: the name of the group that matched is the word it is read as.
 _PHRASES = re.compile("|".join(f"(?P<{w}>{p})" for w, p in _PHRASE_WORDS.items()), re.I)
 
@@ -82,7 +88,13 @@ def _groups() -> dict[str, frozenset[str]]:
 def phrases(text: str) -> str:
     """`text` with "sign-in", "log in", "time off", "chief executive", "return on ad spend"
     written as their group's word."""
-    return _PHRASES.sub(lambda m: m.lastgroup or m[0], text)
+    return _PHRASES.sub(_read_as, text)
+
+
+def _read_as(found: re.Match[str]) -> str:
+    word = found.lastgroup or ""
+    # a first day is still a start: "starts today" is read as both
+    return f"{word} {found[0]}" if word in _KEPT else word
 
 
 def widen(have: Iterable[str]) -> set[str]:

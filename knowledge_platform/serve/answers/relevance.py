@@ -37,7 +37,7 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
 from knowledge_platform.serve.answers.glossary import words
-from knowledge_platform.serve.answers.sentences import Sentence, terms
+from knowledge_platform.serve.answers.sentences import Sentence, said_during, terms
 from knowledge_platform.serve.answers.values import values
 
 MIN_SCORE = 0.72
@@ -143,17 +143,6 @@ def _lexical(subject: Collection[str], s: Sentence) -> float:
     return own / len(subject)
 
 
-def _said_during(s: Sentence, during: During) -> bool:
-    """Whether `s` is a log entry (an event) said within `during`."""
-    day, (start, end) = s.date, during
-    return (
-        s.chunk.time_kind == "event"
-        and day is not None
-        and (start is None or day >= start)
-        and (end is None or day <= end)
-    )
-
-
 def _attribute(ask: Ask) -> frozenset[str]:
     """What a question that names its subject asks about it: its subject terms without the
     names ("contract", "renew" of "When does the Railhop contract renew?"); empty when it
@@ -195,7 +184,7 @@ def score_sentences(
         fit = fit or on is not None
         if fit and ask.kinds:
             score += W_FITS
-        if fit and during is not None and _said_during(s, during):
+        if fit and during is not None and said_during(s, during):
             score += W_DURING
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE

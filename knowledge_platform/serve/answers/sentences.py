@@ -122,25 +122,45 @@ def names_a_thing(heading: str) -> bool:
     )
 
 
-def candidates(sources: Sources, max_hits: int) -> list[Sentence]:
-    """Every distinct sentence of the top `max_hits` hits, and the statements of change (an
-    old value named, or a change cue: "now run every minute") of any later hit that makes them (a
-    newer value may be said where retrieval ranked it low; the rest of a daily log that says it is
-    not what retrieval found it for), best hit first."""
+def candidates(
+    sources: Sources, max_hits: int, during: tuple[dt.date | None, dt.date | None] | None = None
+) -> list[Sentence]:
+    """Every distinct sentence of the top `max_hits` hits, and of any later hit the statements
+    of change (an old value named, or a change cue: "now run every minute": a newer value may
+    be said where retrieval ranked it low; the rest of a daily log that says it is not what
+    retrieval found it for) and the log entries said within `during`, the window the
+    question's own words name ("Who did we hire this quarter?" is answered by what was said
+    then, which the standing pages in force then may outrank), best hit first."""
     top = _distinct(sources, list(enumerate(sources.hits[:max_hits])))
     later = [
         (rank, hit)
         for rank, hit in enumerate(sources.hits)
-        if rank >= max_hits and CHANGE in hit.chunk.marks
+        if rank >= max_hits
+        and (CHANGE in hit.chunk.marks or (during and hit.chunk.time_kind == "event"))
     ]
     seen = {s.text.lower() for s in top}
-    changed = [
+    more = [
         s
         for s in _distinct(sources, later)
         if s.text.lower() not in seen
-        and (change_in(s.text).says_change or CHANGE_CUE.search(s.text))
+        and (
+            change_in(s.text).says_change
+            or CHANGE_CUE.search(s.text)
+            or (during is not None and said_during(s, during))
+        )
     ]
-    return [*top, *changed]
+    return [*top, *more]
+
+
+def said_during(s: Sentence, during: tuple[dt.date | None, dt.date | None]) -> bool:
+    """Whether `s` is a log entry (an event) said within `during` (either end open)."""
+    day, (start, end) = s.date, during
+    return (
+        s.chunk.time_kind == "event"
+        and day is not None
+        and (start is None or day >= start)
+        and (end is None or day <= end)
+    )
 
 
 def sentences_of(sources: Sources, hits: Sequence[Hit], first_rank: int) -> list[Sentence]:
