@@ -18,6 +18,7 @@ from knowledge_platform.serve.access import Grant, shown
 from knowledge_platform.serve.answers.ask import answer_question
 from knowledge_platform.serve.answers.contract import Answer
 from knowledge_platform.serve.answers.currency import current_first
+from knowledge_platform.serve.answers.glossary import abbreviated
 from knowledge_platform.serve.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.serve.question import Question, understand
@@ -256,6 +257,7 @@ class KnowledgeService:
         if question.dates is not None and question.dates.origin == "question":
             # "in May": what was said then, and the standing texts in force then
             flt = flt.model_copy(update={"in_force": True})
+        searched = abbreviated(question.search_text)  # "work in progress" finds "WIP"
         if limit > 1:  # newer statements that changed what the hits say rank above them
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
@@ -263,12 +265,12 @@ class KnowledgeService:
             searches = [(limit, flt), (CHANGE_HITS, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
-            hits, said, *then = self._search_each(grant, scope, question.search_text, searches)
+            hits, said, *then = self._search_each(grant, scope, searched, searches)
             if then:  # each search's best in turn
                 hits = [h for pair in zip_longest(hits, then[0]) for h in pair if h is not None]
             hits = current_first(_distinct([*hits, *said]), question.search_text)
         else:
-            hits = self._search(grant, scope, question.search_text, limit, flt)
+            hits = self._search(grant, scope, searched, limit, flt)
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
         # a record's own file answers first: an item of a page is looked up only without one

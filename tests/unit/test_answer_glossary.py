@@ -10,7 +10,7 @@ from datetime import date
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
-from knowledge_platform.serve.answers.glossary import phrases, widen, words
+from knowledge_platform.serve.answers.glossary import abbreviated, phrases, widen, words
 from knowledge_platform.serve.answers.relevance import score_sentences
 from knowledge_platform.serve.answers.sentences import candidates, terms
 from knowledge_platform.serve.answers.sources import Sources
@@ -80,3 +80,45 @@ def test_a_yearly_amount_is_an_annual_one() -> None:
     assert {"annual", "leav"} <= said
     assert "allow" in words("The holiday entitlement is generous.")
     assert "annual" not in words("A yearbook came out.")
+
+
+def test_a_first_day_is_a_hire_and_a_win_a_winner() -> None:
+    for logged in (
+        "Welcome Ines Duarte, our new junior designer.",
+        "Soraya Haddadin starts today, junior PPC.",
+        "Zadie Mortensen starts 9/8 as paid social lead.",
+    ):
+        assert set(terms("hire")) <= words(logged), logged
+    assert "Ines" in phrases("Welcome Ines Duarte, our new junior designer.")  # the name stays
+    assert set(terms("start")) <= words("Soraya Haddadin starts today")  # and the start
+    assert not set(terms("hire")) & words("The welcome pack goes out on day one.")
+    assert not set(terms("hire")) & words("The WIP meeting starts at 10:30.")
+    assert set(terms("winner")) <= words("One-page checkout wins, +8.4% CVR.")
+    assert set(terms("contract")) <= words("Wrenfield signed the phase-2 SOW.")
+
+
+def test_a_spelt_out_phrase_also_searches_for_its_abbreviation() -> None:
+    assert abbreviated("When does the work-in-progress meeting start?") == (
+        "When does the work-in-progress meeting start? WIP"
+    )
+    assert abbreviated("What was our return on ad spend?").endswith(" ROAS")
+    assert abbreviated("Where are the sign-in details?") == "Where are the sign-in details?"
+
+
+def test_a_value_both_give_is_not_their_common_subject() -> None:
+    """A delivery review that moved from Monday 09:30 is not the WIP meeting held on Mondays
+    because both are weekly (before: "weekly" was the one question word both had)."""
+    moved = Statement(
+        "The weekly delivery review moved from Monday 09:30 to Wednesday 11:00.",
+        "2026-09-02 daily log > Notes",
+        "2026-09-02 daily log",
+    )
+    wip = Statement(
+        "Monday WIP meeting at 10:30 in the big room.",
+        "Standard operating procedures > Weekly rhythm",
+        "Standard operating procedures",
+    )
+    question = "When does the weekly work-in-progress meeting start?"
+    assert disagreement(question, moved, wip) is None
+    also_moved = Statement("Moved the Monday WIP meeting to 10:15.", "2026-04-14 daily log")
+    assert disagreement(question, also_moved, wip) is not None

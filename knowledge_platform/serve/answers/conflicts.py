@@ -159,7 +159,10 @@ def same_subject(
     # two words of the question both have, not one they happen to share ("weekly" of a test's
     # duration, for a question about weeks of notice; "design" of a component library, for
     # a question about the head of design)
-    shared = len((ca & cb) | (sa & sb)) >= min(shared_terms, len(asked))
+    # ... and not a value one of them gives ("weekly" of a delivery review that moved, for
+    # a question about the weekly WIP meeting): a value is what differs, not what it is about
+    valued = {t for v in (*va, *vb) for t in terms(v.text)}
+    shared = len(((ca & cb) | (sa & sb)) - valued) >= min(shared_terms, len(asked))
     return shared and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 

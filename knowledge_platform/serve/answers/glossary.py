@@ -43,6 +43,7 @@ bug defect
 document doc
 email mail
 hire hiring recruit recruiting join joiner joiners
+win wins won winner winners winning
 offsite retreat
 rule policy guideline
 staff employee employees
@@ -68,6 +69,8 @@ _PHRASE_WORDS = {
     r"|\bfirst\s+day\b"
     r"|\bwelcome(?:\s+aboard|\s+to\s+the\s+team|(?=,?\s+(?-i:[A-Z])))",
 }
+#: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
+_ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip"})
 #: Phrases also read as their own words.
 _KEPT = frozenset({"join"})
 #: One pass over a text: the name of the group that matched is the word it is read as.
@@ -89,6 +92,15 @@ def phrases(text: str) -> str:
     """`text` with "sign-in", "log in", "time off", "chief executive", "return on ad spend"
     written as their group's word."""
     return _PHRASES.sub(_read_as, text)
+
+
+def abbreviated(text: str) -> str:
+    """`text` and the abbreviations of the phrases it spells out ("work in progress" ->
+    "WIP"), for a search: a page that says "WIP meeting" shares no word with the phrase."""
+    found = dict.fromkeys(
+        m.lastgroup for m in _PHRASES.finditer(text) if m.lastgroup in _ABBREVIATIONS
+    )
+    return " ".join([text, *(w.upper() for w in found if w)])
 
 
 def _read_as(found: re.Match[str]) -> str:
