@@ -37,7 +37,8 @@ WORKSPACE = {
     "onboarding.md": "---\nreviewed: 2026-04-07\n---\n# Analyst onboarding\n\n## Rules\nEvery "
     "experiment must have a written hypothesis before launch.\n",
     "security.md": "# Security\n\nCredentials for the reporting dashboard are stored in the "
-    "team vault under Dashboards.\n",
+    "team vault under Dashboards.\n\nSecurity contact: Ana Ruiz. Report a lost laptop to the "
+    "security contact within one hour.\n",
     "clients.md": "# Clients\n\n## Saltmarsh Gin\nPrimary KPI: repeat purchase rate.\n",
     "tools.md": "# Tools\n\n## Design\nMockups live in Driftwood; the studio pays for nine "
     "seats.\n",
@@ -216,6 +217,15 @@ async def test_who_joined_in_a_window_is_answered_from_what_was_said_then(
     assert "Ines Duarte" in answer["answer"] and "Marek" not in answer["answer"]
     may = await ask(runtime, "Who started with us in May?")
     assert "Marek Novak" in may["answer"] and "Ines" not in may["answer"]
+
+
+async def test_a_paragraph_answers_what_none_of_its_sentences_does_alone(
+    runtime: Runtime,
+) -> None:
+    """One sentence says whom to tell of a lost laptop (a role), the one before it who that
+    is: the paragraph is the answer (before: not found, each sentence scored alone)."""
+    answer = await ask(runtime, "Who should I tell if I lose my laptop?")
+    assert "Ana Ruiz" in answer["answer"] and "lost laptop" in answer["answer"]
 
 
 async def test_the_value_before_a_date_or_before_its_successor(runtime: Runtime) -> None:

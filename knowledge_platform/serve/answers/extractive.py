@@ -75,12 +75,12 @@ def _partners(
     sentences = candidates(sources, MAX_HITS, during)
     subject = _subject(question, sentences)
     every = _eligible(question, sources, sentences, subject, embedder, True, during)
-    return [s for s in every if mentions(s.sentence.context, subject)], every
+    return [s for s in every if mentions(s.sentence.about, subject)], every
 
 
 def _subject(question: str, sentences: Sequence[Sentence]) -> list[str]:
     """The names the question gives that the passages mention."""
-    return [n for n in read_ask(question).names if any(mentions(s.context, [n]) for s in sentences)]
+    return [n for n in read_ask(question).names if any(mentions(s.about, [n]) for s in sentences)]
 
 
 def _eligible(
@@ -101,7 +101,7 @@ def _eligible(
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors, during)
-        if mentions(s.sentence.context, subject) or (changes and CHANGE_CUE.search(s.sentence.text))
+        if mentions(s.sentence.about, subject) or (changes and CHANGE_CUE.search(s.sentence.text))
     ]
     return best_first(scored)
 
@@ -169,6 +169,20 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
     return picked
 
 
+def _own_sentences(picked: Sequence[Scored], scored: Sequence[Scored]) -> list[Scored]:
+    """`picked` with a whole paragraph or list item replaced by its one sentence that holds
+    the asked kind of value, where that one alone comes close (RELATIVE_FLOOR): "Account
+    director: Jonas." rather than the paragraph that also gives HOT's focus and KPI."""
+    out: list[Scored] = []
+    for p in picked:
+        parts = [s for s in scored if s.sentence.block == p.sentence.text and s.fits]
+        one = len(parts) == 1 and parts[0].score >= RELATIVE_FLOOR * p.score
+        chosen = parts[0] if one else p
+        if all(chosen is not o for o in out):
+            out.append(chosen)
+    return out
+
+
 def newest_first_pick(
     question: str, picked: Sequence[Scored], partners: Sequence[Scored], min_score: float
 ) -> list[Scored]:
@@ -211,7 +225,10 @@ def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -
 
 
 def repeats(a: Scored, b: Scored) -> bool:
-    """Whether two sentences say nearly the same thing (the same rule in two sources)."""
+    """Whether two sentences say nearly the same thing (the same rule in two sources), or one
+    is part of the other (a sentence and its list item)."""
+    if a.sentence.text in b.sentence.text or b.sentence.text in a.sentence.text:
+        return True
     ta, tb = set(terms(a.sentence.text)), set(terms(b.sentence.text))
     return bool(ta and tb) and len(ta & tb) / len(ta | tb) >= REPEAT_JACCARD
 
@@ -369,6 +386,8 @@ def extractive_answer(
     scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else pick(scored, min_score)
+    if read_ask(question).kinds:
+        picked = _own_sentences(picked, scored)
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(

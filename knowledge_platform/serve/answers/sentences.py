@@ -70,6 +70,12 @@ def _split(text: str) -> tuple[str, ...]:
     return tuple(p for p in parts if len(p) >= MIN_CHARS and not p.startswith("|"))
 
 
+#: A paragraph or list item this short is also a candidate whole: "Security contact: Ana
+#: Ruiz. Report a lost laptop to the security contact." answers whom to tell of a lost
+#: laptop, which neither of its sentences does alone.
+WHOLE_CHARS = 200
+
+
 @dataclass(frozen=True)
 class Sentence:
     text: str
@@ -109,6 +115,13 @@ class Sentence:
     def context(self) -> str:
         """The sentence with its heading trail: what it says, and about what."""
         return f"{self.trail}: {self.text}" if self.trail else self.text
+
+    @property
+    def about(self) -> str:
+        """What names what the sentence is about: its heading trail, its words and the rest of
+        its paragraph or list item ("One-page checkout wins." of a bullet that opens
+        "Saltmarsh checkout test stopped after 24 days.")."""
+        return f"{self.context} {self.block}" if self.block else self.context
 
 
 def names_a_thing(heading: str) -> bool:
@@ -169,6 +182,8 @@ def sentences_of(sources: Sources, hits: Sequence[Hit], first_rank: int) -> list
 
 
 def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentence]:
+    """The hits' distinct sentences, each followed by its paragraph or list item, once, when
+    that is short (WHOLE_CHARS)."""
     seen: set[str] = set()
     out: list[Sentence] = []
     for rank, hit in hits:
@@ -178,4 +193,8 @@ def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentenc
             if text.lower() not in seen:
                 seen.add(text.lower())
                 out.append(Sentence(text, ref, rank, position, hit.chunk, blocks.get(text, "")))
+            whole = blocks.get(text, "")
+            if whole and len(whole) <= WHOLE_CHARS and whole.lower() not in seen:
+                seen.add(whole.lower())
+                out.append(Sentence(whole, ref, rank, position, hit.chunk))
     return out
