@@ -224,10 +224,15 @@ def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -
     )
 
 
+def _inside(a: Scored, b: Scored) -> bool:
+    """Whether `a` is a sentence of the paragraph or list item `b` quotes whole."""
+    return a.sentence.text != b.sentence.text and a.sentence.text in b.sentence.text
+
+
 def repeats(a: Scored, b: Scored) -> bool:
     """Whether two sentences say nearly the same thing (the same rule in two sources), or one
     is part of the other (a sentence and its list item)."""
-    if a.sentence.text in b.sentence.text or b.sentence.text in a.sentence.text:
+    if _inside(a, b) or _inside(b, a):
         return True
     ta, tb = set(terms(a.sentence.text)), set(terms(b.sentence.text))
     return bool(ta and tb) and len(ta & tb) / len(ta | tb) >= REPEAT_JACCARD
@@ -402,9 +407,13 @@ def extractive_answer(
     ]  # a newer value may score low
     if not _ASKS_OLD.search(question):
         picked = newest_first_pick(question, picked, partners, min_score)
+        # the newest may be a paragraph another picked sentence is part of
+        picked = [p for p in picked if not any(_inside(p, q) for q in picked)]
     conflicts = find_conflicts(question, picked, partners)
     picked = [picked[0], *(p for p in picked[1:] if not _stale(question, p, picked[0], conflicts))]
-    shown = [*picked, *(s for s in _other_sides(conflicts) if s not in picked)]
+    # a conflict's side inside a quoted paragraph is quoted there already
+    sides = [s for s in _other_sides(conflicts) if not any(_inside(s, p) for p in picked)]
+    shown = [*picked, *(s for s in sides if s not in picked)]
     if not focus:  # a named record is answered first, whatever came after it
         shown = newest_first(shown, conflicts)
     later = successor_sentences(shown, every)
