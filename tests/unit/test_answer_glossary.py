@@ -82,7 +82,7 @@ def test_a_yearly_amount_is_an_annual_one() -> None:
     assert "annual" not in words("A yearbook came out.")
 
 
-def test_a_first_day_is_a_hire_and_a_win_a_winner() -> None:
+def test_a_first_day_is_a_hire_a_win_a_winner_and_a_sign_off_an_approval() -> None:
     for logged in (
         "Welcome Ines Duarte, our new junior designer.",
         "Soraya Haddadin starts today, junior PPC.",
@@ -95,6 +95,8 @@ def test_a_first_day_is_a_hire_and_a_win_a_winner() -> None:
     assert not set(terms("hire")) & words("The WIP meeting starts at 10:30.")
     assert set(terms("winner")) <= words("One-page checkout wins, +8.4% CVR.")
     assert set(terms("contract")) <= words("Wrenfield signed the phase-2 SOW.")
+    assert set(terms("approval")) <= words("Purchases over $750 need sign-off.")
+    assert set(terms("sites")) <= words("Every website ships with an accessibility audit.")
 
 
 def test_a_spelt_out_phrase_also_searches_for_its_abbreviation() -> None:

@@ -44,6 +44,8 @@ document doc
 email mail
 hire hiring recruit recruiting join joiner joiners
 win wins won winner winners winning
+site sites website websites
+approval approve approved approves signoff
 offsite retreat
 rule policy guideline
 staff employee employees
@@ -55,6 +57,7 @@ timesheet timesheets timekeeping
 _PHRASE_WORDS = {
     "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b",
     "leave": r"\btime[-\s]off\b",
+    "signoff": r"\bsign(?:s|ed)?[-\s]off\b",
     "ceo": r"\bchief\s+executive(?:\s+officer)?\b",
     # the abbreviation a measure or a meeting is written as
     "roas": r"\breturn\s+on\s+ad\s+spend\b",
