@@ -97,6 +97,7 @@ def test_a_first_day_is_a_hire_a_win_a_winner_and_a_sign_off_an_approval() -> No
     assert set(terms("contract")) <= words("Wrenfield signed the phase-2 SOW.")
     assert set(terms("approval")) <= words("Purchases over $750 need sign-off.")
     assert set(terms("sites")) <= words("Every website ships with an accessibility audit.")
+    assert set(terms("replaced")) <= words("Laptops are refreshed every 4 years.")
 
 
 def test_a_spelt_out_phrase_also_searches_for_its_abbreviation() -> None:

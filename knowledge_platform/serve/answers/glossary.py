@@ -46,6 +46,7 @@ hire hiring recruit recruiting join joiner joiners
 win wins won winner winners winning
 site sites website websites
 approval approve approved approves signoff
+replace replaced replacement refresh refreshed
 offsite retreat
 rule policy guideline
 staff employee employees
