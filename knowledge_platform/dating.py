@@ -115,6 +115,8 @@ CHANGE_CUE = re.compile(
     r"slip(?:ped|s)\s+(?:to|back|by|until)|delayed\s+(?:to|until|by)|"
     r"will\s+replace|henceforth|from\s+next\s+(?:week|wk|month|quarter|year)|"
     r"from\s+(?:tomorrow|tmrw)|"
+    # "promoted to", "bumped to", "cut to 3", "updated to", "4.7x, up from 4.2x"
+    r"promoted|bumped\s+(?:up\s+)?to|cut\s+to|updated\s+to|(?:up|down)\s+from|went\s+from|"
     rf"(?:starting|beginning)\s+(?:on\s+|in\s+|from\s+)?(?:today|tomorrow|next|this|\d|"
     rf"(?:{_CUE_DAYS})\b)|as\s+of\s+(?:\d|(?:{_CUE_DAYS})\b)|"
     r"(?:is|are)\s+(?:our|the)\s+new|"

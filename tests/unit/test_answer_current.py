@@ -250,6 +250,10 @@ def test_which_venue_asks_for_a_name() -> None:
         "Ravi handing Saltmarsh over to Wrenna from 1 Jul.",
         "Moved Mon WIP to 10:15 from next wk.",
         "Harrowgate launch slipped to November 9.",
+        "Mina promoted to senior designer.",
+        "Retainer bumped to $6k from January.",
+        "Saltmarsh ROAS 4.7x, up from 4.2x.",
+        "The test budget was cut to $3,000.",
     ],
 )
 def test_statements_of_change_said_otherwise_are_marked(text: str) -> None:
