@@ -66,6 +66,8 @@ WORKSPACE = {
     "QA analyst, sitting with Oskar.\n- Printer jammed again.\n",
     "memory/2026-10-12.md": "# 2026-10-12 daily log\n\n## Notes\n- Welcome Ines Duarte, our new "
     "junior designer; she sits with Tomas.\n- Northwind Cycles sent new product photos.\n",
+    "memory/2026-10-26.md": "# 2026-10-26 daily log\n\n## Notes\n- Weekly numbers: Saltmarsh "
+    "repeat purchase rate 31%, Northwind AOV $84.\n",
     "memory/2026-10-20.md": "# 2026-10-20 daily log\n\n## Notes\nNorthwind Cycles free-"
     "shipping test finished: average order value up 4.2%.\n",
     "memory/2026-11-11.md": "# 2026-11-11 daily log\n\n## Notes\nNorthwind Cycles checkout "
@@ -226,6 +228,13 @@ async def test_a_paragraph_answers_what_none_of_its_sentences_does_alone(
     is: the paragraph is the answer (before: not found, each sentence scored alone)."""
     answer = await ask(runtime, "Who should I tell if I lose my laptop?")
     assert "Ana Ruiz" in answer["answer"] and "lost laptop" in answer["answer"]
+
+
+async def test_a_log_naming_a_client_by_its_first_word_is_about_it(runtime: Runtime) -> None:
+    """A log writes "Saltmarsh" for Saltmarsh Gin (before: only sentences naming "Gin" too
+    were eligible, and the KPI line without a figure was all there was)."""
+    answer = await ask(runtime, "Saltmarsh Gin repeat purchase rate last month?")
+    assert "31%" in answer["answer"], answer["answer"]
 
 
 async def test_the_value_before_a_date_or_before_its_successor(runtime: Runtime) -> None:

@@ -54,6 +54,13 @@ _DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
 _ASKS_OLD = re.compile(
     r"\b(before|previous(ly)?|used\s+to|formerly|originally|prior\s+to|old)\b", re.I
 )
+#: Capitalised words in a row: one name ("Saltmarsh Outfitters", "Calloway Dental Group").
+_NAME_RUN = re.compile(r"\b[A-Z][\w&'\u2019-]*(?:\s+(?:&\s+)?[A-Z][\w&'\u2019-]*)+")
+#: Capitalised words that open a run but name nothing ("What LCP", "The Shade Store").
+_NOT_A_NAME = re.compile(
+    r"^(?:(?:The|A|An|What|Who|Whom|Whose|When|Where|Which|Why|How|Is|Are|Was|Were|Do|Does|"
+    r"Did|Can|Could|Should|Has|Have|Had|Any)\s+)+"
+)
 #: How many more passages the answer's best sentence looks up in other documents.
 RELATED_HITS = 4
 #: `related(text, limit)`: the best `limit` hits for `text` under the question's own scope,
@@ -79,8 +86,15 @@ def _partners(
 
 
 def _subject(question: str, sentences: Sequence[Sentence]) -> list[str]:
-    """The names the question gives that the passages mention."""
-    return [n for n in read_ask(question).names if any(mentions(s.about, [n]) for s in sentences)]
+    """The names the question gives that the passages mention; of a name of several words,
+    its first: a log says "Saltmarsh ROAS 3.6x" of Saltmarsh Outfitters."""
+    runs = _NAME_RUN.findall(question)
+    rest = {w for run in runs for w in _NOT_A_NAME.sub("", run).split()[1:]}
+    return [
+        n
+        for n in read_ask(question).names
+        if n not in rest and any(mentions(s.about, [n]) for s in sentences)
+    ]
 
 
 def _eligible(
