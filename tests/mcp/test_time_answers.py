@@ -66,6 +66,10 @@ WORKSPACE = {
     "QA analyst, sitting with Oskar.\n- Printer jammed again.\n",
     "memory/2026-10-12.md": "# 2026-10-12 daily log\n\n## Notes\n- Welcome Ines Duarte, our new "
     "junior designer; she sits with Tomas.\n- Northwind Cycles sent new product photos.\n",
+    "engineering.md": "# Engineering decisions\n\n## D-1 — Estimates\nEstimates are given as "
+    "ranges.\n\n## D-2 — Code review\nOne approving review is enough to merge to main.\n\n"
+    "## D-5 — Two reviewers\nTwo approving reviews are required to merge to main. This "
+    "supersedes D-2.\n",
     "memory/2026-10-26.md": "# 2026-10-26 daily log\n\n## Notes\n- Weekly numbers: Saltmarsh "
     "repeat purchase rate 31%, Northwind AOV $84.\n",
     "memory/2026-10-20.md": "# 2026-10-20 daily log\n\n## Notes\nNorthwind Cycles free-"
@@ -235,6 +239,17 @@ async def test_a_log_naming_a_client_by_its_first_word_is_about_it(runtime: Runt
     were eligible, and the KPI line without a figure was all there was)."""
     answer = await ask(runtime, "Saltmarsh Gin repeat purchase rate last month?")
     assert "31%" in answer["answer"], answer["answer"]
+
+
+async def test_an_item_of_a_running_page_superseded_by_a_later_one_is_marked(
+    runtime: Runtime,
+) -> None:
+    """D-2 and D-5 are sections of one page; D-5 says it supersedes D-2 (before: both
+    quoted as if they held, one page being no conflict with itself)."""
+    answer = await ask(runtime, "What's the code review rule for merging?")
+    text = answer["answer"]
+    assert "D-2 (superseded by D-5): One approving review" in text
+    assert "D-5: Two approving reviews" in text
 
 
 async def test_the_value_before_a_date_or_before_its_successor(runtime: Runtime) -> None:

@@ -32,7 +32,7 @@ from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
-from knowledge_platform.serve.answers.items import Item, find_item
+from knowledge_platform.serve.answers.items import Item, Superseding, find_item, superseding_item
 from knowledge_platform.serve.answers.relevance import MIN_SCORE, During, Scored, score_sentences
 from knowledge_platform.serve.answers.sentences import Sentence, candidates, sentences_of, terms
 from knowledge_platform.serve.answers.sources import Sources
@@ -367,6 +367,25 @@ def successor_sentences(
     return later
 
 
+def superseded_items(
+    shown: Sequence[Scored], scored: Sequence[Scored], known: dict[int, Scored]
+) -> dict[int, Scored]:
+    """For each shown sentence of a numbered item another supersedes ("## D-3 — Code review"
+    and "## D-11 — Two reviewers: ... This supersedes D-3." of one running decisions page),
+    the best sentence of the item that supersedes it, where one was retrieved."""
+    later: dict[int, tuple[Scored, Superseding]] = {}
+    chunks = list({s.sentence.chunk.id: s.sentence.chunk for s in scored}.values())
+    for s in shown:
+        found = None if id(s) in known else superseding_item(s.sentence.chunk, chunks)
+        if found is None:
+            continue
+        # the successor's sentence the answer shows already, else its best
+        best = next((x for x in [*shown, *scored] if x.sentence.chunk.id == found.chunk.id), None)
+        if best is not None and best is not s:
+            later[id(s)] = (best, found)
+    return later
+
+
 def _older_mark(s: Scored, conflicts: Sequence[Found], later: dict[int, Scored]) -> str:
     if id(s) in later:
         return f" (superseded by [{later[id(s)].sentence.ref}], which says:)"
@@ -431,14 +450,23 @@ def extractive_answer(
     if not focus:  # a named record is answered first, whatever came after it
         shown = newest_first(shown, conflicts)
     later = successor_sentences(shown, every)
+    items = superseded_items(shown, every, later)
+    later.update((k, best) for k, (best, _) in items.items())
+    follows = {id(x) for x in later.values()}
     shown = [
         x
         for s in shown
+        if id(s) not in follows or id(s) in later
         for x in (s, *([later[id(s)]] if id(s) in later else []))
-        if x is s or x not in shown
     ]
+    labels = {id(best): f"{found.new}: " for best, found in items.values()}
+    labels.update(
+        (k, f"{found.old} (superseded by {found.new}): ") for k, (_, found) in items.items()
+    )
     body = " ".join(
-        f"{quoted(s)} [{s.sentence.ref}]{_older_mark(s, conflicts, later)}" for s in shown
+        f"{labels.get(id(s), '')}{quoted(s)} [{s.sentence.ref}]"
+        f"{'' if id(s) in items else _older_mark(s, conflicts, later)}"
+        for s in shown
     )
     body += "".join(" " + found.describe() for found in conflicts)
     quoted_from: dict[int, Chunk] = {}

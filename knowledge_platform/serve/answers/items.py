@@ -65,10 +65,7 @@ class Item:
 
     @property
     def label(self) -> str:
-        kind = self.asked.kind
-        return (
-            f"{kind.upper()}-{self.number}" if len(kind) == 1 else f"{kind.title()} {self.number}"
-        )
+        return _label(self.asked, self.number)
 
 
 def asked(question: str) -> Asked | None:
@@ -159,3 +156,41 @@ def _successor(wanted: Asked, n: int, text: str, hit: Hit, hits: Sequence[Hit]) 
             if m != n and (named or says.search(said)):
                 return Item(wanted, m, said, other.chunk)
     return None
+
+
+@dataclass(frozen=True)
+class Superseding:
+    """The item that supersedes another, and both their labels ("D-3", "D-11")."""
+
+    chunk: Chunk
+    old: str
+    new: str
+
+
+def superseding_item(chunk: Chunk, others: Sequence[Chunk]) -> Superseding | None:
+    """Of `others`, the item that says it supersedes the one `chunk`'s section heading names
+    ("## D-3 — Code review" is superseded by "## D-11 ...: This supersedes D-3."), if its
+    heading names one."""
+    item = _heading_item(chunk)
+    if item is None:
+        return None
+    says = re.compile(_SUPERSEDES + item[0].names(), re.I)
+    for other in others:
+        later = _heading_item(other)
+        if other.id != chunk.id and later is not None and says.search(other.text):
+            return Superseding(other, _label(*item), _label(*later))
+    return None
+
+
+def _heading_item(chunk: Chunk) -> tuple[Asked, int] | None:
+    """The item a chunk's section heading opens with ("D-4 — Font licences"), if any."""
+    headers = [h for h in chunk.headers if h != chunk.title]
+    head = _ASKED.match(headers[-1].strip()) if headers else None
+    item = asked(head.group(0)) if head else None
+    return (item, item.number) if item else None
+
+
+def _label(asked: Asked, number: int) -> str:
+    """How an item is named: "D-4", "Rule 5"."""
+    kind = asked.kind
+    return f"{kind.upper()}-{number}" if len(kind) == 1 else f"{kind.title()} {number}"
