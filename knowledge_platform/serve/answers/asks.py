@@ -99,9 +99,9 @@ _ASKING = re.compile(
     # person, what follows says about what
     r"|^\s*whom?\s+(should|do|does|can|could|would)\s+(i|we|you)\s+[a-z]+"
     r"(?=\s+(?:to\s+|with\s+)?(?:about|for|regarding|if|when|on)\b)"
-    # asking for the value in force, not naming what it is about ("currently", "still")
     # the workplace itself, which every passage is about ("Who heads up design at the studio?")
     r"|\b(?:at|in|of|for|across|within)\s+(?:the|our)\s+(?:studio|agency|company|firm)\b"
+    # asking for the value in force, not naming what it is about ("currently", "still")
     r"|\b(current|currently|presently|nowadays|these\s+days|at\s+the\s+moment|right\s+now|"
     r"at\s+present|today|still|any\s*more|latest)\b",
     re.I,
@@ -155,7 +155,7 @@ class Ask:
     #: capitalised names the question mentions (after its first word)
     names: tuple[str, ...]
     #: what the question is about: its terms without the words that ask for the kind of
-    #: value ("budget", "how many") and without verbs any question uses ("get", "use", and "us")
+    #: value ("budget", "how many") and without words any question uses ("get", "use", "us")
     subject: frozenset[str] = frozenset()
     #: the titles it asks about ("ceo" of "Who is the CEO of HOT?"): an answer must name one
     titles: frozenset[str] = frozenset()

@@ -3,7 +3,12 @@ citation, or "not found" when no sentence answers the question well enough.
 
 A sentence joins the answer when it scores at least the calibrated threshold (relevance.py)
 and RELATIVE_FLOOR of the best one, holds the kind of value the question asks for (asks.py)
-and is not a near duplicate of one already picked. When the question names a document
+and is not a near duplicate of one already picked; a short paragraph or list item is a
+candidate whole beside its sentences (sentences.WHOLE_CHARS: "Security contact: Ana Ruiz.
+Report a lost laptop to the security contact." says whom to tell, neither sentence alone),
+quoted as its one sentence holding the asked kind of value where that one comes close. An
+item of a running page another says it supersedes is quoted as such ("D-3 (superseded by
+D-11): ..."), followed by the later item. When the question names a document
 ("What did ADR 7 decide?"), the answer comes from that document's best sentences that hold
 the asked kind of value, threshold or not: the question says where the answer is (a
 decision record's own decision first). When the question names something the passages
@@ -369,10 +374,11 @@ def successor_sentences(
 
 def superseded_items(
     shown: Sequence[Scored], scored: Sequence[Scored], known: dict[int, Scored]
-) -> dict[int, Scored]:
-    """For each shown sentence of a numbered item another supersedes ("## D-3 — Code review"
-    and "## D-11 — Two reviewers: ... This supersedes D-3." of one running decisions page),
-    the best sentence of the item that supersedes it, where one was retrieved."""
+) -> dict[int, tuple[Scored, Superseding]]:
+    """For each shown sentence (by id; none `known` to be superseded already) of a numbered
+    item another supersedes ("## D-3 — Code review" and "## D-11 — Two reviewers: ... This
+    supersedes D-3." of one running decisions page): the sentence of the item that supersedes
+    it the answer shows, else its best, and the two items' labels."""
     later: dict[int, tuple[Scored, Superseding]] = {}
     chunks = list({s.sentence.chunk.id: s.sentence.chunk for s in scored}.values())
     for s in shown:

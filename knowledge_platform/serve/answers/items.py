@@ -174,20 +174,19 @@ def superseding_item(chunk: Chunk, others: Sequence[Chunk]) -> Superseding | Non
     item = _heading_item(chunk)
     if item is None:
         return None
-    says = re.compile(_SUPERSEDES + item[0].names(), re.I)
+    says = re.compile(_SUPERSEDES + item.names(), re.I)
     for other in others:
         later = _heading_item(other)
         if other.id != chunk.id and later is not None and says.search(other.text):
-            return Superseding(other, _label(*item), _label(*later))
+            return Superseding(other, _label(item, item.number), _label(later, later.number))
     return None
 
 
-def _heading_item(chunk: Chunk) -> tuple[Asked, int] | None:
+def _heading_item(chunk: Chunk) -> Asked | None:
     """The item a chunk's section heading opens with ("D-4 — Font licences"), if any."""
     headers = [h for h in chunk.headers if h != chunk.title]
     head = _ASKED.match(headers[-1].strip()) if headers else None
-    item = asked(head.group(0)) if head else None
-    return (item, item.number) if item else None
+    return asked(head.group(0)) if head else None
 
 
 def _label(asked: Asked, number: int) -> str:
