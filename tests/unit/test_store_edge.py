@@ -61,7 +61,14 @@ elif role == "count":  # a second reader, e.g. `kp search` while the MCP service
 elif role == "pool":  # a reader's search-pool threads, once its shard is open
     from glob import glob
     store.count("internal")
-    say(sum(Path(t).read_text().startswith("edge-search") for t in glob("/proc/self/task/*/comm")))
+    def pool():
+        names = (Path(t).read_text() for t in glob("/proc/self/task/*/comm"))
+        return sum(n.startswith("edge-search") for n in names)
+    for _ in range(100):  # the engine may name its threads a moment after the shard opens
+        if pool():
+            break
+        time.sleep(0.05)
+    say(pool())
 elif role == "abandon":  # a reader that dies without closing
     say(store.count("internal"))
     import os
