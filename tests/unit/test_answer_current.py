@@ -15,6 +15,7 @@ import pytest
 from knowledge_platform.config.registry import AnswerConfig
 from knowledge_platform.dating import CHANGE, marks
 from knowledge_platform.embeddings.deterministic import HashEmbedder
+from knowledge_platform.models import Chunk
 from knowledge_platform.serve.answers.ask import WINDOW_RELIEF, answer_question
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
@@ -323,17 +324,22 @@ def test_a_longer_form_counts_in_the_sentence_not_in_its_heading() -> None:
     assert lexical["Client contact: Tamsin Greaves."] == pytest.approx(1 / 3)  # Saltmarsh only
 
 
+def _log_entry(n: int, day: date, text: str, title: str | None = None) -> Chunk:
+    """A daily log's chunk: an event said on `day`."""
+    return make_chunk(
+        n=n,
+        source_id=f"memory/{day.isoformat()}.md",
+        title=title or day.isoformat(),
+        text=text,
+        date=day,
+        time_kind="event",
+    )
+
+
 def test_a_log_entry_of_the_window_the_question_names_counts_more() -> None:
     """ "How did Saltmarsh's ROAS look last week?": the week's log line, not the standing page
     that names ROAS, is what happened then (before: the log line was refused, at 0.61)."""
-    log = make_chunk(
-        n=4,
-        source_id="memory/2026-11-11.md",
-        title="2026-11-11 daily log",
-        text="- Saltmarsh ROAS 4.2x",
-        date=date(2026, 11, 11),
-        time_kind="event",
-    )
+    log = _log_entry(4, date(2026, 11, 11), "- Saltmarsh ROAS 4.2x", "2026-11-11 daily log")
     question = "How did Saltmarsh's ROAS look?"
     sentences = candidates(Sources(hits(log)), 1)
     plain = score_sentences(question, sentences, HashEmbedder())[0].score
@@ -386,13 +392,10 @@ def test_a_label_line_is_a_sentence_of_its_own() -> None:
 def test_when_something_was_done_is_the_day_of_the_log_that_says_so(tmp_path: Path) -> None:
     """ "When did we switch to Linemark?": the log line holds no date of its own, so it lacked
     the asked kind of value and the question was refused."""
-    log = make_chunk(
-        n=5,
-        source_id="memory/2026-05-19.md",
-        title="2026-05-19",
-        text="- From today all project boards live in Linemark instead of Ticketbird.",
-        date=date(2026, 5, 19),
-        time_kind="event",
+    log = _log_entry(
+        5,
+        date(2026, 5, 19),
+        "- From today all project boards live in Linemark instead of Ticketbird.",
     )
     sentences = candidates(Sources(hits(log)), 1)
     [scored] = score_sentences("When did we switch to Linemark?", sentences, HashEmbedder())

@@ -14,7 +14,8 @@ from knowledge_platform.models import Hit
 from knowledge_platform.serve.answers.contract import Answer
 from knowledge_platform.serve.answers.extractive import Related, extractive_answer
 from knowledge_platform.serve.answers.llm import llm_answer
-from knowledge_platform.serve.answers.relevance import MIN_SCORE, During
+from knowledge_platform.serve.answers.relevance import MIN_SCORE
+from knowledge_platform.serve.answers.sentences import During
 from knowledge_platform.serve.question import Question
 
 #: A question that names when ("two weeks ago", "in May") was searched only among what was

@@ -38,8 +38,14 @@ from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
 from knowledge_platform.serve.answers.items import Item, Superseding, find_item, superseding_item
-from knowledge_platform.serve.answers.relevance import MIN_SCORE, During, Scored, score_sentences
-from knowledge_platform.serve.answers.sentences import Sentence, candidates, sentences_of, terms
+from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, score_sentences
+from knowledge_platform.serve.answers.sentences import (
+    During,
+    Sentence,
+    candidates,
+    sentences_of,
+    terms,
+)
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import same, values
 

@@ -37,7 +37,7 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
 from knowledge_platform.serve.answers.glossary import words
-from knowledge_platform.serve.answers.sentences import Sentence, said_during, terms
+from knowledge_platform.serve.answers.sentences import During, Sentence, said_during, terms
 from knowledge_platform.serve.answers.values import values
 
 MIN_SCORE = 0.72
@@ -62,8 +62,6 @@ _ASKS_CHANGE = re.compile(
 #: Added to a log entry said within the window the question's own words name ("What was
 #: Saltmarsh's ROAS last week?"): what happened then, not a standing text still in force.
 W_DURING = 0.1
-#: (from, to) of that window, either end open.
-During = tuple[dt.date | None, dt.date | None]
 #: A question about when something happened: a log entry that says it is dated by its day.
 _ASKS_WHEN_DONE = re.compile(
     r"^\s*(?:since\s+)?(?:when|(?:on\s+)?what\s+(?:day|date))\s+(?:did|was|were|had|has|have)\b",

@@ -70,6 +70,8 @@ def _split(text: str) -> tuple[str, ...]:
     return tuple(p for p in parts if len(p) >= MIN_CHARS and not p.startswith("|"))
 
 
+#: (from, to) of a window of days, either end open.
+During = tuple[dt.date | None, dt.date | None]
 #: A paragraph or list item this short is also a candidate whole: "Security contact: Ana
 #: Ruiz. Report a lost laptop to the security contact." answers whom to tell of a lost
 #: laptop, which neither of its sentences does alone.
@@ -135,9 +137,7 @@ def names_a_thing(heading: str) -> bool:
     )
 
 
-def candidates(
-    sources: Sources, max_hits: int, during: tuple[dt.date | None, dt.date | None] | None = None
-) -> list[Sentence]:
+def candidates(sources: Sources, max_hits: int, during: During | None = None) -> list[Sentence]:
     """Every distinct sentence of the top `max_hits` hits, and of any later hit the statements
     of change (an old value named, or a change cue: "now run every minute": a newer value may
     be said where retrieval ranked it low; the rest of a daily log that says it is not what
@@ -149,7 +149,7 @@ def candidates(
         (rank, hit)
         for rank, hit in enumerate(sources.hits)
         if rank >= max_hits
-        and (CHANGE in hit.chunk.marks or (during and hit.chunk.time_kind == "event"))
+        and (CHANGE in hit.chunk.marks or (during is not None and hit.chunk.time_kind == "event"))
     ]
     seen = {s.text.lower() for s in top}
     more = [
@@ -165,7 +165,7 @@ def candidates(
     return [*top, *more]
 
 
-def said_during(s: Sentence, during: tuple[dt.date | None, dt.date | None]) -> bool:
+def said_during(s: Sentence, during: During) -> bool:
     """Whether `s` is a log entry (an event) said within `during` (either end open)."""
     day, (start, end) = s.date, during
     return (
@@ -190,10 +190,10 @@ def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentenc
         ref = sources.number[hit.chunk.doc_id]
         blocks = _blocks(hit.chunk.text)
         for position, text in enumerate(split_sentences(hit.chunk.text)):
+            whole = blocks.get(text, "")
             if text.lower() not in seen:
                 seen.add(text.lower())
-                out.append(Sentence(text, ref, rank, position, hit.chunk, blocks.get(text, "")))
-            whole = blocks.get(text, "")
+                out.append(Sentence(text, ref, rank, position, hit.chunk, whole))
             if whole and len(whole) <= WHOLE_CHARS and whole.lower() not in seen:
                 seen.add(whole.lower())
                 out.append(Sentence(whole, ref, rank, position, hit.chunk))
