@@ -66,6 +66,7 @@ WORKSPACE = {
     "QA analyst, sitting with Oskar.\n- Printer jammed again.\n",
     "memory/2026-10-12.md": "# 2026-10-12 daily log\n\n## Notes\n- Welcome Ines Duarte, our new "
     "junior designer; she sits with Tomas.\n- Northwind Cycles sent new product photos.\n",
+    "rituals.md": "# Rituals\n\n## Weekly\nMonday WIP meeting at 10:30 in the big room.\n",
     "engineering.md": "# Engineering decisions\n\n## D-1 — Estimates\nEstimates are given as "
     "ranges.\n\n## D-2 — Code review\nOne approving review is enough to merge to main.\n\n"
     "## D-5 — Two reviewers\nTwo approving reviews are required to merge to main. This "
@@ -250,6 +251,12 @@ async def test_an_item_of_a_running_page_superseded_by_a_later_one_is_marked(
     text = answer["answer"]
     assert "D-2 (superseded by D-5): One approving review" in text
     assert "D-5: Two approving reviews" in text
+
+
+async def test_a_spelt_out_phrase_finds_the_page_that_abbreviates_it(runtime: Runtime) -> None:
+    """The page says "WIP"; the question spells it out (before: no shared word)."""
+    search = await call(runtime, "knowledge_search", query="work-in-progress meeting")
+    assert search["hits"][0]["doc_id"] == "memory_files:rituals.md"
 
 
 async def test_the_value_before_a_date_or_before_its_successor(runtime: Runtime) -> None:
