@@ -66,6 +66,16 @@ async def test_a_fact_about_one_client_is_not_merged_with_another(runtime: Runti
     assert [c["title"] for c in answer["citations"]] == ["Clients"]
 
 
+async def test_a_label_line_is_quoted_without_the_rest_of_its_paragraph(
+    runtime: Runtime,
+) -> None:
+    """HOT's paragraph gives its director, focus and KPI; the KPI line answers alone (before:
+    the whole paragraph was quoted, the question asking for no kind of value)."""
+    answer = await ask(runtime, "What is HOT's primary KPI?")
+    assert "conversion rate on PDP sessions" in answer["answer"]
+    assert "Jonas" not in answer["answer"]
+
+
 async def test_citations_are_numbered_in_order_of_use(runtime: Runtime) -> None:
     for question in (
         "Who is the account director for HOT?",

@@ -194,13 +194,21 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
     return picked
 
 
-def _own_sentences(picked: Sequence[Scored], scored: Sequence[Scored]) -> list[Scored]:
-    """`picked` with a whole paragraph or list item replaced by its one sentence that holds
-    the asked kind of value, where that one alone comes close (RELATIVE_FLOOR): "Account
-    director: Jonas." rather than the paragraph that also gives HOT's focus and KPI."""
+def _own_sentences(
+    picked: Sequence[Scored], scored: Sequence[Scored], asks_kind: bool
+) -> list[Scored]:
+    """`picked` with a whole paragraph or list item replaced by its one sentence that answers
+    alone, where that one comes close (RELATIVE_FLOOR): "Account director: Jonas." rather
+    than the paragraph that also gives HOT's focus and KPI. A sentence answers alone when it
+    holds the asked kind of value, or, when the question asks for none, has every word of the
+    question's subject in its own words and headings (lexical 1.0)."""
     out: list[Scored] = []
     for p in picked:
-        parts = [s for s in scored if s.sentence.block == p.sentence.text and s.fits]
+        parts = [
+            s
+            for s in scored
+            if s.sentence.block == p.sentence.text and (s.fits if asks_kind else s.lexical == 1.0)
+        ]
         one = len(parts) == 1 and parts[0].score >= RELATIVE_FLOOR * p.score
         chosen = parts[0] if one else p
         if all(chosen is not o for o in out):
@@ -436,8 +444,7 @@ def extractive_answer(
     scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else pick(scored, min_score)
-    if read_ask(question).kinds:
-        picked = _own_sentences(picked, scored)
+    picked = _own_sentences(picked, scored, bool(read_ask(question).kinds))
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(
