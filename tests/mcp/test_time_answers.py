@@ -66,6 +66,10 @@ WORKSPACE = {
     "QA analyst, sitting with Oskar.\n- Printer jammed again.\n",
     "memory/2026-10-12.md": "# 2026-10-12 daily log\n\n## Notes\n- Welcome Ines Duarte, our new "
     "junior designer; she sits with Tomas.\n- Northwind Cycles sent new product photos.\n",
+    "billing.md": "# Billing\n\nInvoices are raised by Ilse Whitlow on the first working day "
+    "of each month, net 30.\n",
+    "memory/2026-09-08.md": "# 2026-09-08 daily log\n\n## Notes\n- Zadie started today, "
+    "welcome! Paid social lead, Meta and TikTok for every account.\n",
     "rituals.md": "# Rituals\n\n## Weekly\nMonday WIP meeting at 10:30 in the big room.\n",
     "engineering.md": "# Engineering decisions\n\n## D-1 — Estimates\nEstimates are given as "
     "ranges.\n\n## D-2 — Code review\nOne approving review is enough to merge to main.\n\n"
@@ -224,6 +228,20 @@ async def test_who_joined_in_a_window_is_answered_from_what_was_said_then(
     assert "Ines Duarte" in answer["answer"] and "Marek" not in answer["answer"]
     may = await ask(runtime, "Who started with us in May?")
     assert "Marek Novak" in may["answer"] and "Ines" not in may["answer"]
+
+
+async def test_a_day_of_each_month_answers_when(runtime: Runtime) -> None:
+    """"The first working day of each month" is a day (before: not found, the sentence
+    holding no date, weekday or time the question asks for)."""
+    answer = await ask(runtime, "When do client invoices go out each month?")
+    assert "first working day of each month" in answer["answer"], answer["answer"]
+
+
+async def test_a_person_who_opens_a_log_line_is_a_person(runtime: Runtime) -> None:
+    """A lone capital opening a sentence is as often a tool, so it is not read as a person;
+    one that starts, joins or leaves is one (before: not found, the line holding no name)."""
+    answer = await ask(runtime, "Who is our lead for Meta and TikTok ads?")
+    assert "Zadie" in answer["answer"], answer["answer"]
 
 
 async def test_a_paragraph_answers_what_none_of_its_sentences_does_alone(

@@ -123,3 +123,16 @@ def test_a_phone_number_is_a_run_of_digits_not_any_number() -> None:
     assert not fits("The office opens on 2026-03-04 at 9:30.", ask)
     assert fits("Call Zadie on 020 7946 0958.", ask)
     assert read_ask("When is the on-call phone handed over?").kinds != ("phone",)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Zadie started today, welcome! Paid social lead.", True),
+        ("Printer fixed. Ines joins the design team on Monday.", True),
+        ("Tallyhook broke again this morning.", False),  # a lone opening capital: a tool too
+        ("Starts today for everyone.", False),
+    ],
+)
+def test_one_who_starts_joins_or_leaves_is_a_person(text: str, expected: bool) -> None:
+    assert fits(text, read_ask("Who leads paid social?")) is expected

@@ -23,10 +23,19 @@ def one(text: str, kind: str) -> list[str]:
         ("95% significance", "95 percent", "percent"),
         ("$12k a month", "$12,000", "money"),
         ("1,000 conversions", "1000 conversions", "number"),
+        ("the first business day of every month", "first working day of the month", "weekday"),
+        ("on the 15th of each month", "the 15th of the month", "weekday"),
     ],
 )
 def test_one_value_written_two_ways(a: str, b: str, kind: str) -> None:
     assert one(a, kind) == one(b, kind) != []
+
+
+def test_a_day_of_each_month_is_not_a_monthly_frequency() -> None:
+    assert [v.kind for v in values("Pay on the 15th of every month.")] == ["weekday"]
+    assert one("the first working day of the month", "weekday") != one(
+        "the last working day of the month", "weekday"
+    )
 
 
 def test_a_date_without_a_year_matches_that_day_in_any_year() -> None:

@@ -125,6 +125,13 @@ _TITLES = frozenset(
 )
 #: A capitalised word opening a sentence: a name only if the passages write it as one.
 _OPENING = re.compile(r"^\W*([A-Z][a-z]+[A-Za-z]*)\b(?!\s+[A-Z])")
+#: ...unless what follows is something only a person does ("Zadie started today, welcome!",
+#: "Ines joins the paid team"): a tool does not start, join, leave or take over.
+_PERSON_OPENING = re.compile(
+    r"(?:^|[.!?]\s+)\W*[A-Z][a-z]+[A-Za-z]*\s+(?:(?:is|was|will)\s+)?(?:start(?:s|ed|ing)?|"
+    r"join(?:s|ed|ing)?|left|leav(?:es|ing)|t(?:ook|akes|aking)\s+over|hand(?:s|ed)\s+over|"
+    r"resign(?:s|ed)?|retir(?:es|ed|ing)|(?:be\s+)?on\s+(?:leave|holiday|parental))\b"
+)
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
 _REASON = re.compile(
     r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
@@ -236,7 +243,9 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
         return bool(_PHONE.search(text))
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
     if "person" in ask.kinds:
-        return any(is_person(v) and not _a_place(text, v) for v in found)
+        return any(is_person(v) and not _a_place(text, v) for v in found) or bool(
+            _PERSON_OPENING.search(text)
+        )
     opening = _OPENING.match(text)
     if opening and "name" in ask.kinds and opening[1].lower() in known:
         found.append(Value("name", opening[1].lower(), opening[1]))

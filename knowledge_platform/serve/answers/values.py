@@ -96,6 +96,15 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ("time", re.compile(r"\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?", re.I)),
     ("time", re.compile(r"\b(\d{1,2})\s*([ap])\.?m\.?(?!\w)", re.I)),
     ("time", re.compile(r"\b(noon|midday|midnight)\b", re.I)),
+    # a day of each month ("on the first working day of each month", "the 15th of the month")
+    (
+        "weekday",
+        re.compile(
+            r"\b((?:first|second|third|fourth|last|final|\d{1,2}(?:st|nd|rd|th))\s+"
+            r"(?:(?:working|business|calendar)\s+)?(?:day\s+)?of\s+(?:the|each|every)\s+month)\b",
+            re.I,
+        ),
+    ),
     (
         "frequency",
         re.compile(
@@ -191,8 +200,9 @@ def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
     if kind == "duration":
         unit = g[1].lower().split()[-1]
         return _fmt(_number(g[0]) * _UNITS[unit])
-    if kind == "weekday":
-        return g[0].lower()
+    if kind == "weekday":  # a weekday, or a day of each month
+        day = " ".join(g[0].lower().replace("business", "working").split())
+        return re.sub(r"\b(?:each|every)\b", "the", day).replace("final", "last")
     if kind == "number":
         return f"{_number(g[0].replace(',', '')):g}"
     name = g[0]
