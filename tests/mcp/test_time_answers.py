@@ -231,7 +231,7 @@ async def test_who_joined_in_a_window_is_answered_from_what_was_said_then(
 
 
 async def test_a_day_of_each_month_answers_when(runtime: Runtime) -> None:
-    """"The first working day of each month" is a day (before: not found, the sentence
+    """ "The first working day of each month" is a day (before: not found, the sentence
     holding no date, weekday or time the question asks for)."""
     answer = await ask(runtime, "When do client invoices go out each month?")
     assert "first working day of each month" in answer["answer"], answer["answer"]
