@@ -173,8 +173,11 @@ class SparseEncoder:
         norm = self.k1 * (1 - self.b + self.b * length / self.avg_len)
         return _vector({t: tf * (self.k1 + 1) / (tf + norm) for t, tf in counts.items()})
 
-    def encode_query(self, text: str) -> SparseVector:
-        return _vector(dict.fromkeys(self.terms(text), 1.0))
+    def encode_query(self, text: str, also: str = "", weight: float = 1.0) -> SparseVector:
+        """The query's terms at 1.0; `also`'s other terms at `weight` (a synonym counts for
+        less than the word the user wrote)."""
+        found = dict.fromkeys(self.terms(also), weight)
+        return _vector(found | dict.fromkeys(self.terms(text), 1.0))
 
 
 def term_id(term: str) -> int:

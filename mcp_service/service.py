@@ -18,7 +18,7 @@ from knowledge_platform.serve.access import Grant, shown
 from knowledge_platform.serve.answers.ask import answer_question
 from knowledge_platform.serve.answers.contract import Answer
 from knowledge_platform.serve.answers.currency import current_first
-from knowledge_platform.serve.answers.glossary import abbreviated
+from knowledge_platform.serve.answers.glossary import abbreviated, synonyms
 from knowledge_platform.serve.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.serve.question import Question, understand
@@ -104,10 +104,15 @@ class KnowledgeService:
         return self._search_each(grant, scope, query, [(limit, flt)])[0]
 
     def _search_each(
-        self, grant: Grant, scope: str, query: str, searches: list[tuple[int, SearchFilter]]
+        self,
+        grant: Grant,
+        scope: str,
+        query: str,
+        searches: list[tuple[int, SearchFilter]],
+        words: str = "",
     ) -> list[list[Hit]]:
         """The top hits under each (limit, filter), from one store call."""
-        found = self.runtime.retriever.search_each(scope, query, searches)
+        found = self.runtime.retriever.search_each(scope, query, searches, words=words)
         return [[h for h in hits if h.chunk.scope == scope] for hits in found]  # defence in depth
 
     def _related(
@@ -265,7 +270,9 @@ class KnowledgeService:
             searches = [(limit, flt), (CHANGE_HITS, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
-            hits, said, *then = self._search_each(grant, scope, searched, searches)
+            hits, said, *then = self._search_each(
+                grant, scope, searched, searches, synonyms(searched).removeprefix(searched)
+            )
             if then:  # each search's best in turn
                 hits = [h for pair in zip_longest(hits, then[0]) for h in pair if h is not None]
             hits = current_first(_distinct([*hits, *said]), question.search_text)

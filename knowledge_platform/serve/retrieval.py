@@ -52,6 +52,9 @@ class Fusion:
 DEFAULT_FUSION = Fusion()
 #: Query embeddings kept per Retriever (384 floats each: ~3.5 MB as Python lists).
 QUERY_CACHE = 1024
+#: What a word of the same meaning as the query's (glossary.synonyms) weighs in its sparse
+#: side, against 1.0 for the query's own words.
+WORDS_WEIGHT = 0.5
 
 
 def require_text(text: str, what: str = "query") -> str:
@@ -120,12 +123,14 @@ class Retriever:
         searches: Sequence[tuple[int, SearchFilter | None]],
         *,
         prefetch: int = 50,
+        words: str = "",
     ) -> list[list[Hit]]:
         """`search(scope, query, limit=limit, flt=flt)` for each (limit, flt), hybrid with the
         default fusion; where that is the blend, all of them from one store call (one
-        published version, one payload read)."""
+        published version, one payload read). `words`: more words for the sparse side only,
+        at WORDS_WEIGHT (other words for the query's, which would move its meaning)."""
         query = require_text(query)
-        sparse = self.sparse.encode_query(query) if len(searches) > 1 else None
+        sparse = self.sparse.encode_query(query, words, WORDS_WEIGHT) if len(searches) > 1 else None
         if self.fusion.method != "blend" or sparse is None or not sparse.indices:
             return [
                 self.search(scope, query, limit=limit, flt=flt, prefetch=prefetch)

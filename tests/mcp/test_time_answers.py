@@ -277,6 +277,13 @@ async def test_a_spelt_out_phrase_finds_the_page_that_abbreviates_it(runtime: Ru
     assert search["hits"][0]["doc_id"] == "memory_files:rituals.md"
 
 
+async def test_a_word_of_the_same_meaning_finds_the_page(runtime: Runtime) -> None:
+    """The page says "Primary KPI"; the question says "headline metric" (before: the logs
+    that name the client ranked first, the page not among the hits)."""
+    search = await call(runtime, "knowledge_search", query="headline metric for Saltmarsh?")
+    assert search["hits"][0]["doc_id"] == "memory_files:clients.md"
+
+
 async def test_the_value_before_a_date_or_before_its_successor(runtime: Runtime) -> None:
     """ "before 12 November" is a window open at its start (before: not read, every figure
     searched); "before Tomas Berg" names the value that came after, not the subject (before:

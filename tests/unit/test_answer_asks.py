@@ -136,3 +136,25 @@ def test_a_phone_number_is_a_run_of_digits_not_any_number() -> None:
 )
 def test_one_who_starts_joins_or_leaves_is_a_person(text: str, expected: bool) -> None:
     assert fits(text, read_ask("Who leads paid social?")) is expected
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Who is the head of marketing?", {"market"}),
+        ("Who is in charge of invoicing now?", {"invoic"}),
+        ("Who's our lead for Meta ads?", {"meta", "ad"}),
+    ],
+)
+def test_the_role_a_who_question_asks_for_is_not_its_subject(
+    question: str, subject: set[str]
+) -> None:
+    """ "head" is what is asked for: a "QA lead" line is not about marketing."""
+    ask = read_ask(question)
+    assert ask.kinds == ("person",) and ask.subject == subject
+
+
+def test_a_platform_is_not_a_person() -> None:
+    ask = read_ask("Who runs our ads?")
+    assert not fits("Paid social lead, Meta and TikTok for every account.", ask)
+    assert fits("Paid social lead: Zadie Mortensen.", ask)

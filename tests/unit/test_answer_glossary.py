@@ -10,7 +10,7 @@ from datetime import date
 from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
-from knowledge_platform.serve.answers.glossary import abbreviated, phrases, widen, words
+from knowledge_platform.serve.answers.glossary import abbreviated, phrases, synonyms, widen, words
 from knowledge_platform.serve.answers.relevance import score_sentences
 from knowledge_platform.serve.answers.sentences import candidates, terms
 from knowledge_platform.serve.answers.sources import Sources
@@ -125,3 +125,11 @@ def test_a_value_both_give_is_not_their_common_subject() -> None:
     assert disagreement(question, moved, wip) is None
     also_moved = Statement("Moved the Monday WIP meeting to 10:15.", "2026-04-14 daily log")
     assert disagreement(question, also_moved, wip) is not None
+
+
+def test_a_search_also_looks_for_the_other_words_of_a_group() -> None:
+    assert synonyms("headline metric?").split()[2:] == [
+        *("primary", "main", "principal"),
+        *("kpi", "measure", "indicator"),
+    ]
+    assert synonyms("printer jammed") == "printer jammed"  # no group: nothing added

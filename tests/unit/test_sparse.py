@@ -19,3 +19,9 @@ def test_document_weights_saturate_and_query_weights_are_one():
 
 def test_stopword_only_query_is_empty():
     assert SparseEncoder().encode_query("the and of").indices == []
+
+
+def test_other_words_weigh_less_than_the_query_own():
+    query = SparseEncoder().encode_query("headline metric", also="metric kpi", weight=0.5)
+    weights = dict(zip(query.indices, query.values, strict=True))
+    assert weights == {term_id("headlin"): 1.0, term_id("metric"): 1.0, term_id("kpi"): 0.5}

@@ -28,6 +28,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     for p, k in [
         # "Who leads paid social?": a question opening with "who" asks for a person, whatever
         # words about money or counts follow
+        # "Who is the head of marketing?": the role asked for, then what it is over
+        (
+            r"^\s*who(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|our\s+)?(?:(?P<role>head|lead|"
+            r"leader|chief|manager|director|owner)|in\s+charge|responsible)\s+(?:of|for|on)\b",
+            ("person",),
+        ),
         (r"^\s*(who|whom|whose)\b", ("person",)),
         # a count first: "How many seats does the studio pay for?" asks for a number
         (
@@ -166,6 +172,10 @@ class Ask:
     subject: frozenset[str] = frozenset()
     #: the titles it asks about ("ceo" of "Who is the CEO of HOT?"): an answer must name one
     titles: frozenset[str] = frozenset()
+    #: the role a who-question asks for ("head" of "Who is the head of design?"): not its
+    #: subject (a "QA lead" line is not about marketing), but part of what two statements
+    #: that answer it are about (a head of design and a design system are two things)
+    role: frozenset[str] = frozenset()
 
 
 def read_ask(question: str) -> Ask:
@@ -177,9 +187,11 @@ def read_ask(question: str) -> Ask:
     )
     kinds = found[1] if found else ()
     asking: set[str] = set()
+    role = ""
     if found:  # the words that ask for the kind of value; not a subject named among them
         match = found[0]
         about = match.groupdict().get("about") or ""
+        role = match.groupdict().get("role") or ""
         asking = set(terms(match.group(0))) - set(terms(about))
     # "before Quarrystone": the name of what came after, not what the question is about
     later = {w for m in _LATER.finditer(question) for w in m.group(1).split()}
@@ -200,6 +212,7 @@ def read_ask(question: str) -> Ask:
         names,
         frozenset(content - asking - (_GENERIC - compound)),
         frozenset(t for w in words if w in _TITLES for t in terms(w)),
+        frozenset(terms(role)),
     )
 
 
@@ -208,10 +221,20 @@ def content_terms(question: str) -> frozenset[str]:
     return frozenset(t for t in terms(_ASKING.sub(" ", question)) if len(t) > 1)
 
 
+#: Platforms an agency writes about every day, by name: never a person ("Paid social lead,
+#: Meta + TikTok" names no one). Invented or in-house tools still look like people.
+_PLATFORM_WORDS = """meta facebook instagram tiktok google youtube linkedin pinterest snapchat
+amazon microsoft apple android ios bing shopify klaviyo hubspot salesforce mailchimp stripe
+slack notion figma asana jira trello clickup zoom gmail excel looker hotjar optimizely
+wordpress webflow github gitlab"""
+_PLATFORMS = frozenset(_PLATFORM_WORDS.split())
+
+
 def is_person(value: Value) -> bool:
     """A name that may be a person's ("Jonas", "Lena Vogt", "Bram de Wit"); without a
-    language model a tool's name looks the same, so any name but a month's or a day's."""
-    return value.kind == "name" and value.norm.split()[0] not in _CALENDAR
+    language model a tool's name looks the same, so any name but a month's, a day's or a
+    well-known platform's."""
+    return value.kind == "name" and value.norm.split()[0] not in _CALENDAR | _PLATFORMS
 
 
 #: A name after these words is where something is or what it is done with, not a person

@@ -153,7 +153,7 @@ def same_subject(
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
         return True
     ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
-    asked = set(ask.subject) - {t for n in ask.names for t in terms(n)}
+    asked = set(ask.subject | ask.role) - {t for n in ask.names for t in terms(n)}
     ca = asked & glossary.words(f"{a.text} {a.context}")
     cb = asked & glossary.words(f"{b.text} {b.context}")
     # two words of the question both have, not one they happen to share ("weekly" of a test's

@@ -82,14 +82,20 @@ _PHRASES = re.compile("|".join(f"(?P<{w}>{p})" for w, p in _PHRASE_WORDS.items()
 
 
 @cache
+def _raw_groups() -> dict[str, tuple[str, ...]]:
+    """stemmed word -> the words of its group (itself included) as written."""
+    out: dict[str, tuple[str, ...]] = {}
+    for line in GROUPS.strip().splitlines():
+        for word in line.split():
+            for t in _terms(word):
+                out[t] = tuple(dict.fromkeys((*out.get(t, ()), *line.split())))
+    return out
+
+
+@cache
 def _groups() -> dict[str, frozenset[str]]:
     """stemmed word -> the stemmed words of its group (itself included)."""
-    out: dict[str, frozenset[str]] = {}
-    for line in GROUPS.strip().splitlines():
-        group = frozenset(t for word in line.split() for t in _terms(word))
-        for t in group:
-            out[t] = out.get(t, frozenset()) | group
-    return out
+    return {t: frozenset(x for w in raw for x in _terms(w)) for t, raw in _raw_groups().items()}
 
 
 def phrases(text: str) -> str:
@@ -105,6 +111,17 @@ def abbreviated(text: str) -> str:
         m.lastgroup for m in _PHRASES.finditer(text) if m.lastgroup in _ABBREVIATIONS
     )
     return " ".join([text, *(w.upper() for w in found if w)])
+
+
+def synonyms(text: str) -> str:
+    """`text` and the other words of each of its words' groups, for a search: a question
+    that says "headline metric" finds the page that says "primary KPI"."""
+    groups = _raw_groups()
+    have = set(_terms(text))
+    extra = dict.fromkeys(
+        w for t in _terms(phrases(text)) for w in groups.get(t, ()) if not set(_terms(w)) & have
+    )
+    return " ".join([text, *extra])
 
 
 def _read_as(found: re.Match[str]) -> str:
