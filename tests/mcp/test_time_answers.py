@@ -228,6 +228,8 @@ async def test_who_joined_in_a_window_is_answered_from_what_was_said_then(
     assert "Ines Duarte" in answer["answer"] and "Marek" not in answer["answer"]
     may = await ask(runtime, "Who started with us in May?")
     assert "Marek Novak" in may["answer"] and "Ines" not in may["answer"]
+    anyone = await ask(runtime, "Has anyone new joined the team this quarter?")
+    assert "Ines Duarte" in anyone["answer"] and "Marek" not in anyone["answer"]
 
 
 async def test_a_day_of_each_month_answers_when(runtime: Runtime) -> None:

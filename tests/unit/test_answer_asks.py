@@ -158,3 +158,32 @@ def test_a_platform_is_not_a_person() -> None:
     ask = read_ask("Who runs our ads?")
     assert not fits("Paid social lead, Meta and TikTok for every account.", ask)
     assert fits("Paid social lead: Zadie Mortensen.", ask)
+
+
+def test_a_sample_size_is_a_count_not_a_duration() -> None:
+    ask = read_ask("What was the sample size of the checkout test?")
+    assert not fits("The checkout test stopped after 24 days.", ask)
+    assert fits("The checkout test reached 18,400 sessions.", ask)
+
+
+def test_has_anyone_asks_for_a_person_and_the_team_it_ends_on_is_no_subject() -> None:
+    ask = read_ask("Has anyone new joined the team?")
+    assert ask.kinds == ("person",) and ask.subject == {"new", "join"}
+    assert "team" in read_ask("Who is on the design team for HOT?").subject
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Runbooks and decision records live in git.", True),
+        ("The scorecard template lives in the shared drive.", True),
+        ("Our analytics warehouse is Borealis.", True),
+        ("Booked Millrace Lodge for the winter offsite.", True),
+        ("#incidents replaces #war-room for incident coordination.", True),
+        ("Brightwater Dental checkout outage lasted 25 minutes before the fix.", False),
+        ("Standup moved to Monday at 09:30.", False),
+    ],
+)
+def test_a_where_question_asks_for_a_place(text: str, expected: bool) -> None:
+    """A name the sentence is about is not where; one it names after a verb is."""
+    assert fits(text, read_ask("Where do we keep it?")) is expected

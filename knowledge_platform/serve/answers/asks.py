@@ -20,7 +20,8 @@ from knowledge_platform.sparse import SparseEncoder
 terms = SparseEncoder().terms
 
 #: Kinds of value (values.Kind) an answer may hold, plus "person" (a name, not the
-#: question's own), "condition" ("when X happens"), "reason" and "phone".
+#: question's own), "condition" ("when X happens"), "reason", "phone" and "place" (a name
+#: the sentence is not about, a code, or a place in words: "in the shared drive").
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
@@ -35,9 +36,15 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("person",),
         ),
         (r"^\s*(who|whom|whose)\b", ("person",)),
-        # a count first: "How many seats does the studio pay for?" asks for a number
+        # "Has anyone new joined this quarter?": yes, and who
         (
-            r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bsample\s+size\b|\bnumber\s+of\b",
+            r"^\s*(?:has|have|had|did|does|is|was|will)\s+(?:anyone|anybody|someone|somebody)\b",
+            ("person",),
+        ),
+        # a count first: "How many seats does the studio pay for?" asks for a number
+        (r"\bsample\s+size\b", ("number",)),  # a count of visitors, never of days
+        (
+            r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bnumber\s+of\b",
             ("number", "duration"),
         ),
         (
@@ -94,6 +101,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("person",),
         ),
         (r"^\s*when\b", (*_TEMPORAL, "condition")),
+        # "Where do the boards live?": a named place, tool or channel, or one said in words
+        (r"^\s*where\b", ("place",)),
     ]
 ]
 #: The question's own wording that names the kind of answer, not its subject.
@@ -107,6 +116,8 @@ _ASKING = re.compile(
     r"(?=\s+(?:to\s+|with\s+)?(?:about|for|regarding|if|when|on)\b)"
     # the workplace itself, which every passage is about ("Who heads up design at the studio?")
     r"|\b(?:at|in|of|for|across|within)\s+(?:the|our)\s+(?:studio|agency|company|firm)\b"
+    # ... or the team it ends on ("Has anyone new joined the team?")
+    r"|\b(?:the|our)\s+team\s*\??\s*$"
     # asking for the value in force, not naming what it is about ("currently", "still")
     r"|\b(current|currently|presently|nowadays|these\s+days|at\s+the\s+moment|right\s+now|"
     r"at\s+present|today|still|any\s*more|latest)\b",
@@ -138,6 +149,18 @@ _PERSON_OPENING = re.compile(
     r"join(?:s|ed|ing)?|left|leav(?:es|ing)|t(?:ook|akes|aking)\s+over|hand(?:s|ed)\s+over|"
     r"resign(?:s|ed)?|retir(?:es|ed|ing)|(?:be\s+)?on\s+(?:leave|holiday|parental))\b"
 )
+#: A place said in words: "in git", "in the shared drive", "on the wiki", "at reception" (not
+#: a time: "in March", "on Monday", "at 09:30").
+_PLACE = re.compile(
+    r"\b(?:in|on|at|into|inside|under|via|through|within)\s+(?:the\s+|our\s+|a\s+|an\s+|"
+    r"their\s+|your\s+|each\s+|every\s+)?(?!(?:"
+    + "|".join((*MONTHS, *WEEKDAYS))
+    + r"|today|tomorrow|yesterday|time|once|least|most|advance|total|person|full|case|order)s?\b)"
+    r"[A-Za-z#@][\w-]*",
+    re.I,
+)
+#: A capitalised run opening with a verb done to the name that follows it.
+_DONE_TO = re.compile(r"[A-Z][a-z]+ed\s+[A-Z]")
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
 _REASON = re.compile(
     r"\b(because|due\s+to|caused|cause|after|since|so\s+that|as\s+a\s+result|"
@@ -265,6 +288,15 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
                 text = text.replace(v.text, " ")
         return bool(_PHONE.search(text))
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
+    if "place" in ask.kinds:  # a name where something is, not what the sentence is about
+        opening = re.match(r"\W*", text)
+        start = opening.end() if opening else 0
+        return bool(_PLACE.search(text)) or any(
+            v.kind == "code"
+            or (v.kind == "name" and not text.startswith(v.text, start))
+            or _DONE_TO.match(v.text)  # "Booked Millrace Lodge for the offsite"
+            for v in found
+        )
     if "person" in ask.kinds:
         return any(is_person(v) and not _a_place(text, v) for v in found) or bool(
             _PERSON_OPENING.search(text)

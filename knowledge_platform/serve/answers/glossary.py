@@ -32,7 +32,7 @@ client customer
 vendor supplier
 invoice invoicing billing
 holiday vacation leave pto
-expense expenses reimbursement
+expense expenses reimbursement spending
 salary compensation wage wages
 allowance entitlement
 laptop computer
@@ -49,6 +49,7 @@ approval approve approved approves signoff
 replace replaced replacement refresh refreshed
 offsite retreat
 rule policy guideline
+limit cap threshold ceiling maximum
 staff employee employees
 timesheet timesheets timekeeping
 """
