@@ -133,3 +133,7 @@ def test_a_search_also_looks_for_the_other_words_of_a_group() -> None:
         *("kpi", "measure", "indicator"),
     ]
     assert synonyms("printer jammed") == "printer jammed"  # no group: nothing added
+
+
+def test_a_search_for_a_hire_looks_for_the_words_a_first_day_is_logged_with() -> None:
+    assert {"starts", "welcome"} <= set(synonyms("Who did we hire?").split())

@@ -74,6 +74,9 @@ _PHRASE_WORDS = {
     r"|\bfirst\s+day\b"
     r"|\bwelcome(?:\s+aboard|\s+to\s+the\s+team|(?=,?\s+(?-i:[A-Z])))",
 }
+#: The words a phrase is written with, for a search (a joiner's log line says "starts today"
+#: or "welcome", never "join").
+_PHRASE_SEARCH = {"join": ("starts", "welcome")}
 #: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
 _ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip"})
 #: Phrases also read as their own words.
@@ -119,9 +122,9 @@ def synonyms(text: str) -> str:
     that says "headline metric" finds the page that says "primary KPI"."""
     groups = _raw_groups()
     have = set(_terms(text))
-    extra = dict.fromkeys(
-        w for t in _terms(phrases(text)) for w in groups.get(t, ()) if not set(_terms(w)) & have
-    )
+    found = [w for t in _terms(phrases(text)) for w in groups.get(t, ())]
+    found += [w for t in map(str, found) for w in _PHRASE_SEARCH.get(t, ())]
+    extra = dict.fromkeys(w for w in found if not set(_terms(w)) & have)
     return " ".join([text, *extra])
 
 
