@@ -137,3 +137,28 @@ def test_a_search_also_looks_for_the_other_words_of_a_group() -> None:
 
 def test_a_search_for_a_hire_looks_for_the_words_a_first_day_is_logged_with() -> None:
     assert {"starts", "welcome"} <= set(synonyms("Who did we hire?").split())
+
+
+def test_a_statement_about_nothing_the_question_asks_is_no_side_of_its_conflict() -> None:
+    """The spend floor shares "/mo" with Postmarque's renewal, not Postmarque (before: a
+    conflict between $615 and $30k); a log naming the client by its first word is still
+    a side of the page under the client's full name."""
+    renewal = Statement(
+        "Postmarque renewal came in: $615/mo from September (was 480).", "2026-08-03 > Log"
+    )
+    floor = Statement(
+        "Oona: new-client spend floor goes up to $30k/mo, effective immediately.",
+        "2026-10-05 > Log",
+    )
+    assert disagreement("Postmarque price?", renewal, floor) is None
+    page = Statement("App redesign launch: October 5.", "Clients > Harrowgate Rowing Club")
+    slipped = Statement(
+        "Harrowgate launch slipped to November 9; their API isn't ready.", "2026-09-16 > Today"
+    )
+    assert disagreement("What's the go-live date for the rowing club app?", page, slipped)
+
+
+def test_idioms_and_spelt_out_names_of_an_office() -> None:
+    assert "approve" in phrases("Who gives the OK on freelancer costs?")
+    assert abbreviated("Which email service provider do we use?").endswith("ESP")
+    assert "target" in words("What CPL are we aiming for?")

@@ -163,7 +163,12 @@ def same_subject(
     # a question about the weekly WIP meeting): a value is what differs, not what it is about
     valued = {t for v in (*va, *vb) for t in terms(v.text)}
     shared = len(((ca & cb) | (sa & sb)) - valued) >= min(shared_terms, len(asked))
-    return shared and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
+    # each is about something the question asks, or both name one thing ("new-client spend
+    # floor goes up to $30k/mo" is not about Postmarque's price, whatever it shares with
+    # "$615/mo from September"; "Harrowgate launch slipped" is about the rowing club's app
+    # launch, as the page under "Harrowgate Rowing Club" is)
+    both = bool(ca and cb) or not asked or _name_in_both(a, b)
+    return shared and both and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
 
 
 def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]) -> bool:
@@ -200,6 +205,15 @@ def _share_a_name(a: Statement, b: Statement, changed: tuple[Value, Value]) -> b
 
 def _capitalised(text: str) -> set[str]:
     return {w for w in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", text) if w.lower() not in NOT_NAMES}
+
+
+def _name_in_both(a: Statement, b: Statement) -> bool:
+    """Whether the two name one thing, in their words or headings ("Harrowgate launch
+    slipped" and the page under "Harrowgate Rowing Club"); a heading both carry ("Log") is
+    their layout, not a name."""
+    layout = _capitalised(a.context) & _capitalised(b.context)
+    both = _capitalised(f"{a.context} {a.text}") & _capitalised(f"{b.context} {b.text}")
+    return bool(both - layout)
 
 
 def _shared_names(a: str, b: str) -> list[Value]:

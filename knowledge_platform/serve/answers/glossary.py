@@ -50,6 +50,7 @@ replace replaced replacement refresh refreshed
 offsite retreat
 rule policy guideline
 limit cap threshold ceiling maximum
+target goal aim objective
 staff employee employees
 timesheet timesheets timekeeping
 """
@@ -60,6 +61,9 @@ _PHRASE_WORDS = {
     "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b",
     "leave": r"\btime[-\s]off\b",
     "signoff": r"\bsign(?:s|ed)?[-\s]off\b",
+    # "Who gives the OK on ...?": who approves
+    "approve": r"\b(?:give|gives|gave|giving|get|gets)\s+(?:the\s+)?"
+    r"(?:ok|okay|go-ahead|green\s+light)\b",
     "ceo": r"\bchief\s+executive(?:\s+officer)?\b",
     # the abbreviation a measure or a meeting is written as
     "roas": r"\breturn\s+on\s+ad\s+spend\b",
@@ -68,6 +72,7 @@ _PHRASE_WORDS = {
     "ctr": r"\bclick[-\s]through\s+rate\b",
     "aov": r"\baverage\s+order\s+value\b",
     "wip": r"\bwork[-\s]in[-\s]progress\b",
+    "esp": r"\bemail\s+service\s+provider\b",
     "annual": r"\b(?:a|per|each)\s+year\b",
     # a new colleague's first day, as a log says it
     "join": r"\bstart(?:s|ed|ing)?(?=\s+(?:today|tomorrow|on\s|as\s|\d|with\s+us\b))"
@@ -78,7 +83,7 @@ _PHRASE_WORDS = {
 #: or "welcome", never "join").
 _PHRASE_SEARCH = {"join": ("starts", "welcome")}
 #: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
-_ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip"})
+_ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp"})
 #: Phrases also read as their own words.
 _KEPT = frozenset({"join"})
 #: One pass over a text: the name of the group that matched is the word it is read as.
