@@ -187,3 +187,14 @@ def test_has_anyone_asks_for_a_person_and_the_team_it_ends_on_is_no_subject() ->
 def test_a_where_question_asks_for_a_place(text: str, expected: bool) -> None:
     """A name the sentence is about is not where; one it names after a verb is."""
     assert fits(text, read_ask("Where do we keep it?")) is expected
+
+
+def test_paid_holiday_is_time_off_not_an_amount() -> None:
+    assert "duration" in read_ask("How much paid holiday do we get a year?").kinds
+    assert read_ask("How much are we paid for an audit?").kinds == ("money",)
+
+
+def test_the_studio_s_is_the_workplace_and_a_day_is_a_value_not_a_name() -> None:
+    assert "studio" not in read_ask("What's the studio's day rate for dev work?").subject
+    ask = read_ask("What time does the Monday kick-off begin?")
+    assert ask.names == () and "monday" in ask.subject

@@ -162,3 +162,20 @@ def test_idioms_and_spelt_out_names_of_an_office() -> None:
     assert "approve" in phrases("Who gives the OK on freelancer costs?")
     assert abbreviated("Which email service provider do we use?").endswith("ESP")
     assert "target" in words("What CPL are we aiming for?")
+
+
+def test_going_live_is_a_launch_and_dev_is_development() -> None:
+    assert "launch" in words("When is the app going live?")
+    assert "launch" in words("What's the go-live date?")
+    assert "develop" in words("day rate for dev work")
+
+
+def test_a_day_two_statements_name_is_not_what_they_are_both_about() -> None:
+    """The Monday kick-off and the delivery review that moved off Monday are two meetings
+    (before: a conflict, "Monday" being the name both write)."""
+    kickoff = Statement("The Monday kick-off is at 9:30: fifteen minutes.", "Handbook > Rituals")
+    review = Statement(
+        "The weekly delivery review moved from Monday 09:30 to Wednesday 11:00.",
+        "2026-09-02 daily log > Notes",
+    )
+    assert disagreement("What time does the Monday kick-off begin?", kickoff, review) is None

@@ -48,7 +48,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("number", "duration"),
         ),
         (
-            r"\b(cost|costs|price|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|paid|"
+            r"\b(cost|costs|price|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|"
+            # "paid holiday" is time off, not an amount
+            r"paid(?!\s+(?:holiday|leave|time|vacation|days?|sick|parental|annual))|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
             ("money",),
         ),
@@ -116,6 +118,7 @@ _ASKING = re.compile(
     r"(?=\s+(?:to\s+|with\s+)?(?:about|for|regarding|if|when|on)\b)"
     # the workplace itself, which every passage is about ("Who heads up design at the studio?")
     r"|\b(?:at|in|of|for|across|within)\s+(?:the|our)\s+(?:studio|agency|company|firm)\b"
+    r"|\b(?:the|our)\s+(?:studio|agency|company|firm)(?:'s|\u2019s)"
     # ... or the team it ends on ("Has anyone new joined the team?")
     r"|\b(?:the|our)\s+team\s*\??\s*$"
     # asking for the value in force, not naming what it is about ("currently", "still")
@@ -222,7 +225,8 @@ def read_ask(question: str) -> Ask:
     names = tuple(
         w.removesuffix("'s").removesuffix("\u2019s")
         for w in words
-        if w[0].isupper() and w not in later and w not in _TITLES
+        # a month or a day is a value the question gives, not what it is about
+        if w[0].isupper() and w not in later and w not in _TITLES and w.lower() not in _CALENDAR
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")

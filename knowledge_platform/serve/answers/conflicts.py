@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import get_args
 
-from knowledge_platform.dating import CHANGE_CUE
+from knowledge_platform.dating import CHANGE_CUE, MONTHS, WEEKDAYS
 from knowledge_platform.serve.answers import glossary
 from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
@@ -153,7 +153,10 @@ def same_subject(
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
         return True
     ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
-    asked = set(ask.subject | ask.role) - {t for n in ask.names for t in terms(n)}
+    # nor the values it gives ("Monday" of the Monday kick-off is not what a moved Monday
+    # review shares with it)
+    given = {t for v in ask.given for t in terms(v.text)}
+    asked = set(ask.subject | ask.role) - {t for n in ask.names for t in terms(n)} - given
     ca = asked & glossary.words(f"{a.text} {a.context}")
     cb = asked & glossary.words(f"{b.text} {b.context}")
     # two words of the question both have, not one they happen to share ("weekly" of a test's
@@ -197,21 +200,25 @@ def _both_name(question: str, a: Statement, b: Statement) -> bool:
 def _share_a_name(a: Statement, b: Statement, changed: tuple[Value, Value]) -> bool:
     """Whether the two name one thing besides the value that changed ("Postmarque" of
     "Postmarque renewal: $615/mo (was 480)" and "Postmarque is our ESP. Agency plan,
-    $480/month."): a capitalised word both write, even where it opens a sentence."""
+    $480/month."): a capitalised word both write, even where it opens a sentence, other
+    than a month's or a day's ("Monday" of a kick-off and of a delivery review)."""
     said = {w for v in changed for w in v.text.split()}
     both = _capitalised(f"{a.text} {a.around}") & _capitalised(f"{b.text} {b.around}")
-    return bool(both - said)
+    return bool(both - said - _CALENDAR)  # a day both name is a value, not a thing
 
 
 def _capitalised(text: str) -> set[str]:
     return {w for w in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", text) if w.lower() not in NOT_NAMES}
 
 
+_CALENDAR = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
+
+
 def _name_in_both(a: Statement, b: Statement) -> bool:
     """Whether the two name one thing, in their words or headings ("Harrowgate launch
     slipped" and the page under "Harrowgate Rowing Club"); a heading both carry ("Log") is
     their layout, not a name."""
-    layout = _capitalised(a.context) & _capitalised(b.context)
+    layout = _capitalised(a.context) & _capitalised(b.context) | _CALENDAR
     both = _capitalised(f"{a.context} {a.text}") & _capitalised(f"{b.context} {b.text}")
     return bool(both - layout)
 

@@ -51,6 +51,7 @@ offsite retreat
 rule policy guideline
 limit cap threshold ceiling maximum
 target goal aim objective
+dev development developer
 staff employee employees
 timesheet timesheets timekeeping
 """
@@ -73,6 +74,8 @@ _PHRASE_WORDS = {
     "aov": r"\baverage\s+order\s+value\b",
     "wip": r"\bwork[-\s]in[-\s]progress\b",
     "esp": r"\bemail\s+service\s+provider\b",
+    # a launch said as going live ("the go-live date", "when is the app going live")
+    "launch": r"\bgo(?:es|ing)?[-\s]live\b|\bwent\s+live\b",
     "annual": r"\b(?:a|per|each)\s+year\b",
     # a new colleague's first day, as a log says it
     "join": r"\bstart(?:s|ed|ing)?(?=\s+(?:today|tomorrow|on\s|as\s|\d|with\s+us\b))"
