@@ -198,3 +198,7 @@ def test_the_studio_s_is_the_workplace_and_a_day_is_a_value_not_a_name() -> None
     assert "studio" not in read_ask("What's the studio's day rate for dev work?").subject
     ask = read_ask("What time does the Monday kick-off begin?")
     assert ask.names == () and "monday" in ask.subject
+
+
+def test_how_long_asks_for_a_duration_whatever_money_words_follow() -> None:
+    assert read_ask("How long do clients have to pay our invoices?").kinds == ("duration",)

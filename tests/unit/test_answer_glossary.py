@@ -179,3 +179,14 @@ def test_a_day_two_statements_name_is_not_what_they_are_both_about() -> None:
         "2026-09-02 daily log > Notes",
     )
     assert disagreement("What time does the Monday kick-off begin?", kickoff, review) is None
+
+
+def test_the_word_of_change_both_use_is_not_what_they_share() -> None:
+    """A delivery review that moved and a WIP meeting that moves are two meetings (before:
+    "moved"/"moves" and 11:00 made one a restatement of the other)."""
+    review = Statement(
+        "The weekly delivery review moved from Monday 09:30 to Wednesday 11:00.",
+        "2026-09-02 daily log > Notes",
+    )
+    wip = Statement("From Monday 23 March, the WIP meeting moves to Mondays at 11:00.", "Log")
+    assert disagreement("When do we hold the WIP meeting?", review, wip) is None

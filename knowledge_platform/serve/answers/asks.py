@@ -27,14 +27,14 @@ _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration"
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
     for p, k in [
-        # "Who leads paid social?": a question opening with "who" asks for a person, whatever
-        # words about money or counts follow
         # "Who is the head of marketing?": the role asked for, then what it is over
         (
             r"^\s*who(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|our\s+)?(?:(?P<role>head|lead|"
             r"leader|chief|manager|director|owner)|in\s+charge|responsible)\s+(?:of|for|on)\b",
             ("person",),
         ),
+        # "Who leads paid social?": a question opening with "who" asks for a person, whatever
+        # words about money or counts follow
         (r"^\s*(who|whom|whose)\b", ("person",)),
         # "Has anyone new joined this quarter?": yes, and who
         (
@@ -47,6 +47,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bnumber\s+of\b",
             ("number", "duration"),
         ),
+        # "How long do clients have to pay?": a duration, whatever the money words after it
+        (
+            r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
+            r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b",
+            ("duration",),
+        ),
         (
             r"\b(cost|costs|price|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|"
             # "paid holiday" is time off, not an amount
@@ -56,11 +62,6 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
         (r"\b(phone|mobile|fax|cell)\s+(number|no)\b", ("phone",)),
-        (
-            r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
-            r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b",
-            ("duration",),
-        ),
         (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
         (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
         (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),

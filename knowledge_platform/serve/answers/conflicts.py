@@ -152,11 +152,7 @@ def same_subject(
     sa, sb = _subject(a, va), _subject(b, vb)
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
         return True
-    ask = read_ask(question)  # the names it gives are the shared subject, not the attribute
-    # nor the values it gives ("Monday" of the Monday kick-off is not what a moved Monday
-    # review shares with it)
-    given = {t for v in ask.given for t in terms(v.text)}
-    asked = set(ask.subject | ask.role) - {t for n in ask.names for t in terms(n)} - given
+    asked = _asked(question)
     ca = asked & glossary.words(f"{a.text} {a.context}")
     cb = asked & glossary.words(f"{b.text} {b.context}")
     # two words of the question both have, not one they happen to share ("weekly" of a test's
@@ -166,12 +162,26 @@ def same_subject(
     # a question about the weekly WIP meeting): a value is what differs, not what it is about
     valued = {t for v in (*va, *vb) for t in terms(v.text)}
     shared = len(((ca & cb) | (sa & sb)) - valued) >= min(shared_terms, len(asked))
-    # each is about something the question asks, or both name one thing ("new-client spend
-    # floor goes up to $30k/mo" is not about Postmarque's price, whatever it shares with
-    # "$615/mo from September"; "Harrowgate launch slipped" is about the rowing club's app
-    # launch, as the page under "Harrowgate Rowing Club" is)
-    both = bool(ca and cb) or not asked or _name_in_both(a, b)
-    return shared and both and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
+    return shared and _both_about(asked, a, b) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
+
+
+def _asked(question: str) -> set[str]:
+    """What the question asks about, of its subject and role: not the names it gives (the
+    subject two statements share, not their attribute), nor the values it gives ("Monday" of
+    the Monday kick-off is not what a moved Monday review shares with it)."""
+    ask = read_ask(question)
+    given = {t for v in ask.given for t in terms(v.text)}
+    return set(ask.subject | ask.role) - {t for n in ask.names for t in terms(n)} - given
+
+
+def _both_about(asked: set[str], a: Statement, b: Statement) -> bool:
+    """Whether each is about something the question asks, or both name one thing ("new-client
+    spend floor goes up to $30k/mo" is not about Postmarque's price, whatever it shares with
+    "$615/mo from September"; "Harrowgate launch slipped" is about the rowing club's app
+    launch, as the page under "Harrowgate Rowing Club" is)."""
+    ca = asked & glossary.words(f"{a.text} {a.context}")
+    cb = asked & glossary.words(f"{b.text} {b.context}")
+    return bool(ca and cb) or not asked or _name_in_both(a, b)
 
 
 def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]) -> bool:
@@ -182,8 +192,12 @@ def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value
         return False
     own_a, own_b = _subject(Statement(a.text), va), _subject(Statement(b.text), vb)
     # a name both give is who or what both are about ("Pemberton Orchards"), not a word
-    # they share about it: a photoshoot and a hand-over of one client are two things
-    named = {t for v in _shared_names(a.text, b.text) for t in terms(v.text)}
+    # they share about it: a photoshoot and a hand-over of one client are two things;
+    # nor is the word of change both use ("moved", "moves": a delivery review that moved
+    # and a WIP meeting that moves are two meetings)
+    named = {t for v in _shared_names(a.text, b.text) for t in terms(v.text)} | {
+        t for text in (a.text, b.text) for m in CHANGE_CUE.finditer(text) for t in terms(m[0])
+    }
     both = {x.norm for x in va} & {y.norm for y in vb}  # "monthly", "a month": one period
     return covered(own_a - named, own_b - named) + len(both) >= CUE_SHARED_TERMS
 
