@@ -190,3 +190,19 @@ def test_the_word_of_change_both_use_is_not_what_they_share() -> None:
     )
     wip = Statement("From Monday 23 March, the WIP meeting moves to Mondays at 11:00.", "Log")
     assert disagreement("When do we hold the WIP meeting?", review, wip) is None
+
+
+def test_the_name_a_question_gives_is_not_what_makes_two_statements_one_subject() -> None:
+    """An invoice to Halcyon Teas is not its subscription box's price; an expense limit is
+    not Marlow & Finch's budget (before: conflicts of $34 with $14,970, $38,500 with $750)."""
+    box = Statement("Subscription box: $34 a month.", "Clients > Halcyon Teas")
+    invoice = Statement("Sent Halcyon Teas invoice INV-120 for $14,970.", "2026-08-07 > Notes")
+    assert disagreement("What does a Halcyon Teas subscription box cost?", box, invoice) is None
+    budget = Statement("Quarterly budget: $38,500.", "Billing > Marlow & Finch")
+    limit = Statement(
+        "From today expenses up to $750 need no approval, instead of $500.", "2026-09-21 > Notes"
+    )
+    question = "What's Marlow & Finch's quarterly budget with us?"
+    assert disagreement(question, budget, limit) is None
+    other = Statement("Quarterly budget: $42,000.", "Clients > Marlow & Finch")
+    assert disagreement(question, budget, other) is not None

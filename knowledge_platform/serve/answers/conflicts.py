@@ -25,7 +25,7 @@ Precision/recall on bench/data/conflict_pairs.yaml: `uv run python bench/conflic
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
@@ -162,7 +162,8 @@ def same_subject(
     # a question about the weekly WIP meeting): a value is what differs, not what it is about
     valued = {t for v in (*va, *vb) for t in terms(v.text)}
     shared = len(((ca & cb) | (sa & sb)) - valued) >= min(shared_terms, len(asked))
-    return shared and _both_about(asked, a, b) and len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
+    cover = len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
+    return shared and cover and _both_about(question, asked, a, b)
 
 
 def _asked(question: str) -> set[str]:
@@ -174,14 +175,22 @@ def _asked(question: str) -> set[str]:
     return set(ask.subject | ask.role) - {t for n in ask.names for t in terms(n)} - given
 
 
-def _both_about(asked: set[str], a: Statement, b: Statement) -> bool:
-    """Whether each is about something the question asks, or both name one thing ("new-client
-    spend floor goes up to $30k/mo" is not about Postmarque's price, whatever it shares with
-    "$615/mo from September"; "Harrowgate launch slipped" is about the rowing club's app
-    launch, as the page under "Harrowgate Rowing Club" is)."""
+def _both_about(question: str, asked: set[str], a: Statement, b: Statement) -> bool:
+    """Whether each is about something the question asks, or both name one thing the
+    question does not ("new-client spend floor goes up to $30k/mo" is not about Postmarque's
+    price, whatever it shares with "$615/mo from September"; a Halcyon Teas invoice is not
+    about its subscription box; "Harrowgate launch slipped" is about the rowing club's app
+    launch, as the page under "Harrowgate Rowing Club" is). A question that asks about
+    nothing but the names it gives ("Marlow & Finch's quarterly budget?") is asked of both
+    only if both name them."""
     ca = asked & glossary.words(f"{a.text} {a.context}")
     cb = asked & glossary.words(f"{b.text} {b.context}")
-    return bool(ca and cb) or not asked or _name_in_both(a, b)
+    if ca and cb:
+        return True
+    names = read_ask(question).names
+    if not asked:
+        return not names or _both_name(question, a, b)
+    return _name_in_both(a, b, {w for n in names for w in n.split()})
 
 
 def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value]) -> bool:
@@ -228,13 +237,13 @@ def _capitalised(text: str) -> set[str]:
 _CALENDAR = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
 
 
-def _name_in_both(a: Statement, b: Statement) -> bool:
-    """Whether the two name one thing, in their words or headings ("Harrowgate launch
-    slipped" and the page under "Harrowgate Rowing Club"); a heading both carry ("Log") is
-    their layout, not a name."""
+def _name_in_both(a: Statement, b: Statement, besides: Collection[str] = ()) -> bool:
+    """Whether the two name one thing besides `besides`, in their words or headings
+    ("Harrowgate launch slipped" and the page under "Harrowgate Rowing Club"); a heading
+    both carry ("Log") is their layout, not a name."""
     layout = _capitalised(a.context) & _capitalised(b.context) | _CALENDAR
     both = _capitalised(f"{a.context} {a.text}") & _capitalised(f"{b.context} {b.text}")
-    return bool(both - layout)
+    return bool(both - layout - set(besides))
 
 
 def _shared_names(a: str, b: str) -> list[Value]:
