@@ -202,3 +202,15 @@ def test_the_studio_s_is_the_workplace_and_a_day_is_a_value_not_a_name() -> None
 
 def test_how_long_asks_for_a_duration_whatever_money_words_follow() -> None:
     assert read_ask("How long do clients have to pay our invoices?").kinds == ("duration",)
+
+
+def test_what_do_we_do_something_on_asks_for_a_tool() -> None:
+    ask = read_ask("What do we run experiments on?")
+    assert "name" in ask.kinds
+    assert not fits("Every experiment runs for at least 14 days.", ask)
+    assert fits("All client experiments run in Vantor.", ask)
+
+
+def test_a_name_after_an_article_still_opens_the_sentence() -> None:
+    ask = read_ask("Where do we talk about incidents?")
+    assert not fits("A Sev-1 incident pages the on-call engineer within 15 minutes.", ask)

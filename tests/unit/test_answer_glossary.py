@@ -206,3 +206,7 @@ def test_the_name_a_question_gives_is_not_what_makes_two_statements_one_subject(
     assert disagreement(question, budget, limit) is None
     other = Statement("Quarterly budget: $42,000.", "Clients > Marlow & Finch")
     assert disagreement(question, budget, other) is not None
+
+
+def test_a_system_is_an_engine_or_a_platform() -> None:
+    assert {"engin", "platform"} <= words("booking system")

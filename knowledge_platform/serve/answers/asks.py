@@ -89,6 +89,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         # "What do we use to watch recordings?": a tool, by its name
         (r"^\s*what\s+(do|does|did|should|can)\s+(we|i|you|they)\s+use\b", ("name", "code")),
+        # "What do we run experiments on?", "What do we track work in?": a tool, by its name
+        (
+            r"^\s*what\s+(?:do|does|did|should|can)\s+(?:we|i|you|they)\s+\w+\s+(?:[\w-]+\s+){0,3}"
+            r"(?:on|in|with|through)\s*\??\s*$",
+            ("name", "code"),
+        ),
         # a measure is read as a figure ("What was Saltmarsh's ROAS last week?": "4.2x", not
         # the page that names ROAS as the client's KPI)
         (
@@ -294,7 +300,7 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
         return bool(_PHONE.search(text))
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
     if "place" in ask.kinds:  # a name where something is, not what the sentence is about
-        opening = re.match(r"\W*", text)
+        opening = re.match(r"\W*(?:(?:a|an|the|our|every|each)\s+)?", text, re.I)
         start = opening.end() if opening else 0
         return bool(_PLACE.search(text)) or any(
             v.kind == "code"

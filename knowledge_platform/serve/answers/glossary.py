@@ -52,6 +52,7 @@ rule policy guideline
 limit cap threshold ceiling maximum
 target goal aim objective
 dev development developer
+system engine platform software
 staff employee employees
 timesheet timesheets timekeeping
 """
