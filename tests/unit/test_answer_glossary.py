@@ -210,3 +210,4 @@ def test_the_name_a_question_gives_is_not_what_makes_two_statements_one_subject(
 
 def test_a_system_is_an_engine_or_a_platform() -> None:
     assert {"engin", "platform"} <= words("booking system")
+    assert "seat" in words("How many Figtree licences do we have?")

@@ -53,6 +53,7 @@ limit cap threshold ceiling maximum
 target goal aim objective
 dev development developer
 system engine platform software
+seat seats licence licences license licenses
 staff employee employees
 timesheet timesheets timekeeping
 """
