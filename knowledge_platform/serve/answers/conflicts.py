@@ -163,7 +163,7 @@ def same_subject(
     valued = {t for v in (*va, *vb) for t in terms(v.text)}
     shared = len(((ca & cb) | (sa & sb)) - valued) >= min(shared_terms, len(asked))
     cover = len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
-    return shared and cover and _both_about(question, asked, a, b)
+    return shared and cover and _both_about(question, asked, (ca, cb), (a, b))
 
 
 def _asked(question: str) -> set[str]:
@@ -175,17 +175,21 @@ def _asked(question: str) -> set[str]:
     return set(ask.subject | ask.role) - {t for n in ask.names for t in terms(n)} - given
 
 
-def _both_about(question: str, asked: set[str], a: Statement, b: Statement) -> bool:
+def _both_about(
+    question: str,
+    asked: set[str],
+    covers: tuple[set[str], set[str]],
+    sides: tuple[Statement, Statement],
+) -> bool:
     """Whether each is about something the question asks, or both name one thing the
     question does not ("new-client spend floor goes up to $30k/mo" is not about Postmarque's
     price, whatever it shares with "$615/mo from September"; a Halcyon Teas invoice is not
     about its subscription box; "Harrowgate launch slipped" is about the rowing club's app
     launch, as the page under "Harrowgate Rowing Club" is). A question that asks about
     nothing but the names it gives ("Marlow & Finch's quarterly budget?") is asked of both
-    only if both name them."""
-    ca = asked & glossary.words(f"{a.text} {a.context}")
-    cb = asked & glossary.words(f"{b.text} {b.context}")
-    if ca and cb:
+    only if both name them. `covers`: the words of `asked` each side has."""
+    a, b = sides
+    if all(covers):
         return True
     names = read_ask(question).names
     if not asked:
