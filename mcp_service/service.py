@@ -271,7 +271,7 @@ class KnowledgeService:
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
             hits, said, *then = self._search_each(
-                grant, scope, searched, searches, synonyms(searched).removeprefix(searched)
+                grant, scope, searched, searches, synonyms(searched)
             )
             if then:  # each search's best in turn
                 hits = [h for pair in zip_longest(hits, then[0]) for h in pair if h is not None]

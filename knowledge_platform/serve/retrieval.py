@@ -128,7 +128,8 @@ class Retriever:
         """`search(scope, query, limit=limit, flt=flt)` for each (limit, flt), hybrid with the
         default fusion; where that is the blend, all of them from one store call (one
         published version, one payload read). `words`: more words for the sparse side only,
-        at WORDS_WEIGHT (other words for the query's, which would move its meaning)."""
+        at WORDS_WEIGHT (other words for the query's, which would move its meaning); the
+        blend's one call only: another fusion, or a single search, searches the query alone."""
         query = require_text(query)
         sparse = self.sparse.encode_query(query, words, WORDS_WEIGHT) if len(searches) > 1 else None
         if self.fusion.method != "blend" or sparse is None or not sparse.indices:

@@ -128,14 +128,13 @@ def abbreviated(text: str) -> str:
 
 
 def synonyms(text: str) -> str:
-    """`text` and the other words of each of its words' groups, for a search: a question
-    that says "headline metric" finds the page that says "primary KPI"."""
+    """The other words of the groups of `text`'s words ("" when none), for a search: a
+    question that says "headline metric" finds the page that says "primary KPI"."""
     groups = _raw_groups()
     have = set(_terms(text))
     found = [w for t in _terms(phrases(text)) for w in groups.get(t, ())]
-    found += [w for t in map(str, found) for w in _PHRASE_SEARCH.get(t, ())]
-    extra = dict.fromkeys(w for w in found if not set(_terms(w)) & have)
-    return " ".join([text, *extra])
+    found += [w for t in found for w in _PHRASE_SEARCH.get(t, ())]
+    return " ".join(dict.fromkeys(w for w in found if not set(_terms(w)) & have))
 
 
 def _read_as(found: re.Match[str]) -> str:
