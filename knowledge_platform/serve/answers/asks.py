@@ -161,11 +161,13 @@ _PERSON_OPENING = re.compile(
 )
 #: A place said in words: "in git", "in the shared drive", "on the wiki", "at reception" (not
 #: a time: "in March", "on Monday", "at 09:30").
+#: Words of the calendar (lower case): a value a text gives, never a name it is about.
+CALENDAR = frozenset((*MONTHS, *WEEKDAYS, "today", "tomorrow", "yesterday"))
 _PLACE = re.compile(
     r"\b(?:in|on|at|into|inside|under|via|through|within)\s+(?:the\s+|our\s+|a\s+|an\s+|"
     r"their\s+|your\s+|each\s+|every\s+)?(?!(?:"
-    + "|".join((*MONTHS, *WEEKDAYS))
-    + r"|today|tomorrow|yesterday|time|once|least|most|advance|total|person|full|case|order)s?\b)"
+    + "|".join(sorted(CALENDAR))
+    + r"|time|once|least|most|advance|total|person|full|case|order)s?\b)"
     r"[A-Za-z#@][\w-]*",
     re.I,
 )
@@ -179,7 +181,6 @@ _REASON = re.compile(
 )
 #: A phone number: seven digits or more, grouped by spaces, dots, dashes or brackets.
 _PHONE = re.compile(r"(?<![\w/])\+?\(?\d[\d ().-]{5,}\d(?![\w/])")
-_CALENDAR = frozenset((*MONTHS, *WEEKDAYS, "today", "tomorrow", "yesterday"))
 _GENERIC = frozenset(
     terms(
         "get gets got use uses used do does did make makes go goes take "
@@ -233,7 +234,7 @@ def read_ask(question: str) -> Ask:
         w.removesuffix("'s").removesuffix("\u2019s")
         for w in words
         # a month or a day is a value the question gives, not what it is about
-        if w[0].isupper() and w not in later and w not in _TITLES and w.lower() not in _CALENDAR
+        if w[0].isupper() and w not in later and w not in _TITLES and w.lower() not in CALENDAR
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
@@ -268,7 +269,7 @@ def is_person(value: Value) -> bool:
     """A name that may be a person's ("Jonas", "Lena Vogt", "Bram de Wit"); without a
     language model a tool's name looks the same, so any name but a month's, a day's or a
     well-known platform's."""
-    return value.kind == "name" and value.norm.split()[0] not in _CALENDAR | _PLATFORMS
+    return value.kind == "name" and value.norm.split()[0] not in CALENDAR | _PLATFORMS
 
 
 #: A name after these words is where something is or what it is done with, not a person

@@ -29,9 +29,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
-from knowledge_platform.dating import CHANGE_CUE, MONTHS, WEEKDAYS
+from knowledge_platform.dating import CHANGE_CUE
 from knowledge_platform.serve.answers import glossary
-from knowledge_platform.serve.answers.asks import mentions, read_ask
+from knowledge_platform.serve.answers.asks import CALENDAR, mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, terms
@@ -227,25 +227,28 @@ def _both_name(question: str, a: Statement, b: Statement) -> bool:
 def _share_a_name(a: Statement, b: Statement, changed: tuple[Value, Value]) -> bool:
     """Whether the two name one thing besides the value that changed ("Postmarque" of
     "Postmarque renewal: $615/mo (was 480)" and "Postmarque is our ESP. Agency plan,
-    $480/month."): a capitalised word both write, even where it opens a sentence, other
-    than a month's or a day's ("Monday" of a kick-off and of a delivery review)."""
+    $480/month."): a capitalised word both write, even where it opens a sentence."""
     said = {w for v in changed for w in v.text.split()}
     both = _capitalised(f"{a.text} {a.around}") & _capitalised(f"{b.text} {b.around}")
-    return bool(both - said - _CALENDAR)  # a day both name is a value, not a thing
+    return bool(both - said)
 
 
 def _capitalised(text: str) -> set[str]:
-    return {w for w in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", text) if w.lower() not in NOT_NAMES}
-
-
-_CALENDAR = frozenset(w.capitalize() for w in (*MONTHS, *WEEKDAYS))
+    """The capitalised words of `text` that may name a thing: not a sentence opener or a
+    label (NOT_NAMES), nor a month or a day ("Monday" of a kick-off and of a delivery review
+    is a value both give, not what they are about)."""
+    return {
+        w
+        for w in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", text)
+        if w.lower() not in NOT_NAMES and w.lower() not in CALENDAR
+    }
 
 
 def _name_in_both(a: Statement, b: Statement, besides: Collection[str] = ()) -> bool:
     """Whether the two name one thing besides `besides`, in their words or headings
     ("Harrowgate launch slipped" and the page under "Harrowgate Rowing Club"); a heading
     both carry ("Log") is their layout, not a name."""
-    layout = _capitalised(a.context) & _capitalised(b.context) | _CALENDAR
+    layout = _capitalised(a.context) & _capitalised(b.context)
     both = _capitalised(f"{a.context} {a.text}") & _capitalised(f"{b.context} {b.text}")
     return bool(both - layout - set(besides))
 
