@@ -76,12 +76,13 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: copied into beside the generated ones). `dev` is tuned on like the tune half; `fresh-tune` and
 #: `fresh-check` share one set of documents (written by an author who had not seen the answer
 #: code), under fresh/ so their daily logs do not replace the generated ones; `studio-*` and
-#: `growth-*` are two more such sets by two more authors, each split by fact the same way.
+#: `growth-*` are two more such sets by two more authors, each split by fact the same way;
+#: `harbour-*`, `atelier-*` and `orchard-*` three more, written in round 8.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
         f"{name}-{half}": (QUESTIONS / name, name)
-        for name in ("fresh", "studio", "growth")
+        for name in ("fresh", "studio", "growth", "harbour", "atelier", "orchard")
         for half in ("tune", "check")
     },
 }

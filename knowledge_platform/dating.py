@@ -97,8 +97,12 @@ _SPELLED = [
 #: side can look for a newer statement that changed what an older text says.
 _CUE_DAYS = "|".join([MONTH_NAMES, *WEEKDAYS])
 CHANGE_CUE = re.compile(
-    r"\b(hand(?:ed|s|ing)\s+(?:\w+\s+){0,6}?over|took\s+over|takes\s+over|"
-    r"moved|moves|switched|switches|changed|changes|raised|lowered|increased|decreased|"
+    # "Tue 14:45 -> Wed 11:00": an arrow between two values
+    r"\s(?:->|\u2192|=>)\s|"
+    r"\b(hand(?:ed|s|ing)\s+(?:\w+\s+){0,6}?(?:over|to)|took\s+over|takes\s+over|"
+    # "changes" only as a verb: "fewer late design changes next time" changes nothing
+    r"moved|moves|switched|switches|changed|changes\s+(?:to|from|hands|over|back)|raised|"
+    r"lowered|increased|decreased|"
     r"reduced|replaced|replaces|supersedes|superseded|no\s+longer|instead\s+of|"
     r"from\s+now\s+on|from\s+today|going\s+forward|"
     rf"effective\s+(?:today|immediately|from|on|\d|(?:{MONTH_NAMES})\b)|"
@@ -106,7 +110,11 @@ CHANGE_CUE = re.compile(
     r"happens?|handles?|manages?)|(?:is|are)\s+now|as\s+of\s+(?:today|now|this)|"
     # a sentence that ends on "now": "All client hosting is on Northvane Cloud now."
     r"(?<!for\s)now(?=\s*[.;!](?:\s|$))|"
-    r"(?:goes|go|went)\s+(?:up|down)|"
+    r"(?:goes|go|went)\s+(?:up|down)|(?:goes|go|going)\s+from|"
+    # a tool's end and its successor: "Clipwatch contract ends 10 July and we're not
+    # renewing. Moving media monitoring to Echolane", "Echolane is live for everyone"
+    r"not\s+renewing|(?:contract|subscription)\s+(?:ends|expires|runs\s+out|lapses)|"
+    r"moving\s+(?:[\w-]+\s+){0,4}?to|(?:is|are)\s+(?:now\s+)?live|"
     # the same said otherwise: "has taken over", "has gone up", "swapped X for Y", "was
     # rescheduled", "henceforth", "starting 1 July", "as of Monday", "our new CRM is",
     # "(was $1,000)"

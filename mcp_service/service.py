@@ -59,6 +59,9 @@ CHANGE_HITS = 3
 #: What was said within the window a question names, looked up beside the standing texts in
 #: force then ("Who did we hire in March?" is answered by March's log, not the team page).
 WINDOW_HITS = 3
+#: A search's list (longer than an answer's) looks further for the statement of change that
+#: supersedes one of its hits; one that supersedes none is left out (it is not what was asked).
+SEARCH_CHANGE_HITS = 6
 CONTEXT_HITS = 8
 MEMORY_CHARS = 1000
 MEMORY_ENTRIES = 50
@@ -267,7 +270,7 @@ class KnowledgeService:
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
             changes = flt.model_copy(update={"marks": [CHANGE], **since})
-            searches = [(limit, flt), (CHANGE_HITS, changes)]
+            searches = [(limit, flt), (CHANGE_HITS if limit <= ASK_HITS else SEARCH_CHANGE_HITS, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
             hits, said, *then = self._search_each(

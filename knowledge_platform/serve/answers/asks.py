@@ -54,7 +54,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("duration",),
         ),
         (
-            r"\b(cost|costs|price|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|"
+            # "price-led titles" are titles, not a price
+            r"\b(cost|costs|price(?!-)|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|"
             # "paid holiday" is time off, not an amount
             r"paid(?!\s+(?:holiday|leave|time|vacation|days?|sick|parental|annual))|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
@@ -71,7 +72,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("date", "weekday", "duration", "time"),
         ),
         (
-            r"\b(what|which)\s+(percentage|share|proportion)\b|\bwhat\s+(lift|uplift)\b",
+            r"\b(what|which)\s+(percentage|share|proportion)\b|"
+            r"\bwhat\s+(?:[\w-]+\s+){0,2}?(lift|uplift)\b",
             ("percent", "number"),
         ),
         # "What open rate ...?", "What is the hourly rate?": a share or a price, not a count
@@ -106,7 +108,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
         (
             r"\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
-            r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague|engineer)\b",
+            r"approved|decided|signed)\b|\bwhich\s+(?:new\s+)?(person|people|colleague|engineer|"
+            r"writer|editor|designer|developer|freelancer|contractor|photographer|hire|recruit|"
+            r"strategist|planner|producer|analyst|intern|manager|director)s?\b",
             ("person",),
         ),
         (r"^\s*when\b", (*_TEMPORAL, "condition")),
@@ -149,6 +153,14 @@ _LATER = re.compile(
 _TITLES = frozenset(
     {"CEO", "CTO", "CFO", "COO", "CMO", "CIO", "CPO", "CRO", "CISO", "VP", "SVP", "EVP", "GM"}
     | {"MD", "PM", "QA", "HR"}
+)
+#: "Who's the account manager for Harrowgate?": the role a who-question names; like a title,
+#: an answer must name it ("Client contact: Bea Lowther" names a contact, not a manager).
+_ROLE_NAMED = re.compile(
+    r"^\s*who(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the|our)\s+(?:[\w-]+\s+)?"
+    r"(manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist)"
+    r"\s+(?:of|for|on|at|in)\b",
+    re.I,
 )
 #: A capitalised word opening a sentence: a name only if the passages write it as one.
 _OPENING = re.compile(r"^\W*([A-Z][a-z]+[A-Za-z]*)\b(?!\s+[A-Z])")
@@ -246,7 +258,8 @@ def read_ask(question: str) -> Ask:
         content,
         names,
         frozenset(content - asking - (_GENERIC - compound)),
-        frozenset(t for w in words if w in _TITLES for t in terms(w)),
+        frozenset(t for w in words if w in _TITLES for t in terms(w))
+        | frozenset(t for m in _ROLE_NAMED.finditer(question) for t in terms(m[1])),
         frozenset(terms(role)),
     )
 

@@ -94,11 +94,14 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+"
             r"out)\s+" + _OLD,
         ),
-        # "Dana handed the Acme account over to Lee": the one who hands over is the old value
+        # "Dana handed the Acme account over to Lee", "Dana is handing the desk to Lee": the one
+        # who hands over is the old value
         (
             r"\bhand(?:ed|s|ing)\s",
-            r"(?P<old>(?:[A-Z][\w'-]*\s+){0,3}[A-Z][\w'-]*)\s+hand(?:ed|s|ing)\s+"
-            r"(?:[\w&'-]+\s+){0,6}?over\s+to\s+" + _NEW,
+            r"(?P<old>(?:(?!(?:is|was)\s)[A-Z][\w'-]*\s+){0,3}(?!(?:is|was)\s)[A-Z][\w'-]*)\s+"
+            r"(?:is\s+|was\s+)?"
+            r"hand(?:ed|s|ing)\s+"
+            r"(?:[\w&'-]+\s+){0,6}?(?:over\s+)?to\s+" + _NEW,
         ),
         # "Ilse signs off from now on, not Oona": a name after "not" closing a statement of
         # change is the one it replaced
@@ -106,6 +109,19 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now)\b.*,\s*not\s",
             r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now)\b.*,\s*not\s+"
             r"(?P<old>(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\b",
+        ),
+        # "Ed planning call moves Tue 14:45 -> Wed 11:00": the words before an arrow are old
+        (
+            r"->|\u2192|=>",
+            rf"(?P<old>(?:{_WORD}\s+){{0,2}}{_WORD})\s*(?:->|\u2192|=>)\s*{_NEW}",
+        ),
+        # "Clipwatch contract ends 10 July and we're not renewing": what is not renewed (or
+        # moved off) is the old one; a contract that merely ends may be renewed
+        (
+            r"\b(?:contract|subscription|licen[cs]e)\s+(?:ends|expires|runs\s+out|lapses)\b.*"
+            r"\b(?:not\s+renewing|won't\s+renew|moving|switching|migrating)\b",
+            r"(?P<old>(?-i:(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*))(?:'s)?\s+(?:contract|"
+            r"subscription|licen[cs]e)\s+(?:ends|expires|runs\s+out|lapses)\b",
         ),
         # "X is no longer ...": the subject before it is what stopped
         (
@@ -149,7 +165,19 @@ class Change:
             for phrase in self.old_text
             if any(f" {phrase.lower()}{end}" in low for end in (" ", ".", ","))
         ]
+        # a terse log hands over by initials: "RS handing Cobbleroot over" names Runa Skovgaard
+        said += [
+            Value("name", name.lower(), name)
+            for phrase in self.old_text
+            if _INITIALS.fullmatch(phrase)
+            for name in _FULL_NAME.findall(text)
+            if "".join(w[0] for w in name.split()) == phrase
+        ]
         return typed + said
+
+
+_INITIALS = re.compile(r"[A-Z]{2,3}")
+_FULL_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2}\b")
 
 
 def _spans(text: str, group: str) -> list[tuple[int, int]]:

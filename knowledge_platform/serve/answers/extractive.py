@@ -62,6 +62,12 @@ RELATIVE_FLOOR = 0.8
 #: to 0.1 answer the same; bench/answerable.py's calibration half is unchanged by it.
 CLEAR_BELOW = 0.06
 CLEAR_GAP = 0.1
+#: A question about what happened in a window its words name ("Have we had any crisis
+#: call-outs this quarter?") is answered this far below the threshold by the best sentence
+#: when that is a log entry of the window holding the asked kind of value and half the
+#: question's subject: the window already says most of what the words would.
+DURING_BELOW = 0.15
+DURING_LEXICAL = 0.5
 PARTNER_SHARE = 0.7
 #: Sentences this short are quoted with their heading when they do not name it themselves.
 FRAGMENT_CHARS = 60
@@ -186,6 +192,8 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
     the asked kind of value and say something new."""
     if scored and _clear(scored):
         min_score -= CLEAR_BELOW
+    elif scored and _then(scored[0]):
+        min_score -= DURING_BELOW
     if not scored or scored[0].score < min_score:
         return []
     floor = max(min_score, RELATIVE_FLOOR * scored[0].score)
@@ -209,6 +217,12 @@ def _clear(scored: Sequence[Scored]) -> bool:
     best = scored[0]
     gap = best.score - (scored[1].score if len(scored) > 1 else 0.0)
     return best.lexical == 1.0 and best.fits and gap >= CLEAR_GAP
+
+
+def _then(best: Scored) -> bool:
+    """Whether the best sentence is a log entry of the window the question asks about, with
+    the asked kind of value and at least DURING_LEXICAL of its subject."""
+    return best.during and best.fits and best.lexical >= DURING_LEXICAL
 
 
 def _own_sentences(

@@ -56,6 +56,8 @@ system engine platform software
 seat seats licence licences license licenses
 staff employee employees
 timesheet timesheets timekeeping
+launch launches launched ship ships shipped
+trial trials trialling trialing pilot piloting
 """
 
 #: Phrases written as two words or with a hyphen, read as the one word of their group.
@@ -79,6 +81,11 @@ _PHRASE_WORDS = {
     # a launch said as going live ("the go-live date", "when is the app going live")
     "launch": r"\bgo(?:es|ing)?[-\s]live\b|\bwent\s+live\b",
     "annual": r"\b(?:a|per|each)\s+year\b",
+    # "Which tool did we try out?": a trial; "Any clients won this quarter?": a signing
+    "trial": r"\b(?:try|tries|tried|trying)\s+out\b",
+    "sign": r"\bwon(?=\s+(?:\w+\s+)?(?:clients?|business|accounts?|deals?)\b)|"
+    r"(?<=clients\s)won\b|(?<=client\s)won\b|(?<=business\s)won\b|(?<=accounts\s)won\b|"
+    r"\b(?:came|come|comes|coming)\s+on\s+board\b",
     # a new colleague's first day, as a log says it
     "join": r"\bstart(?:s|ed|ing)?(?=\s+(?:today|tomorrow|on\s|as\s|\d|with\s+us\b))"
     r"|\bfirst\s+day\b"
@@ -86,11 +93,11 @@ _PHRASE_WORDS = {
 }
 #: The words a phrase is written with, for a search (a joiner's log line says "starts today"
 #: or "welcome", never "join").
-_PHRASE_SEARCH = {"join": ("starts", "welcome")}
+_PHRASE_SEARCH = {"join": ("starts", "welcome"), "sign": ("signed",)}
 #: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
 _ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp"})
 #: Phrases also read as their own words.
-_KEPT = frozenset({"join"})
+_KEPT = frozenset({"join", "launch"})
 #: One pass over a text: the name of the group that matched is the word it is read as.
 _PHRASES = re.compile("|".join(f"(?P<{w}>{p})" for w, p in _PHRASE_WORDS.items()), re.I)
 
@@ -133,6 +140,8 @@ def synonyms(text: str) -> str:
     groups = _raw_groups()
     have = set(_terms(text))
     found = [w for t in _terms(phrases(text)) for w in groups.get(t, ())]
+    # a phrase's own word ("approve" of "give the OK"), its abbreviation aside (`abbreviated`)
+    found += [w for m in _PHRASES.finditer(text) if (w := m.lastgroup) and w not in _ABBREVIATIONS]
     found += [w for t in found for w in _PHRASE_SEARCH.get(t, ())]
     return " ".join(dict.fromkeys(w for w in found if not set(_terms(w)) & have))
 

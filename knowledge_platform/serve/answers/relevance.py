@@ -62,6 +62,16 @@ _ASKS_CHANGE = re.compile(
 #: Added to a log entry said within the window the question's own words name ("What was
 #: Saltmarsh's ROAS last week?"): what happened then, not a standing text still in force.
 W_DURING = 0.1
+#: A question about what happened in the window its own words name ("Any new clients signed
+#: this quarter?", "What went live yesterday?", "Which tool did we try last month?") is
+#: answered by what was said then: a standing text ("Every new client gets a kickoff within
+#: 10 days of signing") or a log of another day counts NOT_DURING of its score.
+NOT_DURING = 0.7
+_ASKS_EVENT = re.compile(
+    r"\b(?:did|have|has|had|went|won|began|sent|built|held|shipped|launched|signed|hired|"
+    r"joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b",
+    re.I,
+)
 #: A question about when something happened: a log entry that says it is dated by its day.
 _ASKS_WHEN_DONE = re.compile(
     r"^\s*(?:since\s+)?(?:when|(?:on\s+)?what\s+(?:day|date))\s+(?:did|was|were|had|has|have)\b",
@@ -85,6 +95,8 @@ class Scored:
     #: the day a log entry was said, when that day is the answer ("When did we switch to
     #: Linemark?" of the day's "From today all project boards live in Linemark")
     on: dt.date | None = None
+    #: a log entry said within the window of a question about what happened then
+    during: bool = False
 
 
 def _masked(text: str) -> str:
@@ -171,6 +183,7 @@ def score_sentences(
     attribute = _attribute(ask)
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
+    asks_event = during is not None and bool(_ASKS_EVENT.search(ask.text))
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = words(s.context)
@@ -182,8 +195,11 @@ def score_sentences(
         fit = fit or on is not None
         if fit and ask.kinds:
             score += W_FITS
-        if fit and during is not None and said_during(s, during):
-            score += W_DURING
+        then = during is not None and said_during(s, during)
+        if then:
+            score += W_DURING if fit else 0.0
+        elif asks_event:
+            score *= NOT_DURING
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
         if not fit:
@@ -192,7 +208,12 @@ def score_sentences(
             score *= NUMBER_PENALTY
         if attribute and not covered(attribute, have, words(s.text)):
             score *= ATTRIBUTE_PENALTY
-        if ask.titles and not covered(ask.titles, have):
+        # a hand-over rarely repeats the title it hands over
+        if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
-        out.append(Scored(s, round(min(score, 1.0), 4), lexical, sem, prior, fit, on))
+        out.append(
+            Scored(
+                s, round(min(score, 1.0), 4), lexical, sem, prior, fit, on, then and asks_event
+            )
+        )
     return out
