@@ -112,9 +112,11 @@ CHANGE_CUE = re.compile(
     r"(?<!for\s)now(?=\s*[.;!](?:\s|$))|"
     r"(?:goes|go|went)\s+(?:up|down)|(?:goes|go|going)\s+from|"
     # a tool's end and its successor: "Clipwatch contract ends 10 July and we're not
-    # renewing. Moving media monitoring to Echolane", "Echolane is live for everyone"
+    # renewing. Moving media monitoring to Echolane"
     r"not\s+renewing|(?:contract|subscription)\s+(?:ends|expires|runs\s+out|lapses)|"
-    r"moving\s+(?:[\w-]+\s+){0,4}?to|(?:is|are)\s+(?:now\s+)?live|"
+    r"moving(?=\s+(?:\S+\s+){0,4}?to\b)|(?:starts|started)(?=\s+today\s+as\b)|"
+    r"t(?:akes|ook)(?=\s+(?:\S+\s+){0,3}?back\s+from\b)|"
+    r"cut\s+over\s+to|"
     # the same said otherwise: "has taken over", "has gone up", "swapped X for Y", "was
     # rescheduled", "henceforth", "starting 1 July", "as of Monday", "our new CRM is",
     # "(was $1,000)"

@@ -270,7 +270,8 @@ class KnowledgeService:
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
             changes = flt.model_copy(update={"marks": [CHANGE], **since})
-            searches = [(limit, flt), (CHANGE_HITS if limit <= ASK_HITS else SEARCH_CHANGE_HITS, changes)]
+            looked = CHANGE_HITS if limit <= ASK_HITS else SEARCH_CHANGE_HITS
+            searches = [(limit, flt), (looked, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
             hits, said, *then = self._search_each(

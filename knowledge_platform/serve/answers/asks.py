@@ -36,6 +36,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # "Who leads paid social?": a question opening with "who" asks for a person, whatever
         # words about money or counts follow
         (r"^\s*(who|whom|whose)\b", ("person",)),
+        # "Billing contact at Kettleby?": a role asked in a few words is a person
+        (
+            r"^\s*(?:the\s+|our\s+)?(?P<about>(?:[\w-]+\s+){0,2}(?:contact|manager|director|"
+            r"lead|owner|approver))\s+(?:at|for|of|on)\b",
+            ("person",),
+        ),
         # "Has anyone new joined this quarter?": yes, and who
         (
             r"^\s*(?:has|have|had|did|does|is|was|will)\s+(?:anyone|anybody|someone|somebody)\b",
@@ -108,9 +114,11 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
         (
             r"\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
-            r"approved|decided|signed)\b|\bwhich\s+(?:new\s+)?(person|people|colleague|engineer|"
-            r"writer|editor|designer|developer|freelancer|contractor|photographer|hire|recruit|"
-            r"strategist|planner|producer|analyst|intern|manager|director)s?\b",
+            r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague)\b|"
+            # "Which writer joined in March?": a person, and the role is what it is about
+            r"\bwhich\s+(?:new\s+)?(?P<about>engineer|writer|editor|designer|developer|"
+            r"freelancer|contractor|photographer|hire|recruit|strategist|planner|producer|"
+            r"analyst|intern|manager|director)s?\b",
             ("person",),
         ),
         (r"^\s*when\b", (*_TEMPORAL, "condition")),

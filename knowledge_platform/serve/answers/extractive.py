@@ -38,7 +38,7 @@ from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
 from knowledge_platform.serve.answers.items import Item, Superseding, find_item, superseding_item
-from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, score_sentences
+from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, in_window, score_sentences
 from knowledge_platform.serve.answers.sentences import (
     During,
     Sentence,
@@ -67,7 +67,6 @@ CLEAR_GAP = 0.1
 #: when that is a log entry of the window holding the asked kind of value and half the
 #: question's subject: the window already says most of what the words would.
 DURING_BELOW = 0.15
-DURING_LEXICAL = 0.5
 PARTNER_SHARE = 0.7
 #: Sentences this short are quoted with their heading when they do not name it themselves.
 FRAGMENT_CHARS = 60
@@ -145,7 +144,10 @@ def _eligible(
 
 
 def best_first(scored: Collection[Scored]) -> list[Scored]:
-    return sorted(scored, key=lambda s: (-s.score, s.sentence.rank, s.sentence.position))
+    # scores are capped at 1.0: of two there, the one with more of the question's words
+    return sorted(
+        scored, key=lambda s: (-s.score, -s.lexical, s.sentence.rank, s.sentence.position)
+    )
 
 
 def with_related(
@@ -192,7 +194,7 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
     the asked kind of value and say something new."""
     if scored and _clear(scored):
         min_score -= CLEAR_BELOW
-    elif scored and _then(scored[0]):
+    elif scored and in_window(scored[0]):
         min_score -= DURING_BELOW
     if not scored or scored[0].score < min_score:
         return []
@@ -217,12 +219,6 @@ def _clear(scored: Sequence[Scored]) -> bool:
     best = scored[0]
     gap = best.score - (scored[1].score if len(scored) > 1 else 0.0)
     return best.lexical == 1.0 and best.fits and gap >= CLEAR_GAP
-
-
-def _then(best: Scored) -> bool:
-    """Whether the best sentence is a log entry of the window the question asks about, with
-    the asked kind of value and at least DURING_LEXICAL of its subject."""
-    return best.during and best.fits and best.lexical >= DURING_LEXICAL
 
 
 def _own_sentences(

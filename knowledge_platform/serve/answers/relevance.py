@@ -31,7 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
@@ -67,6 +67,7 @@ W_DURING = 0.1
 #: answered by what was said then: a standing text ("Every new client gets a kickoff within
 #: 10 days of signing") or a log of another day counts NOT_DURING of its score.
 NOT_DURING = 0.7
+DURING_LEXICAL = 0.4
 _ASKS_EVENT = re.compile(
     r"\b(?:did|have|has|had|went|won|began|sent|built|held|shipped|launched|signed|hired|"
     r"joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b",
@@ -196,10 +197,8 @@ def score_sentences(
         if fit and ask.kinds:
             score += W_FITS
         then = during is not None and said_during(s, during)
-        if then:
-            score += W_DURING if fit else 0.0
-        elif asks_event:
-            score *= NOT_DURING
+        if then and fit:
+            score += W_DURING
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
         if not fit:
@@ -211,9 +210,30 @@ def score_sentences(
         # a hand-over rarely repeats the title it hands over
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
-        out.append(
-            Scored(
-                s, round(min(score, 1.0), 4), lexical, sem, prior, fit, on, then and asks_event
-            )
+        out.append(Scored(s, min(score, 1.0), lexical, sem, prior, fit, on, then))
+    return _window_first(out, asks_event or WINDOW_ALWAYS)
+
+
+WINDOW_ALWAYS = False
+
+
+def _window_first(scored: list[Scored], asks_event: bool) -> list[Scored]:
+    """On a question about what happened in its window, when a log entry of the window may
+    answer it (`in_window`), every other sentence counts NOT_DURING of its score; `during`
+    stays marked only on such a question."""
+    if not asks_event or not any(in_window(s) for s in scored):
+        return [replace(s, score=round(s.score, 4), during=False) for s in scored]
+    return [
+        replace(
+            s,
+            score=round(s.score if s.during else s.score * NOT_DURING, 4),
+            during=s.during and asks_event,
         )
-    return out
+        for s in scored
+    ]
+
+
+def in_window(s: Scored) -> bool:
+    """A log entry of the question's window with the asked kind of value and at least
+    DURING_LEXICAL of its subject."""
+    return s.during and s.fits and s.lexical >= DURING_LEXICAL
