@@ -85,6 +85,13 @@ WORKSPACE = {
     "conversion was 3.1% this week.\n",
     "memory/2026-11-24.md": "# 2026-11-24 daily log\n\n## Notes\nNorthwind Cycles checkout "
     "conversion was 3.4% this week.\n",
+    "accounts.md": "# Accounts\n\n## Fernleaf Tea\nAccount manager: Runa Skovgaard.\n",
+    "memory/2026-07-06.md": "# 2026-07-06 daily log\n\n## Log\n- RS handing Fernleaf over to "
+    "Evander from 13 Jul so she can focus on Northwind.\n- Printer fixed.\n",
+    "runbooks/new-clients.md": "# New clients\n\nEvery new client gets a kickoff workshop within "
+    "10 working days of signing.\n",
+    "memory/2026-11-03.md": "# 2026-11-03 daily log\n\n## Log\n- Wyckham Arms signed! New site "
+    "and booking engine.\n- Kitchen rota updated.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -386,3 +393,21 @@ async def test_a_numbered_rule_is_answered_and_said_to_be_superseded(runtime: Ru
     current = await ask(runtime, "What does house rule 2 say?")
     assert "ranges, never as one number" in current["answer"]
     assert not any("supersed" in w for w in current["warnings"])
+
+
+async def test_a_terse_log_hands_over_by_initials(runtime: Runtime) -> None:
+    """ "RS handing Fernleaf over to Evander" hands over Runa Skovgaard's account (before: the
+    stale accounts page was the answer, "RS" naming nobody it held)."""
+    answer = await ask(runtime, "Who's the account manager for Fernleaf Tea?")
+    assert sentence_with(answer["answer"], "Evander"), answer["answer"]
+    assert answer["answer"].index("Evander") < answer["answer"].find("Runa") or (
+        "Runa" not in answer["answer"]
+    )
+
+
+async def test_what_happened_in_the_window_is_answered_by_its_log(runtime: Runtime) -> None:
+    """A question about what happened this quarter is answered by the quarter's log, not by
+    a runbook about signing (before: the runbook, which says nothing of this quarter)."""
+    answer = await ask(runtime, "Any new clients signed this quarter?")
+    assert "Wyckham Arms" in answer["answer"], answer["answer"]
+    assert "kickoff workshop" not in answer["answer"]

@@ -407,3 +407,24 @@ def test_when_something_was_done_is_the_day_of_the_log_that_says_so(tmp_path: Pa
     with hash_retriever(tmp_path, [log]) as retriever:
         found = answer("When did we switch to Linemark?", hits(log), retriever)
     assert "2026-05-19 — From today all project boards live in Linemark" in found.answer
+
+
+def test_terse_logs_state_changes_their_own_way() -> None:
+    """Round 8's hand-written logs: an arrow, initials, a desk handed "to" someone, a tool
+    whose contract ends unrenewed; a noun "changes" states none."""
+    arrow = change_in("Ed planning call moves Tue 14:45 -> Wed 11:00 ET from w/c 13 Apr")
+    assert [v.text for v in arrow.old if v.kind == "time"] == ["14:45"]
+    assert arrow.new_text == ("Wed 11:00 ET",)
+    initials = change_in("RS handing Cobbleroot over to Evander from 1 Jun.")
+    assert [v.text for v in initials.old_in("Account manager: Runa Skovgaard.")] == [
+        "Runa Skovgaard"
+    ]
+    assert not initials.old_in("Account manager: Rosa Smith-Tan and Evander.")[1:]
+    desk = change_in("Ambrose Keating is handing the crisis desk to Nkechi Okonkwo from 1 June.")
+    assert [v.text for v in desk.old] == ["Ambrose Keating"]
+    assert desk.new_text == ("Nkechi Okonkwo",)
+    ended = change_in("Clipwatch contract ends 10 July and we're not renewing.")
+    assert ended.old_text == ("Clipwatch",)
+    assert not change_in("The Saltmarsh contract ends in May.").says_change  # may be renewed
+    assert CHANGE in marks("- Moving DNS + CDN to Skerrylight; Fintan migrating the zones.")
+    assert CHANGE not in marks("- Pilar ran a retro: fewer late design changes next time.")

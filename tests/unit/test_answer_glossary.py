@@ -211,3 +211,18 @@ def test_the_name_a_question_gives_is_not_what_makes_two_statements_one_subject(
 def test_a_system_is_an_engine_or_a_platform() -> None:
     assert {"engin", "platform"} <= words("booking system")
     assert "seat" in words("How many Figtree licences do we have?")
+
+
+def test_what_a_question_asks_in_round_eight_wording() -> None:
+    """A role a who-question names is a title its answer must hold; a role asked in a few
+    words is a person; "price-led" is no price; "which writer" asks for a person and keeps
+    the role as what it is about; trying out is a trial, a client won is signed."""
+    assert read_ask("Who's the account manager for Harrowgate Rowing Club?").titles == {"manag"}
+    assert read_ask("Billing contact at Cobbleroot Kitchenware?").kinds == ("person",)
+    assert "bill" in read_ask("Billing contact at Cobbleroot Kitchenware?").subject
+    assert "money" not in read_ask("What CTR lift did the price-led titles get?").kinds
+    writer = read_ask("Which writer joined Cindervale in March?")
+    assert writer.kinds == ("person",) and "writer" in writer.subject
+    assert "trial" in phrases("Which tool did the team try out last month?")
+    assert "signed" in synonyms("Any SEO clients won this quarter?")
+    assert phrases("Which variant won the test?") == "Which variant won the test?"  # a winner

@@ -208,6 +208,8 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
             break
         if picked and (not s.fits or any(repeats(s, p) and not _differ(s, p) for p in picked)):
             continue
+        if picked and picked[0].during and not s.during:
+            continue  # what happened then, not a standing text beside it
         picked.append(s)
         total += len(s.sentence.text)
     return picked
