@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 
-from knowledge_platform.config.registry import Registry
+from knowledge_platform.config.registry import INTERNAL, Registry
 from knowledge_platform.dating import CHANGE
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import LIFECYCLES, Chunk, Hit
@@ -21,7 +21,12 @@ from knowledge_platform.serve.answers.currency import current_first
 from knowledge_platform.serve.answers.glossary import abbreviated, synonyms
 from knowledge_platform.serve.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.serve.querylog import QueryLog
-from knowledge_platform.serve.question import Question, understand
+from knowledge_platform.serve.question import (
+    Question,
+    understand,
+    without_workplace,
+    workplace_names,
+)
 from knowledge_platform.serve.references import (
     hidden_note,
     item_hits,
@@ -231,6 +236,12 @@ class KnowledgeService:
                 found.setdefault(chunk.doc_id, []).append(chunk)
         return found
 
+    def _workplace(self, scope: str, hits: Sequence[Hit]) -> set[str]:
+        """The names the workplace goes by: the internal scope's name, and the name of any
+        page of the hits titled for it ("Tansy Row staff handbook")."""
+        own = [self.registry.internal.name] if scope == INTERNAL else []
+        return workplace_names((h.chunk.title for h in hits), own)
+
     def cpu_only(self, scope: str, query: str) -> bool:
         """Whether searching `scope` for `query` is CPU work in this process and nothing
         else: the scope's collection is open here and the query's embedding is at hand (no
@@ -282,6 +293,19 @@ class KnowledgeService:
             hits = current_first(_distinct([*hits, *said]), question.search_text)
         else:
             hits = self._search(grant, scope, searched, limit, flt)
+        own = without_workplace(text, self._workplace(scope, hits))
+        if own != text and own.strip(" ?.!"):  # the workplace it names, every passage is about
+            return self._read(
+                grant,
+                scope,
+                own,
+                limit=limit,
+                lifecycles=lifecycles,
+                sources=sources,
+                kinds=kinds,
+                date_from=date_from,
+                date_to=date_to,
+            )
         named, notes = self._named(grant, scope, text, flt, hits)
         shown = {h.chunk.doc_id for h in named if h.chunk.doc_id not in _successor_ids(named)}
         # a record's own file answers first: an item of a page is looked up only without one

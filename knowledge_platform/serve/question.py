@@ -10,6 +10,8 @@ rather than notes that contain "last" and "week".
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -81,3 +83,75 @@ def understand(
             today=today,
         ),
     )
+
+
+#: A page named for the workplace itself ("Tansy Row staff handbook", "Cindervale content
+#: style guide", "Brightwick playbook"): its leading name is the workplace's.
+_OWN_PAGE = re.compile(
+    r"^(?:the\s+)?(?P<name>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2}?)(?:'s|\u2019s)?\s+"
+    r"(?:(?:staff|employee|engineering|content|team|company|house)\s+)?"
+    r"(?:handbook|style\s+guide|playbook|wiki|intranet|manual)$"
+)
+#: What a playbook or handbook may be named for besides the workplace ("Experiment playbook").
+_WHAT_PAGES_ARE_ON = frozenset(
+    [
+        "experiment",
+        "experiments",
+        "design",
+        "brand",
+        "sales",
+        "marketing",
+        "engineering",
+        "content",
+        "client",
+        "clients",
+        "product",
+        "team",
+        "company",
+        "employee",
+        "staff",
+        "operations",
+        "ops",
+        "security",
+        "support",
+        "onboarding",
+        "incident",
+        "incidents",
+        "release",
+        "hiring",
+        "finance",
+        "seo",
+        "social",
+        "paid",
+        "email",
+        "crisis",
+        "events",
+    ]
+)
+_ASKING_VERB = r"(?:did|does|do|has|have|will|would|can|should)"
+
+
+def workplace_names(titles: Iterable[str], also: Iterable[str] = ()) -> set[str]:
+    """The workplace's own names: `also` (the registry's name for the scope) and the leading
+    name of any page titled for it."""
+    found = {
+        m["name"]
+        for t in titles
+        if (m := _OWN_PAGE.match(t.strip())) and m["name"].lower() not in _WHAT_PAGES_ARE_ON
+    }
+    return {n for n in (*found, *also) if n}
+
+
+def without_workplace(text: str, names: Iterable[str]) -> str:
+    """`text` without the workplace it names, which every passage is about and few say ("Who
+    leads crisis comms at Tansy Row now?" is who leads crisis comms): "at/of/in <name>" goes,
+    "<name>'s" is ours, "did <name> sign" is whether we did, any other mention goes."""
+    for name in sorted(names, key=len, reverse=True):
+        n = re.escape(name)
+        text = re.sub(
+            rf"\s+(?:at|of|in|for|across|within|to|with)\s+{n}(?:'s|\u2019s)?\b", "", text
+        )
+        text = re.sub(rf"\b{n}(?:'s|\u2019s)\s+", "our ", text)
+        text = re.sub(rf"\b({_ASKING_VERB})\s+{n}\b", r"\1 we", text, flags=re.I)
+        text = re.sub(rf"\s*\b{n}\b", "", text)
+    return " ".join(text.split())

@@ -226,3 +226,20 @@ def test_what_a_question_asks_in_round_eight_wording() -> None:
     assert "trial" in phrases("Which tool did the team try out last month?")
     assert "signed" in synonyms("Any SEO clients won this quarter?")
     assert phrases("Which variant won the test?") == "Which variant won the test?"  # a winner
+
+
+def test_the_workplace_a_question_names_is_what_every_passage_is_about() -> None:
+    """A page titled for the workplace names it; the question is read without it."""
+    from knowledge_platform.serve.question import without_workplace, workplace_names
+
+    names = workplace_names(
+        ["Tansy Row staff handbook", "Experiment playbook", "2026-05-18 daily log"], ["Fernhill"]
+    )
+    assert names == {"Tansy Row", "Fernhill"}
+    assert without_workplace("Who leads crisis comms at Tansy Row now?", names) == (
+        "Who leads crisis comms now?"
+    )
+    assert without_workplace("Which client did Fernhill sign?", names) == (
+        "Which client did we sign?"
+    )
+    assert without_workplace("What is Fernhill's mission?", names) == "What is our mission?"
