@@ -326,10 +326,16 @@ _RULES = [(re.compile(text, re.I), rule) for text, rule in _RULE_TEXTS]
 _DANGLING = re.compile(r"\b(?:on|in|during|from|since|at|of|for|as of)\s*(?=[?.!,;:]|$)", re.I)
 
 
+#: A log's shorthand for a unit of time ("last wk", "this qtr", "yday"), read spelt out.
+_SHORTHAND = {"wk": "week", "wks": "weeks", "qtr": "quarter", "yday": "yesterday"}
+_SHORT = re.compile(r"\b(" + "|".join(_SHORTHAND) + r")\b", re.I)
+
+
 def resolve(question: str, today: dt.date) -> Resolved:
     """The first time expression in `question` (by position; the longest at a position) as a
     window, and the question without it. No expression, or one wholly after today: no
     window and the question unchanged."""
+    question = _SHORT.sub(lambda m: _SHORTHAND[m[1].lower()], question)
     best: tuple[int, int, tuple[dt.date | None, dt.date]] | None = None
     for pattern, rule in _RULES:
         for m in pattern.finditer(question):

@@ -107,7 +107,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # the page that names ROAS as the client's KPI)
         (
             r"\b(?P<about>roas|roi|cpa|cpl|cpc|cpm|ctr|cvr|aov|nps|ltv|arpu|utili[sz]ation|"
-            r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?)\b",
+            r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?|sov|ttfb|lcp|cls|"
+            r"share\s+of\s+voice|traffic|sessions)\b",
             ("number", "percent", "money"),
         ),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),

@@ -472,7 +472,10 @@ def extractive_answer(
         return item_answer(item, sources, warnings=warnings, when=when)
     scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
-    picked = focus_pick(focus) if focus else pick(scored, min_score)
+    picked = focus_pick(focus) if focus else []
+    if not picked:  # a named page without the asked kind of value: what else says it
+        focus = []
+        picked = pick(scored, min_score)
     picked = _own_sentences(picked, scored, bool(read_ask(question).kinds))
     if not picked:
         best = scored[0].score if scored else 0.0

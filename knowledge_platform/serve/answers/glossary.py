@@ -56,6 +56,7 @@ system engine platform software
 seat seats licence licences license licenses
 staff employee employees
 timesheet timesheets timekeeping
+traffic sessions visits
 launch launches launched ship ships shipped
 trial trials trialling trialing pilot piloting
 """
@@ -78,6 +79,8 @@ _PHRASE_WORDS = {
     "aov": r"\baverage\s+order\s+value\b",
     "wip": r"\bwork[-\s]in[-\s]progress\b",
     "esp": r"\bemail\s+service\s+provider\b",
+    "sov": r"\bshare\s+of\s+voice\b",
+    "ttfb": r"\btime\s+to\s+first\s+byte\b",
     # a launch said as going live ("the go-live date", "when is the app going live")
     "launch": r"\bgo(?:es|ing)?[-\s]live\b|\bwent\s+live\b",
     "annual": r"\b(?:a|per|each)\s+year\b",
@@ -95,7 +98,9 @@ _PHRASE_WORDS = {
 #: or "welcome", never "join").
 _PHRASE_SEARCH = {"join": ("starts", "welcome"), "sign": ("signed",)}
 #: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
-_ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp"})
+_ABBREVIATIONS = frozenset(
+    {"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp", "sov", "ttfb"}
+)
 #: Phrases also read as their own words.
 _KEPT = frozenset({"join", "launch"})
 #: One pass over a text: the name of the group that matched is the word it is read as.
