@@ -5,6 +5,7 @@ confidentiality condition so filtering happens inside the store query."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -68,6 +69,12 @@ WINDOW_HITS = 3
 #: supersedes one of its hits; one that supersedes none is left out (it is not what was asked).
 SEARCH_CHANGE_HITS = 6
 CONTEXT_HITS = 8
+#: A question after the latest value ("Latest Velvetine SOV?", "What's our open rate now?")
+#: also searches what was said in the last LATELY_DAYS.
+LATELY_DAYS = 60
+_ASKS_LATEST = re.compile(
+    r"\b(?:latest|most\s+recent|lately|these\s+days|at\s+the\s+moment|right\s+now|now)\b", re.I
+)
 MEMORY_CHARS = 1000
 MEMORY_ENTRIES = 50
 
@@ -264,7 +271,8 @@ class KnowledgeService:
         """The read pass every reader shares, in order: understand the question (its date
         window and search text), retrieve (hybrid, filtered by scope, grant and window),
         named documents first, then mark which statements are current."""
-        question = understand(text, self.runtime.today(), date_from=date_from, date_to=date_to)
+        question_today = self.runtime.today()
+        question = understand(text, question_today, date_from=date_from, date_to=date_to)
         flt = self._filter(
             grant,
             lifecycles=lifecycles,
@@ -285,6 +293,10 @@ class KnowledgeService:
             searches = [(limit, flt), (looked, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
+            elif question.dates is None and _ASKS_LATEST.search(text):
+                # "Latest Velvetine SOV?": what was said lately, which older logs outrank
+                lately = question_today - dt.timedelta(days=LATELY_DAYS)
+                searches.append((WINDOW_HITS, flt.model_copy(update={"date_from": lately})))
             hits, said, *then = self._search_each(
                 grant, scope, searched, searches, synonyms(searched)
             )

@@ -57,6 +57,9 @@ seat seats licence licences license licenses
 staff employee employees
 timesheet timesheets timekeeping
 traffic sessions visits
+helpdesk servicedesk
+production prod
+database databases db
 launch launches launched ship ships shipped
 trial trials trialling trialing pilot piloting
 """
@@ -80,6 +83,9 @@ _PHRASE_WORDS = {
     "wip": r"\bwork[-\s]in[-\s]progress\b",
     "esp": r"\bemail\s+service\s+provider\b",
     "sov": r"\bshare\s+of\s+voice\b",
+    "helpdesk": r"\b(?:support|help|service)[-\s]desk\b",
+    # "Who looks after Cobbleroot?": who manages it
+    "manage": r"\blook(?:s|ed|ing)?\s+after\b",
     "ttfb": r"\btime\s+to\s+first\s+byte\b",
     # a launch said as going live ("the go-live date", "when is the app going live")
     "launch": r"\bgo(?:es|ing)?[-\s]live\b|\bwent\s+live\b",
@@ -101,6 +107,18 @@ _PHRASE_SEARCH = {"join": ("starts", "welcome"), "sign": ("signed",)}
 _ABBREVIATIONS = frozenset(
     {"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp", "sov", "ttfb"}
 )
+#: What each abbreviation stands for, for a search of a question that abbreviates it.
+_SPELLED = {
+    "roas": "return on ad spend",
+    "cpl": "cost per lead",
+    "cpa": "cost per acquisition",
+    "ctr": "click-through rate",
+    "aov": "average order value",
+    "wip": "work in progress",
+    "esp": "email service provider",
+    "sov": "share of voice",
+    "ttfb": "time to first byte",
+}
 #: Phrases also read as their own words.
 _KEPT = frozenset({"join", "launch"})
 #: One pass over a text: the name of the group that matched is the word it is read as.
@@ -132,11 +150,14 @@ def phrases(text: str) -> str:
 
 def abbreviated(text: str) -> str:
     """`text` and the abbreviations of the phrases it spells out ("work in progress" ->
-    "WIP"), for a search: a page that says "WIP meeting" shares no word with the phrase."""
+    "WIP"), and the phrases its abbreviations stand for ("SOV" -> "share of voice"), for a
+    search: a page that says "WIP meeting" shares no word with the phrase."""
     found = dict.fromkeys(
         m.lastgroup for m in _PHRASES.finditer(text) if m.lastgroup in _ABBREVIATIONS
     )
-    return " ".join([text, *(w.upper() for w in found if w)])
+    said = {w.lower() for w in re.findall(r"\b[A-Za-z]{2,5}\b", text)}
+    spelled = [_SPELLED[w] for w in _SPELLED if w in said and w not in found]
+    return " ".join([text, *(w.upper() for w in found if w), *spelled])
 
 
 def synonyms(text: str) -> str:
