@@ -104,9 +104,7 @@ _PHRASE_WORDS = {
 #: or "welcome", never "join").
 _PHRASE_SEARCH = {"join": ("starts", "welcome"), "sign": ("signed",)}
 #: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
-_ABBREVIATIONS = frozenset(
-    {"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp", "sov", "ttfb"}
-)
+_ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp", "sov", "ttfb"})
 #: What each abbreviation stands for, for a search of a question that abbreviates it.
 _SPELLED = {
     "roas": "return on ad spend",
