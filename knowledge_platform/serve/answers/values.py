@@ -132,6 +132,13 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    # "by the end of the next working day": a day's wait
+    (
+        "duration",
+        re.compile(
+            r"\bend\s+of\s+(?:the\s+)?(next)\s+(?:working\s+|business\s+)?(day|week)\b", re.I
+        ),
+    ),
     ("weekday", re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)),
     ("number", re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[x\u00d7](?!\w)")),  # a ratio: "4.2x"
     ("number", re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?![\w.]*\w)")),
@@ -211,7 +218,7 @@ def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
         return f"{g[0]}{float(g[1].replace(',', '')) * scale:g}"
     if kind == "duration":
         unit = g[1].lower().split()[-1]
-        return _fmt(_number(g[0]) * _UNITS[unit])
+        return _fmt((1 if g[0].lower() == "next" else _number(g[0])) * _UNITS[unit])
     if kind == "weekday":  # a weekday, or a day of each month
         day = " ".join(g[0].lower().replace("business", "working").split())
         return re.sub(r"\b(?:each|every)\b", "the", day).replace("final", "last")
