@@ -49,10 +49,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         # a count first: "How many seats does the studio pay for?" asks for a number
         (r"\bsample\s+size\b", ("number",)),  # a count of visitors, never of days
+        # "How many days ...?" is a duration; "How many category pages ...?" a count only
         (
-            r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bnumber\s+of\b",
+            r"\bhow\s+many\s+(?:[\w-]+\s+){0,2}?(?:minutes|hours|days|weeks|"
+            r"months|years|sprints)\b",
             ("number", "duration"),
         ),
+        (r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bnumber\s+of\b", ("number",)),
         # "How long do clients have to pay?": a duration, whatever the money words after it
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
@@ -112,6 +115,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("number", "percent", "money"),
         ),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
+        # "What's Cobbleroot's organic revenue target?": a figure, not the KPI's name
+        (
+            r"\b(?:target|goal)s?\b(?!\s+(?:audience|market|customers?|persona|group|keywords?|"
+            r"quer(?:y|ies)|pages?|urls?|accounts?|list|date))",
+            ("number", "percent", "money"),
+        ),
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
         (
             r"\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
