@@ -87,7 +87,9 @@ def test_who_is_a_name_asks_what_the_name_is_not_for_another_person() -> None:
 
 
 def test_how_many_asks_for_a_count_even_with_a_word_about_paying() -> None:
-    assert read_ask("How many Figtree seats does the studio pay for?").kinds == (
+    assert read_ask("How many Figtree seats does the studio pay for?").kinds == ("number",)
+    # a count of days is a duration too
+    assert read_ask("How many retainer hours a month does Orchard Bikes have?").kinds == (
         "number",
         "duration",
     )
