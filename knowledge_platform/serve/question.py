@@ -94,39 +94,9 @@ _OWN_PAGE = re.compile(
 )
 #: What a playbook or handbook may be named for besides the workplace ("Experiment playbook").
 _WHAT_PAGES_ARE_ON = frozenset(
-    [
-        "experiment",
-        "experiments",
-        "design",
-        "brand",
-        "sales",
-        "marketing",
-        "engineering",
-        "content",
-        "client",
-        "clients",
-        "product",
-        "team",
-        "company",
-        "employee",
-        "staff",
-        "operations",
-        "ops",
-        "security",
-        "support",
-        "onboarding",
-        "incident",
-        "incidents",
-        "release",
-        "hiring",
-        "finance",
-        "seo",
-        "social",
-        "paid",
-        "email",
-        "crisis",
-        "events",
-    ]
+    "experiment experiments design brand sales marketing engineering content client clients "
+    "product team company employee staff operations ops security support onboarding incident "
+    "incidents release hiring finance seo social paid email crisis events".split()
 )
 _ASKING_VERB = r"(?:did|does|do|has|have|will|would|can|should)"
 
@@ -145,7 +115,8 @@ def workplace_names(titles: Iterable[str], also: Iterable[str] = ()) -> set[str]
 def without_workplace(text: str, names: Iterable[str]) -> str:
     """`text` without the workplace it names, which every passage is about and few say ("Who
     leads crisis comms at Tansy Row now?" is who leads crisis comms): "at/of/in <name>" goes,
-    "<name>'s" is ours, "did <name> sign" is whether we did, any other mention goes."""
+    "<name>'s" is ours, "did <name> sign" is whether we did, any other mention is us ("Which
+    writer joined Cindervale in March?")."""
     for name in sorted(names, key=len, reverse=True):
         n = re.escape(name)
         text = re.sub(
@@ -153,5 +124,5 @@ def without_workplace(text: str, names: Iterable[str]) -> str:
         )
         text = re.sub(rf"\b{n}(?:'s|\u2019s)\s+", "our ", text)
         text = re.sub(rf"\b({_ASKING_VERB})\s+{n}\b", r"\1 we", text, flags=re.I)
-        text = re.sub(rf"\s*\b{n}\b", "", text)
+        text = re.sub(rf"\b{n}\b", "us", text)
     return " ".join(text.split())

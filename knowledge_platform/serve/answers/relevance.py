@@ -211,10 +211,7 @@ def score_sentences(
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
         out.append(Scored(s, min(score, 1.0), lexical, sem, prior, fit, on, then))
-    return _window_first(out, asks_event or WINDOW_ALWAYS)
-
-
-WINDOW_ALWAYS = False
+    return _window_first(out, asks_event)
 
 
 def _window_first(scored: list[Scored], asks_event: bool) -> list[Scored]:
@@ -224,12 +221,7 @@ def _window_first(scored: list[Scored], asks_event: bool) -> list[Scored]:
     if not asks_event or not any(in_window(s) for s in scored):
         return [replace(s, score=round(s.score, 4), during=False) for s in scored]
     return [
-        replace(
-            s,
-            score=round(s.score if s.during else s.score * NOT_DURING, 4),
-            during=s.during and asks_event,
-        )
-        for s in scored
+        replace(s, score=round(s.score if s.during else s.score * NOT_DURING, 4)) for s in scored
     ]
 
 
