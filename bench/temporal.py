@@ -10,7 +10,8 @@ graph exactly as `kp index` runs it, then asks each question of one half (bench/
 KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, scope)` and
 `knowledge_search(question, scope, limit=10)`.
 
-    .venv/bin/python bench/temporal.py [--split holdout|tune|dev|{fresh,studio,growth}-{tune,check}]
+    .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
+        (<set>: fresh, studio, growth, harbour, atelier, orchard)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
