@@ -243,3 +243,17 @@ def test_the_workplace_a_question_names_is_what_every_passage_is_about() -> None
         "Which client did we sign?"
     )
     assert without_workplace("What is Fernhill's mission?", names) == "What is our mission?"
+
+
+def test_measures_and_waits_as_logs_write_them() -> None:
+    """ "TTFB 468ms" holds a value, "the end of the next working day" is a day's wait, "one
+    round" a count, and a question's "SOV" also searches "share of voice"."""
+    from knowledge_platform.serve.answers.values import values
+
+    assert [v.norm for v in values("Gannet booking page TTFB 468ms")] == ["468"]
+    assert [
+        (v.kind, v.norm) for v in values("a first review by the end of the next working day")
+    ] == [("duration", "1d")]
+    assert ("number", "1") in {(v.kind, v.norm) for v in values("one round of client revisions")}
+    assert not values("No one knows.")
+    assert abbreviated("Latest Velvetine SOV?").endswith("share of voice")
