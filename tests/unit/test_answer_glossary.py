@@ -257,3 +257,9 @@ def test_measures_and_waits_as_logs_write_them() -> None:
     assert ("number", "1") in {(v.kind, v.norm) for v in values("one round of client revisions")}
     assert not values("No one knows.")
     assert abbreviated("Latest Velvetine SOV?").endswith("share of voice")
+
+
+def test_what_we_decided_is_a_decision() -> None:
+    """ "What did we decide last week?" is about the log's "Decision: ..." (the stemmer keeps
+    "decide" and "decision" apart)."""
+    assert words("What did we decide?") & words("Decision: client reports go out monthly.")

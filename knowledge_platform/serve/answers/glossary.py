@@ -58,6 +58,7 @@ staff employee employees
 timesheet timesheets timekeeping
 traffic sessions visits
 helpdesk servicedesk
+decide decided decides decision decisions
 production prod
 database databases db
 launch launches launched ship ships shipped
