@@ -94,9 +94,39 @@ _OWN_PAGE = re.compile(
 )
 #: What a playbook or handbook may be named for besides the workplace ("Experiment playbook").
 _WHAT_PAGES_ARE_ON = frozenset(
-    "experiment experiments design brand sales marketing engineering content client clients "
-    "product team company employee staff operations ops security support onboarding incident "
-    "incidents release hiring finance seo social paid email crisis events".split()
+    [
+        "experiment",
+        "experiments",
+        "design",
+        "brand",
+        "sales",
+        "marketing",
+        "engineering",
+        "content",
+        "client",
+        "clients",
+        "product",
+        "team",
+        "company",
+        "employee",
+        "staff",
+        "operations",
+        "ops",
+        "security",
+        "support",
+        "onboarding",
+        "incident",
+        "incidents",
+        "release",
+        "hiring",
+        "finance",
+        "seo",
+        "social",
+        "paid",
+        "email",
+        "crisis",
+        "events",
+    ]
 )
 _ASKING_VERB = r"(?:did|does|do|has|have|will|would|can|should)"
 
