@@ -419,7 +419,7 @@ def test_terse_logs_state_changes_their_own_way() -> None:
     assert [v.text for v in initials.old_in("Account manager: Runa Skovgaard.")] == [
         "Runa Skovgaard"
     ]
-    assert not initials.old_in("Account manager: Rosa Smith-Tan and Evander.")[1:]
+    assert not initials.old_in("Account manager: Evander Kesterson.")  # EK is not RS
     desk = change_in("Ambrose Keating is handing the crisis desk to Nkechi Okonkwo from 1 June.")
     assert [v.text for v in desk.old] == ["Ambrose Keating"]
     assert desk.new_text == ("Nkechi Okonkwo",)
