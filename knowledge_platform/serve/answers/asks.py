@@ -23,6 +23,10 @@ terms = SparseEncoder().terms
 #: question's own), "condition" ("when X happens"), "reason", "phone" and "place" (a name
 #: the sentence is not about, a code, or a place in words: "in the shared drive").
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
+#: The roles a question may ask after by name ("the account manager", "billing contact").
+_ROLE_NOUNS = (
+    r"manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist|approver"
+)
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
@@ -38,8 +42,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"^\s*(who|whom|whose)\b", ("person",)),
         # "Billing contact at Kettleby?": a role asked in a few words is a person
         (
-            r"^\s*(?:the\s+|our\s+)?(?P<about>(?:[\w-]+\s+){0,2}(?:contact|manager|director|"
-            r"lead|owner|approver))\s+(?:at|for|of|on)\b",
+            rf"^\s*(?:the\s+|our\s+)?(?P<about>(?:[\w-]+\s+){{0,2}}(?:{_ROLE_NOUNS}))\s+"
+            r"(?:at|for|of|on)\b",
             ("person",),
         ),
         # "Has anyone new joined this quarter?": yes, and who
@@ -176,8 +180,7 @@ _TITLES = frozenset(
 #: an answer must name it ("Client contact: Bea Lowther" names a contact, not a manager).
 _ROLE_NAMED = re.compile(
     r"^\s*who(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the|our)\s+(?:[\w-]+\s+)?"
-    r"(manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist)"
-    r"\s+(?:of|for|on|at|in)\b",
+    rf"({_ROLE_NOUNS})\s+(?:of|for|on|at|in)\b",
     re.I,
 )
 #: A capitalised word opening a sentence: a name only if the passages write it as one.

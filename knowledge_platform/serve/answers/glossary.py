@@ -104,8 +104,6 @@ _PHRASE_WORDS = {
 #: The words a phrase is written with, for a search (a joiner's log line says "starts today"
 #: or "welcome", never "join").
 _PHRASE_SEARCH = {"join": ("starts", "welcome"), "sign": ("signed",)}
-#: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
-_ABBREVIATIONS = frozenset({"ceo", "roas", "cpl", "cpa", "ctr", "aov", "wip", "esp", "sov", "ttfb"})
 #: What each abbreviation stands for, for a search of a question that abbreviates it.
 _SPELLED = {
     "roas": "return on ad spend",
@@ -118,6 +116,8 @@ _SPELLED = {
     "sov": "share of voice",
     "ttfb": "time to first byte",
 }
+#: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
+_ABBREVIATIONS = frozenset({"ceo", *_SPELLED})
 #: Phrases also read as their own words.
 _KEPT = frozenset({"join", "launch"})
 #: One pass over a text: the name of the group that matched is the word it is read as.

@@ -210,19 +210,17 @@ def score_sentences(
         # a hand-over rarely repeats the title it hands over
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
-        out.append(Scored(s, min(score, 1.0), lexical, sem, prior, fit, on, then))
-    return _window_first(out, asks_event)
+        score = round(min(score, 1.0), 4)
+        out.append(Scored(s, score, lexical, sem, prior, fit, on, then and asks_event))
+    return _window_first(out)
 
 
-def _window_first(scored: list[Scored], asks_event: bool) -> list[Scored]:
-    """On a question about what happened in its window, when a log entry of the window may
-    answer it (`in_window`), every other sentence counts NOT_DURING of its score; `during`
-    stays marked only on such a question."""
-    if not asks_event or not any(in_window(s) for s in scored):
-        return [replace(s, score=round(s.score, 4), during=False) for s in scored]
-    return [
-        replace(s, score=round(s.score if s.during else s.score * NOT_DURING, 4)) for s in scored
-    ]
+def _window_first(scored: list[Scored]) -> list[Scored]:
+    """When a log entry of the window a question about what happened then may answer it
+    (`in_window`), every other sentence counts NOT_DURING of its score."""
+    if not any(in_window(s) for s in scored):
+        return scored
+    return [s if s.during else replace(s, score=round(s.score * NOT_DURING, 4)) for s in scored]
 
 
 def in_window(s: Scored) -> bool:

@@ -158,7 +158,7 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
         re.compile(
             r"(?<!\bno\s)(?<!\bany\s)(?<!\bthe\s)(?<!\beach\s)(?<!\bthis\s)(?<!\bthat\s)"
             r"\b(one)(?=\s+[a-z]+\b)(?!\s+(?:of|more|another|other|that|which|who|is|was|"
-            r"thing|way|time|day|off|another|by|to|or|and|in|on|at|for)\b)",
+            r"thing|way|time|day|off|by|to|or|and|in|on|at|for)\b)",
             re.I,
         ),
     ),
