@@ -66,7 +66,7 @@ CHANGE_HITS = 3
 #: force then ("Who did we hire in March?" is answered by March's log, not the team page).
 WINDOW_HITS = 3
 #: A search's list (longer than an answer's) looks further for the statement of change that
-#: supersedes one of its hits; one that supersedes none is left out (it is not what was asked).
+#: supersedes one of its hits; one that supersedes none ranks after the plain hits.
 SEARCH_CHANGE_HITS = 6
 CONTEXT_HITS = 8
 #: A question after the latest value ("Latest Velvetine SOV?", "What's our open rate now?")
@@ -271,8 +271,11 @@ class KnowledgeService:
         """The read pass every reader shares, in order: understand the question (its date
         window and search text), retrieve (hybrid, filtered by scope, grant and window),
         named documents first, then mark which statements are current."""
-        question_today = self.runtime.today()
-        question = understand(text, question_today, date_from=date_from, date_to=date_to)
+        # the workplace the question names, which every passage is about: its registry name
+        # now, a name a page of the hits is titled with after the search (`_workplace`)
+        text = without_workplace(text, self._workplace(scope, [])).strip() or text
+        today = self.runtime.today()
+        question = understand(text, today, date_from=date_from, date_to=date_to)
         flt = self._filter(
             grant,
             lifecycles=lifecycles,
@@ -295,7 +298,7 @@ class KnowledgeService:
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
             elif question.dates is None and _ASKS_LATEST.search(text):
                 # "Latest Velvetine SOV?": what was said lately, which older logs outrank
-                lately = question_today - dt.timedelta(days=LATELY_DAYS)
+                lately = today - dt.timedelta(days=LATELY_DAYS)
                 searches.append((WINDOW_HITS, flt.model_copy(update={"date_from": lately})))
             hits, said, *then = self._search_each(
                 grant, scope, searched, searches, synonyms(searched)
@@ -306,7 +309,7 @@ class KnowledgeService:
         else:
             hits = self._search(grant, scope, searched, limit, flt)
         own = without_workplace(text, self._workplace(scope, hits))
-        if own != text and own.strip(" ?.!"):  # the workplace it names, every passage is about
+        if own != text and own.strip(" ?.!"):  # a page of the hits is titled for the workplace
             return self._read(
                 grant,
                 scope,

@@ -128,6 +128,9 @@ _WHAT_PAGES_ARE_ON = frozenset(
         "events",
     ]
 )
+#: A question that names a page kind asks about that page: the name says which one ("What
+#: does the Acme style guide say about tone?" is about Acme's guide, whoever Acme is).
+_NAMES_A_PAGE = re.compile(r"\b(?:handbook|style\s+guide|playbook|wiki|intranet|manual)s?\b", re.I)
 _ASKING_VERB = r"(?:did|does|do|has|have|will|would|can|should)"
 
 
@@ -146,7 +149,10 @@ def without_workplace(text: str, names: Iterable[str]) -> str:
     """`text` without the workplace it names, which every passage is about and few say ("Who
     leads crisis comms at Tansy Row now?" is who leads crisis comms): "at/of/in <name>" goes,
     "<name>'s" is ours, "did <name> sign" is whether we did, any other mention is us ("Which
-    writer joined Cindervale in March?")."""
+    writer joined Cindervale in March?"). A question that names a page kind is left as it
+    is."""
+    if _NAMES_A_PAGE.search(text):
+        return text
     for name in sorted(names, key=len, reverse=True):
         n = re.escape(name)
         text = re.sub(

@@ -243,6 +243,9 @@ def test_the_workplace_a_question_names_is_what_every_passage_is_about() -> None
         "Which client did we sign?"
     )
     assert without_workplace("What is Fernhill's mission?", names) == "What is our mission?"
+    # a page the question names is the page it asks about: the name says which one
+    asked = "What does the Tansy Row staff handbook say about leave?"
+    assert without_workplace(asked, names) == asked
 
 
 def test_measures_and_waits_as_logs_write_them() -> None:
