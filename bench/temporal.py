@@ -83,7 +83,7 @@ HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
         f"{name}-{half}": (QUESTIONS / name, name)
-        for name in ("fresh", "studio", "growth", "harbour", "atelier", "orchard")
+        for name in ("fresh", "studio", "growth", "harbour", "atelier", "orchard", "kiln", "beacon")
         for half in ("tune", "check")
     },
 }

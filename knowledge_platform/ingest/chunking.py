@@ -21,6 +21,8 @@ from knowledge_platform.models import MIME_TYPE, Chunk, Document, chunk_id, cont
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+#: where a log entry starts: a list item, or a line stamped with its time ("09:42 — ...")
+_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)]|\[?\d{1,2}:\d{2}\]?)[ \t]+\S")
 MAX_TARGET = 800
 MIN_BUDGET = 48
 MAX_CHARS_PER_TOKEN = 16
@@ -28,7 +30,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: re-chunked instead of keeping the chunks it got last run. (A new Chunk field does that by
 #: itself: the field names are part of the fingerprint.) The marks a chunk carries
 #: (dating.marks) count: 3 re-marks statements of change as round 8 reads them.
-CHUNKING_VERSION = 3
+CHUNKING_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,52 @@ def split_sections(text: str, *, whole: bool = False) -> list[Section]:
         buf.append(line)
     flush()
     return sections
+
+
+def entries(text: str) -> list[str]:
+    """A log section's entries: each top-level list item (with its continuation lines and
+    sub-items) and each paragraph. A day's log says unrelated things; one chunk per entry
+    keeps each one's embedding, and what it supersedes, its own. A paragraph that ends in a
+    colon ("Decisions:") leads every item of the list after it."""
+    groups: list[list[str]] = []
+    current: list[str] = []
+    blank = in_fence = False
+    for line in text.split("\n"):
+        fence = _FENCE.match(line) is not None
+        if in_fence or fence:
+            in_fence ^= fence
+            current.append(line)
+            continue
+        if not line.strip():
+            blank = True
+            continue
+        item = _ITEM.match(line) is not None
+        continues = bool(current) and (line[:1].isspace() if blank else not item)
+        if continues:
+            current.extend([""] * blank + [line])
+        else:
+            if current:
+                groups.append(current)
+            current = [line]
+        blank = False
+    if current:
+        groups.append(current)
+    out: list[str] = []
+    lead, led = "", False
+    for lines in groups:
+        body = "\n".join(lines).strip()
+        if _ITEM.match(lines[0]):
+            out.append(f"{lead}\n{body}" if lead else body)
+            led = True
+            continue
+        if lead and not led:
+            out.append(lead)  # a lead no list followed is a paragraph of its own
+        lead, led = (body, False) if body.endswith(":") else ("", False)
+        if not lead:
+            out.append(body)
+    if lead and not led:
+        out.append(lead)
+    return out
 
 
 def _snap(text: str, pos: int, floor: int) -> int:
@@ -160,7 +208,12 @@ class Chunker:
         chunks: list[Chunk] = []
         for section in sections:
             budget = self.budget(doc.title, section.headers)
-            for window in windows(section.text, self.counter, budget, self.overlap):
+            texts = [section.text]
+            if not whole and section_time(section.headers, doc.date, doc.time_kind)[1] == "event":
+                texts = entries(section.text)
+            for window in (
+                w for t in texts for w in windows(t, self.counter, budget, self.overlap)
+            ):
                 # A run of characters the tokenizer reads as one unknown token (no spaces for
                 # megabytes) still has to fit a payload: cap by characters too.
                 cap = budget * MAX_CHARS_PER_TOKEN

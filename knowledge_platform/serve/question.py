@@ -145,6 +145,15 @@ def workplace_names(titles: Iterable[str], also: Iterable[str] = ()) -> set[str]
     return {n for n in (*found, *also) if n}
 
 
+_KIND_OF_WORKPLACE = re.compile(
+    r"\s+(?:at|in|across|within)\s+(?:the|our)\s+(?:studio|agency|company|firm)\b(?!\s+[a-z])|"
+    r"(?<!the\s)(?<!our\s)(?<!this\s)\b(?-i:studio|agency|company|firm)\s+(?=[a-z])"
+    r"(?!(?:is|was|are|were|has|had|does|did|will|can|should|must|and|or|to|for|of|in|on|at|"
+    r"\w+s\b))",
+    re.I,
+)
+
+
 def without_workplace(text: str, names: Iterable[str]) -> str:
     """`text` without the workplace it names, which every passage is about and few say ("Who
     leads crisis comms at Tansy Row now?" is who leads crisis comms): "at/of/in <name>" goes,
@@ -153,6 +162,9 @@ def without_workplace(text: str, names: Iterable[str]) -> str:
     is."""
     if _NAMES_A_PAGE.search(text):
         return text
+    # "What was studio utilisation?", "at the agency": what kind of workplace it is, as
+    # unsaid as its name (every log of a studio says "studio" somewhere)
+    text = _KIND_OF_WORKPLACE.sub("", text)
     for name in sorted(names, key=len, reverse=True):
         n = re.escape(name)
         text = re.sub(

@@ -2,7 +2,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_platform.ingest.chunking import Chunker, normalize, split_sections, windows
+from knowledge_platform.ingest.chunking import (
+    Chunker,
+    entries,
+    normalize,
+    split_sections,
+    windows,
+)
 from knowledge_platform.ingest.tokens import WordPieceCounter
 from knowledge_platform.models import Document, chunk_id
 
@@ -26,6 +32,49 @@ def test_one_chunk_per_h2_section_with_two_header_trail():
     assert [c.headers for c in chunks] == [["Top"], ["Top", "One"], ["Top", "Two"]]
     assert "### Deeper" in chunks[1].text and "still one" in chunks[1].text
     assert chunks[1].embedding_text().startswith("Notes > Top > One\n")
+
+
+def test_a_daily_log_is_one_chunk_per_entry_a_standing_page_one_per_section():
+    log = (
+        "# 2026-04-13 daily log\n## Log\n"
+        "- Severine presented the Marrowby homepage refresh\n"
+        "- Maintenance window moving off Sunday mornings to Tuesdays 21:00\n"
+        "  from next week; brunch bookings peak on Sundays\n"
+    )
+    chunks = Chunker(COUNTER, 256).chunk(doc(log, source_id="memory/2026-04-13.md"))
+    assert [c.text for c in chunks] == [
+        "- Severine presented the Marrowby homepage refresh",
+        "- Maintenance window moving off Sunday mornings to Tuesdays 21:00\n"
+        "  from next week; brunch bookings peak on Sundays",
+    ]
+    assert {c.time_kind for c in chunks} == {"event"}
+    assert chunks[1].marks == ["change"]  # the move's entry, not the whole day, is a change
+    assert chunks[0].marks == []
+    page = Chunker(COUNTER, 256).chunk(doc("## Tools\n- Rankmoor\n- Spidermint\n"))
+    assert [c.text for c in page] == ["- Rankmoor\n- Spidermint"]
+
+
+def test_log_entries_are_items_and_paragraphs_and_a_lead_in_leads_its_list():
+    text = (
+        "Call with Hollin ran long.\nThey want the box in matte.\n\n"
+        "Decisions:\n- Priya has Hollin from the 1st\n"
+        "1. numbered\n   continued\n\nTail:"
+    )
+    assert entries(text) == [
+        "Call with Hollin ran long.\nThey want the box in matte.",
+        "Decisions:\n- Priya has Hollin from the 1st",
+        "Decisions:\n1. numbered\n   continued",
+        "Tail:",
+    ]
+
+
+def test_a_time_stamped_line_starts_a_log_entry():
+    text = (
+        '08:24 Sigrun: "Mallowby CRM has 49 open tasks"\n'
+        "10:10 — Heads up: Dario now owns Tessellate as of Mon 3 Aug.\n"
+        "[14:48] Mallowby asked for UTM training"
+    )
+    assert entries(text) == text.split("\n")
 
 
 def test_headings_inside_code_fences_do_not_split():

@@ -60,6 +60,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("number", "duration"),
         ),
         (r"\bhow\s+many\b|\bwhat\s+(number|count)\b|\bnumber\s+of\b", ("number",)),
+        # "What's the smallest type size allowed?", "min point size?": a figure
+        (
+            r"\b(?:smallest|largest|biggest|lowest|highest|min|minimum|max|maximum)\s+"
+            r"(?:[\w-]+\s+){0,2}?(?:size|length|width|height|weight|amount|spend|limit)s?\b|"
+            r"\b(?:point|font|type|file)\s+sizes?\b",
+            ("number", "money", "percent", "duration"),
+        ),
         # "How long do clients have to pay?": a duration, whatever the money words after it
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
@@ -80,7 +87,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
         (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
         (
-            r"\b(what|which)\s+(date|day)\b|\bdeadline\b|\bcut-?off\b|\bdue\s+date\b|"
+            # a score's cut-off is a threshold, not a day
+            r"\b(what|which)\s+(date|day)\b|\bdeadline\b|(?<!scoring\s)(?<!score\s)"
+            r"\bcut-?off\b(?!\s+(?:score|point))|\bdue\s+date\b|"
             r"\bwhat\s+day\s+and\s+time\b",
             ("date", "weekday", "duration", "time"),
         ),

@@ -67,10 +67,12 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
         # "21 days (previously 14 days)", "Lee, formerly Dana", "up from 14 days"
         (
-            r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s|\(\s*was\s",
+            r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s|\(\s*was\s|"
+            r"[,;]\s*was\s+[$\u20ac\u00a3\d]",
             r"(?:[(,]\s*|\b(?:was|were|is|are)\s+)(?:previously|formerly)\s+"
             + _OLD
-            + r"|\(\s*was\s+"
+            # "New rate: $1,150/mo, was $890": a figure after "was" is the old one
+            + r"|(?:\(\s*was\s+|[,;]\s*was\s+(?=[$\u20ac\u00a3\d]))"
             + _OLD.replace("?P<old>", "?P<old3>")
             + r"|\b(?:(?:up|down)\s+from|used\s+to\s+be)\s+"
             + _OLD.replace("?P<old>", "?P<old2>"),
@@ -122,6 +124,19 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"\b(?:not\s+renewing|won't\s+renew|moving|switching|migrating)\b",
             r"(?P<old>(?-i:(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*))(?:'s)?\s+(?:contract|"
             r"subscription|licen[cs]e)\s+(?:ends|expires|runs\s+out|lapses)\b",
+        ),
+        # "Obadiah is off it", "Ysmay comes off the account": the one who is off is old
+        (
+            r"\boff\s",
+            r"(?P<old>(?:(?!(?:is|was)\s)[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s+(?:is|are|was|"
+            r"were|'s|\u2019s|goes|went|comes|came)\s+off\s+(?:it|them|the\s+account)\b",
+        ),
+        # "Ysmay moves across to run Hollowfen", "Ines steps down": the one who moves on
+        (
+            r"\b(?:mov|step|roll)\w*\s+(?:across|on|down|back|away|off)\b",
+            r"(?P<old>(?:(?!(?:is|was)\s)[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s+(?:is\s+|was\s+)?"
+            r"(?:moves|moved|moving|steps|stepped|stepping|rolls|rolled|rolling)\s+"
+            r"(?:across|on|down|back|away|off)\b",
         ),
         # "X is no longer ...": the subject before it is what stopped
         (

@@ -261,7 +261,10 @@ def newest_first_pick(
     rivals = [
         e
         for e in partners
-        if e.score >= PARTNER_SHARE * max(min_score, best.score)
+        # a statement of change that names the best sentence's value as old need only pass
+        # the threshold's share (a hand-over rarely repeats the title it hands over)
+        if e.score
+        >= PARTNER_SHARE * (min_score if _makes_old(e, best) else max(min_score, best.score))
         and e.sentence.date is not None
         and e.sentence.date > when
         and e.sentence.chunk.doc_id != best.sentence.chunk.doc_id
@@ -271,6 +274,13 @@ def newest_first_pick(
         return list(picked)
     lead = max(rivals, key=lambda e: (e.sentence.date, e.score))
     return [lead, *(p for p in picked if p is not lead)]
+
+
+def _makes_old(change: Scored, s: Scored) -> bool:
+    """Whether `change` is a statement of change that says a value of `s` is old."""
+    return CHANGE in change.sentence.chunk.marks and change_in(change.sentence.text).makes_old(
+        s.sentence.text
+    )
 
 
 def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -> bool:

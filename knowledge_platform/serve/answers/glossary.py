@@ -42,14 +42,15 @@ release deploy deployment
 bug defect
 document doc
 email mail
-hire hiring recruit recruiting join joiner joiners
+hire hiring recruit recruiting join joiner joiners starter starters newcomer newcomers
 win wins won winner winners winning
 site sites website websites
 approval approve approved approves signoff
 replace replaced replacement refresh refreshed
 offsite retreat
 rule policy guideline
-limit cap threshold ceiling maximum
+limit cap threshold ceiling maximum max largest cutoff
+minimum min smallest fewest
 target goal aim objective
 dev development developer
 system engine platform software
@@ -71,9 +72,12 @@ _PHRASE_WORDS = {
     "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b",
     "leave": r"\btime[-\s]off\b",
     "signoff": r"\bsign(?:s|ed)?[-\s]off\b",
+    "cutoff": r"\bcut[-\s]off\b",
+    # "The advent calendar went to press today": off to the printer
+    "printer": r"\b(?:went|go|goes|going|gone|sent|send|sends)\s+to\s+press\b",
     # "Who gives the OK on ...?": who approves
     "approve": r"\b(?:give|gives|gave|giving|get|gets)\s+(?:the\s+)?"
-    r"(?:ok|okay|go-ahead|green\s+light)\b",
+    r"(?:ok|okay|go-ahead|green\s+light)\b|\bwhose\s+(?:ok|okay|go-ahead|sign-?off)\b",
     "ceo": r"\bchief\s+executive(?:\s+officer)?\b",
     # the abbreviation a measure or a meeting is written as
     "roas": r"\breturn\s+on\s+ad\s+spend\b",
@@ -84,6 +88,8 @@ _PHRASE_WORDS = {
     "wip": r"\bwork[-\s]in[-\s]progress\b",
     "esp": r"\bemail\s+service\s+provider\b",
     "sov": r"\bshare\s+of\s+voice\b",
+    "mql": r"\bmarketing[-\s]qualified(?:\s+leads?)?\b",
+    "sql": r"\bsales[-\s]qualified(?:\s+leads?)?\b",
     "helpdesk": r"\b(?:support|help|service)[-\s]desk\b",
     # "Who looks after Cobbleroot?": who manages it
     "manage": r"\blook(?:s|ed|ing)?\s+after\b",
@@ -98,7 +104,7 @@ _PHRASE_WORDS = {
     r"\b(?:came|come|comes|coming)\s+on\s+board\b",
     # a new colleague's first day, as a log says it
     "join": r"\bstart(?:s|ed|ing)?(?=\s+(?:today|tomorrow|on\s|as\s|\d|with\s+us\b))"
-    r"|\bfirst\s+day\b"
+    r"|\bfirst\s+(?:day|morning|week)\b"
     r"|\bwelcome(?:\s+aboard|\s+to\s+the\s+team|(?=,?\s+(?-i:[A-Z])))",
 }
 #: The words a phrase is written with, for a search (a joiner's log line says "starts today"
@@ -115,6 +121,8 @@ _SPELLED = {
     "esp": "email service provider",
     "sov": "share of voice",
     "ttfb": "time to first byte",
+    "mql": "marketing qualified lead",
+    "sql": "sales qualified lead",
 }
 #: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
 _ABBREVIATIONS = frozenset({"ceo", *_SPELLED})

@@ -45,7 +45,7 @@ def _blocks(text: str) -> dict[str, str]:
     """Each sentence of `text` (as split_sentences gives it) -> the paragraph or list item
     it is part of, when that holds more than it."""
     out: dict[str, str] = {}
-    for block in _BLOCK.split(text):
+    for block in _BLOCK.split(_tables_as_lines(text)):
         parts = _split(block)
         if len(parts) > 1:
             whole = " ".join(parts)
@@ -58,9 +58,46 @@ def _blocks(text: str) -> dict[str, str]:
 _LABEL_LINE = re.compile(r"(?m)^(\s*[A-Z][\w ]{0,24}:[^\n.!?;,:]{1,40})\n(?=\s*[A-Z0-9])")
 
 
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _tables_as_lines(text: str) -> str:
+    """A markdown table's rows as paragraphs that name their columns ("| Quillbrook Dairy |
+    Obadiah Tiernan |" under "| Client | Account manager |" is "Client: Quillbrook Dairy;
+    Account manager: Obadiah Tiernan."): a row says what its header says it is."""
+    if "|" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    header: list[str] = []
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            header = []
+            out.append(line)
+            continue
+        if i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) and not header:
+            header = _cells(line)
+            continue
+        if _TABLE_RULE.match(line):
+            continue
+        cells = _cells(line)
+        said = [
+            f"{name}: {cell}" if name else cell
+            for name, cell in zip([*header, *[""] * len(cells)], cells, strict=False)
+            if cell
+        ]
+        out.append("\n\n" + "; ".join(said) + ".\n\n" if said else "")
+    return "\n".join(out)
+
+
 @lru_cache(maxsize=2048)  # each hit's text is split once per search, not once per pair
 def _split(text: str) -> tuple[str, ...]:
     parts: list[str] = []
+    text = _tables_as_lines(text)
     for part in _SPLIT.split(_LABEL_LINE.sub("\\1\n\n", text)):
         part = _LABEL.sub("", " ".join(_BULLET.sub("", part).split()))
         if parts and _ABBREVIATION.search(parts[-1]):
