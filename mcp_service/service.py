@@ -8,6 +8,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from knowledge_platform.config.registry import INTERNAL, Registry
 from knowledge_platform.dating import CHANGE
@@ -67,9 +68,6 @@ CHANGE_HITS = 6
 #: force then ("Who did we hire in March?" is answered by March's log, not the team page).
 WINDOW_HITS = 3
 CONTEXT_HITS = 8
-#: A line a log repeats day after day ("Quayside asked for a call about the roadmap") is one
-#: hit, not five: the search looks REPEATS further and keeps each text's best chunk.
-REPEATS = 4
 #: A question after the latest value ("Latest Velvetine SOV?", "What's our open rate now?")
 #: also searches what was said in the last LATELY_DAYS.
 LATELY_DAYS = 60
@@ -293,7 +291,7 @@ class KnowledgeService:
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
             changes = flt.model_copy(update={"marks": [CHANGE], **since})
-            searches = [(limit + REPEATS, flt), (CHANGE_HITS, changes)]
+            searches = [(limit, flt), (CHANGE_HITS, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
             elif question.dates is None and _ASKS_LATEST.search(text):
@@ -303,9 +301,10 @@ class KnowledgeService:
             hits, said, *then = self._search_each(
                 grant, scope, searched, searches, synonyms(searched)
             )
-            hits = _unrepeated(hits)[:limit]
-            if then:  # the window's own log lines by their score among the hits in force
+            if then and flt.in_force:  # the window's own log lines by score among the others
                 hits = sorted([*hits, *then[0]], key=lambda h: -h.score)
+            elif then:  # what was said lately, each search's best in turn
+                hits = [h for pair in zip_longest(hits, then[0]) for h in pair if h is not None]
             hits = current_first(_distinct([*hits, *said]), question.search_text)
         else:
             hits = self._search(grant, scope, searched, limit, flt)
@@ -607,18 +606,6 @@ def _distinct(hits: Sequence[Hit]) -> list[Hit]:
     for h in hits:
         first.setdefault(h.chunk.id, h)
     return list(first.values())
-
-
-def _unrepeated(hits: Sequence[Hit]) -> list[Hit]:
-    """`hits` without a later chunk that says what an earlier one says, word for word."""
-    seen: set[str] = set()
-    out: list[Hit] = []
-    for h in hits:
-        said = " ".join(h.chunk.text.lstrip("-*+ ").split()).casefold()
-        if said not in seen:
-            seen.add(said)
-            out.append(h)
-    return out
 
 
 def _successor_ids(hits: list[Hit]) -> set[str]:

@@ -46,6 +46,19 @@ def test_prose_and_chat_logs_state_changes_their_own_way() -> None:
     assert CHANGE not in marks("We met from 10 to 12, then lunch.")
 
 
+def test_who_takes_a_role_makes_its_holder_before_old() -> None:
+    takes = change_in(
+        "Thaddeus Mbeki starts today as client support lead, takes the helpdesk back from Rohan"
+    )
+    assert takes.role == "client support lead" and takes.new_text == ("Thaddeus Mbeki",)
+    assert [v.text for v in takes.old_in("Kofi Brannagh: client support lead (helpdesk)")] == [
+        "Kofi Brannagh"
+    ]
+    assert not takes.old_in("Kofi Brannagh: head of hosting")  # another role
+    assert not takes.old_in("Thaddeus Mbeki: client support lead")  # the taker himself
+    assert change_in("Ines is now head of design.").role == "head of design"
+
+
 def test_a_table_row_is_a_sentence_that_names_its_columns() -> None:
     rows = split_sentences(f"Who looks after whom.\n\n{DIRECTORY}")
     assert rows == [

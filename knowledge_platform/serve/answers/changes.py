@@ -145,6 +145,19 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
     )
 ]
+#: "Thaddeus Mbeki starts today as client support lead", "Ines is now head of design",
+#: "Ravi takes over as account director": who takes a role (the holder before is not named)
+_ROLES = (
+    r"manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist|"
+    r"approver|head\s+of\s+[\w-]+"
+)
+_ROLE_TAKEN = re.compile(
+    r"(?P<new>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+(?:(?:is|was)\s+now|"
+    r"(?:starts|started|starting)(?:\s+today|\s+on\s+\w+)?\s+as|becomes|became|"
+    r"t(?:akes|ook)\s+over\s+as|steps?\s+up\s+as|(?:is|was)\s+(?:our|the)\s+new)\s+"
+    rf"(?:(?:our|the|a|an|new)\s+)*(?P<role>(?:[\w-]+\s+){{0,3}}?(?:{_ROLES}))\b",
+    re.I,
+)
 _ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
 _FILLER = frozenset({"the", "a", "an", "our", "their", "its", "it", "them", "this", "that"})
 _PRONOUNS = frozenset({"we", "they", "he", "she", "i", "you", "there", "these", "those"})
@@ -160,10 +173,24 @@ class Change:
     old_text: tuple[str, ...] = ()
     #: the words of the value that replaced the old one, where the sentence says
     new_text: tuple[str, ...] = ()
+    #: a role someone takes ("client support lead" of "Thaddeus starts today as client
+    #: support lead"): whoever else a text names in it held it before
+    role: str = ""
 
     @property
     def says_change(self) -> bool:
-        return bool(self.old or self.old_text)
+        return bool(self.old or self.old_text or self.role)
+
+    def holders(self, text: str) -> list[Value]:
+        """The people `text` names in this change's role, other than the one who takes it."""
+        if not self.role or self.role not in " ".join(text.lower().split()):
+            return []
+        taker = {w.lower() for t in self.new_text for w in t.split()}
+        return [
+            v
+            for v in values(text)
+            if v.kind == "name" and not taker & set(v.norm.split()) and v.text[:1].isupper()
+        ]
 
     def makes_old(self, text: str) -> bool:
         """Whether `text` states a value this change says is old: one of its typed values,
@@ -188,7 +215,7 @@ class Change:
             for name in _FULL_NAME.findall(text)
             if "".join(w[0] for w in name.split()) == phrase
         ]
-        return typed + said
+        return typed + said + self.holders(text)
 
 
 _INITIALS = re.compile(r"[A-Z]{2,3}")
@@ -242,6 +269,10 @@ def change_in(text: str) -> Change:
     found = values(text)
     spans = _spans(text, "old")
     if not spans:
+        taken = _ROLE_TAKEN.search(text)
+        if taken:
+            role = " ".join(taken["role"].lower().split())
+            return Change((), tuple(found), (), (taken["new"],), role)
         return Change((), tuple(found))
     new = [v for v in found if not _inside(v, text, spans)]
     old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]

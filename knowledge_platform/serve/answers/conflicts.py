@@ -98,7 +98,8 @@ def _superseded(
     for words in change.old_text:
         if Change((), (), (words,)).makes_old(other.text):
             return later[0], Value("phrase", " ".join(words.lower().split()), words)
-    return None
+    held = change.holders(other.text)  # "X starts today as client support lead"
+    return (later[0], held[0]) if held and later else None
 
 
 def _said(change: Change) -> list[Value]:
