@@ -66,7 +66,7 @@ ASK_HITS = 6
 CHANGE_HITS = 6
 #: What was said within the window a question names, looked up beside the standing texts in
 #: force then ("Who did we hire in March?" is answered by March's log, not the team page).
-WINDOW_HITS = 3
+WINDOW_HITS = 6
 CONTEXT_HITS = 8
 #: A question after the latest value ("Latest Velvetine SOV?", "What's our open rate now?")
 #: also searches what was said in the last LATELY_DAYS.
