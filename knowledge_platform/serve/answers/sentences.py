@@ -90,7 +90,7 @@ def _tables_as_lines(text: str) -> str:
             for name, cell in zip([*header, *[""] * len(cells)], cells, strict=False)
             if cell
         ]
-        out.append("\n\n" + "; ".join(said) + ".\n\n" if said else "")
+        out.append("\n\n" + "; ".join(said).rstrip(".") + ".\n\n" if said else "")
     return "\n".join(out)
 
 
