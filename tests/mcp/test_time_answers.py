@@ -92,6 +92,13 @@ WORKSPACE = {
     "10 working days of signing.\n",
     "memory/2026-11-03.md": "# 2026-11-03 daily log\n\n## Log\n- Wyckham Arms signed! New site "
     "and booking engine.\n- Kitchen rota updated.\n",
+    # round 9: a directory as a table, a chat-paste log of time-stamped lines
+    "directory.md": "# Client directory\n\n| Client | Account lead | Main contact |\n"
+    "|---|---|---|\n| Tessmoor Analytics | Ysolde Varga | Jessa Orton |\n"
+    "| Hollin Payroll | Dario Fenn | Brygid Bask |\n",
+    "memory/2026-07-27.md": '# Monday 27 July 2026\n\n08:24 Sigrun: "CRM cleanup going well"\n'
+    "10:10 — Heads up: Dario now owns Tessmoor as of Mon 3 Aug. Ysolde moves across to run "
+    "Hollin full-time.\n12:36 — Printer jammed, again.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -411,3 +418,17 @@ async def test_what_happened_in_the_window_is_answered_by_its_log(runtime: Runti
     answer = await ask(runtime, "Any new clients signed this quarter?")
     assert "Wyckham Arms" in answer["answer"], answer["answer"]
     assert "kickoff workshop" not in answer["answer"]
+
+
+async def test_a_chat_log_line_hands_over_a_table_row(runtime: Runtime) -> None:
+    """ "Dario now owns Tessmoor ... Ysolde moves across" (one time-stamped line of a day's
+    chat paste) supersedes the directory table's "| Tessmoor Analytics | Ysolde Varga |"
+    (before: a table row was never a sentence, and the day's log was one chunk)."""
+    answer = await ask(runtime, "Who's the account lead on Tessmoor Analytics?")
+    assert sentence_with(answer["answer"], "Dario now owns Tessmoor"), answer["answer"]
+    assert "Printer jammed" not in answer["answer"]
+    assert answer["answer"].index("Dario") < answer["answer"].find("Ysolde Varga") or (
+        "Ysolde Varga" not in answer["answer"]
+    )
+    table = await ask(runtime, "Who is the main contact at Hollin Payroll?")
+    assert "Main contact: Brygid Bask" in table["answer"], table["answer"]
