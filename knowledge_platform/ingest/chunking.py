@@ -1,5 +1,7 @@
 """Markdown chunking: one chunk per `#`/`##` section, carrying the trail of the last two
-headers; a section longer than the budget is cut into token windows with ~20% overlap.
+headers, and one per entry of a section that is a log (an `event`: a list item, a
+time-stamped line, a paragraph); a section or entry longer than the budget is cut into token
+windows with ~20% overlap.
 
 The budget is the embedding model's window less what the header trail takes, capped at the
 brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently truncates."""
@@ -29,7 +31,8 @@ MAX_CHARS_PER_TOKEN = 16
 #: Bump whenever a change here changes what chunks a document yields: every document is then
 #: re-chunked instead of keeping the chunks it got last run. (A new Chunk field does that by
 #: itself: the field names are part of the fingerprint.) The marks a chunk carries
-#: (dating.marks) count: 3 re-marks statements of change as round 8 reads them.
+#: (dating.marks) count: 3 re-marks statements of change as round 8 reads them; 4 splits a
+#: log's sections into entries.
 CHUNKING_VERSION = 4
 
 
