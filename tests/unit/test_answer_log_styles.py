@@ -57,6 +57,9 @@ def test_who_takes_a_role_makes_its_holder_before_old() -> None:
     assert not takes.old_in("Kofi Brannagh: head of hosting")  # another role
     assert not takes.old_in("Thaddeus Mbeki: client support lead")  # the taker himself
     assert change_in("Ines is now head of design.").role == "head of design"
+    lead = change_in("Dario is now our lead.")
+    assert [v.text for v in lead.old_in("Lead: Ysolde Varga.")] == ["Ysolde Varga"]
+    assert not lead.old_in("Ysolde Varga leads the leadership offsite.")  # the word, not a part
 
 
 def test_a_table_row_is_a_sentence_that_names_its_columns() -> None:
@@ -100,6 +103,7 @@ def test_a_size_asks_for_a_figure_and_a_scores_cut_off_is_not_a_day() -> None:
     assert {"threshold", "mql"} <= words("the cut-off for marketing-qualified leads")
     assert "printer" in words("Stoatley's advent calendar went to press at Hexley today")
     assert "join" in words("Florian Quist's first morning with us.")
+    assert "minimum" in words("the smallest type size") and "minimum" not in words("a 30 min call")
 
 
 def test_the_kind_of_workplace_is_as_unsaid_as_its_name() -> None:

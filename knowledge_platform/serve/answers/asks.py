@@ -24,7 +24,7 @@ terms = SparseEncoder().terms
 #: the sentence is not about, a code, or a place in words: "in the shared drive").
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: The roles a question may ask after by name ("the account manager", "billing contact").
-_ROLE_NOUNS = (
+ROLE_NOUNS = (
     r"manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist|approver"
 )
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
@@ -42,7 +42,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"^\s*(who|whom|whose)\b", ("person",)),
         # "Billing contact at Kettleby?": a role asked in a few words is a person
         (
-            rf"^\s*(?:the\s+|our\s+)?(?P<about>(?:[\w-]+\s+){{0,2}}(?:{_ROLE_NOUNS}))\s+"
+            rf"^\s*(?:the\s+|our\s+)?(?P<about>(?:[\w-]+\s+){{0,2}}(?:{ROLE_NOUNS}))\s+"
             r"(?:at|for|of|on)\b",
             ("person",),
         ),
@@ -189,7 +189,7 @@ _TITLES = frozenset(
 #: an answer must name it ("Client contact: Bea Lowther" names a contact, not a manager).
 _ROLE_NAMED = re.compile(
     r"^\s*who(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the|our)\s+(?:[\w-]+\s+)?"
-    rf"({_ROLE_NOUNS})\s+(?:of|for|on|at|in)\b",
+    rf"({ROLE_NOUNS})\s+(?:of|for|on|at|in)\b",
     re.I,
 )
 #: A capitalised word opening a sentence: a name only if the passages write it as one.

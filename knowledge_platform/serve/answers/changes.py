@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from knowledge_platform.serve.answers.asks import ROLE_NOUNS
 from knowledge_platform.serve.answers.values import Value, same, values
 
 _WORD = r"[\w$€£%.,:'\u2019&/#@-]+"
@@ -147,10 +148,7 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 ]
 #: "Thaddeus Mbeki starts today as client support lead", "Ines is now head of design",
 #: "Ravi takes over as account director": who takes a role (the holder before is not named)
-_ROLES = (
-    r"manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist|"
-    r"approver|head\s+of\s+[\w-]+"
-)
+_ROLES = rf"{ROLE_NOUNS}|head\s+of\s+[\w-]+"
 _ROLE_TAKEN = re.compile(
     r"(?P<new>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+(?:(?:is|was)\s+now|"
     r"(?:starts|started|starting)(?:\s+today|\s+on\s+\w+)?\s+as|becomes|became|"
@@ -183,7 +181,9 @@ class Change:
 
     def holders(self, text: str) -> list[Value]:
         """The people `text` names in this change's role, other than the one who takes it."""
-        if not self.role or self.role not in " ".join(text.lower().split()):
+        if not self.role or not re.search(
+            rf"\b{re.escape(self.role)}\b", " ".join(text.split()), re.I
+        ):
             return []
         taker = {w.lower() for t in self.new_text for w in t.split()}
         return [

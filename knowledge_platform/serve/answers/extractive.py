@@ -261,13 +261,13 @@ def newest_first_pick(
     rivals = [
         e
         for e in partners
-        # a statement of change that names the best sentence's value as old need only pass
-        # the threshold's share (a hand-over rarely repeats the title it hands over)
-        if e.score
-        >= PARTNER_SHARE * (min_score if _makes_old(e, best) else max(min_score, best.score))
-        and e.sentence.date is not None
+        if e.sentence.date is not None
         and e.sentence.date > when
         and e.sentence.chunk.doc_id != best.sentence.chunk.doc_id
+        # a statement of change that names the best sentence's value as old need only pass
+        # the threshold's share (a hand-over rarely repeats the title it hands over)
+        and e.score
+        >= PARTNER_SHARE * (min_score if _makes_old(e, best) else max(min_score, best.score))
         and between(question, best.sentence, e.sentence)
     ]
     if not rivals:

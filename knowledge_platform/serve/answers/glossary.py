@@ -50,7 +50,7 @@ replace replaced replacement refresh refreshed
 offsite retreat
 rule policy guideline
 limit cap threshold ceiling maximum max largest cutoff
-minimum min smallest fewest
+minimum smallest fewest
 target goal aim objective
 dev development developer
 system engine platform software
