@@ -8,6 +8,7 @@ brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently tru
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
 import re
@@ -19,7 +20,7 @@ from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import marks, section_time
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
-from knowledge_platform.models import MIME_TYPE, Chunk, Document, chunk_id, content_hash
+from knowledge_platform.models import MIME_TYPE, Chunk, Document, TimeKind, chunk_id, content_hash
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -211,9 +212,8 @@ class Chunker:
         chunks: list[Chunk] = []
         for section in sections:
             budget = self.budget(doc.title, section.headers)
-            texts = [section.text]
-            if not whole and section_time(section.headers, doc.date, doc.time_kind)[1] == "event":
-                texts = entries(section.text)
+            when = section_time(section.headers, doc.date, doc.time_kind)
+            texts = entries(section.text) if not whole and when[1] == "event" else [section.text]
             for window in (
                 w for t in texts for w in windows(t, self.counter, budget, self.overlap)
             ):
@@ -222,11 +222,18 @@ class Chunker:
                 cap = budget * MAX_CHARS_PER_TOKEN
                 for start in range(0, len(window), cap):
                     piece = window[start : start + cap]
-                    chunks.append(self._make(doc, section.headers, piece, len(chunks)))
+                    chunks.append(self._make(doc, section.headers, when, piece, len(chunks)))
         return chunks
 
-    def _make(self, doc: Document, headers: tuple[str, ...], text: str, ordinal: int) -> Chunk:
-        date, time_kind = section_time(headers, doc.date, doc.time_kind)
+    def _make(
+        self,
+        doc: Document,
+        headers: tuple[str, ...],
+        when: tuple[dt.date | None, TimeKind],
+        text: str,
+        ordinal: int,
+    ) -> Chunk:
+        date, time_kind = when
         chunk = Chunk(
             id=chunk_id(doc.scope, doc.source, doc.source_id, ordinal),
             doc_id=doc.doc_id,
