@@ -11,7 +11,7 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
 `knowledge_search(question, scope, limit=10)`.
 
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
-        (<set>: fresh, studio, growth, harbour, atelier, orchard)
+        (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -78,12 +78,23 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: `fresh-check` share one set of documents (written by an author who had not seen the answer
 #: code), under fresh/ so their daily logs do not replace the generated ones; `studio-*` and
 #: `growth-*` are two more such sets by two more authors, each split by fact the same way;
-#: `harbour-*`, `atelier-*` and `orchard-*` three more, written in round 8.
+#: `harbour-*`, `atelier-*` and `orchard-*` three more, written in round 8; `kiln-*` and
+#: `beacon-*` in round 9; `lantern-*` (one log a week, a heading a day) in round 10.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
         f"{name}-{half}": (QUESTIONS / name, name)
-        for name in ("fresh", "studio", "growth", "harbour", "atelier", "orchard", "kiln", "beacon")
+        for name in (
+            "fresh",
+            "studio",
+            "growth",
+            "harbour",
+            "atelier",
+            "orchard",
+            "kiln",
+            "beacon",
+            "lantern",
+        )
         for half in ("tune", "check")
     },
 }

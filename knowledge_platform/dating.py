@@ -110,6 +110,8 @@ CHANGE_CUE = re.compile(
     r"happens?|handles?|manages?)|(?:is|are)\s+now|as\s+of\s+(?:today|now|this)|"
     # a sentence that ends on "now": "All client hosting is on Northvane Cloud now."
     r"(?<!for\s)now(?=\s*[.;!](?:\s|$))|"
+    # "idle sites now get torn down after 18 days, not 40": now one value, not the other
+    r"now\s(?=[^.;!?]{0,80},\s*not\s+[\w$\u20ac\u00a3])|"
     r"(?:goes|go|went)\s+(?:up|down)|(?:goes|go|going)\s+from|"
     # a tool's end and its successor: "Clipwatch contract ends 10 July and we're not
     # renewing. Moving media monitoring to Echolane"
@@ -191,12 +193,44 @@ def marks(text: str) -> list[str]:
     return [CHANGE] if CHANGE_CUE.search(text) else []
 
 
+#: A day and month without a year, as a week's log heads its days: "Tuesday 7 April",
+#: "Tue 7 Apr", "April 7", "7th April".
+_DAY_MONTH = [
+    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{_MONTH})\b\.?(?!\s*\d)", re.I),
+    re.compile(
+        rf"\b(?P<month>{_MONTH})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d)", re.I
+    ),
+]
+
+
+def day_in_log(text: str, near: dt.date) -> dt.date | None:
+    """The date a heading of a dated log names by day and month alone ("Tuesday 7 April" in
+    the week of 6 April 2026's log), in the year that puts it nearest the log's own date."""
+    for pattern in _DAY_MONTH:
+        m = pattern.search(text)
+        if m is None:
+            continue
+        month, day = month_number(m.group("month")), int(m.group("day"))
+        found = []
+        for year in (near.year - 1, near.year, near.year + 1):
+            try:
+                found.append(dt.date(year, month, day))
+            except ValueError:
+                continue
+        return min(found, key=lambda d: abs(d - near), default=None)
+    return None
+
+
 def section_time(
     headers: list[str] | tuple[str, ...], date: dt.date | None, kind: TimeKind
 ) -> tuple[dt.date | None, TimeKind]:
-    """A section's date and kind: its nearest dated heading's, else its document's."""
+    """A section's date and kind: its nearest dated heading's, else its document's. In a
+    dated log (an event), a heading with a day and month but no year ("Tuesday 7 April")
+    dates its section too."""
     for header in reversed(headers):
         found = text_date(header)
+        if found is None and kind == "event" and date is not None:
+            found = day_in_log(header, date)
         if found is not None:
             return found, "standing" if _REVIEW_WORDS.search(header) else "event"
     return date, kind

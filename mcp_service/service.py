@@ -18,7 +18,7 @@ from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.access import Grant, shown
 from knowledge_platform.serve.answers.ask import answer_question
 from knowledge_platform.serve.answers.contract import Answer
-from knowledge_platform.serve.answers.currency import current_first
+from knowledge_platform.serve.answers.currency import current_first, newer_values_first
 from knowledge_platform.serve.answers.glossary import abbreviated, synonyms
 from knowledge_platform.serve.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.serve.querylog import QueryLog
@@ -306,6 +306,8 @@ class KnowledgeService:
             elif then:  # what was said lately, each search's best in turn
                 hits = [h for pair in zip_longest(hits, then[0]) for h in pair if h is not None]
             hits = current_first(_distinct([*hits, *said]), question.search_text)
+            if question.dates is None:  # a window's own value is the answer, not the newest
+                hits = newer_values_first(hits, question.search_text)
         else:
             hits = self._search(grant, scope, searched, limit, flt)
         own = without_workplace(text, self._workplace(scope, hits))

@@ -33,8 +33,9 @@ MAX_CHARS_PER_TOKEN = 16
 #: re-chunked instead of keeping the chunks it got last run. (A new Chunk field does that by
 #: itself: the field names are part of the fingerprint.) The marks a chunk carries
 #: (dating.marks) count: 3 re-marks statements of change as round 8 reads them; 4 splits a
-#: log's sections into entries.
-CHUNKING_VERSION = 4
+#: log's sections into entries; 5 dates a log's "Tuesday 7 April" sections and marks "now X,
+#: not Y".
+CHUNKING_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -84,9 +85,11 @@ def entries(text: str) -> list[str]:
     """A log section's entries: each top-level list item (with its continuation lines and
     sub-items) and each paragraph. A day's log says unrelated things; one chunk per entry
     keeps each one's embedding, and what it supersedes, its own. A paragraph that ends in a
-    colon ("Decisions:") leads every item of the list after it."""
-    groups: list[list[str]] = []
+    colon ("Decisions:") leads every item of the list after it; a sub-heading inside the
+    section ("### Site visit: Larkspire") leads every entry under it."""
+    groups: list[tuple[str, list[str]]] = []  # (the sub-heading above it, its lines)
     current: list[str] = []
+    sub = ""
     blank = in_fence = False
     for line in text.split("\n"):
         fence = _FENCE.match(line) is not None
@@ -97,30 +100,45 @@ def entries(text: str) -> list[str]:
         if not line.strip():
             blank = True
             continue
+        if _HEADING.match(line):
+            if current:
+                groups.append((sub, current))
+            current, sub, blank = [], line.strip(), False
+            groups.append((sub, []))  # kept when nothing follows it
+            continue
         item = _ITEM.match(line) is not None
         continues = bool(current) and (line[:1].isspace() if blank else not item)
         if continues:
             current.extend([""] * blank + [line])
         else:
             if current:
-                groups.append(current)
+                groups.append((sub, current))
             current = [line]
         blank = False
     if current:
-        groups.append(current)
+        groups.append((sub, current))
     out: list[str] = []
-    lead, led = "", False
-    for lines in groups:
+    lead, led = "", False  # a lead-in ("Decisions:"), with the sub-heading above it
+    for i, (heading, lines) in enumerate(groups):
+        head = f"{heading}\n" if heading else ""
+        if lead and not lead.startswith(head):  # a new sub-heading ends the lead's list
+            if not led:
+                out.append(lead)
+            lead, led = "", False
+        if not lines:  # a sub-heading: an entry of its own only when nothing follows under it
+            if i + 1 == len(groups) or not groups[i + 1][1] or groups[i + 1][0] != heading:
+                out.append(heading)
+            continue
         body = "\n".join(lines).strip()
         if _ITEM.match(lines[0]):
-            out.append(f"{lead}\n{body}" if lead else body)
+            out.append(f"{lead}\n{body}" if lead else f"{head}{body}")
             led = True
             continue
         if lead and not led:
             out.append(lead)  # a lead no list followed is a paragraph of its own
-        lead, led = (body, False) if body.endswith(":") else ("", False)
+        lead, led = (f"{head}{body}", False) if body.endswith(":") else ("", False)
         if not lead:
-            out.append(body)
+            out.append(f"{head}{body}")
     if lead and not led:
         out.append(lead)
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_platform.serve.answers.asks import fits, known_names, read_ask
+from knowledge_platform.serve.answers.asks import asks_old, fits, known_names, read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.relevance import covered
@@ -216,3 +216,22 @@ def test_what_do_we_do_something_on_asks_for_a_tool() -> None:
 def test_a_name_after_an_article_still_opens_the_sentence() -> None:
     ask = read_ask("Where do we talk about incidents?")
     assert not fits("A Sev-1 incident pages the on-call engineer within 15 minutes.", ask)
+
+
+@pytest.mark.parametrize(
+    ("question", "old"),
+    [
+        ("Who handled Quillbrook before Briony?", True),
+        ("What was the maintenance window before it moved?", True),
+        ("What did a wet proof cost before Hexley's new rate card?", True),
+        ("Who used to sign artwork out to the printer?", True),
+        ("What did we pay prior to the switch?", True),
+        ("How long can a staging site sit idle before it gets torn down?", False),
+        ("Whose OK do I need before artwork goes off to the printer?", False),
+        ("Who do I ask before adding a custom object to a client CRM?", False),
+    ],
+)
+def test_before_asks_for_the_earlier_value_only_when_it_names_a_change(
+    question: str, old: bool
+) -> None:
+    assert asks_old(question) is old

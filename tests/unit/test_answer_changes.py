@@ -40,6 +40,10 @@ def _new(sentence: str) -> set[str]:
         ("We replaced Hotjar with Clarity.", "Hotjar", "Clarity"),
         ("Clarity replaces Hotjar for session replays.", "Hotjar", "Clarity"),
         ("Acme's account lead is no longer Dana.", "Dana", None),
+        ("Idle staging sites now get torn down after 18 days, not 40.", "40 days", "18 days"),
+        ("A wet proof is now $140 a sheet, not $95.", "$95", "$140"),
+        ("The pipeline review now starts at 15:15, not 10:45.", "10:45", "15:15"),
+        ("The board report now goes out weekly, not monthly.", "monthly", "weekly"),
     ],
 )
 def test_the_old_value_is_the_one_the_sentence_says_changed_away_from(
@@ -57,6 +61,7 @@ def test_the_old_value_is_the_one_the_sentence_says_changed_away_from(
         "As previously discussed, the budget is $5,000.",
         "The report was sent to Acme from the shared inbox.",
         "Traffic from paid search converts at 3%.",
+        "Now that the launch is done, not much is left on the board.",
     ],
 )
 def test_sentences_that_change_nothing_name_no_old_value(sentence: str) -> None:

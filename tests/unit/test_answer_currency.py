@@ -7,7 +7,7 @@ from datetime import date
 
 from knowledge_platform.dating import CHANGE
 from knowledge_platform.models import Hit
-from knowledge_platform.serve.answers.currency import current_first
+from knowledge_platform.serve.answers.currency import current_first, newer_values_first
 from tests.store_fixtures import make_chunk
 
 TOOLS = make_chunk(
@@ -41,3 +41,63 @@ def test_a_change_of_another_thing_of_the_asked_kind_does_not() -> None:
     """Both are tools, but the question asks which one records sessions."""
     ranked = current_first(HITS, "What tool records visitor sessions?")
     assert ids(ranked) == [TOOLS.doc_id, SWITCH.doc_id]
+
+
+OPS = make_chunk(
+    n=3,
+    source_id="ops.md",
+    title="Operations",
+    text="We host 54 client sites on Driftnode, across two regions.",
+    date=date(2026, 2, 23),
+    time_kind="standing",
+)
+COUNT = make_chunk(
+    n=4,
+    source_id="memory/2026-10-26.md",
+    title="2026-10-26 daily log",
+    text="Ravensmoor microsites live, so we're at 67 hosted sites.",
+    date=date(2026, 10, 26),
+    time_kind="event",
+)
+TARGETS = make_chunk(
+    n=5,
+    source_id="clients.md",
+    title="Clients",
+    text="Velvetine Cosmetics: KPI is share of voice in prestige beauty press, target 30%.",
+    date=date(2026, 1, 12),
+    time_kind="standing",
+)
+MEASURED = make_chunk(
+    n=6,
+    source_id="memory/2026-11-02.md",
+    title="2026-11-02 daily log",
+    text="Velvetine share of voice for October: 27.9%.",
+    date=date(2026, 11, 2),
+    time_kind="event",
+)
+
+
+def test_a_newer_log_entry_with_another_value_ranks_above_the_standing_text() -> None:
+    """No word of change ("we're at 67"), yet a later figure of the same thing: current."""
+    hits = [Hit(chunk=OPS, score=1.0), Hit(chunk=COUNT, score=0.7)]
+    assert ids(newer_values_first(hits, "How many client sites do we host?")) == [
+        COUNT.doc_id,
+        OPS.doc_id,
+    ]
+
+
+def test_the_earlier_value_asked_for_keeps_the_standing_text_first() -> None:
+    hits = [Hit(chunk=OPS, score=1.0), Hit(chunk=COUNT, score=0.7)]
+    assert ids(newer_values_first(hits, "How many sites did we host before the move?")) == [
+        OPS.doc_id,
+        COUNT.doc_id,
+    ]
+
+
+def test_a_measure_is_no_new_target() -> None:
+    """October's share of voice is not a new share-of-voice target."""
+    hits = [Hit(chunk=TARGETS, score=1.0), Hit(chunk=MEASURED, score=0.7)]
+    question = "What share-of-voice target did we agree with Velvetine?"
+    assert ids(newer_values_first(hits, question)) == [TARGETS.doc_id, MEASURED.doc_id]
+    asked = "What is Velvetine's share of voice?"
+    assert ids(newer_values_first(hits, asked)) == [MEASURED.doc_id, TARGETS.doc_id]

@@ -1,3 +1,5 @@
+from datetime import date
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,6 +54,31 @@ def test_a_daily_log_is_one_chunk_per_entry_a_standing_page_one_per_section():
     assert chunks[0].marks == []
     page = Chunker(COUNTER, 256).chunk(doc("## Tools\n- Rankmoor\n- Spidermint\n"))
     assert [c.text for c in page] == ["- Rankmoor\n- Spidermint"]
+
+
+def test_a_weeks_log_dates_each_day_by_its_heading_without_a_year():
+    week = (
+        "# Week of 28 December 2026\n## Monday 28 December\nResourcing ran long.\n"
+        "## Friday 1 January\n- Office closed.\n### Site visit: Larkspire\nRoof deck checked.\n"
+    )
+    chunks = Chunker(COUNTER, 256).chunk(
+        doc(
+            week,
+            source_id="memory/2026-12-28.md",
+            date=date(2026, 12, 28),
+            time_kind="event",
+        )
+    )
+    assert [(c.text, c.date) for c in chunks] == [
+        ("Resourcing ran long.", date(2026, 12, 28)),
+        ("- Office closed.", date(2027, 1, 1)),  # the year nearest the week's
+        ("### Site visit: Larkspire\nRoof deck checked.", date(2027, 1, 1)),
+    ]
+    # a standing page's "3 May" heading names no day it was said
+    page = Chunker(COUNTER, 256).chunk(
+        doc("## Launch 3 May\nShip it.\n", date=date(2026, 2, 1), time_kind="standing")
+    )
+    assert page[0].date == date(2026, 2, 1)
 
 
 def test_log_entries_are_items_and_paragraphs_and_a_lead_in_leads_its_list():

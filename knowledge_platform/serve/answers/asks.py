@@ -179,6 +179,26 @@ _LATER = re.compile(
     r"\b(?:before|prior\s+to|until|replaced\s+by|switched\s+to|moved\s+to)\s+"
     r"((?:[A-Z][\w&'\u2019-]*\s*){1,4})"
 )
+#: A question about the value before the current one ("Who handled Quillbrook before
+#: Briony?", "What was the window before it moved?", "What did a proof cost before Hexley's
+#: new rate card?", "Who used to sign it off?"); "before" as a mere conjunction is not ("How
+#: long can a staging site sit idle before it gets torn down?", "before adding a field").
+_ASKS_OLD = re.compile(
+    r"\b(?:previous(?:ly)?|used\s+to|formerly|originally|old)\b|"
+    r"\b(?:before|prior\s+to)\s+(?:(?-i:[A-Z])|"
+    r"(?:the|its|their|our|this|that|[\w-]+(?:'|\u2019)s)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:new|change|switch|move|hand-?over)|"
+    r"(?:it|they|we|that|this|he|she)\s+(?:was|were|got|went|moved|changed|switched|became|"
+    r"took|came|rose|fell)\b|(?:the\s+)?(?:change|switch|move|hand-?over)\b)",
+    re.I,
+)
+
+
+def asks_old(question: str) -> bool:
+    """Whether the question asks for the value before the current one (`_ASKS_OLD`)."""
+    return bool(_ASKS_OLD.search(question))
+
+
 #: Titles written in capitals: what a who-question asks about, not a name it is about ("Who is
 #: the CEO of HOT?" asks for HOT's chief executive, which "Account director: Jonas" is not).
 _TITLES = frozenset(

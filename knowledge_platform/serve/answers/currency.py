@@ -8,8 +8,10 @@ term with the question beyond the names it gives, or the value is of the kind th
 asks for under a title or heading that shares one), and the change is dated after the hit
 (or the hit is undated). A sentence with a change cue that names no old value ("Uptime
 checks now run every minute") supersedes the older sentence it gives another value of
-(`_restates`). Evergreen texts are never moved down for age alone: only a statement that
-says their value changed does.
+(`_restates`). A log entry that gives, in a sentence about what the question asks, another
+value of the asked kind than an older hit ranks above it too, unless the question asks for
+the earlier value (`newer_values_first`). Evergreen texts are never moved down for age alone:
+only a newer statement of another value does.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from functools import lru_cache
 
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.serve.answers.asks import Ask, read_ask, terms
+from knowledge_platform.serve.answers.asks import Ask, asks_old, fits, read_ask, terms
 from knowledge_platform.serve.answers.changes import Change, change_in, may_state_change
-from knowledge_platform.serve.answers.conflicts import Statement, restatement
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement, restatement
+from knowledge_platform.serve.answers.glossary import words
+from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import split_sentences
-from knowledge_platform.serve.answers.values import Value
+from knowledge_platform.serve.answers.values import Value, same, values
 
 
 def changes_of(chunk: Chunk) -> list[Change]:
@@ -123,3 +127,105 @@ def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
         if target is not None:
             ordered.insert(target, ordered.pop(at))
     return ordered
+
+
+#: How far down the hits a newer log entry is read for another value (the answer quotes from
+#: the first few; a search's later hits are rarely read).
+NEWER_DEPTH = 6
+
+
+def newer_values_first(hits: Sequence[Hit], question: str) -> list[Hit]:
+    """`hits` with each log entry among the first NEWER_DEPTH moved just above the best-ranked
+    standing text said before it (or undated) that gives another value of the kind the
+    question asks for, about the same thing ("we're at 67 hosted sites" above the standing
+    "We host 54 client sites"). A question that asks for no kind of value, or for the
+    earlier value ("before", "used to"), keeps the order; so do log entries among themselves
+    (two tests' results, two weeks' figures are look-alikes, not one value that changed)."""
+    ordered = list(hits)
+    if not any(_dated_event(h.chunk) for h in ordered[1:NEWER_DEPTH]):
+        return ordered  # most searches: nothing to read
+    ask = read_ask(question)
+    if not ask.kinds or asks_old(question):
+        return ordered
+    for at in range(1, min(len(ordered), NEWER_DEPTH)):
+        newer = ordered[at].chunk
+        if not _dated_event(newer):
+            continue
+        mine = _about_ask(newer, ask)
+        if not mine:
+            continue
+        target = next(
+            (
+                i
+                for i, other in enumerate(ordered[:at])
+                if _standing_before(other.chunk, newer)
+                and _another_value(question, ask, mine, other.chunk)
+            ),
+            None,
+        )
+        if target is not None:
+            ordered.insert(target, ordered.pop(at))
+    return ordered
+
+
+def _dated_event(chunk: Chunk) -> bool:
+    return chunk.time_kind == "event" and chunk.date is not None
+
+
+def _standing_before(older: Chunk, newer: Chunk) -> bool:
+    assert newer.date is not None
+    return (
+        older.time_kind != "event"
+        and older.doc_id != newer.doc_id
+        and (older.date is None or older.date < newer.date)
+    )
+
+
+def _statement(text: str, chunk: Chunk) -> Statement:
+    trail = " > ".join(h for h in dict.fromkeys([chunk.title, *chunk.headers]) if h)
+    return Statement(text, trail, chunk.title)
+
+
+def _about_ask(chunk: Chunk, ask: Ask) -> list[Statement]:
+    """The sentences of `chunk` that hold a value of the asked kind and share a word with
+    what the question asks about."""
+    return [
+        _statement(s, chunk)
+        for s in split_sentences(chunk.text)
+        if ask.subject & set(terms(s)) and fits(s, ask)
+    ]
+
+
+#: Words that make a figure a goal or a bound, not a measure: a week's cost per lead is no new
+#: target, so a question about the target is answered by a sentence that says "target".
+_QUALIFIERS = frozenset(
+    terms("target goal budget cap limit minimum maximum threshold quota forecast estimate")
+)
+
+
+def _another_value(question: str, ask: Ask, mine: Sequence[Statement], older: Chunk) -> bool:
+    """Whether a sentence of `older` about the question gives, of the asked kind, another
+    value than one of `mine` (conflicts.disagreement: same subject, different values), where
+    that sentence of `mine` names what the question asks about as fully as the older one
+    (one word short of three or more: "hosted sites" for "client sites"; "QA lead" is not
+    "design lead") and says neither value of the other ("First 8:50 huddle" restates
+    "8:50 instead of 9:20")."""
+    bounds = ask.subject & _QUALIFIERS
+    slack = 1 if len(ask.subject) >= 3 else 0
+    for theirs in _about_ask(older, ask):
+        held = covered(ask.subject, words(f"{theirs.context} {theirs.text}"))
+        for statement in mine:
+            have = words(f"{statement.context} {statement.text}")
+            if not bounds <= have or covered(ask.subject, have) < held - slack:
+                continue
+            found = disagreement(question, theirs, statement)
+            if (
+                found is not None
+                and found.kind != "phrase"
+                and fits(found.a.text, ask)
+                and fits(found.b.text, ask)
+                and not any(same(found.b, v) for v in values(theirs.text))
+                and not any(same(found.a, v) for v in values(statement.text))
+            ):
+                return True
+    return False

@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Sequence
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.serve.answers.asks import mentions, read_ask
+from knowledge_platform.serve.answers.asks import asks_old, mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
@@ -74,10 +74,6 @@ FRAGMENT_CHARS = 60
 #: Two sentences sharing this share of their terms say the same thing: one is quoted.
 REPEAT_JACCARD = 0.7
 _DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
-#: A question about the value before the current one: its answer is not moved to the newest.
-_ASKS_OLD = re.compile(
-    r"\b(before|previous(ly)?|used\s+to|formerly|originally|prior\s+to|old)\b", re.I
-)
 #: Capitalised words in a row: one name ("Saltmarsh Outfitters", "Calloway Dental Group").
 _NAME_RUN = re.compile(r"\b[A-Z][\w&'\u2019-]*(?:\s+(?:&\s+)?[A-Z][\w&'\u2019-]*)+")
 #: Capitalised words that open a run but name nothing ("What LCP", "The Shade Store").
@@ -500,7 +496,7 @@ def extractive_answer(
     partners = [
         s for s in every if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
     ]  # a newer value may score low
-    if not _ASKS_OLD.search(question):
+    if not asks_old(question):  # its answer is not moved to the newest
         picked = newest_first_pick(question, picked, partners, min_score)
         # the newest may be a paragraph another picked sentence is part of
         picked = [p for p in picked if not any(_inside(p, q) for q in picked)]

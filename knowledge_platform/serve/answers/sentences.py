@@ -58,6 +58,11 @@ def _blocks(text: str) -> dict[str, str]:
 _LABEL_LINE = re.compile(r"(?m)^(\s*[A-Z][\w ]{0,24}:[^\n.!?;,:]{1,40})\n(?=\s*[A-Z0-9])")
 
 
+#: A heading line inside a passage ("### Site visit: Larkspire" over a log's entry): a
+#: sentence of its own that the entry under it is part of, not the start of its first sentence.
+_HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]+(.*?[^.!?:\s])[ \t#]*\n")
+
+
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -97,7 +102,7 @@ def _tables_as_lines(text: str) -> str:
 @lru_cache(maxsize=2048)  # each hit's text is split once per search, not once per pair
 def _split(text: str) -> tuple[str, ...]:
     parts: list[str] = []
-    text = _tables_as_lines(text)
+    text = _HEADING_LINE.sub("\\1.\n", _tables_as_lines(text))
     for part in _SPLIT.split(_LABEL_LINE.sub("\\1\n\n", text)):
         part = _LABEL.sub("", " ".join(_BULLET.sub("", part).split()))
         if parts and _ABBREVIATION.search(parts[-1]):
