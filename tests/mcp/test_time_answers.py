@@ -96,6 +96,14 @@ WORKSPACE = {
     "directory.md": "# Client directory\n\n| Client | Account lead | Main contact |\n"
     "|---|---|---|\n| Tessmoor Analytics | Ysolde Varga | Jessa Orton |\n"
     "| Hollin Payroll | Dario Fenn | Brygid Bask |\n",
+    # round 10: a log a week with a heading a day (no year), a figure said anew in a log
+    "memory/2026-09-28.md": "# Week of 28 September 2026\n\n## Monday 28 September\n"
+    "Resourcing ran long.\n\n## Thursday 1 October\nIssued: Halsbury kitchen joinery drawings "
+    "to the joiner.\n\n### Site visit: Larkspire\nRoof deck checked; two snags.\n",
+    "hosting.md": "---\nreviewed: 2026-02-23\n---\n# Hosting\n\nWe host 54 client sites on "
+    "Driftnode, across two regions.\n",
+    "memory/2026-10-27.md": "# 2026-10-27 daily log\n\n## Log\n- Ravensmoor microsites live, "
+    "so we're at 67 hosted sites.\n- Kitchen rota updated.\n",
     "memory/2026-07-27.md": '# Monday 27 July 2026\n\n08:24 Sigrun: "CRM cleanup going well"\n'
     "10:10 — Heads up: Dario now owns Tessmoor as of Mon 3 Aug. Ysolde moves across to run "
     "Hollin full-time.\n12:36 — Printer jammed, again.\n",
@@ -432,3 +440,29 @@ async def test_a_chat_log_line_hands_over_a_table_row(runtime: Runtime) -> None:
     )
     table = await ask(runtime, "Who is the main contact at Hollin Payroll?")
     assert "Main contact: Brygid Bask" in table["answer"], table["answer"]
+
+
+async def test_a_weeks_log_dates_each_day_by_its_heading(runtime: Runtime) -> None:
+    """ "## Thursday 1 October" in the week of 28 September's log dates what is under it
+    (before: its year-less heading was no date, so the whole week was said on the 28th)."""
+    answer = await ask(runtime, "What drawings did we issue on 1 October?")
+    assert "kitchen joinery" in answer["answer"], answer["answer"]
+    found = await call(
+        runtime, "knowledge_search", query="Larkspire roof deck snags", scope="internal", limit=3
+    )
+    top = found["hits"][0]
+    assert top["doc_id"].endswith("memory/2026-09-28.md") and top["date"] == "2026-10-01", top
+
+
+async def test_a_newer_figure_in_a_log_ranks_above_the_standing_one(runtime: Runtime) -> None:
+    """ "we're at 67 hosted sites" (a log, no word of change) is newer than the hosting page's
+    "We host 54 client sites": search puts it first, the answer leads with it (before: the
+    page ranked first)."""
+    found = await call(
+        runtime, "knowledge_search", query="How many client sites do we host?", scope="internal"
+    )
+    assert found["hits"][0]["doc_id"].endswith("memory/2026-10-27.md"), found["hits"][:2]
+    answer = await ask(runtime, "How many client sites do we host?")
+    assert (
+        answer["answer"].find("67") < answer["answer"].find("54") or "54" not in (answer["answer"])
+    ), answer["answer"]

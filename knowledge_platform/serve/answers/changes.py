@@ -25,6 +25,8 @@ _END = (
 _OLD = r"(?P<old>[^;!?()]+?)" + _END
 _NEW = r"(?P<new>[^;!?()]+?)" + _END
 _BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}?{_NAMEISH})\s+"
+#: A name of up to four words, "&" between them ("Pomfret & Dray"); not "is"/"was".
+_NAMED = r"(?-i:(?:(?:[A-Z][\w'-]*|&)\s+){0,3}[A-Z][\w'-]*)"
 #: Each pattern marks a span of the sentence as old (group `old`) and, where it says, the
 #: value that replaced it (group `new`); each comes with the words it cannot match without,
 #: searched first (a pattern that starts at every word costs ~0.2 ms on a long sentence).
@@ -68,12 +70,13 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
         # "21 days (previously 14 days)", "Lee, formerly Dana", "up from 14 days"
         (
-            r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s|\(\s*was\s|"
-            r"[,;]\s*was\s+[$\u20ac\u00a3\d]",
+            r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s|"
+            r"\(\s*(?:(?:it|they)\s+)?(?:was|were)\s|[,;]\s*was\s+[$\u20ac\u00a3\d]",
             r"(?:[(,]\s*|\b(?:was|were|is|are)\s+)(?:previously|formerly)\s+"
             + _OLD
-            # "New rate: $1,150/mo, was $890": a figure after "was" is the old one
-            + r"|(?:\(\s*was\s+|[,;]\s*was\s+(?=[$\u20ac\u00a3\d]))"
+            # "New rate: $1,150/mo, was $890", "up to $245 (they were $225)": a figure after
+            # "was" is the old one
+            + r"|(?:\(\s*(?:(?:it|they)\s+)?(?:was|were)\s+|[,;]\s*was\s+(?=[$\u20ac\u00a3\d]))"
             + _OLD.replace("?P<old>", "?P<old3>")
             + r"|\b(?:(?:up|down)\s+from|used\s+to\s+be)\s+"
             + _OLD.replace("?P<old>", "?P<old2>"),
@@ -142,6 +145,11 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"(?P<old>(?:(?!(?:is|was)\s)[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\s+(?:is\s+|was\s+)?"
             r"(?:moves|moved|moving|steps|stepped|stepping|rolls|rolled|rolling)\s+"
             r"(?:across|on|down|back|away|off)\b",
+        ),
+        # "Tessaly is out, Pomfret & Dray is in": what is out is old, what is in is new
+        (
+            r"\bis\s+out\b.*\bis\s+in\b",
+            rf"(?P<old>{_NAMED})\s+(?:is|are)\s+out\s*[,;]\s*(?P<new>{_NAMED})\s+(?:is|are)\s+in\b",
         ),
         # "X is no longer ...": the subject before it is what stopped
         (

@@ -37,13 +37,21 @@ from knowledge_platform.serve.answers.asks import asks_old, mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
+from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.items import Item, Superseding, find_item, superseding_item
-from knowledge_platform.serve.answers.relevance import MIN_SCORE, Scored, in_window, score_sentences
+from knowledge_platform.serve.answers.relevance import (
+    MIN_SCORE,
+    Scored,
+    covered,
+    in_window,
+    score_sentences,
+)
 from knowledge_platform.serve.answers.sentences import (
     During,
     Sentence,
     candidates,
     sentences_of,
+    split_sentences,
     terms,
 )
 from knowledge_platform.serve.answers.sources import Sources
@@ -227,13 +235,17 @@ def _own_sentences(
     alone, where that one comes close (RELATIVE_FLOOR): "Account director: Jonas." rather
     than the paragraph that also gives HOT's focus and KPI. A sentence answers alone when it
     holds the asked kind of value, or, when the question asks for none, has every word of the
-    question's subject in its own words and headings (lexical 1.0)."""
+    question's subject in its own words and headings (lexical 1.0), and it names as much of
+    that subject as the whole does ("Yevgenia and Caradoc got it in a day ahead" does not say
+    what went in)."""
     out: list[Scored] = []
     for p in picked:
         parts = [
             s
             for s in scored
-            if s.sentence.block == p.sentence.text and (s.fits if asks_kind else s.lexical == 1.0)
+            if s.sentence.block == p.sentence.text
+            and (s.fits if asks_kind else s.lexical == 1.0)
+            and s.lexical >= p.lexical
         ]
         one = len(parts) == 1 and parts[0].score >= RELATIVE_FLOOR * p.score
         chosen = parts[0] if one else p
@@ -327,15 +339,38 @@ def _in_decision(s: Scored) -> bool:
     return any(_DECISION.match(h) for h in chunk.headers if h != chunk.title)
 
 
-def quoted(s: Scored) -> str:
+def quoted(s: Scored, named: Collection[str] = (), shown: Collection[str] = ()) -> str:
     """The sentence as the answer quotes it: with its heading when it is a fragment, with its
-    day when that is what the question asks."""
+    day when that is what the question asks, after the sentence of its paragraph that names
+    what it speaks of when it does not (`_lead`; `named`: the terms of the names the question
+    gives; `shown`: the sentences the answer quotes anyway)."""
     text, heading = s.sentence.text, s.sentence.heading
+    lead = _lead(s.sentence, named)
+    if lead and lead.removesuffix(" …") not in shown:
+        text = f"{lead} {text}"
     if s.on is not None:
         return f"{s.on.isoformat()} — {text}"
     if heading and len(text) <= FRAGMENT_CHARS and not set(terms(heading)) & set(terms(text)):
         return f"{heading} — {text}"
     return text
+
+
+def _lead(s: Sentence, named: Collection[str]) -> str:
+    """The sentence before `s` in its paragraph that names what the question names and `s`
+    does not ("Ebbfleet's report on the Brindlecombe pilot is in." before "The two bays ran
+    side by side for three weeks"), "…" after it when another sentence comes between; "" when
+    `s` names it itself or none before it does."""
+    if not s.block or not named:
+        return ""
+    missing = [t for t in named if not covered([t], words(s.context))]
+    parts = split_sentences(s.block)
+    if not missing or s.text not in parts:
+        return ""
+    at = parts.index(s.text)
+    for i in range(at - 1, -1, -1):
+        if covered(missing, words(parts[i])):
+            return parts[i] if i == at - 1 else f"{parts[i]} …"
+    return ""
 
 
 def not_found(
@@ -521,8 +556,10 @@ def extractive_answer(
     labels.update(
         (k, f"{found.old} (superseded by {found.new}): ") for k, (_, found) in items.items()
     )
+    named = {t for n in read_ask(question).names for t in terms(n)}
+    texts = {s.sentence.text for s in shown}
     body = " ".join(
-        f"{labels.get(id(s), '')}{quoted(s)} [{s.sentence.ref}]"
+        f"{labels.get(id(s), '')}{quoted(s, named, texts)} [{s.sentence.ref}]"
         f"{'' if id(s) in items else _older_mark(s, conflicts, later)}"
         for s in shown
     )

@@ -10,7 +10,8 @@ each expectation it misses (KIND_PENALTY, NUMBER_PENALTY):
   the attribute;
 - semantic: cosine of the question and the sentence with its heading trail under the
   retrieval embedder ("Clients > Quayside Ferries: Account director: Kwame Mensah." says
-  whose director it is); codes such as `CLIENT-YYYYMM-slug` masked, since to a sentence
+  whose director it is), at least W_BLOCK_SEMANTIC of its paragraph's (a sentence means what
+  its paragraph says of it); codes such as `CLIENT-YYYYMM-slug` masked, since to a sentence
   model they are noise;
 - prior: how highly retrieval ranked the sentence's document (1 for the first, 1/2 for the
   second, ...): a sentence of the passage search put first is more likely the answer, which
@@ -80,6 +81,10 @@ _ASKS_WHEN_DONE = re.compile(
 )
 #: What a question term found only in the sentence's paragraph or list item counts for.
 BLOCK_SHARE = 0.5
+#: A sentence of a paragraph means what the paragraph says of it ("The two bays ran for three
+#: weeks" after "Ebbfleet's report on the Brindlecombe pilot is in."): its semantic score is
+#: at least this share of its paragraph's.
+W_BLOCK_SEMANTIC = 0.85
 #: A term this long that starts another term counts as it (see `covered`).
 PREFIX_CHARS = 4
 
@@ -180,6 +185,14 @@ def score_sentences(
     numbers = _numbers(ask.text)
     query = embedder.embed_query(ask.text)
     semantic = embedder.embed_documents([_masked(s.context) for s in sentences]) @ query
+    blocks = list(dict.fromkeys(f"{s.trail}: {s.block}" for s in sentences if s.block))
+    if blocks and W_BLOCK_SEMANTIC:
+        of_block = embedder.embed_documents([_masked(b) for b in blocks]) @ query
+        said = dict(zip(blocks, of_block.tolist(), strict=True))
+        semantic = semantic.copy()
+        for i, s in enumerate(sentences):
+            if s.block:
+                semantic[i] = max(semantic[i], W_BLOCK_SEMANTIC * said[f"{s.trail}: {s.block}"])
     known = known_names(s.text for s in sentences)
     attribute = _attribute(ask)
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
