@@ -40,6 +40,9 @@ def test_a_verb_inside_a_compound_is_part_of_the_subject() -> None:
 def test_a_tool_named_in_two_words_is_still_asked_for_by_name() -> None:
     ask = read_ask("Which A/B testing tool are we on now?")
     assert ask.kinds == ("name", "code")
+    # a firm is asked for by its name too; what went to press is no firm
+    assert read_ask("Which reprographics firm prints our drawing sets?").kinds == ("name", "code")
+    assert read_ask("What went to press yesterday?").kinds != ("name", "code")
 
 
 def test_what_we_use_to_do_something_asks_for_a_tool() -> None:

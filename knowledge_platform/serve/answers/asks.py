@@ -108,7 +108,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (
             r"\b(which|what)\s+(?P<about>(?:[\w/-]+\s+){1,2})?(tool|platform|system|app|application|service|vendor|"
             r"software|channel|library|engine|crm|cms|provider|"
-            r"venue|hotel|restaurant|location|client|customer|agency|partner|supplier)s?\b",
+            r"venue|hotel|restaurant|location|client|customer|agency|partner|supplier|firm|"
+            r"company|contractor|consultancy|manufacturer|courier|carrier|lab|"
+            r"fabricator|builder|bank|insurer)s?\b",
             ("name", "code"),
         ),
         # "What do we use to watch recordings?": a tool, by its name
