@@ -72,3 +72,15 @@ def test_a_paragraph_is_not_cut_to_a_sentence_that_drops_its_subject() -> None:
     # a part that names as much as the whole does answers alone
     named = scored(second, 0.85, 1.0, True, whole.sentence.text)
     assert _own_sentences([whole], [whole, named], asks_kind=True) == [named]
+
+
+def test_who_takes_over_from_him_as_a_role_makes_its_holder_old() -> None:
+    """ "Idonea takes over from him as issue checker" names no old value ("him"): the role
+    she takes does, in the standing rule that names its holder."""
+    takes = change_in(
+        "Emrys goes to three days a week from August, so Idonea takes over from him as issue "
+        "checker: from Monday 3 August every set gets her sign-off."
+    )
+    assert takes.role == "issue checker"
+    rule = "No set is issued until the issue checker, Emrys Tregunna, has checked a full print."
+    assert [v.text for v in takes.old_in(rule)] == ["Emrys Tregunna"]

@@ -25,7 +25,8 @@ terms = SparseEncoder().terms
 _TEMPORAL: tuple[str, ...] = ("date", "time", "weekday", "frequency", "duration")
 #: The roles a question may ask after by name ("the account manager", "billing contact").
 ROLE_NOUNS = (
-    r"manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist|approver"
+    r"manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist|approver|"
+    r"checker|reviewer"
 )
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [

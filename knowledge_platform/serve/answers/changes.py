@@ -164,7 +164,8 @@ _ROLES = rf"{ROLE_NOUNS}|head\s+of\s+[\w-]+"
 _ROLE_TAKEN = re.compile(
     r"(?P<new>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+(?:(?:is|was)\s+now|"
     r"(?:starts|started|starting)(?:\s+today|\s+on\s+\w+)?\s+as|becomes|became|"
-    r"t(?:akes|ook)\s+over\s+as|steps?\s+up\s+as|(?:is|was)\s+(?:our|the)\s+new)\s+"
+    r"t(?:akes|ook)\s+over(?:\s+from\s+(?:him|her|them))?\s+as|steps?\s+up\s+as|"
+    r"(?:is|was)\s+(?:our|the)\s+new)\s+"
     rf"(?:(?:our|the|a|an|new)\s+)*(?P<role>(?:[\w-]+\s+){{0,3}}?(?:{_ROLES}))\b",
     re.I,
 )
@@ -271,31 +272,34 @@ def _with_unit(old: Value, new: list[Value]) -> Value:
 
 
 def may_state_change(text: str) -> bool:
-    """Whether `text` may state a change: a pattern reads part of it as old (cheap: no
-    values are read)."""
-    return bool(_spans(text, "old"))
+    """Whether `text` may state a change: a pattern reads part of it as old, or someone
+    takes a role (cheap: no values are read)."""
+    return bool(_spans(text, "old")) or _ROLE_TAKEN.search(text) is not None
 
 
 def change_in(text: str) -> Change:
     """The old and new values of `text` (no old ones: it states no change it can name)."""
     found = values(text)
     spans = _spans(text, "old")
-    if not spans:
-        taken = _ROLE_TAKEN.search(text)
-        if taken:
-            role = " ".join(taken["role"].lower().split())
-            return Change((), tuple(found), (), (taken["new"],), role)
-        return Change((), tuple(found))
-    new = [v for v in found if not _inside(v, text, spans)]
-    old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]
-    words = [_phrase(text[a:b]) for a, b in spans]
-    later = [_phrase(text[a:b]) for a, b in _spans(text, "new")]
-    return Change(
-        tuple(old),
-        tuple(new),
-        tuple(dict.fromkeys(w for w in words if _telling(w))),
-        tuple(dict.fromkeys(w for w in later if w)),
-    )
+    if spans:
+        new = [v for v in found if not _inside(v, text, spans)]
+        old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]
+        words = [_phrase(text[a:b]) for a, b in spans]
+        later = [_phrase(text[a:b]) for a, b in _spans(text, "new")]
+        change = Change(
+            tuple(old),
+            tuple(new),
+            tuple(dict.fromkeys(w for w in words if _telling(w))),
+            tuple(dict.fromkeys(w for w in later if w)),
+        )
+        if change.says_change:
+            return change
+    # no old value named ("takes over from him as issue checker"): a role taken, if any
+    taken = _ROLE_TAKEN.search(text)
+    if taken:
+        role = " ".join(taken["role"].lower().split())
+        return Change((), tuple(found), (), (taken["new"],), role)
+    return Change((), tuple(found))
 
 
 def _phrase(text: str) -> str:
