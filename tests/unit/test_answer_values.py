@@ -50,6 +50,14 @@ def test_a_date_is_not_read_as_numbers() -> None:
     ]
 
 
+def test_a_chat_lines_time_stamp_is_when_it_was_said_not_a_time_it_states() -> None:
+    assert values("08:48 — Monthly town hall notes are up in #general.")[0].kind == "code"
+    assert one("08:48 — Monthly town hall notes are up.", "time") == []
+    assert one("10:10 - Heads up: Dario now owns Tessellate.", "number") == []
+    assert one("Town hall at 9:30 — first Monday of the month.", "time") == ["09:30"]
+    assert one("9:20 every weekday, standing", "time") == ["09:20"]
+
+
 QUESTION = "What is our naming convention for experiments?"
 
 

@@ -261,6 +261,9 @@ def _values(text: str) -> tuple[Value, ...]:
                 continue
             if kind == "name" and _sentence_start(text, start) and " " not in m.group(1):
                 continue
+            if kind == "time" and _STAMP.match(text, end) and not text[:start].strip():
+                taken[start:end] = [True] * (end - start)  # "10:10 — ...": when it was said
+                continue
             norm = _normalise(kind, m)
             if norm:
                 found.append(Value(kind, norm, m.group(0)))
@@ -269,6 +272,11 @@ def _values(text: str) -> tuple[Value, ...]:
                 if day in WEEKDAYS:  # "every second Monday": a frequency and a weekday
                     found.append(Value("weekday", day, m.group(0)))
     return tuple(found)
+
+
+#: What follows a chat line's time stamp ("10:10 — Heads up: ..."): the stamp says when the
+#: line was written, not a time the line states.
+_STAMP = re.compile(r"\s*[\u2014\u2013|]|\s+-\s")
 
 
 def _sentence_start(text: str, pos: int) -> bool:
