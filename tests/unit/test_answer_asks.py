@@ -32,6 +32,16 @@ def test_in_charge_of_asks_for_a_person_not_an_amount() -> None:
     assert read_ask("How much do we charge for an audit?").kinds == ("money",)
 
 
+def test_a_sum_budgeted_is_an_amount_and_anyone_new_is_a_person() -> None:
+    # a date ("14-15 Jan") does not answer what was budgeted
+    assert read_ask("How much have we budgeted for the January kickoff offsite?").kinds == (
+        "money",
+        "duration",
+    )
+    ask = read_ask("anyone new join the team in March?")
+    assert ask.kinds == ("person",) and "anyon" not in ask.subject
+
+
 def test_a_verb_inside_a_compound_is_part_of_the_subject() -> None:
     assert read_ask("What day does on-call change over?").subject == {"call", "chang"}
     assert "call" not in read_ask("Who should I call about a late delivery?").subject

@@ -47,9 +47,10 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"(?:at|for|of|on)\b",
             ("person",),
         ),
-        # "Has anyone new joined this quarter?": yes, and who
+        # "Has anyone new joined this quarter?", "anyone new join in March?": yes, and who
         (
-            r"^\s*(?:has|have|had|did|does|is|was|will)\s+(?:anyone|anybody|someone|somebody)\b",
+            r"^\s*(?:(?:has|have|had|did|does|is|was|will)\s+)?(?:anyone|anybody|someone|"
+            r"somebody)\b",
             ("person",),
         ),
         # a count first: "How many seats does the studio pay for?" asks for a number
@@ -82,7 +83,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
             ("money",),
         ),
-        (r"\bbudget\b", ("money", "duration")),  # a budget of hours is a budget too
+        (r"\bbudget(?:s|ed|ing)?\b", ("money", "duration")),  # a budget of hours is one too
         (r"\b(phone|mobile|fax|cell)\s+(number|no)\b", ("phone",)),
         (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
         (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
