@@ -154,6 +154,13 @@ _KIND_OF_WORKPLACE = re.compile(
 )
 
 
+#: "Who joined the studio in March?": who joined (a log says "Florian's first morning with
+#: us", and every log of a studio says "studio" somewhere)
+_JOINED_WORKPLACE = re.compile(
+    r"\b(join(?:s|ed|ing)?)\s+(?:the|our)\s+(?:studio|agency|company|firm|team)\b", re.I
+)
+
+
 def without_workplace(text: str, names: Iterable[str]) -> str:
     """`text` without the workplace it names, which every passage is about and few say ("Who
     leads crisis comms at Tansy Row now?" is who leads crisis comms): "at/of/in <name>" goes,
@@ -165,6 +172,7 @@ def without_workplace(text: str, names: Iterable[str]) -> str:
     # "What was studio utilisation?", "at the agency": what kind of workplace it is, as
     # unsaid as its name (every log of a studio says "studio" somewhere)
     text = _KIND_OF_WORKPLACE.sub("", text)
+    text = _JOINED_WORKPLACE.sub(r"\1", text)
     for name in sorted(names, key=len, reverse=True):
         n = re.escape(name)
         text = re.sub(

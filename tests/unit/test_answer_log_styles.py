@@ -12,7 +12,7 @@ from pathlib import Path
 from knowledge_platform.dating import CHANGE, marks
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
-from knowledge_platform.serve.answers.glossary import abbreviated, words
+from knowledge_platform.serve.answers.glossary import abbreviated, synonyms, words
 from knowledge_platform.serve.answers.sentences import split_sentences
 from knowledge_platform.serve.question import without_workplace
 from tests.answer_fixtures import answer, hash_retriever, hits
@@ -116,3 +116,13 @@ def test_the_kind_of_workplace_is_as_unsaid_as_its_name() -> None:
         "What does the studio pay for Figma?"
     )
     assert without_workplace("Where do studio files live?", []) == "Where do studio files live?"
+    # who joined the studio is who joined: a first morning's log line never says "studio"
+    assert without_workplace("Who joined the studio?", []) == "Who joined?"
+    assert read_ask("Who joined the studio?").subject == {"join"}
+
+
+def test_any_new_starters_asks_who_they_are() -> None:
+    ask = read_ask("any new starters?")
+    assert ask.kinds == ("person",) and ask.subject == {"starter"}
+    assert read_ask("Were there any new hires?").kinds == ("person",)
+    assert "join" in synonyms("any new starters?") and "first" in synonyms("any new starters?")

@@ -53,6 +53,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"somebody)\b",
             ("person",),
         ),
+        # "Any new starters back in March?", "Were there any new hires?": who
+        (
+            r"^\s*(?:(?:were|was|are|is|did|do|have|has)\s+(?:there|we|you)\s+)?"
+            r"(?:any|anyone)\s+new\s+(?P<about>starters?|joiners?|hires?|recruits?|people|"
+            r"colleagues?|staff|team\s+members?)\b",
+            ("person",),
+        ),
         # a count first: "How many seats does the studio pay for?" asks for a number
         (r"\bsample\s+size\b", ("number",)),  # a count of visitors, never of days
         # "How many days ...?" is a duration; "How many category pages ...?" a count only
@@ -165,8 +172,8 @@ _ASKING = re.compile(
     # the workplace itself, which every passage is about ("Who heads up design at the studio?")
     r"|\b(?:at|in|of|for|across|within)\s+(?:the|our)\s+(?:studio|agency|company|firm)\b"
     r"|\b(?:the|our)\s+(?:studio|agency|company|firm)(?:'s|\u2019s)"
-    # ... or the team it ends on ("Has anyone new joined the team?")
-    r"|\b(?:the|our)\s+team\s*\??\s*$"
+    # ... or the team it ends on ("Has anyone new joined the team?", "Who joined the studio?")
+    r"|\b(?:the|our)\s+(?:team|studio|agency|company|firm)\s*\??\s*$"
     # asking for the value in force, not naming what it is about ("currently", "still")
     r"|\b(current|currently|presently|nowadays|these\s+days|at\s+the\s+moment|right\s+now|"
     r"at\s+present|today|still|any\s*more|latest)\b",

@@ -109,7 +109,7 @@ _PHRASE_WORDS = {
 }
 #: The words a phrase is written with, for a search (a joiner's log line says "starts today"
 #: or "welcome", never "join").
-_PHRASE_SEARCH = {"join": ("starts", "welcome"), "sign": ("signed",)}
+_PHRASE_SEARCH = {"join": ("starts", "welcome", "first"), "sign": ("signed",)}
 #: What each abbreviation stands for, for a search of a question that abbreviates it.
 _SPELLED = {
     "roas": "return on ad spend",
