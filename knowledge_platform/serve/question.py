@@ -157,7 +157,8 @@ _KIND_OF_WORKPLACE = re.compile(
 #: "Who joined the studio in March?": who joined (a log says "Florian's first morning with
 #: us", and every log of a studio says "studio" somewhere)
 _JOINED_WORKPLACE = re.compile(
-    r"\b(join(?:s|ed|ing)?)\s+(?:the|our)\s+(?:studio|agency|company|firm|team)\b", re.I
+    r"\b(join(?:s|ed|ing)?)\s+(?:the|our)\s+(?:studio|agency|company|firm|practice|team)\b",
+    re.I,
 )
 
 

@@ -406,7 +406,10 @@ def test_when_something_was_done_is_the_day_of_the_log_that_says_so(tmp_path: Pa
     assert standing.on is None
     with hash_retriever(tmp_path, [log]) as retriever:
         found = answer("When did we switch to Linemark?", hits(log), retriever)
-    assert "2026-05-19 — From today all project boards live in Linemark" in found.answer
+    assert (
+        "2026-05-19 (Tuesday 19 May) — From today all project boards live in Linemark"
+        in found.answer
+    )
 
 
 def test_terse_logs_state_changes_their_own_way() -> None:

@@ -119,6 +119,9 @@ def test_the_kind_of_workplace_is_as_unsaid_as_its_name() -> None:
     # who joined the studio is who joined: a first morning's log line never says "studio"
     assert without_workplace("Who joined the studio?", []) == "Who joined?"
     assert read_ask("Who joined the studio?").subject == {"join"}
+    assert without_workplace("Who joined the practice?", []) == "Who joined?"
+    # a ratio is a figure: "Ulric gives the week's chargeable ratio" does not answer it
+    assert "percent" in read_ask("What chargeable ratio did Ulric give at the wrap?").kinds
 
 
 def test_any_new_starters_asks_who_they_are() -> None:

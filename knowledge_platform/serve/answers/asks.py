@@ -135,7 +135,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (
             r"\b(?P<about>roas|roi|cpa|cpl|cpc|cpm|ctr|cvr|aov|nps|ltv|arpu|utili[sz]ation|"
             r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?|sov|ttfb|lcp|cls|"
-            r"share\s+of\s+voice|traffic|sessions)\b",
+            r"share\s+of\s+voice|traffic|sessions|ratio)\b",
             ("number", "percent", "money"),
         ),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
@@ -173,7 +173,7 @@ _ASKING = re.compile(
     r"|\b(?:at|in|of|for|across|within)\s+(?:the|our)\s+(?:studio|agency|company|firm)\b"
     r"|\b(?:the|our)\s+(?:studio|agency|company|firm)(?:'s|\u2019s)"
     # ... or the team it ends on ("Has anyone new joined the team?", "Who joined the studio?")
-    r"|\b(?:the|our)\s+(?:team|studio|agency|company|firm)\s*\??\s*$"
+    r"|\b(?:the|our)\s+(?:team|studio|agency|company|firm|practice)\s*\??\s*$"
     # asking for the value in force, not naming what it is about ("currently", "still")
     r"|\b(current|currently|presently|nowadays|these\s+days|at\s+the\s+moment|right\s+now|"
     r"at\s+present|today|still|any\s*more|latest)\b",

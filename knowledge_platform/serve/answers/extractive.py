@@ -348,8 +348,8 @@ def quoted(s: Scored, named: Collection[str] = (), shown: Collection[str] = ()) 
     lead = _lead(s.sentence, named)
     if lead and lead.removesuffix(" …") not in shown:
         text = f"{lead} {text}"
-    if s.on is not None:
-        return f"{s.on.isoformat()} — {text}"
+    if s.on is not None:  # "2026-04-13 (Monday 13 April) — We've moved off Redlinery."
+        return f"{s.on.isoformat()} ({s.on:%A} {s.on.day} {s.on:%B}) — {text}"
     if heading and len(text) <= FRAGMENT_CHARS and not set(terms(heading)) & set(terms(text)):
         return f"{heading} — {text}"
     return text
