@@ -42,6 +42,14 @@ def test_a_sum_budgeted_is_an_amount_and_anyone_new_is_a_person() -> None:
     assert ask.kinds == ("person",) and "anyon" not in ask.subject
 
 
+def test_a_cdn_is_asked_by_name_leaving_is_the_change_and_a_measure_is_no_name() -> None:
+    ask = read_ask("Which CDN do we put client sites behind these days?")
+    assert ask.kinds == ("name", "code") and ask.subject == {"cdn", "client", "site"}
+    assert read_ask("Why did we leave Edgewarden?").subject == {"edgewarden"}
+    # "TTFB" is what is asked of Corvina: a line about Corvina without it is a near miss
+    assert read_ask("What was Corvina's TTFB last week?").names == ("Corvina",)
+
+
 def test_a_verb_inside_a_compound_is_part_of_the_subject() -> None:
     assert read_ask("What day does on-call change over?").subject == {"call", "chang"}
     assert "call" not in read_ask("Who should I call about a late delivery?").subject

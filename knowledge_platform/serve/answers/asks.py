@@ -119,9 +119,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"software|channel|library|engine|crm|cms|provider|"
             r"venue|hotel|restaurant|location|client|customer|agency|partner|supplier|firm|"
             r"company|contractor|consultancy|manufacturer|courier|carrier|lab|"
-            r"fabricator|builder|bank|insurer)s?\b",
+            r"fabricator|builder|bank|insurer|host)s?\b",
             ("name", "code"),
         ),
+        # "Which CDN do we put client sites behind?": a service, by its name; what it is for
+        # stays in the subject (the change says "Moving DNS + CDN to Skerrylight")
+        (r"\b(which|what)\s+(?P<about>cdn|dns|registrar)s?\b", ("name", "code")),
         # "What do we use to watch recordings?": a tool, by its name
         (r"^\s*what\s+(do|does|did|should|can)\s+(we|i|you|they)\s+use\b", ("name", "code")),
         # "What do we run experiments on?", "What do we track work in?": a tool, by its name
@@ -174,10 +177,38 @@ _ASKING = re.compile(
     r"|\b(?:the|our)\s+(?:studio|agency|company|firm)(?:'s|\u2019s)"
     # ... or the team it ends on ("Has anyone new joined the team?", "Who joined the studio?")
     r"|\b(?:the|our)\s+(?:team|studio|agency|company|firm|practice)\s*\??\s*$"
+    # leaving a named tool or supplier: the change is what the question is about, and a log
+    # says it as a move ("Why did we leave Edgewarden?": "Moving DNS + CDN to Skerrylight")
+    r"|\b(?:leave|left|drop|dropped|ditch|ditched|quit)\b(?=\s+(?-i:[A-Z]))"
     # asking for the value in force, not naming what it is about ("currently", "still")
     r"|\b(current|currently|presently|nowadays|these\s+days|at\s+the\s+moment|right\s+now|"
     r"at\s+present|today|still|any\s*more|latest)\b",
     re.I,
+)
+#: Measures written in capitals: what a question asks about a name, never a name ("What was
+#: Corvina's TTFB last week?" is not answered by "Corvina weekly app orders: 1,912").
+_MEASURES = frozenset(
+    {
+        "roas",
+        "roi",
+        "cpa",
+        "cpl",
+        "cpc",
+        "cpm",
+        "ctr",
+        "cvr",
+        "aov",
+        "nps",
+        "ltv",
+        "arpu",
+        "sov",
+        "ttfb",
+        "lcp",
+        "cls",
+        "mql",
+        "sql",
+        "kpi",
+    }
 )
 #: "Who is Compass?" asks what a name is, not for a person.
 _WHO_IS = re.compile(
@@ -258,7 +289,7 @@ _GENERIC = frozenset(
     terms(
         "get gets got use uses used do does did make makes go goes take "
         "takes need needs want say says tell know have has had keep kept "
-        "put find found give gave show shown call called us"
+        "put find found give gave show shown call called us behind"
     )
 )
 
@@ -307,7 +338,10 @@ def read_ask(question: str) -> Ask:
         w.removesuffix("'s").removesuffix("\u2019s")
         for w in words
         # a month or a day is a value the question gives, not what it is about
-        if w[0].isupper() and w not in later and w not in _TITLES and w.lower() not in CALENDAR
+        if w[0].isupper()
+        and w not in later
+        and w not in _TITLES
+        and w.lower() not in CALENDAR | _MEASURES
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
