@@ -50,6 +50,13 @@ def test_a_cdn_is_asked_by_name_leaving_is_the_change_and_a_measure_is_no_name()
     assert read_ask("What was Corvina's TTFB last week?").names == ("Corvina",)
 
 
+def test_a_rate_per_unit_asks_for_a_figure_and_the_change_asked_across_is_no_subject() -> None:
+    ask = read_ask("What should I put on an estimate per press proof sheet?")
+    assert ask.kinds == ("money", "number", "percent") and ask.names == ()
+    assert ask.subject == {"estim", "press", "proof", "sheet"}
+    assert read_ask("What time was the huddle before it moved earlier?").subject == {"huddl"}
+
+
 def test_a_verb_inside_a_compound_is_part_of_the_subject() -> None:
     assert read_ask("What day does on-call change over?").subject == {"call", "chang"}
     assert "call" not in read_ask("Who should I call about a late delivery?").subject

@@ -149,6 +149,14 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("number", "percent", "money"),
         ),
         (r"\broot\s+cause\b|\bcause\s+of\b|\bwhat\s+caused\b", ("reason",)),
+        # "What should I put on an estimate per proof sheet?": a rate, so a figure (a
+        # lookahead: every word of it stays in the subject)
+        (
+            r"^(?=\s*(?:what|how\s+much)\b.*\bper\s+(?:[\w-]+\s+){0,2}?(?:sheet|hour|"
+            r"day|month|seat|user|page|site|unit|item|head|person|year|week|word|visit|"
+            r"lead|click)s?\b)",
+            ("money", "number", "percent"),
+        ),
         (
             r"\bwho\s+(is|was|are|were|runs|owns|leads|handles|manages|looks|takes|"
             r"approved|decided|signed)\b|\bwhich\s+(person|people|colleague)\b|"
@@ -177,6 +185,9 @@ _ASKING = re.compile(
     r"|\b(?:the|our)\s+(?:studio|agency|company|firm)(?:'s|\u2019s)"
     # ... or the team it ends on ("Has anyone new joined the team?", "Who joined the studio?")
     r"|\b(?:the|our)\s+(?:team|studio|agency|company|firm|practice)\s*\??\s*$"
+    # "before it moved earlier": that it changed, which the question asks across, not about
+    r"|\bbefore\s+(?:it|they|that|this)\s+(?:was\s+|were\s+|got\s+)?(?:moved|changed|switched|"
+    r"went)(?:\s+(?:earlier|later|up|down|back|forward|over))?\b"
     # leaving a named tool or supplier: the change is what the question is about, and a log
     # says it as a move ("Why did we leave Edgewarden?": "Moving DNS + CDN to Skerrylight")
     r"|\b(?:leave|left|drop|dropped|ditch|ditched|quit)\b(?=\s+(?-i:[A-Z]))"
@@ -289,7 +300,7 @@ _GENERIC = frozenset(
     terms(
         "get gets got use uses used do does did make makes go goes take "
         "takes need needs want say says tell know have has had keep kept "
-        "put find found give gave show shown call called us behind"
+        "put find found give gave show shown call called us behind per"
     )
 )
 
@@ -339,6 +350,7 @@ def read_ask(question: str) -> Ask:
         for w in words
         # a month or a day is a value the question gives, not what it is about
         if w[0].isupper()
+        and w != "I"
         and w not in later
         and w not in _TITLES
         and w.lower() not in CALENDAR | _MEASURES
