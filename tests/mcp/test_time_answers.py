@@ -106,7 +106,8 @@ WORKSPACE = {
     "so we're at 67 hosted sites.\n- Kitchen rota updated.\n",
     "memory/2026-07-27.md": '# Monday 27 July 2026\n\n08:24 Sigrun: "CRM cleanup going well"\n'
     "10:10 — Heads up: Dario now owns Tessmoor as of Mon 3 Aug. Ysolde moves across to run "
-    "Hollin full-time.\n12:36 — Printer jammed, again.\n",
+    "Hollin full-time.\n12:36 — Printer jammed, again.\n"
+    "16:48 — Monthly town hall notes are up in #general, mostly Q&A on hiring.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -466,3 +467,10 @@ async def test_a_newer_figure_in_a_log_ranks_above_the_standing_one(runtime: Run
     assert (
         answer["answer"].find("67") < answer["answer"].find("54") or "54" not in (answer["answer"])
     ), answer["answer"]
+
+
+async def test_a_chat_lines_time_stamp_does_not_answer_what_time(runtime: Runtime) -> None:
+    """ "16:48 — Monthly town hall notes are up" says when the line was written, not when the
+    town hall starts: not found (before: quoted as the answer, its stamp read as the time)."""
+    answer = await ask(runtime, "What time does the monthly town hall kick off?")
+    assert answer["mode"] == "not_found", answer["answer"]
