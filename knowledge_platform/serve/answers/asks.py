@@ -28,6 +28,13 @@ ROLE_NOUNS = (
     r"manager|director|lead|owner|contact|coordinator|producer|editor|planner|strategist|approver|"
     r"checker|reviewer"
 )
+#: Measures written as abbreviations: a question asks a figure of them ("What was
+#: Saltmarsh's ROAS last week?").
+_FIGURES = ("roas", "roi", "cpa", "cpl", "cpc", "cpm", "ctr", "cvr", "aov", "nps", "ltv", "arpu")
+_FIGURES += ("sov", "ttfb", "lcp", "cls")
+#: Measures written in capitals: what a question asks about a name, never a name ("What was
+#: Corvina's TTFB last week?" is not answered by "Corvina weekly app orders: 1,912").
+_MEASURES = frozenset((*_FIGURES, "mql", "sql", "kpi"))
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
@@ -136,8 +143,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # a measure is read as a figure ("What was Saltmarsh's ROAS last week?": "4.2x", not
         # the page that names ROAS as the client's KPI)
         (
-            r"\b(?P<about>roas|roi|cpa|cpl|cpc|cpm|ctr|cvr|aov|nps|ltv|arpu|utili[sz]ation|"
-            r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?|sov|ttfb|lcp|cls|"
+            rf"\b(?P<about>{'|'.join(_FIGURES)}|utili[sz]ation|"
+            r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?|"
             r"share\s+of\s+voice|traffic|sessions|ratio)\b",
             ("number", "percent", "money"),
         ),
@@ -195,31 +202,6 @@ _ASKING = re.compile(
     r"|\b(current|currently|presently|nowadays|these\s+days|at\s+the\s+moment|right\s+now|"
     r"at\s+present|today|still|any\s*more|latest)\b",
     re.I,
-)
-#: Measures written in capitals: what a question asks about a name, never a name ("What was
-#: Corvina's TTFB last week?" is not answered by "Corvina weekly app orders: 1,912").
-_MEASURES = frozenset(
-    {
-        "roas",
-        "roi",
-        "cpa",
-        "cpl",
-        "cpc",
-        "cpm",
-        "ctr",
-        "cvr",
-        "aov",
-        "nps",
-        "ltv",
-        "arpu",
-        "sov",
-        "ttfb",
-        "lcp",
-        "cls",
-        "mql",
-        "sql",
-        "kpi",
-    }
 )
 #: "Who is Compass?" asks what a name is, not for a person.
 _WHO_IS = re.compile(

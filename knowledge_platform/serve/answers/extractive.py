@@ -512,13 +512,14 @@ def extractive_answer(
     item = None if named else find_item(question, hits)  # a record's own file answers first
     if item is not None:
         return item_answer(item, sources, warnings=warnings, when=when)
+    ask = read_ask(question)
     scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else []
     if not picked:  # a named page without the asked kind of value: what else says it
         focus = []
         picked = pick(scored, min_score)
-    picked = _own_sentences(picked, scored, bool(read_ask(question).kinds))
+    picked = _own_sentences(picked, scored, bool(ask.kinds))
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(
@@ -556,10 +557,11 @@ def extractive_answer(
     labels.update(
         (k, f"{found.old} (superseded by {found.new}): ") for k, (_, found) in items.items()
     )
-    named = {t for n in read_ask(question).names for t in terms(n)}
+    # the terms of the names the question gives (not `named`, the documents it names)
+    name_terms = {t for n in ask.names for t in terms(n)}
     texts = {s.sentence.text for s in shown}
     body = " ".join(
-        f"{labels.get(id(s), '')}{quoted(s, named, texts)} [{s.sentence.ref}]"
+        f"{labels.get(id(s), '')}{quoted(s, name_terms, texts)} [{s.sentence.ref}]"
         f"{'' if id(s) in items else _older_mark(s, conflicts, later)}"
         for s in shown
     )
