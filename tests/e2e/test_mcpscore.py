@@ -141,13 +141,13 @@ def test_mcpscore_fails_nothing_but_https_on_loopback(tmp_path: Path) -> None:
                     stderr=subprocess.PIPE,
                 ),
                 "http": subprocess.Popen(
-                    [*audit, "--token", token, f"http://127.0.0.1:{http_port}/mcp"],
+                    [*audit, f"--token={token}", f"http://127.0.0.1:{http_port}/mcp"],
                     env=http_env,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                 ),
                 "https": subprocess.Popen(
-                    [*audit, "--token", token, f"https://127.0.0.1:{tls_port}/mcp"],
+                    [*audit, f"--token={token}", f"https://127.0.0.1:{tls_port}/mcp"],
                     env=tls_env,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
