@@ -91,3 +91,20 @@ def test_sections_about_different_clients_do_not_disagree() -> None:
         )
         is None
     )
+
+
+def test_two_pages_naming_the_asked_client_disagree_on_its_contact_with_one_word_shared() -> None:
+    """A client's own page and the directory's section for it: both name the client the
+    question names, so "contact" alone is what they share about it."""
+    question = "Who's our main contact at Pellucid?"
+    title = "Pellucid Skincare: account brief"
+    brief = Statement(
+        "Main contact: Esme Brackwater, head of ecommerce.", f"{title} > Contacts", title
+    )
+    row = Statement("Client contact: Maren Ostrowski.", "Client directory > Pellucid Skincare")
+    found = disagreement(question, brief, row)
+    assert found is not None and found.kind == "name"
+    assert (found.a.text, found.b.text) == ("Esme Brackwater", "Maren Ostrowski")
+    # ... and a page about another client is still another thing
+    other = Statement("Client contact: Tamsin Reed.", "Client directory > Harrowgate Home Loans")
+    assert disagreement(question, brief, other) is None

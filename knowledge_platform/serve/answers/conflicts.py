@@ -162,6 +162,10 @@ def same_subject(
     # ... and not a value one of them gives ("weekly" of a delivery review that moved, for
     # a question about the weekly WIP meeting): a value is what differs, not what it is about
     valued = {t for v in (*va, *vb) for t in terms(v.text)}
+    # ... but one is enough when both name what the question names: "Client contact: Maren"
+    # under "## Pellucid Skincare" and Pellucid's own "Main contact: Esme" speak of one thing
+    if _both_name(question, a, b):
+        shared_terms = 1
     shared = len(((ca & cb) | (sa & sb)) - valued) >= min(shared_terms, len(asked))
     cover = len(ca | cb) >= MIN_QUESTION_COVER * len(asked)
     return shared and cover and _both_about(question, asked, (ca, cb), (a, b))
