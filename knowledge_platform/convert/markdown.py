@@ -9,6 +9,9 @@ from typing import Any
 
 #: Lines the chunker would take for a heading or a fence (see chunking._HEADING, _FENCE).
 _STRUCTURAL = re.compile(r"^(#{1,6}[ \t]|[ \t]*(```|~~~))")
+#: A markdown table's line under its header ("|---|:---:|"), as `table` writes it and as any
+#: markdown has it: chunking keeps a table's header over its rows, answers name each cell by it.
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def escape(text: str) -> str:

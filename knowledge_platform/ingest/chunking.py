@@ -1,7 +1,8 @@
 """Markdown chunking: one chunk per `#`/`##` section, carrying the trail of the last two
 headers, and one per entry of a section that is a log (an `event`: a list item, a
-time-stamped line, a paragraph); a section or entry longer than the budget is cut into token
-windows with ~20% overlap.
+time-stamped line, a paragraph); a table of many rows (a client directory, a sheet) gives a
+chunk per few rows under its header row; a section or entry longer than the budget is cut
+into token windows with ~20% overlap.
 
 The budget is the embedding model's window less what the header trail takes, capped at the
 brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently truncates."""
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import marks, section_time
 from knowledge_platform.doc_names import name_keys
@@ -26,6 +28,11 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: where a log entry starts: a list item, or a line stamped with its time ("09:42 — ...")
 _ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)]|\[?\d{1,2}:\d{2}\]?)[ \t]+\S")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+#: A table's rows are chunked a few at a time, under the header row, up to this many tokens
+#: of rows: a directory's row ("| Corrowyn Skincare | ... | Mireille Grocott |") is then found
+#: by what it says, and says which column each cell is in.
+ROW_TOKENS = 40
 MAX_TARGET = 800
 MIN_BUDGET = 48
 MAX_CHARS_PER_TOKEN = 16
@@ -34,8 +41,8 @@ MAX_CHARS_PER_TOKEN = 16
 #: itself: the field names are part of the fingerprint.) The marks a chunk carries
 #: (dating.marks) count: 3 re-marks statements of change as round 8 reads them; 4 splits a
 #: log's sections into entries; 5 dates a log's "Tuesday 7 April" sections and marks "now X,
-#: not Y".
-CHUNKING_VERSION = 5
+#: not Y"; 6 chunks a table of many rows a few rows at a time.
+CHUNKING_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,62 @@ def entries(text: str) -> list[str]:
     return out
 
 
+def table_pieces(text: str, counter: TokenCounter, row_tokens: int = ROW_TOKENS) -> list[str]:
+    """`text` with each markdown table whose rows outgrow `row_tokens` cut out: the prose
+    before it, then its rows a few at a time (as many as fit `row_tokens`, at least one),
+    each group under the table's header and rule lines, then the prose after it. A table
+    inside a code fence is text."""
+    lines = text.split("\n")
+    pieces: list[str] = []
+    prose: list[str] = []
+    in_fence = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        header = (
+            not in_fence
+            and i + 1 < len(lines)
+            and _TABLE_ROW.match(line) is not None
+            and TABLE_RULE.match(lines[i + 1]) is not None
+        )
+        if not header:
+            prose.append(line)
+            i += 1
+            continue
+        end = i + 2
+        while end < len(lines) and _TABLE_ROW.match(lines[end]):
+            end += 1
+        groups = _row_groups(lines[i + 2 : end], counter, row_tokens)
+        if len(groups) > 1:
+            if "\n".join(prose).strip():
+                pieces.append("\n".join(prose).strip())
+            prose = []
+            head = f"{line}\n{lines[i + 1]}\n"
+            pieces.extend(head + "\n".join(group) for group in groups)
+        else:
+            prose.extend(lines[i:end])
+        i = end
+    if "\n".join(prose).strip():
+        pieces.append("\n".join(prose).strip())
+    return pieces
+
+
+def _row_groups(rows: list[str], counter: TokenCounter, row_tokens: int) -> list[list[str]]:
+    groups: list[list[str]] = []
+    used = 0
+    for row in rows:
+        size = counter.count(row)
+        if groups and used + size <= row_tokens:
+            groups[-1].append(row)
+            used += size
+        else:
+            groups.append([row])
+            used = size
+    return groups
+
+
 def _snap(text: str, pos: int, floor: int) -> int:
     """Move a cut back to the start of the word it falls in (not past `floor`)."""
     if pos >= len(text) or pos <= floor:
@@ -231,7 +294,12 @@ class Chunker:
         for section in sections:
             budget = self.budget(doc.title, section.headers)
             when = section_time(section.headers, doc.date, doc.time_kind)
-            texts = entries(section.text) if not whole and when[1] == "event" else [section.text]
+            if whole:
+                texts = [section.text]
+            elif when[1] == "event":
+                texts = entries(section.text)
+            else:
+                texts = table_pieces(section.text, self.counter)
             for window in (
                 w for t in texts for w in windows(t, self.counter, budget, self.overlap)
             ):

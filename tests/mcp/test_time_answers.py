@@ -108,6 +108,21 @@ WORKSPACE = {
     "10:10 — Heads up: Dario now owns Tessmoor as of Mon 3 Aug. Ysolde moves across to run "
     "Hollin full-time.\n12:36 — Printer jammed, again.\n"
     "16:48 — Monthly town hall notes are up in #general, mostly Q&A on hiring.\n",
+    # round 12: a client's own page of many sections, and a directory of many rows that
+    # names another contact; a study whose count of shoppers is never given
+    "clients/corrowyn.md": "---\nupdated: 2026-07-06\n---\n# Corrowyn Skincare: client brief\n\n"
+    "## Who they are\nCorrowyn is a skincare brand moving into pharmacy chains.\n\n## Contact\n"
+    "Our day-to-day contact and approver is Isadora Penhallow, head of brand.\n\n## Range\n"
+    "Cleanser, toner, day cream and a night serum.\n\n## Approvals\nTheir retail team sees "
+    "every carton before sign-off.\n",
+    "client-directory.md": "---\nreviewed: 2026-02-23\n---\n# Client directory\n\n"
+    "| Client | What we do for them | Account manager | Client contact |\n|---|---|---|---|\n"
+    "| Quillbrook Dairy | yoghurt and butter packaging | Obadiah Tiernan | Ewart Bellamy |\n"
+    "| Corrowyn Skincare | rebrand, cartons and labels | Obadiah Tiernan | Mireille Grocott |\n"
+    "| Dunmere Cider | labels, cans and gift packs | Briony Tregarthen | Lavinia Stroud |\n",
+    "memory/2026-09-29.md": "# 2026-09-29 daily log\n\n## Notes\nGlancewell's shelf study on "
+    "the Quillbrook lids came back. They ran it for 12 days with the two lids side by side in "
+    "a chiller.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -473,4 +488,31 @@ async def test_a_chat_lines_time_stamp_does_not_answer_what_time(runtime: Runtim
     """ "16:48 — Monthly town hall notes are up" says when the line was written, not when the
     town hall starts: not found (before: quoted as the answer, its stamp read as the time)."""
     answer = await ask(runtime, "What time does the monthly town hall kick off?")
+    assert answer["mode"] == "not_found", answer["answer"]
+
+
+async def test_a_directory_row_is_the_other_side_of_a_clients_contact(runtime: Runtime) -> None:
+    """The client's page says Isadora, the directory's row "Mireille Grocott" in its "Client
+    contact" column: both are quoted, the conflict flagged with the page as newer (before:
+    the row was one sentence naming three people, so no side could be told, and only the
+    page was quoted)."""
+    answer = await ask(runtime, "Who's our contact at Corrowyn Skincare?")
+    assert len(answer["conflicts"]) == 1, answer["answer"]
+    conflict = answer["conflicts"][0]
+    values = {c["value"]: c["citation"] for c in conflict["claims"]}
+    assert set(values) == {"Isadora Penhallow", "Mireille Grocott"}, conflict
+    assert conflict["newer"] == values["Isadora Penhallow"]
+    # the directory is a chunk a row: the row is the passage search finds (before: one chunk)
+    found = await call(
+        runtime, "knowledge_search", query="Dunmere Cider client contact", scope="internal"
+    )
+    row = next(h for h in found["hits"] if h["doc_id"].endswith("client-directory.md"))
+    assert row["ordinal"] == 2 and "Lavinia Stroud" in row["snippet"], row
+    assert "Ewart Bellamy" not in row["snippet"], row
+
+
+async def test_a_count_is_not_answered_by_a_number_of_something_else(runtime: Runtime) -> None:
+    """ "How many shoppers took part?" is not answered by "12 days" or "two lids" (before:
+    quoted as if found)."""
+    answer = await ask(runtime, "How many shoppers took part in the Quillbrook lid study?")
     assert answer["mode"] == "not_found", answer["answer"]

@@ -124,6 +124,22 @@ def test_how_many_asks_for_a_count_even_with_a_word_about_paying() -> None:
     assert read_ask("How much do we pay for Figtree?").kinds == ("money",)
 
 
+def test_a_count_is_answered_by_a_number_of_what_it_counts() -> None:
+    ask = read_ask("How many shoppers took part in the Quillbrook lid study?")
+    assert not fits("They ran it for 12 days with the two lids side by side.", ask)
+    assert fits("Glancewell had 240 shoppers pick a pot from the chiller.", ask)
+    # a word of the counted noun's group counts; so does the noun before its figure
+    assert fits(
+        "Two approving reviews are required to merge to main.",
+        read_ask("How many approvals does a pull request need before merging to main?"),
+    )
+    tickets = read_ask("How many support tickets were open two weeks ago?")
+    assert fits("Open support tickets: 14", tickets)
+    assert not fits("Support rota: 3 people this week.", tickets)
+    # a count of days is a duration too, and asks for no counted word
+    assert read_ask("How many days of paid holiday do we get?").counted == frozenset()
+
+
 def test_a_title_in_capitals_is_asked_about_not_a_name() -> None:
     ask = read_ask("Who is the CEO of HOT?")
     assert ask.names == ("HOT",)

@@ -98,6 +98,11 @@ def test_a_first_day_is_a_hire_a_win_a_winner_and_a_sign_off_an_approval() -> No
     assert set(terms("approval")) <= words("Purchases over $750 need sign-off.")
     assert set(terms("sites")) <= words("Every website ships with an accessibility audit.")
     assert set(terms("replaced")) <= words("Laptops are refreshed every 4 years.")
+    # "who signs things off", "which came out ahead": an approval, a win; "beat" is a win
+    assert set(terms("approval")) <= words("who signs things off on the Corrowyn side?")
+    assert not set(terms("approval")) & words("the sign of the times was off")
+    assert set(terms("win")) <= words("wood-wool or felt, which came out ahead?")
+    assert set(terms("won")) <= words("the wood-wool panels beat the PET felt")
 
 
 def test_a_spelt_out_phrase_also_searches_for_its_abbreviation() -> None:

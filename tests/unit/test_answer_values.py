@@ -108,3 +108,25 @@ def test_two_pages_naming_the_asked_client_disagree_on_its_contact_with_one_word
     # ... and a page about another client is still another thing
     other = Statement("Client contact: Tamsin Reed.", "Client directory > Harrowgate Home Loans")
     assert disagreement(question, brief, other) is None
+
+
+def test_a_table_rows_asked_column_disagrees_with_the_clients_own_page() -> None:
+    """A directory's row names its account manager and its client contact: the column the
+    question asks about is the row's value ("with several names a side, which one is the
+    subject is a guess" no longer holds for a row)."""
+    question = "Who's our contact at Corrowyn Skincare?"
+    title = "Corrowyn Skincare: client brief"
+    brief = Statement(
+        "Our day-to-day contact and approver is Isadora Penhallow, head of brand.", title, title
+    )
+    row = Statement(
+        "Client: Corrowyn Skincare; What we do for them: rebrand, cartons and labels; "
+        "Account manager: Obadiah Tiernan; Client contact: Mireille Grocott.",
+        "Client directory",
+        "Client directory",
+    )
+    found = disagreement(question, brief, row)
+    assert found is not None and found.kind == "name"
+    assert (found.a.text, found.b.text) == ("Isadora Penhallow", "Mireille Grocott")
+    # the account manager's column is not what "contact" asks
+    assert disagreement("Who is Corrowyn Skincare's account manager?", brief, row) is None

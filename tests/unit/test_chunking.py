@@ -110,6 +110,46 @@ def test_headings_inside_code_fences_do_not_split():
     assert "## not a heading" in sections[0].text
 
 
+DIRECTORY = """## Clients
+Who we work for.
+
+| Client | Account manager | Client contact |
+|---|---|---|
+| Quillbrook Dairy, yoghurt and butter packaging | Obadiah Tiernan | Ewart Bellamy |
+| Corrowyn Skincare, rebrand and cartons | Obadiah Tiernan | Mireille Grocott |
+| Dunmere Cider, labels and cans | Briony Tregarthen | Lavinia Stroud |
+
+Keep your rows current.
+"""
+
+
+def test_a_table_of_many_rows_is_chunked_a_few_rows_at_a_time_under_its_header():
+    chunks = Chunker(COUNTER, 256).chunk(doc(DIRECTORY))
+    texts = [c.text for c in chunks]
+    assert texts[0] == "Who we work for."
+    assert texts[-1] == "Keep your rows current."
+    rows = texts[1:-1]
+    assert len(rows) == 3  # each row is over half of ROW_TOKENS: one a chunk
+    header = "| Client | Account manager | Client contact |\n|---|---|---|\n"
+    assert all(t.startswith(header) for t in rows)
+    assert "Mireille Grocott" in rows[1] and "Ewart" not in rows[1]
+    assert {c.headers[0] for c in chunks} == {"Clients"}
+
+
+def test_a_short_table_and_a_log_stay_as_they_were():
+    short = "## Tools\n| Tool | Owner |\n|---|---|\n| Figma | Ana |\n| Miro | Bo |\n"
+    assert len(Chunker(COUNTER, 256).chunk(doc(short))) == 1  # both rows fit ROW_TOKENS
+    # narrow rows share a chunk, a log's table is an entry like any other
+    many = short + "".join(f"| Tool{i} | Person{i} |\n" for i in range(30))
+    grouped = Chunker(COUNTER, 256).chunk(doc(many))
+    assert 1 < len(grouped) < 32
+    assert all(c.text.startswith("| Tool | Owner |") for c in grouped)
+    log = Chunker(COUNTER, 256).chunk(
+        doc(DIRECTORY, date=date(2026, 3, 2), time_kind="event", kind="memory")
+    )
+    assert not any(c.text.startswith("| Client |") and c.text.count("\n") == 2 for c in log)
+
+
 def test_long_section_split_within_budget_with_overlap():
     words = [f"w{i}" for i in range(3000)]
     chunks = Chunker(COUNTER, 256).chunk(doc("## Long\n" + " ".join(words)))

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.dating import MONTHS, WEEKDAYS
-from knowledge_platform.serve.answers.glossary import phrases
+from knowledge_platform.serve.answers.glossary import phrases, words
 from knowledge_platform.serve.answers.values import Value, same, values
 from knowledge_platform.sparse import SparseEncoder
 
@@ -307,6 +307,9 @@ class Ask:
     #: subject (a "QA lead" line is not about marketing), but part of what two statements
     #: that answer it are about (a head of design and a design system are two things)
     role: frozenset[str] = frozenset()
+    #: what a count is of ("shopper" of "How many shoppers took part in the lid study?"):
+    #: a number answers it only beside that word or one of its group ("12 days" does not)
+    counted: frozenset[str] = frozenset()
 
 
 def read_ask(question: str) -> Ask:
@@ -350,7 +353,25 @@ def read_ask(question: str) -> Ask:
         frozenset(t for w in words if w in _TITLES for t in terms(w))
         | frozenset(t for m in _ROLE_NAMED.finditer(question) for t in terms(m[1])),
         frozenset(terms(role)),
+        _counted(question, kinds),
     )
+
+
+#: "How many [Echolane] seats do ...", "How many top-3 keywords is ...", "How many rounds
+#: of ...": the words between "how many" and the verb or preposition after them
+_COUNTED = re.compile(
+    r"\bhow\s+many\s+((?:[\w-]+\s+){1,3}?)(?:do|does|did|is|are|was|were|have|has|had|will|"
+    r"would|should|can|could|came|come|took|take|went|got|get|of|in|on|per|at|for|to)\b",
+    re.I,
+)
+
+
+def _counted(question: str, kinds: tuple[str, ...]) -> frozenset[str]:
+    """The terms of what a count is of, for a question that asks for a number only."""
+    if kinds != ("number",):
+        return frozenset()
+    m = _COUNTED.search(question)
+    return frozenset(terms(m[1].split()[-1])) if m else frozenset()
 
 
 def content_terms(question: str) -> frozenset[str]:
@@ -418,6 +439,8 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     opening = _OPENING.match(text)
     if opening and "name" in ask.kinds and opening[1].lower() in known:
         found.append(Value("name", opening[1].lower(), opening[1]))
+    if ask.counted and not ask.counted & words(text):
+        return False  # a number, but not of what is counted
     return any(v.kind in ask.kinds for v in found)
 
 

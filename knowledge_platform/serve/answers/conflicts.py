@@ -270,9 +270,30 @@ def _disjoint(a: Sequence[Value], b: Sequence[Value]) -> bool:
     return not a_in_b and not b_in_a
 
 
+_CELL = re.compile(r"^([^:;]{1,60}): (.+)$")
+
+
+def asked_cell(question: str, s: Statement) -> Statement:
+    """Of a table's row (sentences.py writes one as "Client: Corrowyn Skincare; Account
+    manager: Obadiah Tiernan; Client contact: Mireille Grocott."), the one cell whose column
+    the question asks about, under a heading naming the row by its first cell; any other
+    statement as it is. A row names several people: which one is its answer is the column's."""
+    parts = [p.strip() for p in s.text.rstrip(".").split("; ")]
+    cells = [m for m in (_CELL.match(p) for p in parts) if m]
+    if len(cells) < 3 or len(cells) != len(parts):
+        return s
+    asked = _asked(question)
+    wanted = [m for m in cells[1:] if set(terms(m[1])) & asked]
+    if len(wanted) != 1:
+        return s
+    trail = " > ".join(x for x in (s.context, cells[0][2]) if x)
+    return Statement(f"{wanted[0][0]}.", trail, s.title, s.text)
+
+
 def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | None:
     """The first kind of value (in ORDER) the two give differently, if they speak of the same
     thing; None when they agree, share no kind of value, or speak of different things."""
+    a, b = asked_cell(question, a), asked_cell(question, b)
     asked = values(question)
     ca, cb = change_in(a.text), change_in(b.text)
     va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))

@@ -17,6 +17,7 @@ only a newer statement of another value does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
@@ -212,6 +213,7 @@ def _another_value(question: str, ask: Ask, mine: Sequence[Statement], older: Ch
     "8:50 instead of 9:20")."""
     bounds = ask.subject & _QUALIFIERS
     slack = 1 if len(ask.subject) >= 3 else 0
+    kind_only = replace(ask, counted=frozenset())  # a value alone ("54") names no noun
     for theirs in _about_ask(older, ask):
         held = covered(ask.subject, words(f"{theirs.context} {theirs.text}"))
         for statement in mine:
@@ -222,8 +224,8 @@ def _another_value(question: str, ask: Ask, mine: Sequence[Statement], older: Ch
             if (
                 found is not None
                 and found.kind != "phrase"
-                and fits(found.a.text, ask)
-                and fits(found.b.text, ask)
+                and fits(found.a.text, kind_only)
+                and fits(found.b.text, kind_only)
                 and not any(same(found.b, v) for v in values(theirs.text))
                 and not any(same(found.a, v) for v in values(statement.text))
             ):

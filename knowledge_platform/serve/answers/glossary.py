@@ -43,7 +43,7 @@ bug defect
 document doc
 email mail
 hire hiring recruit recruiting join joiner joiners starter starters newcomer newcomers
-win wins won winner winners winning
+win wins won winner winners winning beat beats outperformed outperforms
 site sites website websites
 approval approve approved approves signoff
 replace replaced replacement refresh refreshed
@@ -71,7 +71,10 @@ trial trials trialling trialing pilot piloting
 _PHRASE_WORDS = {
     "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b",
     "leave": r"\btime[-\s]off\b",
-    "signoff": r"\bsign(?:s|ed)?[-\s]off\b",
+    # "sign-off", "signs off", "who signs things off"
+    "signoff": r"\bsign(?:s|ed|ing)?[-\s](?:(?:[a-z]+\s+){0,2}?)off\b",
+    # "Which bay came out ahead?": which won
+    "win": r"\b(?:came|come|comes|coming)\s+out\s+(?:ahead|on\s+top|best|in\s+front)\b",
     "cutoff": r"\bcut[-\s]off\b",
     # "The advent calendar went to press today": off to the printer
     "printer": r"\b(?:went|go|goes|going|gone|sent|send|sends)\s+to\s+press\b",

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.changes import change_in
@@ -63,9 +64,6 @@ _LABEL_LINE = re.compile(r"(?m)^(\s*[A-Z][\w ]{0,24}:[^\n.!?;,:]{1,40})\n(?=\s*[
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]+(.*?[^.!?:\s])[ \t#]*\n")
 
 
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
@@ -84,10 +82,10 @@ def _tables_as_lines(text: str) -> str:
             header = []
             out.append(line)
             continue
-        if i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) and not header:
+        if i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1]) and not header:
             header = _cells(line)
             continue
-        if _TABLE_RULE.match(line):
+        if TABLE_RULE.match(line):
             continue
         cells = _cells(line)
         said = [
