@@ -27,6 +27,7 @@ from knowledge_platform.settings import Settings
 
 ADMIN_PRINCIPAL = "compass"
 ADMIN_TOKEN_FILE = "admin-token"
+ADMIN_TOKEN_PREFIX = "kpadm_"
 Role = Literal["internal", "restricted"]
 #: What each role may read: its level and below (public < internal < restricted). Admins
 #: read everything (no confidentiality condition at all).
@@ -175,7 +176,10 @@ def ensure_admin_token(settings: Settings) -> tuple[str, Path, bool]:
     if existing:
         return existing, path, False
     path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
+    # a fixed prefix: a token never opens with "-" (token_urlsafe's alphabet has it, 1 in 64),
+    # which a CLI's option parser reads as an option ("--token -x..."), and a leaked one is
+    # recognisable to a secret scanner
+    token = ADMIN_TOKEN_PREFIX + secrets.token_urlsafe(32)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # an empty file, or another process won the race

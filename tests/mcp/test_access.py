@@ -110,6 +110,8 @@ def test_admin_token_created_once_with_0600(tmp_path: Path) -> None:
     settings = make_settings(tmp_path)
     token, path, created = ensure_admin_token(settings)
     assert created and path == settings.home_dir / "admin-token" and len(token) >= 32
+    # never an option to a CLI ("--token -abc" broke an argparse tool), whatever it draws
+    assert token.startswith("kpadm_") and not token.startswith("-")
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     again, _, created_again = ensure_admin_token(settings)
     assert again == token and not created_again and read_admin_token(settings) == token
