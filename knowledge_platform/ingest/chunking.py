@@ -161,6 +161,12 @@ def table_pieces(text: str, counter: TokenCounter, row_tokens: int = ROW_TOKENS)
     prose: list[str] = []
     in_fence = False
     i = 0
+
+    def flush() -> None:
+        if "\n".join(prose).strip():
+            pieces.append("\n".join(prose).strip())
+        prose.clear()
+
     while i < len(lines):
         line = lines[i]
         if _FENCE.match(line):
@@ -180,16 +186,13 @@ def table_pieces(text: str, counter: TokenCounter, row_tokens: int = ROW_TOKENS)
             end += 1
         groups = _row_groups(lines[i + 2 : end], counter, row_tokens)
         if len(groups) > 1:
-            if "\n".join(prose).strip():
-                pieces.append("\n".join(prose).strip())
-            prose = []
+            flush()
             head = f"{line}\n{lines[i + 1]}\n"
             pieces.extend(head + "\n".join(group) for group in groups)
         else:
             prose.extend(lines[i:end])
         i = end
-    if "\n".join(prose).strip():
-        pieces.append("\n".join(prose).strip())
+    flush()
     return pieces
 
 

@@ -34,7 +34,7 @@ from knowledge_platform.serve.answers import glossary
 from knowledge_platform.serve.answers.asks import CALENDAR, mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
 from knowledge_platform.serve.answers.relevance import covered
-from knowledge_platform.serve.answers.sentences import names_a_thing, terms
+from knowledge_platform.serve.answers.sentences import names_a_thing, row_cells, terms
 from knowledge_platform.serve.answers.values import NOT_NAMES, Kind, Value, same, values
 
 #: Kinds in the order values are compared; "phrase" (words no pattern types) never is.
@@ -270,24 +270,21 @@ def _disjoint(a: Sequence[Value], b: Sequence[Value]) -> bool:
     return not a_in_b and not b_in_a
 
 
-_CELL = re.compile(r"^([^:;]{1,60}): (.+)$")
-
-
 def asked_cell(question: str, s: Statement) -> Statement:
-    """Of a table's row (sentences.py writes one as "Client: Corrowyn Skincare; Account
-    manager: Obadiah Tiernan; Client contact: Mireille Grocott."), the one cell whose column
-    the question asks about, under a heading naming the row by its first cell; any other
+    """Of a table's row (`sentences.row_cells`: "Client: Corrowyn Skincare; Account manager:
+    Obadiah Tiernan; Client contact: Mireille Grocott."), the one cell whose column the
+    question asks about, under a heading naming the row by its first cell; any other
     statement as it is. A row names several people: which one is its answer is the column's."""
-    parts = [p.strip() for p in s.text.rstrip(".").split("; ")]
-    cells = [m for m in (_CELL.match(p) for p in parts) if m]
-    if len(cells) < 3 or len(cells) != len(parts):
+    cells = row_cells(s.text)
+    if cells is None:
         return s
     asked = _asked(question)
-    wanted = [m for m in cells[1:] if set(terms(m[1])) & asked]
+    wanted = [(column, cell) for column, cell in cells[1:] if set(terms(column)) & asked]
     if len(wanted) != 1:
         return s
-    trail = " > ".join(x for x in (s.context, cells[0][2]) if x)
-    return Statement(f"{wanted[0][0]}.", trail, s.title, s.text)
+    column, cell = wanted[0]
+    trail = " > ".join(x for x in (s.context, cells[0][1]) if x)
+    return Statement(f"{column}: {cell}.", trail, s.title, s.text)
 
 
 def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | None:

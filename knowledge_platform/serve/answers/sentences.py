@@ -68,6 +68,22 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+#: How `_tables_as_lines` writes a row's cells: "Column: cell", joined by CELL_JOIN.
+CELL_JOIN = "; "
+_NAMED_CELL = re.compile(r"^([^:;]{1,60}): (.+)$")
+
+
+def row_cells(sentence: str) -> list[tuple[str, str]] | None:
+    """The (column, cell) pairs of a sentence `_tables_as_lines` wrote for a table's row of
+    three or more named cells ("Client: Corrowyn Skincare; Account manager: Obadiah Tiernan;
+    Client contact: Mireille Grocott."); None for any other sentence."""
+    parts = [p.strip() for p in sentence.rstrip(".").split(CELL_JOIN)]
+    cells = [m for m in (_NAMED_CELL.match(p) for p in parts) if m]
+    if len(parts) < 3 or len(cells) != len(parts):
+        return None
+    return [(m[1], m[2]) for m in cells]
+
+
 def _tables_as_lines(text: str) -> str:
     """A markdown table's rows as paragraphs that name their columns ("| Quillbrook Dairy |
     Obadiah Tiernan |" under "| Client | Account manager |" is "Client: Quillbrook Dairy;
@@ -93,7 +109,7 @@ def _tables_as_lines(text: str) -> str:
             for name, cell in zip([*header, *[""] * len(cells)], cells, strict=False)
             if cell
         ]
-        out.append("\n\n" + "; ".join(said).rstrip(".") + ".\n\n" if said else "")
+        out.append("\n\n" + CELL_JOIN.join(said).rstrip(".") + ".\n\n" if said else "")
     return "\n".join(out)
 
 
