@@ -123,6 +123,9 @@ WORKSPACE = {
     "memory/2026-09-29.md": "# 2026-09-29 daily log\n\n## Notes\nGlancewell's shelf study on "
     "the Quillbrook lids came back. They ran it for 12 days with the two lids side by side in "
     "a chiller.\n",
+    # round 13: an approval said in the quarter a signing was
+    "memory/2026-11-10.md": "# 2026-11-10 daily log\n\n## Log\n- Northwind approved the new ad "
+    "copy.\n- Kitchen rota updated.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -442,6 +445,15 @@ async def test_what_happened_in_the_window_is_answered_by_its_log(runtime: Runti
     answer = await ask(runtime, "Any new clients signed this quarter?")
     assert "Wyckham Arms" in answer["answer"], answer["answer"]
     assert "kickoff workshop" not in answer["answer"]
+
+
+async def test_a_new_client_won_is_a_signing_not_an_approval(runtime: Runtime) -> None:
+    """ "Which new client did we win?" is asked of "Wyckham Arms signed!" (before: refused,
+    "new client" and "win" being words the log line does not use), and a sign-off is an
+    approval, not a signing (before: "approved the new ad copy" was quoted with it)."""
+    answer = await ask(runtime, "Which new client did we win this quarter?")
+    assert sentence_with(answer["answer"], "Wyckham Arms signed"), answer["answer"]
+    assert "ad copy" not in answer["answer"]
 
 
 async def test_a_chat_log_line_hands_over_a_table_row(runtime: Runtime) -> None:

@@ -271,3 +271,13 @@ def test_what_we_decided_is_a_decision() -> None:
     """ "What did we decide last week?" is about the log's "Decision: ..." (the stemmer keeps
     "decide" and "decision" apart)."""
     assert words("What did we decide?") & words("Decision: client reports go out monthly.")
+
+
+def test_a_new_client_signed_is_a_signing_and_a_sign_off_an_approval() -> None:
+    """ "new logos signed", "did we sign up anyone new", "new client did we win" ask about a
+    signing; "signs things off" is an approval, read as no word a signing shares."""
+    assert phrases("any new logos signed in Q4?") == "any sign in Q4?"
+    assert phrases("did we sign up anyone new?") == "did we sign?"
+    assert phrases("Which new client did we win?") == "Which sign?"
+    assert phrases("who signs things off?") == "who approve?"
+    assert not {t for t in words("Ilse signs off the invoices") if t.startswith("sign")}

@@ -45,7 +45,7 @@ email mail
 hire hiring recruit recruiting join joiner joiners starter starters newcomer newcomers
 win wins won winner winners winning beat beats outperformed outperforms
 site sites website websites
-approval approve approved approves signoff
+approval approve approved approves
 replace replaced replacement refresh refreshed
 offsite retreat
 rule policy guideline
@@ -71,15 +71,15 @@ trial trials trialling trialing pilot piloting
 _PHRASE_WORDS = {
     "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b",
     "leave": r"\btime[-\s]off\b",
-    # "sign-off", "signs off", "who signs things off"
-    "signoff": r"\bsign(?:s|ed|ing)?[-\s](?:(?:[a-z]+\s+){0,2}?)off\b",
     # "Which bay came out ahead?": which won
     "win": r"\b(?:came|come|comes|coming)\s+out\s+(?:ahead|on\s+top|best|in\s+front)\b",
     "cutoff": r"\bcut[-\s]off\b",
     # "The advent calendar went to press today": off to the printer
     "printer": r"\b(?:went|go|goes|going|gone|sent|send|sends)\s+to\s+press\b",
-    # "Who gives the OK on ...?": who approves
-    "approve": r"\b(?:give|gives|gave|giving|get|gets)\s+(?:the\s+)?"
+    # "Who gives the OK on ...?", "sign-off", "who signs things off": who approves (not
+    # read as "sign", which is a client's signing)
+    "approve": r"\bsign(?:s|ed|ing)?[-\s](?:(?:[a-z]+\s+){0,2}?)off\b|"
+    r"\b(?:give|gives|gave|giving|get|gets)\s+(?:the\s+)?"
     r"(?:ok|okay|go-ahead|green\s+light)\b|\bwhose\s+(?:ok|okay|go-ahead|sign-?off)\b",
     "ceo": r"\bchief\s+executive(?:\s+officer)?\b",
     # the abbreviation a measure or a meeting is written as
@@ -104,7 +104,14 @@ _PHRASE_WORDS = {
     "trial": r"\b(?:try|tries|tried|trying)\s+out\b",
     "sign": r"\bwon(?=\s+(?:\w+\s+)?(?:clients?|business|accounts?|deals?)\b)|"
     r"(?<=clients\s)won\b|(?<=client\s)won\b|(?<=business\s)won\b|(?<=accounts\s)won\b|"
-    r"\b(?:came|come|comes|coming)\s+on\s+board\b",
+    r"\b(?:came|come|comes|coming)\s+on\s+board\b"
+    # "Any new clients signed?", "new logos won", "did we sign up anyone new?": a signing
+    # ("Signed Brindle & Yew", "Ashbrook Ledger signed"), whatever new thing it names
+    r"|\bnew\s+(?:clients?|customers?|logos?|accounts?|business)\s+(?:(?:did|have|has)\s+"
+    r"(?:we|you)\s+)?(?:sign(?:ed)?|w[io]n|land(?:ed)?)\b(?:\s+up\b)?"
+    r"|\b(?:sign(?:ed)?|w[io]n|land(?:ed)?)(?:\s+up)?\s+(?:any(?:one|body)?\s+|a\s+)?new"
+    r"(?:\s+(?:clients?|customers?|logos?|accounts?|business))?\b"
+    r"|\b(?:any(?:one|body)|someone)\s+new\s+sign(?:ed)?\b(?:\s+up\b)?",
     # a new colleague's first day, as a log says it
     "join": r"\bstart(?:s|ed|ing)?(?=\s+(?:today|tomorrow|on\s|as\s|\d|with\s+us\b))"
     r"|\bfirst\s+(?:day|morning|week)\b"
