@@ -125,7 +125,11 @@ WORKSPACE = {
     "a chiller.\n",
     # round 13: an approval said in the quarter a signing was
     "memory/2026-11-10.md": "# 2026-11-10 daily log\n\n## Log\n- Northwind approved the new ad "
-    "copy.\n- Kitchen rota updated.\n",
+    "copy.\n- Gannet booking page TTFB 468ms\n- Kitchen rota updated.\n",
+    # a client's own page that the question names (its measure is in 2026-11-10's log)
+    "clients/gannet.md": "---\nupdated: 2026-09-10\n---\n# Gannet Rooms: client brief\n\n"
+    "Three boutique hotels (harbourfront, old town and the lodge). Marketing site, offers and "
+    "the booking flow.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -454,6 +458,20 @@ async def test_a_new_client_won_is_a_signing_not_an_approval(runtime: Runtime) -
     answer = await ask(runtime, "Which new client did we win this quarter?")
     assert sentence_with(answer["answer"], "Wyckham Arms signed"), answer["answer"]
     assert "ad copy" not in answer["answer"]
+
+
+async def test_a_clients_page_named_does_not_answer_what_a_log_measured(
+    runtime: Runtime,
+) -> None:
+    """ "the Gannet Rooms booking page TTFB" names the client's page, which gives
+    only its count of hotels; the log's "TTFB 468ms" answers, and a count of hotels is no
+    other value of it (before: the page's hotels were the answer)."""
+    answer = await ask(runtime, "What's the Gannet Rooms booking page TTFB?")
+    assert answer["answer"].find("468ms") > 0, answer["answer"]
+    assert answer["answer"].find("468ms") < answer["answer"].find("hotels") or (
+        "hotels" not in answer["answer"]
+    )
+    assert not answer["conflicts"], answer["conflicts"]
 
 
 async def test_a_chat_log_line_hands_over_a_table_row(runtime: Runtime) -> None:

@@ -279,3 +279,16 @@ def test_before_asks_for_the_earlier_value_only_when_it_names_a_change(
     question: str, old: bool
 ) -> None:
     assert asks_old(question) is old
+
+
+def test_how_positive_was_asks_for_a_measure_and_anything_is_no_subject() -> None:
+    """ "How positive was the coverage?" asks for a figure and keeps "positive" in its
+    subject; "how frequently" stays a frequency; "anything" names nothing."""
+    ask = read_ask("how positive was Sundial Petfoods coverage?")
+    assert ask.kinds == ("percent", "number")
+    assert {"posit", "coverag"} <= ask.subject
+    assert read_ask("How frequently is PingPost checking the storefronts?").kinds[0] == (
+        "frequency"
+    )
+    assert read_ask("How fast was the booking page?").kinds[0] == "number"
+    assert read_ask("anything go off to the printer?").subject == {"printer"}

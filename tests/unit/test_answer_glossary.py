@@ -281,3 +281,15 @@ def test_a_new_client_signed_is_a_signing_and_a_sign_off_an_approval() -> None:
     assert phrases("Which new client did we win?") == "Which sign?"
     assert phrases("who signs things off?") == "who approve?"
     assert not {t for t in words("Ilse signs off the invoices") if t.startswith("sign")}
+
+
+def test_a_verbs_irregular_forms_and_whom_we_deal_with() -> None:
+    """ "come down to" is said as "came down to"; whom we "deal with day to day" is a
+    contact; billable is utilisation and PMS is Pantone."""
+    assert "come" in words("reverberation under the wood-wool came down to 1.1 seconds")
+    assert phrases("Which person at Calloway do we deal with day to day?") == (
+        "Which person at Calloway do we contact?"
+    )
+    assert "contact" in words("Day to day: Perdita Saltire")
+    assert words("how billable were we?") & words("the week's utilisation: 81%")
+    assert words("What Pantone is the brand blue?") & words("Brand blue is PMS 2945 C")

@@ -130,3 +130,18 @@ def test_a_table_rows_asked_column_disagrees_with_the_clients_own_page() -> None
     assert (found.a.text, found.b.text) == ("Isadora Penhallow", "Mireille Grocott")
     # the account manager's column is not what "contact" asks
     assert disagreement("Who is Corrowyn Skincare's account manager?", brief, row) is None
+
+
+def test_numbers_in_different_units_do_not_disagree() -> None:
+    """ "TTFB 468ms" and "three hotels" are numbers of different things; 468ms and 503ms
+    are one measure said twice."""
+    question = "How fast was Gannet's booking page last week?"
+    speed = Statement("Gannet booking page TTFB 468ms", "Log", "Gannet Rooms")
+    hotels = Statement(
+        "Three boutique hotels (harbourfront, old town, and the lodge). Marketing site, offers, "
+        "and the booking flow.",
+        "Clients > Gannet Rooms",
+    )
+    assert disagreement(question, speed, hotels) is None
+    found = disagreement(question, speed, Statement("Gannet booking page TTFB 503ms"))
+    assert found is not None and (found.a.text, found.b.text) == ("468ms", "503ms")

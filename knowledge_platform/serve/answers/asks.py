@@ -99,8 +99,18 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         (r"\bbudget(?:s|ed|ing)?\b", ("money", "duration")),  # a budget of hours is one too
         (r"\b(phone|mobile|fax|cell)\s+(number|no)\b", ("phone",)),
+        # "How fast was Gannet's booking page?": a measure ("TTFB 468ms") or a wait
+        (r"\bhow\s+fast\s+(?:is|was|are|were)\b", ("number", "duration", "percent")),
         (r"\bhow\s+(soon|quickly|fast)\b", ("duration", "time", "date", "weekday")),
         (r"\bhow\s+often\b|\bhow\s+frequently\b", ("frequency", "duration", "weekday")),
+        # "How positive was the coverage?", "How billable were we?": a measure of it (a
+        # lookahead: "positive" stays in the subject)
+        (
+            r"^(?=\s*how\s+(?!(?:long|many|much|often|frequently|regularly|soon|quickly|fast|far|early|late|big|old|do|does|did|"
+            r"is|are|was|were|can|could|should|would|will|to|come|about)\b)[a-z]+\s+"
+            r"(?:is|are|was|were)\b)",
+            ("percent", "number"),
+        ),
         (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
         (
             # a score's cut-off is a threshold, not a day
@@ -282,7 +292,9 @@ _GENERIC = frozenset(
     terms(
         "get gets got use uses used do does did make makes go goes take "
         "takes need needs want say says tell know have has had keep kept "
-        "put find found give gave show shown call called us behind per"
+        "put find found give gave show shown call called us behind per "
+        # "anything go out yesterday?": what is asked about is what went out
+        "anything something everything anyone anybody someone somebody"
     )
 )
 

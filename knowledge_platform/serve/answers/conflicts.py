@@ -355,9 +355,17 @@ def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement 
         kb = [v for v in vb if v.kind == kind]
         if kind == "name" and (len(ka) > 1 or len(kb) > 1):
             continue  # with several names a side, which one is the subject is a guess
+        if kind == "number" and not {_unit(v) for v in ka} & {_unit(v) for v in kb}:
+            continue  # "TTFB 468ms" and "three hotels" count different things
         if ka and kb and _disjoint(ka, kb):
             return Disagreement(kind, _first_unmatched(ka, kb), _first_unmatched(kb, ka))
     return None
+
+
+def _unit(v: Value) -> str:
+    """What a number is written in ("ms" of "468ms", "" of "3" and "three")."""
+    found = re.fullmatch(r"[\d.,]+\s*([^\d\s]*)", v.text.strip().lower())
+    return found[1] if found else ""
 
 
 def _first_unmatched(mine: Sequence[Value], theirs: Sequence[Value]) -> Value:

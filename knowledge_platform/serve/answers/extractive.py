@@ -334,6 +334,15 @@ def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
     return pick(decided or fitting, 0.0)
 
 
+def _better_elsewhere(scored: Sequence[Scored], named: Scored) -> bool:
+    """Whether a sentence of another document says more of what the question asks than the
+    best of the documents it names, and scores above it: a client's page is named by the
+    client's name, and what it says may not be what is asked of that client (a record's
+    decision is what a question naming the record asks, whatever else scores higher)."""
+    best = scored[0] if scored else named
+    return best.lexical > named.lexical and best.score > named.score and best.fits
+
+
 def _in_decision(s: Scored) -> bool:
     chunk = s.sentence.chunk
     return any(_DECISION.match(h) for h in chunk.headers if h != chunk.title)
@@ -516,6 +525,8 @@ def extractive_answer(
     scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else []
+    if picked and not _in_decision(picked[0]) and _better_elsewhere(scored, picked[0]):
+        picked = []  # "the Gannet Rooms booking page TTFB" is the log's, not the client page's
     if not picked:  # a named page without the asked kind of value: what else says it
         focus = []
         picked = pick(scored, min_score)

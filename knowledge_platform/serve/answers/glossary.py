@@ -64,6 +64,31 @@ production prod
 database databases db
 launch launches launched ship ships shipped
 trial trials trialling trialing pilot piloting
+utilisation utilization billable chargeable
+pantone pms
+"""
+#: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
+#: to?" of "it came down to 0.9 s"): one verb a line, read like a group.
+IRREGULAR = """
+come came
+go went gone
+run ran
+give gave given
+take took taken
+bring brought
+buy bought
+sell sold
+send sent
+pay paid
+hold held
+meet met
+choose chose chosen
+begin began begun
+write wrote written
+tell told
+grow grew grown
+rise rose risen
+fall fell fallen
 """
 
 #: Phrases written as two words or with a hyphen, read as the one word of their group.
@@ -97,6 +122,8 @@ _PHRASE_WORDS = {
     # "Who looks after Cobbleroot?": who manages it
     "manage": r"\blook(?:s|ed|ing)?\s+after\b",
     "ttfb": r"\btime\s+to\s+first\s+byte\b",
+    # "Which person at Calloway do we deal with day to day?": the client's contact
+    "contact": r"\bdeal(?:s|t|ing)?\s+with\b(?:\s+day[-\s]to[-\s]day\b)?|\bday[-\s]to[-\s]day\b",
     # a launch said as going live ("the go-live date", "when is the app going live")
     "launch": r"\bgo(?:es|ing)?[-\s]live\b|\bwent\s+live\b",
     "annual": r"\b(?:a|per|each)\s+year\b",
@@ -146,7 +173,7 @@ _PHRASES = re.compile("|".join(f"(?P<{w}>{p})" for w, p in _PHRASE_WORDS.items()
 def _raw_groups() -> dict[str, tuple[str, ...]]:
     """stemmed word -> the words of its group (itself included) as written."""
     out: dict[str, tuple[str, ...]] = {}
-    for line in GROUPS.strip().splitlines():
+    for line in (GROUPS + IRREGULAR).strip().splitlines():
         for word in line.split():
             for t in _terms(word):
                 out[t] = tuple(dict.fromkeys((*out.get(t, ()), *line.split())))
