@@ -20,6 +20,7 @@ from knowledge_platform.serve.answers.ask import answer_question
 from knowledge_platform.serve.answers.contract import Answer
 from knowledge_platform.serve.answers.currency import current_first, newer_values_first
 from knowledge_platform.serve.answers.glossary import abbreviated, synonyms
+from knowledge_platform.serve.answers.relevance import asks_event
 from knowledge_platform.serve.decisions import DECISION_KINDS, decisions_from_chunks
 from knowledge_platform.serve.querylog import QueryLog
 from knowledge_platform.serve.question import (
@@ -303,6 +304,8 @@ class KnowledgeService:
             )
             if then and flt.in_force:  # the window's own log lines by score among the others
                 hits = sorted([*hits, *then[0]], key=lambda h: -h.score)
+                if asks_event(text):  # "Which client did we sign this quarter?": its logs
+                    hits = sorted(hits, key=lambda h: h.chunk.time_kind != "event")
             elif then:  # what was said lately, each search's best in turn
                 hits = [h for pair in zip_longest(hits, then[0]) for h in pair if h is not None]
             hits = current_first(_distinct([*hits, *said]), question.search_text)

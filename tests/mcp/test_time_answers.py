@@ -451,6 +451,18 @@ async def test_what_happened_in_the_window_is_answered_by_its_log(runtime: Runti
     assert "kickoff workshop" not in answer["answer"]
 
 
+async def test_what_happened_in_the_window_is_searched_in_its_logs_first(
+    runtime: Runtime,
+) -> None:
+    """A search for what happened this quarter ranks the quarter's log above the runbook on
+    signing that is in force through it (before: the runbook first, the log below it)."""
+    found = await call(
+        runtime, "knowledge_search", query="Did we sign any new clients this quarter?", limit=5
+    )
+    top = found["hits"][0]
+    assert top["doc_id"].endswith("memory/2026-11-03.md"), [h["doc_id"] for h in found["hits"]]
+
+
 async def test_a_new_client_won_is_a_signing_not_an_approval(runtime: Runtime) -> None:
     """ "Which new client did we win?" is asked of "Wyckham Arms signed!" (before: refused,
     "new client" and "win" being words the log line does not use), and a sign-off is an

@@ -101,3 +101,30 @@ def test_a_measure_is_no_new_target() -> None:
     assert ids(newer_values_first(hits, question)) == [TARGETS.doc_id, MEASURED.doc_id]
     asked = "What is Velvetine's share of voice?"
     assert ids(newer_values_first(hits, asked)) == [MEASURED.doc_id, TARGETS.doc_id]
+
+
+def test_a_change_that_says_nothing_of_what_is_asked_does_not_supersede() -> None:
+    """The delivery review's move "from Monday 09:30" names the time a sentence about the
+    huddle gives, but the question asks about the huddle, which the move never mentions."""
+    huddle = make_chunk(
+        n=5,
+        source_id="memory/2026-04-07.md",
+        title="2026-04-07 daily log",
+        text="Too many of us on morning radio calls at 9:30 and the huddle kept running into them.",
+        date=date(2026, 4, 7),
+        time_kind="event",
+    )
+    review = make_chunk(
+        n=6,
+        source_id="memory/2026-09-02.md",
+        title="2026-09-02 daily log",
+        text="The weekly delivery review moved from Monday 09:30 to Wednesday 11:00.",
+        date=date(2026, 9, 2),
+        time_kind="event",
+        marks=[CHANGE],
+    )
+    hits = [Hit(chunk=huddle, score=1.0), Hit(chunk=review, score=0.6)]
+    assert ids(current_first(hits, "What time is the newsroom huddle?")) == [
+        huddle.doc_id,
+        review.doc_id,
+    ]

@@ -68,6 +68,8 @@ def supersedes(
     question's `ask`, only a value said in a sentence about what it asks."""
     if not may_supersede(newer, older):
         return False
+    if ask is not None and ask.subject and not covered(ask.subject, _words_of(newer)):
+        return False  # "the delivery review moved from 09:30" is no change of the huddle's
     found = changes_of(newer) if changes is None else changes
     for sentence in split_sentences(older.text):
         for change in found:
@@ -75,6 +77,10 @@ def supersedes(
             if old and (ask is None or _about(sentence, old, ask, older)):
                 return True
     return ask is not None and _restates(newer, older, ask)
+
+
+def _words_of(chunk: Chunk) -> frozenset[str]:
+    return words(" ".join([chunk.title, *chunk.headers, chunk.text]))
 
 
 def _restates(newer: Chunk, older: Chunk, ask: Ask) -> bool:

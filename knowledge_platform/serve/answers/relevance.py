@@ -70,10 +70,19 @@ W_DURING = 0.1
 NOT_DURING = 0.7
 DURING_LEXICAL = 0.4
 _ASKS_EVENT = re.compile(
-    r"\b(?:did|have|has|had|went|won|began|sent|built|held|shipped|launched|signed|hired|"
+    # "have to pay" is an obligation, not what happened
+    r"\b(?:did|(?:have|has|had)(?!\s+to\b)|went|won|began|sent|built|held|shipped|launched|signed|hired|"
     r"joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b",
     re.I,
 )
+
+
+def asks_event(question: str) -> bool:
+    """Whether the question asks what happened ("Which client did we sign?", "What went
+    live?"), not what held."""
+    return bool(_ASKS_EVENT.search(question))
+
+
 #: A question about when something happened: a log entry that says it is dated by its day.
 _ASKS_WHEN_DONE = re.compile(
     r"^\s*(?:since\s+)?(?:when|(?:on\s+)?what\s+(?:day|date))\s+(?:did|was|were|had|has|have)\b",
@@ -197,7 +206,7 @@ def score_sentences(
     attribute = _attribute(ask)
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
-    asks_event = during is not None and bool(_ASKS_EVENT.search(ask.text))
+    happened = during is not None and asks_event(ask.text)
     out = []
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = words(s.context)
@@ -224,7 +233,7 @@ def score_sentences(
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
         score = round(min(score, 1.0), 4)
-        out.append(Scored(s, score, lexical, sem, prior, fit, on, then and asks_event))
+        out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened))
     return _window_first(out)
 
 
