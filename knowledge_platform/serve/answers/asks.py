@@ -106,8 +106,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # "How positive was the coverage?", "How billable were we?": a measure of it (a
         # lookahead: "positive" stays in the subject)
         (
-            r"^(?=\s*how\s+(?!(?:long|many|much|often|frequently|regularly|soon|quickly|fast|far|early|late|big|old|do|does|did|"
-            r"is|are|was|were|can|could|should|would|will|to|come|about)\b)[a-z]+\s+"
+            r"^(?=\s*how\s+(?!(?:long|many|much|often|frequently|regularly|soon|quickly|fast|far|"
+            r"early|late|big|old|do|does|did|is|are|was|were|can|could|should|would|will|to|come|"
+            r"about)\b)[a-z]+\s+"
             r"(?:is|are|was|were)\b)",
             ("percent", "number"),
         ),

@@ -123,7 +123,8 @@ _PHRASE_WORDS = {
     "manage": r"\blook(?:s|ed|ing)?\s+after\b",
     "ttfb": r"\btime\s+to\s+first\s+byte\b",
     # "Which person at Calloway do we deal with day to day?": the client's contact
-    "contact": r"\bdeal(?:s|t|ing)?\s+with\b(?:\s+day[-\s]to[-\s]day\b)?|\bday[-\s]to[-\s]day\b",
+    "contact": r"\bdeal(?:s|t|ing)?\s+with\b(?:\s+day[-\s]to[-\s]day\b)?|"
+    r"\bday[-\s]to[-\s]day\b",
     # a launch said as going live ("the go-live date", "when is the app going live")
     "launch": r"\bgo(?:es|ing)?[-\s]live\b|\bwent\s+live\b",
     "annual": r"\b(?:a|per|each)\s+year\b",

@@ -71,8 +71,8 @@ NOT_DURING = 0.7
 DURING_LEXICAL = 0.4
 _ASKS_EVENT = re.compile(
     # "have to pay" is an obligation, not what happened
-    r"\b(?:did|(?:have|has|had)(?!\s+to\b)|went|won|began|sent|built|held|shipped|launched|signed|hired|"
-    r"joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b",
+    r"\b(?:did|(?:have|has|had)(?!\s+to\b)|went|won|began|sent|built|held|shipped|launched|"
+    r"signed|hired|joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b",
     re.I,
 )
 
