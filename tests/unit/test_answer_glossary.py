@@ -293,3 +293,5 @@ def test_a_verbs_irregular_forms_and_whom_we_deal_with() -> None:
     assert "contact" in words("Day to day: Perdita Saltire")
     assert words("how billable were we?") & words("the week's utilisation: 81%")
     assert words("What Pantone is the brand blue?") & words("Brand blue is PMS 2945 C")
+    # the group, not the words both share ("brand", "blue")
+    assert {"billabl", "panton"} <= words("the week's utilisation: 81%; PMS 2945 C")

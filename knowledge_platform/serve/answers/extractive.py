@@ -339,7 +339,7 @@ def _better_elsewhere(scored: Sequence[Scored], named: Scored) -> bool:
     best of the documents it names, and scores above it: a client's page is named by the
     client's name, and what it says may not be what is asked of that client (a record's
     decision is what a question naming the record asks, whatever else scores higher)."""
-    best = scored[0] if scored else named
+    best = scored[0]  # `named` is one of `scored`
     return best.lexical > named.lexical and best.score > named.score and best.fits
 
 

@@ -91,6 +91,9 @@ rise rose risen
 fall fell fallen
 """
 
+#: What a new client is called when it signs ("new logos signed"), and the verbs of signing.
+_SIGNED = r"(?:clients?|customers?|logos?|accounts?|business)"
+_SIGNING = r"(?:sign(?:ed)?|w[io]n|land(?:ed)?)"
 #: Phrases written as two words or with a hyphen, read as the one word of their group.
 #: ("the test log in the client folder" is not a log-in: only "sign in" takes a space)
 _PHRASE_WORDS = {
@@ -135,10 +138,8 @@ _PHRASE_WORDS = {
     r"\b(?:came|come|comes|coming)\s+on\s+board\b"
     # "Any new clients signed?", "new logos won", "did we sign up anyone new?": a signing
     # ("Signed Brindle & Yew", "Ashbrook Ledger signed"), whatever new thing it names
-    r"|\bnew\s+(?:clients?|customers?|logos?|accounts?|business)\s+(?:(?:did|have|has)\s+"
-    r"(?:we|you)\s+)?(?:sign(?:ed)?|w[io]n|land(?:ed)?)\b(?:\s+up\b)?"
-    r"|\b(?:sign(?:ed)?|w[io]n|land(?:ed)?)(?:\s+up)?\s+(?:any(?:one|body)?\s+|a\s+)?new"
-    r"(?:\s+(?:clients?|customers?|logos?|accounts?|business))?\b"
+    rf"|\bnew\s+{_SIGNED}\s+(?:(?:did|have|has)\s+(?:we|you)\s+)?{_SIGNING}\b(?:\s+up\b)?"
+    rf"|\b{_SIGNING}(?:\s+up)?\s+(?:any(?:one|body)?\s+|a\s+)?new(?:\s+{_SIGNED})?\b"
     r"|\b(?:any(?:one|body)|someone)\s+new\s+sign(?:ed)?\b(?:\s+up\b)?",
     # a new colleague's first day, as a log says it
     "join": r"\bstart(?:s|ed|ing)?(?=\s+(?:today|tomorrow|on\s|as\s|\d|with\s+us\b))"
