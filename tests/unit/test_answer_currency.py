@@ -128,3 +128,42 @@ def test_a_change_that_says_nothing_of_what_is_asked_does_not_supersede() -> Non
         huddle.doc_id,
         review.doc_id,
     ]
+
+
+def test_a_change_less_about_what_is_asked_stays_below_the_log_entry_that_is() -> None:
+    """Both moves are statements of change and the later one names "Monday" and the 9:30
+    the earlier one replaced, but only the earlier one is about the kick-off asked for: the
+    later move of the delivery review does not rank above it."""
+    kickoff = make_chunk(
+        n=7,
+        source_id="memory/2026-08-03.md",
+        title="2026-08-03 daily log",
+        text="From now on the Monday kick-off starts at 10:15 instead of 9:30.",
+        date=date(2026, 8, 3),
+        time_kind="event",
+        marks=[CHANGE],
+    )
+    review = make_chunk(
+        n=8,
+        source_id="memory/2026-09-02.md",
+        title="2026-09-02 daily log",
+        text="The weekly delivery review moved from Monday 09:30 to Wednesday 11:00.",
+        date=date(2026, 9, 2),
+        time_kind="event",
+        marks=[CHANGE],
+    )
+    hits = [Hit(chunk=kickoff, score=1.0), Hit(chunk=review, score=0.5)]
+    asked = "What time is the Monday kick-off?"
+    assert ids(current_first(hits, asked)) == [kickoff.doc_id, review.doc_id]
+    # a later move of the kick-off itself still ranks above the earlier one
+    later = make_chunk(
+        n=9,
+        source_id="memory/2026-10-05.md",
+        title="2026-10-05 daily log",
+        text="The Monday kick-off moved from 10:15 to 10:30.",
+        date=date(2026, 10, 5),
+        time_kind="event",
+        marks=[CHANGE],
+    )
+    hits = [Hit(chunk=kickoff, score=1.0), Hit(chunk=later, score=0.5)]
+    assert ids(current_first(hits, asked)) == [later.doc_id, kickoff.doc_id]

@@ -68,8 +68,12 @@ def supersedes(
     question's `ask`, only a value said in a sentence about what it asks."""
     if not may_supersede(newer, older):
         return False
-    if ask is not None and ask.subject and not covered(ask.subject, _words_of(newer)):
-        return False  # "the delivery review moved from 09:30" is no change of the huddle's
+    if ask is not None and ask.subject:
+        said = covered(ask.subject, _words_of(newer))
+        if not said:
+            return False  # "the delivery review moved from 09:30" is no change of the huddle's
+        if older.time_kind == "event" and covered(ask.subject, _words_of(older)) > said:
+            return False  # of two log entries, the one more about what is asked is its own
     found = changes_of(newer) if changes is None else changes
     for sentence in split_sentences(older.text):
         for change in found:
