@@ -11,7 +11,8 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
 `knowledge_search(question, scope, limit=10)`.
 
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
-        (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern)
+        (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
+        ledger)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -79,7 +80,9 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: code), under fresh/ so their daily logs do not replace the generated ones; `studio-*` and
 #: `growth-*` are two more such sets by two more authors, each split by fact the same way;
 #: `harbour-*`, `atelier-*` and `orchard-*` three more, written in round 8; `kiln-*` and
-#: `beacon-*` in round 9; `lantern-*` (one log a week, a heading a day) in round 10.
+#: `beacon-*` in round 9; `lantern-*` (one log a week, a heading a day) in round 10; `reel-*`
+#: (hurried timestamped lines, initials for people) and `ledger-*` (meeting notes with decisions
+#: and actions) in round 14.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
@@ -94,6 +97,8 @@ HAND_WRITTEN = {
             "kiln",
             "beacon",
             "lantern",
+            "reel",
+            "ledger",
         )
         for half in ("tune", "check")
     },
