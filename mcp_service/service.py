@@ -18,7 +18,11 @@ from knowledge_platform.runtime import Runtime
 from knowledge_platform.serve.access import Grant, shown
 from knowledge_platform.serve.answers.ask import answer_question
 from knowledge_platform.serve.answers.contract import Answer
-from knowledge_platform.serve.answers.currency import current_first, newer_values_first
+from knowledge_platform.serve.answers.currency import (
+    answering_first,
+    current_first,
+    newer_values_first,
+)
 from knowledge_platform.serve.answers.glossary import abbreviated, synonyms
 from knowledge_platform.serve.answers.relevance import asks_event
 from knowledge_platform.serve.decisions import DECISION_KINDS, decisions_from_chunks
@@ -311,6 +315,7 @@ class KnowledgeService:
             hits = current_first(_distinct([*hits, *said]), question.search_text)
             if question.dates is None:  # a window's own value is the answer, not the newest
                 hits = newer_values_first(hits, question.search_text)
+            hits = answering_first(hits, question.search_text, events=flt.in_force)
         else:
             hits = self._search(grant, scope, searched, limit, flt)
         own = without_workplace(text, self._workplace(scope, hits))

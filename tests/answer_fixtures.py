@@ -4,7 +4,7 @@ through that retriever."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,14 +43,17 @@ def hits(*chunks: Chunk) -> list[Hit]:
     return [Hit(chunk=c, score=1.0 - i / 10) for i, c in enumerate(chunks)]
 
 
-def answer(question: str, found: Sequence[Hit], retriever: Retriever) -> Answer:
+def answer(
+    question: str, found: Sequence[Hit], retriever: Retriever, named: Collection[str] = ()
+) -> Answer:
     """The extractive answer, its related look-ups through `retriever` (threshold 0.3: the
-    hash embedder's cosines are low)."""
+    hash embedder's cosines are low); `named`: the doc ids the question names."""
     return extractive_answer(
         question,
         found,
         scope="internal",
         embedder=retriever.embedder,
         min_score=0.3,
+        named=named,
         related=lambda text, limit: retriever.search("internal", text, limit=limit),
     )

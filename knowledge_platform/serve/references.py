@@ -74,20 +74,22 @@ def named_current(
     hits: list[Hit],
 ) -> list[Hit]:
     """Hits of the current documents the question names as documents (refers_to_record):
-    those among `hits` (by title, number or path), else, for a question with a number or
-    path, any such document of the kinds its cue points at. A title that merely shares the
+    those among `hits` (by title, number or path), and, for a question with a number or
+    path, any other such document of the kinds its cue points at. A title that merely shares the
     question's words ("Who runs Copperline Outfitters?" and a page titled "Copperline
     Outfitters") names nothing: the answer may be anywhere."""
     if not refers_to_record(question):
         return []
     named = list(dict.fromkeys(h.chunk.doc_id for h in hits if names(question, h.chunk)))
-    if named:
-        return _best_chunks(retriever, scope, question, flt, named)
+    found = _best_chunks(retriever, scope, question, flt, named)
     if not has_cue(question):
-        return []
+        return found
+    # a number or a path names every document it matches, retrieved or not ("decision 4"
+    # of two series of records kept in one workspace)
     kinds = cue_kinds(question)
     scan = flt.model_copy(update={"kinds": kinds}) if kinds else flt
-    return named_documents(retriever, store, scope, question, scan)
+    more = named_documents(retriever, store, scope, question, scan)
+    return [*found, *(h for h in more if h.chunk.doc_id not in named)]
 
 
 def _best_chunks(

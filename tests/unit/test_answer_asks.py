@@ -292,3 +292,14 @@ def test_how_positive_was_asks_for_a_measure_and_anything_is_no_subject() -> Non
     )
     assert read_ask("How fast was the booking page?").kinds[0] == "number"
     assert read_ask("anything go off to the printer?").subject == {"printer"}
+
+
+def test_what_hours_are_counted_of_and_a_period_stay_the_subject() -> None:
+    """A question of "how many billable hours" asks for a number of hours, of billable work:
+    "billable" stays the subject (without it only "log" was left, which every daily log's
+    title has); a notice period asks for a duration, of notice."""
+    hours = read_ask("How many billable hours did we log last week?")
+    assert "duration" in hours.kinds and "billabl" in hours.subject
+    notice = read_ask("What's the notice period on the Stratocast Render account?")
+    assert notice.kinds == ("duration",) and "notic" in notice.subject
+    assert read_ask("What's the trial period for new hires?").kinds == ("duration",)

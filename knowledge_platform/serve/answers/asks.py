@@ -70,8 +70,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # a count first: "How many seats does the studio pay for?" asks for a number
         (r"\bsample\s+size\b", ("number",)),  # a count of visitors, never of days
         # "How many days ...?" is a duration; "How many category pages ...?" a count only
+        # (what the time is of stays the subject: "billable" of "How many billable hours?")
         (
-            r"\bhow\s+many\s+(?:[\w-]+\s+){0,2}?(?:minutes|hours|days|weeks|"
+            r"\bhow\s+many\s+(?P<about>(?:[\w-]+\s+){0,2}?)(?:minutes|hours|days|weeks|"
             r"months|years|sprints)\b",
             ("number", "duration"),
         ),
@@ -86,7 +87,10 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # "How long do clients have to pay?": a duration, whatever the money words after it
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
-            r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b",
+            r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b|"
+            # "What's the notice period?", "the trial period", "the retention period"
+            r"\b(?P<about>notice|trial|grace|retention|probation(?:ary)?|warranty|cooling-off|"
+            r"lock-in|minimum|review)\s+period\b",
             ("duration",),
         ),
         (

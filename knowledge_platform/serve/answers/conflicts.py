@@ -357,6 +357,8 @@ def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement 
             continue  # with several names a side, which one is the subject is a guess
         if kind == "number" and not {_unit(v) for v in ka} & {_unit(v) for v in kb}:
             continue  # "TTFB 468ms" and "three hotels" count different things
+        if kind == "duration":  # "a 15-second bumper" and "a test of three weeks" time
+            ka, kb = _near(ka, kb), _near(kb, ka)  # different things
         if ka and kb and _disjoint(ka, kb):
             return Disagreement(kind, _first_unmatched(ka, kb), _first_unmatched(kb, ka))
     return None
@@ -366,6 +368,22 @@ def _unit(v: Value) -> str:
     """What a number is written in ("ms" of "468ms", "" of "3" and "three")."""
     found = re.fullmatch(r"[\d.,]+\s*([^\d\s]*)", v.text.strip().lower())
     return found[1] if found else ""
+
+
+#: How many times longer one duration may be than another and still be a value of the same
+#: thing: "14 days" and "a month" may be, "15 seconds" and "three weeks" are not.
+DURATION_SPAN = 100
+
+
+def _near(mine: Sequence[Value], theirs: Sequence[Value]) -> list[Value]:
+    """The durations of `mine` within DURATION_SPAN times of one of `theirs`."""
+    return [v for v in mine if any(_ratio(v, t) <= DURATION_SPAN for t in theirs)]
+
+
+def _ratio(a: Value, b: Value) -> float:
+    """How many times longer the longer of two durations is (norms are days: "21d")."""
+    x, y = sorted(float(v.norm.rstrip("d")) for v in (a, b))
+    return y / x if x > 0 else float("inf")
 
 
 def _first_unmatched(mine: Sequence[Value], theirs: Sequence[Value]) -> Value:

@@ -6,7 +6,9 @@ longer") supersedes an older hit when one of its sentences names as old a value 
 sentence of that hit states, that sentence is about what the question asks (it shares a
 term with the question beyond the names it gives, or the value is of the kind the question
 asks for under a title or heading that shares one), and the change is dated after the hit
-(or the hit is undated). A sentence with a change cue that names no old value ("Uptime
+(or the hit is undated); of two log entries, the later one only when it names as many of the
+question's terms ("the delivery review moved from Monday 09:30" is no change of "the Monday
+kick-off starts at 10:15"). A sentence with a change cue that names no old value ("Uptime
 checks now run every minute") supersedes the older sentence it gives another value of
 (`_restates`). A log entry that gives, in a sentence about what the question asks, another
 value of the asked kind than an older hit ranks above it too, unless the question asks for
@@ -22,7 +24,14 @@ from functools import lru_cache
 
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.serve.answers.asks import Ask, asks_old, fits, read_ask, terms
+from knowledge_platform.serve.answers.asks import (
+    Ask,
+    asks_old,
+    fits,
+    known_names,
+    read_ask,
+    terms,
+)
 from knowledge_platform.serve.answers.changes import Change, change_in, may_state_change
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement, restatement
 from knowledge_platform.serve.answers.glossary import words
@@ -176,6 +185,43 @@ def newer_values_first(hits: Sequence[Hit], question: str) -> list[Hit]:
         )
         if target is not None:
             ordered.insert(target, ordered.pop(at))
+    return ordered
+
+
+#: How far down the hits a passage holding the asked kind of value is looked for.
+ANSWERING_DEPTH = 6
+
+
+def answering_first(hits: Sequence[Hit], question: str, *, events: bool = False) -> list[Hit]:
+    """`hits` led by a passage that holds the kind of value the question asks for (a person,
+    an amount, a time) when the first holds none: the first such passage among the first
+    ANSWERING_DEPTH that names as many of the question's terms moves to the top ("Vantor
+    replaces Tallyhook as our experiment platform" above "No client runs more than 3
+    experiments at once" for "Which experiment platform do we use?"); a log entry holds its
+    own day for a question that asks when. The rest keep their order; so does a question that
+    asks for no kind, or for the earlier value (a hand-over opens with the name it replaces).
+    `events`: only a log entry moves up (a question about a window: what was said then, not
+    the standing text in force)."""
+    ordered = list(hits)
+    if len(ordered) < 2:
+        return ordered
+    ask = read_ask(question)
+    if not ask.kinds or asks_old(question):
+        return ordered
+    top = ordered[:ANSWERING_DEPTH]
+    known = known_names(h.chunk.text for h in top)
+
+    def holds(chunk: Chunk) -> bool:
+        return ("date" in ask.kinds and _dated_event(chunk)) or fits(chunk.text, ask, known)
+
+    if holds(ordered[0].chunk):
+        return ordered
+    named = covered(ask.subject, _words_of(ordered[0].chunk))
+    for at, hit in enumerate(top[1:], 1):
+        if events and not _dated_event(hit.chunk):
+            continue
+        if holds(hit.chunk) and covered(ask.subject, _words_of(hit.chunk)) >= named:
+            return [hit, *ordered[:at], *ordered[at + 1 :]]
     return ordered
 
 

@@ -327,10 +327,15 @@ def _differ(a: Scored, b: Scored) -> bool:
 
 
 def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
-    """The answer from the documents the question names: their best sentences holding the
-    asked kind of value; of a decision record, its decision section's."""
+    """The answer from the documents the question names (`focus`, best first): their best
+    sentences holding the asked kind of value; of a decision record, its decision section's,
+    and of several records the question names alike ("decision 4" of two series kept in one
+    workspace), each one's best."""
     fitting = [s for s in focus if s.fits]
     decided = [s for s in fitting if _in_decision(s)]
+    records = list(dict.fromkeys(s.sentence.chunk.doc_id for s in decided))
+    if len(records) > 1:
+        return [next(s for s in decided if s.sentence.chunk.doc_id == d) for d in records]
     return pick(decided or fitting, 0.0)
 
 
@@ -344,8 +349,11 @@ def _better_elsewhere(scored: Sequence[Scored], named: Scored) -> bool:
 
 
 def _in_decision(s: Scored) -> bool:
+    """Whether `s` is in a record's decision section, or in a record of one section whose
+    title names it a decision ("Decision 0004: A second person reviews ...")."""
     chunk = s.sentence.chunk
-    return any(_DECISION.match(h) for h in chunk.headers if h != chunk.title)
+    sections = [h for h in chunk.headers if h != chunk.title]
+    return any(_DECISION.match(h) for h in sections or [chunk.title])
 
 
 def quoted(s: Scored, named: Collection[str] = (), shown: Collection[str] = ()) -> str:

@@ -102,7 +102,7 @@ def _opening(asked: Asked, n: str = r"(?P<n>\d{1,3})") -> str:
     return (
         rf"^\s*(?:#{{1,6}}\s*|[-*+]\s*)?(?:\*\*)?"
         rf"(?:(?P<kind>{kind})s?\s*#?\s*|(?P<letter>{re.escape(asked.letter)})-)?"
-        rf"0*{n}(?:\*\*)?\s*[.):\u2014\u2013-]\s*(?:\*\*)?\s*"
+        rf"0*{n}(?P<note>\s*\([^()\n]{{1,80}}\))?(?:\*\*)?\s*[.):\u2014\u2013-]\s*(?:\*\*)?\s*"
     )
 
 
@@ -114,13 +114,19 @@ def _items_of(chunk: Chunk, wanted: Asked) -> Iterator[tuple[int, str]]:
     headers = [h for h in chunk.headers if h != chunk.title] or chunk.headers
     head = opening.match(headers[-1]) if headers else None
     if head and (head.group("kind") or head.group("letter")):
-        yield int(head.group("n")), _clipped(f"{head.group('text')}: {chunk.text}")
+        yield int(head.group("n")), _clipped(f"{_noted(head)}: {chunk.text}")
         return
     listed = _names_kind(chunk, wanted.kind)
     for line in chunk.text.splitlines():
         m = opening.match(line)
         if m and (m.group("kind") or m.group("letter") or (listed and _numbered(line))):
-            yield int(m.group("n")), _clipped(m.group("text"))
+            yield int(m.group("n")), _clipped(_noted(m))
+
+
+def _noted(m: re.Match[str]) -> str:
+    """An item's text with the note its number carries ("Rule 10 (supersedes rule 4).")."""
+    note = (m.group("note") or "").strip()
+    return f"{note} {m.group('text')}" if note else m.group("text")
 
 
 def _numbered(line: str) -> bool:

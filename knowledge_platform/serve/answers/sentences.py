@@ -30,6 +30,11 @@ _LEADING_DATE = re.compile(
     r"^[\W_]{0,4}(?:\*\*[^*\n]{1,40}\*\*\s*)?[(\[]?(\d{4}-\d{2}-\d{2})"
     r"[)\]]?\s*(?:[:\u2014\u2013-]|\*\*)"
 )
+#: The clock time a log line opens with ("- 09:40 render farm queue cleared", "[14:05] FYI:"):
+#: when it was written down, not a value it states.
+_CLOCK_STAMP = re.compile(
+    r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d\]?(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
+)
 terms = SparseEncoder().terms
 
 
@@ -245,8 +250,11 @@ def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentenc
     for rank, hit in hits:
         ref = sources.number[hit.chunk.doc_id]
         blocks = _blocks(hit.chunk.text)
+        logged = hit.chunk.time_kind == "event"
         for position, text in enumerate(split_sentences(hit.chunk.text)):
             whole = blocks.get(text, "")
+            if logged:  # a log line's clock time is when it was noted
+                text, whole = _CLOCK_STAMP.sub("", text), _CLOCK_STAMP.sub("", whole)
             if text.lower() not in seen:
                 seen.add(text.lower())
                 out.append(Sentence(text, ref, rank, position, hit.chunk, whole))

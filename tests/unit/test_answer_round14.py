@@ -1,0 +1,124 @@
+"""Round 14's hand-written logs and records (issue 25): a studio's hurried log lines open with
+the clock time they were noted ("- 15:15 spokewright bumper test results"), which is no value
+they state; a rule's number carries its note ("**Rule 10 (supersedes rule 4).**"); a decision
+record of one section is its decision, and two records one number names are both answered
+from; the hits of a question lead with a passage that holds what it asks for."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from knowledge_platform.dating import marks
+from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.serve.answers.currency import answering_first
+from knowledge_platform.serve.answers.items import find_item
+from knowledge_platform.serve.answers.sentences import candidates
+from knowledge_platform.serve.answers.sources import Sources
+from tests.answer_fixtures import answer, hash_retriever, hits
+from tests.store_fixtures import make_chunk
+
+RESULTS = (
+    "- 15:15 spokewright bumper test results after three weeks: the 6-second bumpers won, "
+    "click-through 2.4% vs 1.7% for the 15s."
+)
+LIVE = "- 16:40 spokewright bumper test goes live monday: 6-second vs 15-second pre-roll bumpers."
+
+
+def _log(n: int, day: date, text: str) -> Chunk:
+    return make_chunk(
+        n=n, source_id=f"memory/{day}.md", title=f"{day} daily log", text=text, date=day,
+        time_kind="event", marks=marks(text),
+    )  # fmt: skip
+
+
+def test_a_log_lines_clock_time_is_not_a_value_it_states(tmp_path: Path) -> None:
+    results, live = _log(1, date(2026, 6, 26), RESULTS), _log(2, date(2026, 6, 5), LIVE)
+    said = [s.text for s in candidates(Sources(hits(results, live)), 6)]
+    assert said[0].startswith("spokewright bumper test results after three weeks")
+    assert not any(s.startswith(("15:15", "16:40")) for s in said)
+    with hash_retriever(tmp_path, [results, live]) as retriever:
+        found = answer(
+            "How long did the Spokewright bumper test run?", hits(results, live), retriever
+        )
+    assert "three weeks" in found.answer
+    assert (
+        "15:15" not in found.answer and not found.conflicts
+    )  # two notes' times disagree on nothing
+    # a standing page's schedule keeps its times
+    agenda = make_chunk(n=3, text="- 09:15 Daily standup in the studio.", time_kind="standing")
+    assert [s.text for s in candidates(Sources(hits(agenda)), 6)] == [
+        "09:15 Daily standup in the studio."
+    ]
+
+
+STANDARDS = Hit(
+    chunk=Chunk(
+        source="memory_files", source_id="delivery-standards.md", scope="internal",
+        title="Delivery standards", kind="doc", id="standards-0", doc_id="standards",
+        headers=["Delivery standards"], ordinal=0,
+        text=(
+            "**Rule 4.** Social cut-downs have their captions burned in.\n\n"
+            "**Rule 10 (supersedes rule 4).** Social cut-downs ship twice: clean and captioned."
+        ),
+    ),
+    score=1.0,
+)  # fmt: skip
+
+
+def test_a_rule_whose_number_carries_a_note_supersedes_the_rule_it_names() -> None:
+    old = find_item("What was rule 4 of the delivery standards?", [STANDARDS])
+    assert old is not None and old.text == "Social cut-downs have their captions burned in."
+    assert old.superseded_by is not None and old.superseded_by.label == "Rule 10"
+    new = find_item("What does rule 10 say?", [STANDARDS])
+    assert new is not None and new.text.startswith("(supersedes rule 4) Social cut-downs")
+
+
+def _hit(n: int, text: str, **fields: object) -> Hit:
+    return Hit(chunk=make_chunk(n=n, text=text, **fields), score=1.0 - n / 10)
+
+
+def test_the_hits_lead_with_a_passage_that_holds_what_is_asked() -> None:
+    rule = _hit(0, "No client runs more than 3 experiments at once.", time_kind="standing")
+    change = _hit(
+        1,
+        "Vantor replaces Tallyhook as our experiment platform from today.",
+        time_kind="event",
+        date=date(2026, 7, 6),
+    )
+    other = _hit(2, "Bram presented the new test dashboard.", time_kind="event")
+    asked = "Which experiment platform do we use?"
+    assert [h.chunk.id for h in answering_first([rule, change, other], asked)] == [
+        change.chunk.id,
+        rule.chunk.id,
+        other.chunk.id,
+    ]
+    # a question after the earlier value, or one that asks for no kind, keeps the order
+    assert answering_first([rule, change], "Which platform did we use before Vantor?")[0] is rule
+    assert answering_first([rule, change], "Tell me about experiments")[0] is rule
+    # about a window, only a log entry of it moves up, not a standing page
+    page = _hit(3, "Experiment platform: Tallyhook.", time_kind="standing")
+    assert answering_first([rule, page], asked, events=True)[0] is rule
+    assert answering_first([rule, page], asked)[0] is page
+
+
+def test_two_records_one_number_names_are_both_answered_from(tmp_path: Path) -> None:
+    """A workspace keeps two series of decision records; "decision 4" names one of each. A
+    record of one section (its title says it is a decision) is all decision."""
+    pricing = make_chunk(
+        n=1, source_id="decisions/0004-holdout-groups.md", kind="decision",
+        title="Decision 0004: Holdout groups for pricing tests",
+        headers=["Decision 0004: Holdout groups for pricing tests", "Decision"],
+        text="Every pricing test keeps a 5% holdout group that never sees a variant.",
+    )  # fmt: skip
+    reviews = make_chunk(
+        n=2, source_id="ledger/decisions/0004-second-reviewer.md", kind="decision",
+        title="Decision 0004: A second person reviews every reconciliation",
+        headers=["Decision 0004: A second person reviews every reconciliation"],
+        text="Bank and card reconciliations are reviewed by a second person before the close.",
+    )  # fmt: skip
+    question = "What does decision 4 say?"
+    with hash_retriever(tmp_path, [pricing, reviews]) as retriever:
+        named = {pricing.doc_id, reviews.doc_id}
+        found = answer(question, hits(pricing, reviews), retriever, named).answer
+    assert "5% holdout group" in found and "reviewed by a second person" in found
