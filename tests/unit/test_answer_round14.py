@@ -11,6 +11,7 @@ from pathlib import Path
 
 from knowledge_platform.dating import marks
 from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.currency import answering_first
 from knowledge_platform.serve.answers.items import find_item
 from knowledge_platform.serve.answers.sentences import candidates
@@ -122,3 +123,31 @@ def test_two_records_one_number_names_are_both_answered_from(tmp_path: Path) -> 
         named = {pricing.doc_id, reviews.doc_id}
         found = answer(question, hits(pricing, reviews), retriever, named).answer
     assert "5% holdout group" in found and "reviewed by a second person" in found
+
+
+def test_another_pages_wording_of_the_same_rule_is_the_other_side(tmp_path: Path) -> None:
+    """The records policy and the handbook state one retention rule in their own words, with
+    different years; the handbook's wording shares few of the question's words, so it scored
+    too low to be read as the other side."""
+    records = make_chunk(
+        n=1, source_id="records-and-security.md", title="Records and security",
+        text="Client workpapers and source documents are kept for five years after the "
+        "engagement ends, then destroyed and the destruction logged.",
+        date=date(2026, 6, 2), time_kind="standing",
+    )  # fmt: skip
+    handbook = make_chunk(
+        n=2, source_id="handbook.md", title="Handbook",
+        text="We keep client workpapers and source documents for seven years after the "
+        "engagement ends.",
+        date=date(2026, 1, 20), time_kind="standing",
+    )  # fmt: skip
+    question = "ex-client's old bank statements - how many years before we can destroy them?"
+    with hash_retriever(tmp_path, [records, handbook]) as retriever:
+        found = answer(question, hits(records), retriever)
+    assert "seven years" in found.answer
+    sides = [{c.value for c in f.claims} for f in found.conflicts]
+    assert {"five years", "seven years"} in sides
+
+
+def test_how_much_money_asks_for_an_amount_whatever_word_comes_between() -> None:
+    assert read_ask("How much media money went behind the bumper test?").kinds == ("money",)

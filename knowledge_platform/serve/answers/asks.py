@@ -98,7 +98,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"\b(cost|costs|price(?!-)|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|"
             # "paid holiday" is time off, not an amount
             r"paid(?!\s+(?:holiday|leave|time|vacation|days?|sick|parental|annual))|"
-            r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+money)\b",
+            r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+(?:[\w-]+\s+){0,2}?money)\b",
             ("money",),
         ),
         (r"\bbudget(?:s|ed|ing)?\b", ("money", "duration")),  # a budget of hours is one too

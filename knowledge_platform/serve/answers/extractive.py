@@ -348,6 +348,22 @@ def _better_elsewhere(scored: Sequence[Scored], named: Scored) -> bool:
     return best.lexical > named.lexical and best.score > named.score and best.fits
 
 
+#: The share of its words a standing text's sentence has in common with the answer's, to be
+#: read as the same statement worded again ("We keep client workpapers and source documents
+#: for seven years after the engagement ends" of "... are kept for five years ...").
+RESTATED_SHARE = 0.6
+
+
+def _restates(s: Scored, best: Scored) -> bool:
+    """Whether `s`, a standing text's sentence in another document than the answer's, says
+    most of what the answer's own (standing) sentence says in its words."""
+    a, b = s.sentence, best.sentence
+    if a.chunk.doc_id == b.chunk.doc_id or "event" in (a.chunk.time_kind, b.chunk.time_kind):
+        return False
+    mine, theirs = words(a.text), words(b.text)
+    return bool(mine) and len(mine & theirs) >= RESTATED_SHARE * min(len(mine), len(theirs))
+
+
 def _in_decision(s: Scored) -> bool:
     """Whether `s` is in a record's decision section, or in a record of one section whose
     title names it a decision ("Decision 0004: A second person reviews ...")."""
@@ -549,8 +565,12 @@ def extractive_answer(
             question, sources, every, picked[0], related, embedder, during
         )
     partners = [
-        s for s in every if s.score >= PARTNER_SHARE * min_score or CHANGE in s.sentence.chunk.marks
-    ]  # a newer value may score low
+        s
+        for s in every
+        if s.score >= PARTNER_SHARE * min_score
+        or CHANGE in s.sentence.chunk.marks  # a newer value may score low
+        or _restates(s, picked[0])  # so may another page's own wording of the same rule
+    ]
     if not asks_old(question):  # its answer is not moved to the newest
         picked = newest_first_pick(question, picked, partners, min_score)
         # the newest may be a paragraph another picked sentence is part of
