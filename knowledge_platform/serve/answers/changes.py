@@ -169,6 +169,15 @@ _ROLE_TAKEN = re.compile(
     rf"(?:(?:our|the|a|an|new)\s+)*(?P<role>(?:[\w-]+\s+){{0,3}}?(?:{_ROLES}))\b",
     re.I,
 )
+#: "EB moved the render farm to stratocast render", "we've switched our ESP over to Postmarque":
+#: what now does a job (the render farm) names what it moved to; what else an older text says
+#: does that job held it before
+_MOVED_TO = re.compile(
+    r"\b(?:moved|switched|migrated|ported|transferred|moving|switching|migrating)\s+"
+    r"(?:the|our|all\s+(?:the\s+|our\s+)?)\s*(?P<role>(?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)\s+"
+    r"(?:over\s+)?(?:to|onto|into)\s+(?P<new>(?:[\w&'-]+\s+){0,2}?[\w&'-]+)"
+    r"(?=\s*(?:$|[.,;:!?(\u2014\u2013]|\s-\s|\s(?:as|from|for|on|this|today|now|starting|since)\b))",
+)
 _ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
 _FILLER = frozenset({"the", "a", "an", "our", "their", "its", "it", "them", "this", "that"})
 _PRONOUNS = frozenset({"we", "they", "he", "she", "i", "you", "there", "these", "those"})
@@ -198,7 +207,8 @@ class Change:
             rf"\b{re.escape(self.role)}\b", " ".join(text.split()), re.I
         ):
             return []
-        taker = {w.lower() for t in self.new_text for w in t.split()}
+        # "stratocast render" took the render farm: "Kilnhouse Render" held it
+        taker = {w.lower() for t in self.new_text for w in t.split()} - set(self.role.split())
         return [
             v
             for v in values(text)
@@ -274,7 +284,11 @@ def _with_unit(old: Value, new: list[Value]) -> Value:
 def may_state_change(text: str) -> bool:
     """Whether `text` may state a change: a pattern reads part of it as old, or someone
     takes a role (cheap: no values are read)."""
-    return bool(_spans(text, "old")) or _ROLE_TAKEN.search(text) is not None
+    return (
+        bool(_spans(text, "old"))
+        or _ROLE_TAKEN.search(text) is not None
+        or _MOVED_TO.search(text) is not None
+    )
 
 
 def change_in(text: str) -> Change:
@@ -294,8 +308,9 @@ def change_in(text: str) -> Change:
         )
         if change.says_change:
             return change
-    # no old value named ("takes over from him as issue checker"): a role taken, if any
-    taken = _ROLE_TAKEN.search(text)
+    # no old value named ("takes over from him as issue checker"): a role taken, if any, or
+    # a job moved to something new ("moved the render farm to stratocast render")
+    taken = _ROLE_TAKEN.search(text) or _MOVED_TO.search(text)
     if taken:
         role = " ".join(taken["role"].lower().split())
         return Change((), tuple(found), (), (taken["new"],), role)
