@@ -303,3 +303,8 @@ def test_what_hours_are_counted_of_and_a_period_stay_the_subject() -> None:
     notice = read_ask("What's the notice period on the Stratocast Render account?")
     assert notice.kinds == ("duration",) and "notic" in notice.subject
     assert read_ask("What's the trial period for new hires?").kinds == ("duration",)
+
+
+def test_what_was_their_name_asks_for_a_person() -> None:
+    assert read_ask("new starter, what was their name again?").kinds == ("person",)
+    assert read_ask("What is the name of the tool?").kinds != ("person",)

@@ -2,7 +2,9 @@
 the clock time they were noted ("- 15:15 spokewright bumper test results"), which is no value
 they state; a rule's number carries its note ("**Rule 10 (supersedes rule 4).**"); a decision
 record of one section is its decision, and two records one number names are both answered
-from; the hits of a question lead with a passage that holds what it asks for."""
+from; the hits of a question lead with a passage that holds what it asks for; another page's
+wording of the rule quoted is its other side; a job moved to something new makes what held it
+old; an amount a question gives is a case of the limit a sentence states."""
 
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ from pathlib import Path
 from knowledge_platform.dating import marks
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.currency import answering_first
+from knowledge_platform.serve.answers.extractive import _restates
 from knowledge_platform.serve.answers.items import find_item
-from knowledge_platform.serve.answers.sentences import candidates
+from knowledge_platform.serve.answers.relevance import Scored, misses_number
+from knowledge_platform.serve.answers.sentences import Sentence, candidates
 from knowledge_platform.serve.answers.sources import Sources
 from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import make_chunk
@@ -147,7 +152,40 @@ def test_another_pages_wording_of_the_same_rule_is_the_other_side(tmp_path: Path
     assert "seven years" in found.answer
     sides = [{c.value for c in f.claims} for f in found.conflicts]
     assert {"five years", "seven years"} in sides
+    # read as the other side by its words, whatever it scores against the question
+    said = [Sentence(c.text, n, 0, 0, c) for n, c in enumerate((records, handbook), 1)]
+    best, low = Scored(said[0], 0.8, 0.3, 0.6), Scored(said[1], 0.1, 0.1, 0.1)
+    assert _restates(low, best)
+    log = make_chunk(n=3, text=handbook.text, time_kind="event", date=date(2026, 3, 2))
+    assert not _restates(Scored(Sentence(log.text, 3, 0, 0, log), 0.1, 0.1, 0.1), best)
 
 
 def test_how_much_money_asks_for_an_amount_whatever_word_comes_between() -> None:
     assert read_ask("How much media money went behind the bumper test?").kinds == ("money",)
+
+
+def test_a_job_moved_to_something_new_makes_what_held_it_old() -> None:
+    """ "EB moved the render farm to stratocast render" names no old value; the render farm
+    is the job, and what an older text says is the render farm held it."""
+    moved = change_in("EB moved the render farm to stratocast render as of today.")
+    assert moved.says_change and moved.role == "render farm"
+    old = moved.old_in("**Kilnhouse Render** is our cloud render farm, billed per node-hour.")
+    assert [v.text for v in old] == ["Kilnhouse Render"]
+    assert not moved.old_in("Kinemorph is the editing suite.")  # another job
+    assert change_in("We switched our ESP over to Postmarque this week.").role == "esp"
+
+
+def test_an_amount_the_question_gives_is_a_case_of_the_limit_a_sentence_states() -> None:
+    """ "a $7k vendor payment, do I need a second approver?" is answered by the limit ("more
+    than $5,000"), which lacks the question's 7; a sentence without a limit still lacks it,
+    and so does one that lacks a number the question names a thing by (decision 8)."""
+    limit, plain = (
+        Sentence(text, 1, 0, 0, make_chunk(n=1, text=text))
+        for text in (
+            "Any outgoing client payment of more than $5,000 needs a second approver.",
+            "Every outgoing client payment needs a second approver.",
+        )
+    )
+    assert not misses_number({"7"}, {"7"}, limit)
+    assert misses_number({"7"}, {"7"}, plain)
+    assert misses_number({"8"}, set(), limit)

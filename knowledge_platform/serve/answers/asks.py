@@ -67,6 +67,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"colleagues?|staff|team\s+members?)\b",
             ("person",),
         ),
+        # "new starter back in march, what was their name again?": a person
+        (
+            r"\bwhat(?:'s|\s+is|\s+was|\s+were)\s+(?:his|her|their|the\s+person'?s?)\s+"
+            r"(?:full\s+)?names?\b",
+            ("person",),
+        ),
         # a count first: "How many seats does the studio pay for?" asks for a number
         (r"\bsample\s+size\b", ("number",)),  # a count of visitors, never of days
         # "How many days ...?" is a duration; "How many category pages ...?" a count only

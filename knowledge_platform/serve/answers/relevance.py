@@ -50,6 +50,15 @@ W_FITS = 0.1
 #: A sentence without the kind of value the question asks for cannot answer it.
 KIND_PENALTY = 0.5
 NUMBER_PENALTY = 0.5
+#: A limit a sentence states ("payments of more than $5,000 need a second approver"): a
+#: question's own amount ("a $7k payment, do I need ...?") is a case of it, not what it names.
+_LIMIT = re.compile(
+    r"\b(?:more\s+than|less\s+than|fewer\s+than|over|under|above|below|up\s+to|at\s+least|"
+    r"at\s+most|no\s+more\s+than|exceed(?:s|ing)?|beyond|within)\s+[$\u20ac\u00a3]?\d",
+    re.I,
+)
+#: The kinds of value a question may give as a case of a limit.
+_MEASURED = frozenset({"money", "percent", "duration"})
 #: A sentence about what the question names but with none of the words of what it asks about
 #: it is a near miss ("Book trains through Railhop" for "When does the Railhop contract
 #: renew?"), unless its meaning carries it (a reworded attribute).
@@ -192,6 +201,8 @@ def score_sentences(
         return []
     ask = read_ask(question) if isinstance(question, str) else question
     numbers = _numbers(ask.text)
+    # the digits of the amounts the question gives, which a stated limit may cover
+    cases = {n for v in ask.given if v.kind in _MEASURED for n in _numbers(v.text)}
     query = embedder.embed_query(ask.text)
     semantic = embedder.embed_documents([_masked(s.context) for s in sentences]) @ query
     blocks = list(dict.fromkeys(f"{s.trail}: {s.block}" for s in sentences if s.block))
@@ -225,7 +236,7 @@ def score_sentences(
             score += W_CHANGE
         if not fit:
             score *= KIND_PENALTY
-        if numbers - _numbers(s.context):
+        if misses_number(numbers, cases, s):
             score *= NUMBER_PENALTY
         if attribute and not covered(attribute, have, words(s.text)):
             score *= ATTRIBUTE_PENALTY
@@ -235,6 +246,14 @@ def score_sentences(
         score = round(min(score, 1.0), 4)
         out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened))
     return _window_first(out)
+
+
+def misses_number(numbers: set[str], cases: set[str], s: Sentence) -> bool:
+    """Whether `s` lacks a number the question gives (`numbers`, its digits): a number of an
+    amount the question gives as a case (`cases`) is not missed by a sentence stating a
+    limit it falls under or over ("more than $5,000" for "a $7k payment")."""
+    missing = numbers - _numbers(s.context)
+    return bool(missing) and not (missing <= cases and _LIMIT.search(s.text))
 
 
 def _window_first(scored: list[Scored]) -> list[Scored]:
