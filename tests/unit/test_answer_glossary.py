@@ -295,3 +295,13 @@ def test_a_verbs_irregular_forms_and_whom_we_deal_with() -> None:
     assert words("What Pantone is the brand blue?") & words("Brand blue is PMS 2945 C")
     # the group, not the words both share ("brand", "blue")
     assert {"billabl", "panton"} <= words("the week's utilisation: 81%; PMS 2945 C")
+
+
+def test_who_on_the_clients_side_is_their_contact() -> None:
+    """ "who on the museum side do we send cuts to?" asks for the museum's contact ("Client
+    contact: Delphine ..."); "on our side" is one of ours, and a server side is no one."""
+    assert phrases("who on the museum side do we send cuts to?") == (
+        "who on the museum contact do we send cuts to?"
+    )
+    assert phrases("who do i bug about the film on our side?").endswith("on our side?")
+    assert phrases("server-side tracking") == "server-side tracking"

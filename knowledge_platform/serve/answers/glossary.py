@@ -127,7 +127,10 @@ _PHRASE_WORDS = {
     "ttfb": r"\btime\s+to\s+first\s+byte\b",
     # "Which person at Calloway do we deal with day to day?": the client's contact
     "contact": r"\bdeal(?:s|t|ing)?\s+with\b(?:\s+day[-\s]to[-\s]day\b)?|"
-    r"\bday[-\s]to[-\s]day\b",
+    r"\bday[-\s]to[-\s]day\b|"
+    # "who on the museum side do we send cuts to?": their contact ("on our side" is ours)
+    r"(?<=\w\s)(?<!\bour\s)(?<!\bmy\s)(?<!other\s)(?<!\bsafe\s)(?<!right\s)(?<!wrong\s)"
+    r"(?<!\bplus\s)(?<!\bflip\s)(?<!\bthis\s)\bside\b(?!-)",
     # a launch said as going live ("the go-live date", "when is the app going live")
     "launch": r"\bgo(?:es|ing)?[-\s]live\b|\bwent\s+live\b",
     "annual": r"\b(?:a|per|each)\s+year\b",
