@@ -189,3 +189,16 @@ def test_an_amount_the_question_gives_is_a_case_of_the_limit_a_sentence_states()
     assert not misses_number({"7"}, {"7"}, limit)
     assert misses_number({"7"}, {"7"}, plain)
     assert misses_number({"8"}, set(), limit)
+
+
+def test_who_left_is_the_old_holder() -> None:
+    """A client brief says the contact changed in a parenthesis ("Amos Thackeray left the
+    museum in May"): whoever left is the old value; one who left a note or left early is not."""
+    left = change_in(
+        "Client contact: Delphine Okonkwo-Reyes, director of audience (Amos Thackeray left the "
+        "museum in May; Delphine has the project now)."
+    )
+    assert left.old_text == ("Amos Thackeray",)
+    assert {v.text for v in left.old_in("Client contact: Amos Thackeray.")} == {"Amos Thackeray"}
+    assert not change_in("Amos left a note for Delphine.").says_change
+    assert not change_in("Ravi left early.").says_change

@@ -146,6 +146,16 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"(?:moves|moved|moving|steps|stepped|stepping|rolls|rolled|rolling)\s+"
             r"(?:across|on|down|back|away|off)\b",
         ),
+        # "Amos Thackeray left the museum in May", "Kofi has left": who left is old (not one
+        # who left a note, or left early)
+        (
+            r"\b(?:left|quit|departed)\b",
+            r"(?P<old>(?-i:(?:(?!(?:It|He|She|They|We|I|You|This|That)\s)[A-Z][\w'-]*\s+){0,2}"
+            r"(?!(?:It|He|She|They|We|I|You|This|That)\b)[A-Z][\w'-]*))\s+(?:has\s+|had\s+)?"
+            r"(?:left|quit|departed)\b(?!\s+(?:a|an|some|it|them|him|her|us\s+a|notes?|comments?|"
+            r"feedback|messages?|voicemails?|word|early|late|off|out|over|behind|the\s+(?:door|"
+            r"lights?|room|keys?|files?|call|meeting))\b)",
+        ),
         # "Tessaly is out, Pomfret & Dray is in": what is out is old, what is in is new
         (
             r"\bis\s+out\b.*\bis\s+in\b",
