@@ -102,6 +102,7 @@ def test_the_hits_lead_with_a_passage_that_holds_what_is_asked() -> None:
     # a question after the earlier value, or one that asks for no kind, keeps the order
     assert answering_first([rule, change], "Which platform did we use before Vantor?")[0] is rule
     assert answering_first([rule, change], "Tell me about experiments")[0] is rule
+    assert answering_first([rule, change], "experiment platform")[0] is rule  # no question
     # about a window, only a log entry of it moves up, not a standing page
     page = _hit(3, "Experiment platform: Tallyhook.", time_kind="standing")
     assert answering_first([rule, page], asked, events=True)[0] is rule
