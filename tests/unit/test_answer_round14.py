@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from knowledge_platform.dating import marks
+from knowledge_platform.doc_names import name_keys
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
@@ -21,6 +22,8 @@ from knowledge_platform.serve.answers.items import find_item
 from knowledge_platform.serve.answers.relevance import Scored, misses_number
 from knowledge_platform.serve.answers.sentences import Sentence, candidates
 from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.references import named_current
+from knowledge_platform.store.base import SearchFilter
 from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import make_chunk
 
@@ -203,3 +206,43 @@ def test_who_left_is_the_old_holder() -> None:
     assert {v.text for v in left.old_in("Client contact: Amos Thackeray.")} == {"Amos Thackeray"}
     assert not change_in("Amos left a note for Delphine.").says_change
     assert not change_in("Ravi left early.").says_change
+
+
+def test_a_number_names_every_record_it_matches_not_only_the_retrieved_one(
+    tmp_path: Path,
+) -> None:
+    """Two series of records each have a decision 4; retrieval found one of them. The
+    question names both, so both are read."""
+    records = [
+        make_chunk(
+            n=n,
+            source_id=f"{folder}/decisions/0004-{slug}.md",
+            kind="decision",
+            title=title,
+            headers=[title],
+            text=text,
+            names=sorted(name_keys(title, f"{folder}/decisions/0004-{slug}.md", "decision")),
+        )
+        for n, folder, slug, title, text in (
+            (
+                1,
+                "fernhill",
+                "holdout-groups",
+                "Decision 0004: Holdout groups",
+                "Every pricing test keeps a 5% holdout group.",
+            ),
+            (
+                2,
+                "ledger",
+                "second-reviewer",
+                "Decision 0004: A second reviewer",
+                "Every reconciliation is reviewed by a second person.",
+            ),
+        )
+    ]
+    question = "What does decision 4 say?"
+    with hash_retriever(tmp_path, records) as retriever:
+        found = named_current(
+            retriever, retriever.store, "internal", question, SearchFilter(), hits(records[0])
+        )
+    assert {h.chunk.doc_id for h in found} == {c.doc_id for c in records}
