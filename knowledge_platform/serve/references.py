@@ -81,15 +81,13 @@ def named_current(
     if not refers_to_record(question):
         return []
     named = list(dict.fromkeys(h.chunk.doc_id for h in hits if names(question, h.chunk)))
-    found = _best_chunks(retriever, scope, question, flt, named)
-    if not has_cue(question):
-        return found
-    # a number or a path names every document it matches, retrieved or not ("decision 4"
-    # of two series of records kept in one workspace)
-    kinds = cue_kinds(question)
-    scan = flt.model_copy(update={"kinds": kinds}) if kinds else flt
-    more = named_documents(retriever, store, scope, question, scan)
-    return [*found, *(h for h in more if h.chunk.doc_id not in named)]
+    if has_cue(question):
+        # a number or a path names every document it matches, retrieved or not ("decision 4"
+        # of two series of records kept in one workspace)
+        kinds = cue_kinds(question)
+        scan = flt.model_copy(update={"kinds": kinds}) if kinds else flt
+        named = list(dict.fromkeys([*named, *_named_ids(retriever, store, scope, question, scan)]))
+    return _best_chunks(retriever, scope, question, flt, named)
 
 
 def _best_chunks(
@@ -128,6 +126,15 @@ def named_documents(
 ) -> list[Hit]:
     """The best chunks of each document matching `flt` that the question names, ranked
     for the question (documents in order of their best hit)."""
+    named = _named_ids(retriever, store, scope, question, flt)
+    return _best_chunks(retriever, scope, question, flt, named)
+
+
+def _named_ids(
+    retriever: Retriever, store: VectorStore, scope: str, question: str, flt: SearchFilter
+) -> list[str]:
+    """The doc ids of the documents matching `flt` that the question names, in order of
+    their best sparse hit, then of the stored name keys its number or path matches."""
     if not store.exists(scope, flt):
         return []  # most scopes hide nothing: saves a sparse search and 20 payloads a call
     candidates = [
@@ -136,8 +143,7 @@ def named_documents(
     if has_cue(question):  # a number or path the indexed text lacks: the stored name keys
         keys = sorted(question_keys(question))
         candidates += store.scroll(scope, flt.model_copy(update={"names": keys}))
-    named = list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
-    return _best_chunks(retriever, scope, question, flt, named)
+    return list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
 
 
 def item_hits(
