@@ -38,6 +38,14 @@ NUMBERED = re.compile(
 )
 _LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
 _KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
+#: A folder that names the family of the numbered files in it, whatever their source made
+#: of their kind (a memory workspace's decisions/0004-....md is decision 4).
+_FOLDER_FAMILY = {
+    "decisions": "decision",
+    "adr": "decision",
+    "adrs": "decision",
+    "runbooks": "runbook",
+}
 
 
 def norm(text: str) -> str:
@@ -69,9 +77,11 @@ def name_keys(title: str, source_id: str, kind: str) -> list[str]:
         keys.append(_words_key(whole))
     parts = (norm(part) for part in title.split(":")[1:])
     keys += [_words_key(words) for words in parts if len(words.split()) >= 3]
-    family = _KIND_FAMILY.get(kind, "")
-    numbers = {(f or family, n) for f, n in numbered(title.split(":")[0])}
     path = PurePosixPath(source_id)
+    family = _KIND_FAMILY.get(kind) or next(
+        (_FOLDER_FAMILY[p] for p in map(str.lower, path.parts[:-1]) if p in _FOLDER_FAMILY), ""
+    )
+    numbers = {(f or family, n) for f, n in numbered(title.split(":")[0])}
     if match := _LEADING_NUMBER.match(path.stem):
         numbers.add((family, int(match.group(1))))
     for f, n in sorted(numbers):

@@ -37,7 +37,9 @@ _RECORD = re.compile(
     r"['\"\u2019\u201d]",
     re.I,
 )
-_KINDS_OF_FAMILY = {"decision": "decision", "runbook": "runbook"}
+#: The kinds a family's numbered documents may have: a decision record kept in a memory
+#: workspace is kind "memory" (doc_names reads its family from its folder).
+_KINDS_OF_FAMILY = {"decision": ("decision", "memory"), "runbook": ("runbook", "memory")}
 
 
 def has_cue(text: str) -> bool:
@@ -53,10 +55,10 @@ def names(question: str, chunk: Chunk) -> bool:
 def cue_kinds(question: str) -> list[str] | None:
     """The kinds of document a numbered cue points at ("ADR 7" -> decision), or None when
     any kind may answer to it (a path, "doc 3")."""
-    kinds = {_KINDS_OF_FAMILY.get(family) for family, _ in numbered(question)}
-    if not kinds or None in kinds or _PATH.search(question):
+    cues = numbered(question)
+    if not cues or _PATH.search(question) or any(f not in _KINDS_OF_FAMILY for f, _ in cues):
         return None
-    return sorted(k for k in kinds if k)
+    return sorted({kind for family, _ in cues for kind in _KINDS_OF_FAMILY[family]})
 
 
 def refers_to_record(question: str) -> bool:

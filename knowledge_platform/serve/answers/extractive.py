@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
 from knowledge_platform.embeddings.base import Embedder
@@ -82,6 +82,12 @@ FRAGMENT_CHARS = 60
 #: Two sentences sharing this share of their terms say the same thing: one is quoted.
 REPEAT_JACCARD = 0.7
 _DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
+#: A sentence that only says which record this one replaces ("Supersedes decision 0003."):
+#: what the record decides is elsewhere.
+_ONLY_SUPERSEDES = re.compile(
+    r"\s*(?:this\s+)?(?:supersedes|replaces)\s+(?:decision|adr|record|rule)?\s*#?[\w-]+\.?\s*$",
+    re.I,
+)
 #: Capitalised words in a row: one name ("Saltmarsh Outfitters", "Calloway Dental Group").
 _NAME_RUN = re.compile(r"\b[A-Z][\w&'\u2019-]*(?:\s+(?:&\s+)?[A-Z][\w&'\u2019-]*)+")
 #: Capitalised words that open a run but name nothing ("What LCP", "The Shade Store").
@@ -335,8 +341,24 @@ def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
     decided = [s for s in fitting if _in_decision(s)]
     records = list(dict.fromkeys(s.sentence.chunk.doc_id for s in decided))
     if len(records) > 1:
-        return [next(s for s in decided if s.sentence.chunk.doc_id == d) for d in records]
+        # every sentence fits when the question asks for no kind of value ("What does decision
+        # 4 say?"): each record's lead answers it, not whichever sentence scores best
+        lead = len(fitting) == len(focus)
+        return [
+            _first_said(s for s in decided if s.sentence.chunk.doc_id == d)
+            if lead
+            else next(s for s in decided if s.sentence.chunk.doc_id == d)
+            for d in records
+        ]
     return pick(decided or fitting, 0.0)
+
+
+def _first_said(sentences: Iterable[Scored]) -> Scored:
+    """Of one record's decision sentences, the first it states, passing over a note of the
+    record it supersedes ("Supersedes decision 0003.")."""
+    given = list(sentences)
+    stated = [s for s in given if not _ONLY_SUPERSEDES.match(s.sentence.text)] or given
+    return min(stated, key=lambda s: (s.sentence.chunk.ordinal, s.sentence.position))
 
 
 def _better_elsewhere(scored: Sequence[Scored], named: Scored) -> bool:

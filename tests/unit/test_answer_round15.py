@@ -1,0 +1,91 @@
+"""Round 15 (issue 25): decision records kept in a memory workspace's decisions/ folder are
+decisions to a question that names them by number, and a record asked for what it says is
+answered with what it decides first, not with whichever of its sentences scores best."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from knowledge_platform.doc_names import name_keys
+from knowledge_platform.models import Chunk
+from knowledge_platform.serve.references import cue_kinds, named_current
+from knowledge_platform.store.base import SearchFilter
+from tests.answer_fixtures import answer, hash_retriever, hits
+from tests.store_fixtures import make_chunk
+
+PRICING = "fernhill/decisions/0004-holdout-groups.md"
+REVIEWS = "ledger/decisions/0004-second-reviewer-on-reconciliations.md"
+
+
+def _record(n: int, source_id: str, kind: str, title: str, text: str, **extra: object) -> Chunk:
+    return make_chunk(
+        n=n, source_id=source_id, kind=kind, title=title, text=text,
+        names=sorted(name_keys(title, source_id, kind)), **extra,
+    )  # fmt: skip
+
+
+def test_a_memory_workspaces_decisions_folder_holds_numbered_decisions(tmp_path: Path) -> None:
+    """The bookkeeping team's records live in their memory workspace (kind "memory"); "decision
+    4" named only the git repository's record, the one of kind "decision"."""
+    pricing = _record(
+        1, PRICING, "decision", "Decision 0004: Holdout groups",
+        "Every pricing test keeps a 5% holdout group.",
+    )  # fmt: skip
+    reviews = _record(
+        2, REVIEWS, "memory", "Decision 0004: A second person reviews every reconciliation",
+        "Every reconciliation is reviewed by a second person.",
+    )  # fmt: skip
+    assert "n:decision:4" in name_keys(reviews.title, REVIEWS, "memory")
+    assert "n:decision:4" not in name_keys("Team", "ledger/team.md", "memory")
+    assert cue_kinds("What does decision 4 say?") == ["decision", "memory"]
+    question = "What does decision 4 say?"
+    with hash_retriever(tmp_path, [pricing, reviews]) as retriever:
+        found = named_current(
+            retriever, retriever.store, "internal", question, SearchFilter(), hits(pricing)
+        )
+    assert {h.chunk.doc_id for h in found} == {pricing.doc_id, reviews.doc_id}
+
+
+def test_each_record_a_number_names_is_quoted_for_what_it_decides(tmp_path: Path) -> None:
+    """Of a one-section record, "Reviews are due by business day 6." scored above the sentence
+    that states the decision; of a record that supersedes another, its note of which one came
+    first in the file and was quoted as all it decides."""
+    pricing = _record(
+        1, PRICING, "decision", "Decision 0004: Holdout groups for pricing tests",
+        "Every pricing test keeps a 5% holdout group that never sees a variant.",
+        headers=["Decision 0004: Holdout groups for pricing tests", "Decision"],
+    )  # fmt: skip
+    reviews = _record(
+        2, REVIEWS, "memory", "Decision 0004: A second person reviews every reconciliation",
+        "Bank, card and loan reconciliations are reviewed by a second person, not the preparer, "
+        "before the close is signed off. The reviewer initials the reconciliation task in "
+        "Tallybook. Reviews are due by business day 6.",
+        headers=["Decision 0004: A second person reviews every reconciliation"],
+        date=date(2025, 11, 3), time_kind="event",
+    )  # fmt: skip
+    question = "What does decision 4 say?"
+    with hash_retriever(tmp_path, [pricing, reviews]) as retriever:
+        named = {pricing.doc_id, reviews.doc_id}
+        said = answer(question, hits(pricing, reviews), retriever, named).answer
+    assert "5% holdout group" in said and "reviewed by a second person" in said
+    assert "business day 6" not in said
+
+    reporting = _record(
+        1, "fernhill/decisions/0007-client-reporting-pack.md", "decision",
+        "Decision 0007: Client reporting pack",
+        "Every client report opens with a one-slide scorecard of the primary KPI.",
+        headers=["Decision 0007: Client reporting pack", "Decision"],
+    )  # fmt: skip
+    payroll = _record(
+        2, "ledger/decisions/0007-payroll-changes-signed-form.md", "memory",
+        "Decision 0007: Payroll changes need a signed form",
+        "Supersedes decision 0003. Payroll changes reach us on the payroll change form, signed "
+        "by the client's named approver.",
+        headers=["Decision 0007: Payroll changes need a signed form"],
+    )  # fmt: skip
+    question = "What does decision 7 require?"
+    with hash_retriever(tmp_path / "seven", [reporting, payroll]) as retriever:
+        named = {reporting.doc_id, payroll.doc_id}
+        said = answer(question, hits(reporting, payroll), retriever, named).answer
+    assert "payroll change form" in said
