@@ -12,7 +12,7 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
 
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
-        ledger)
+        ledger, tern, pylon)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -82,7 +82,9 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: `harbour-*`, `atelier-*` and `orchard-*` three more, written in round 8; `kiln-*` and
 #: `beacon-*` in round 9; `lantern-*` (one log a week, a heading a day) in round 10; `reel-*`
 #: (hurried timestamped lines, initials for people) and `ledger-*` (meeting notes with decisions
-#: and actions) in round 14.
+#: and actions) in round 14; `tern-*` (a chat channel's export, one file a month, a line a
+#: message) and `pylon-*` (a weekly status email, US-style dates, forwarded older values) in
+#: round 15.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
@@ -99,6 +101,8 @@ HAND_WRITTEN = {
             "lantern",
             "reel",
             "ledger",
+            "tern",
+            "pylon",
         )
         for half in ("tune", "check")
     },
