@@ -9,6 +9,7 @@ brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently tru
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import json
@@ -26,8 +27,18 @@ from knowledge_platform.models import MIME_TYPE, Chunk, Document, TimeKind, chun
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-#: where a log entry starts: a list item, or a line stamped with its time ("09:42 — ...")
-_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)]|\[?\d{1,2}:\d{2}\]?)[ \t]+\S")
+#: where a log entry starts: a list item, or a line stamped with its time ("09:42 — ...") or
+#: its day and time ("[2026-03-04 09:12] nadia: ...", a chat channel's export)
+_ITEM = re.compile(
+    r"^(?:[-*+]|\d{1,3}[.)]|\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?)[ \t]+\S"
+)
+#: A message line of a chat export, or a reply under one ("  ↳ [2026-03-04 09:20] omar: ..."):
+#: the day it was written opens it.
+_STAMPED = re.compile(
+    r"^\s*(?:[\u21b3>]\s*)?\[?(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}(?::\d{2})?\]?\s"
+)
+#: How many of a section's lines must be stamped for it to be read as messages.
+STAMPED_SHARE = 0.5
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 #: A table's rows are chunked a few at a time, under the header row, up to this many tokens
 #: of rows: a directory's row ("| Corrowyn Skincare | ... | Mireille Grocott |") is then found
@@ -41,14 +52,38 @@ MAX_CHARS_PER_TOKEN = 16
 #: itself: the field names are part of the fingerprint.) The marks a chunk carries
 #: (dating.marks) count: 3 re-marks statements of change as round 8 reads them; 4 splits a
 #: log's sections into entries; 5 dates a log's "Tuesday 7 April" sections and marks "now X,
-#: not Y"; 6 chunks a table of many rows a few rows at a time.
-CHUNKING_VERSION = 6
+#: not Y"; 6 chunks a table of many rows a few rows at a time; 7 dates a chat export's
+#: messages by the day each is stamped with.
+CHUNKING_VERSION = 7
 
 
 @dataclass(frozen=True)
 class Section:
     headers: tuple[str, ...]
     text: str
+
+
+def by_day(section: Section) -> list[tuple[Section, dt.date | None]]:
+    """A section of stamped messages (a chat channel's export: "[2026-03-04 09:12] nadia:
+    ...", most of its lines) as one section a day, each with that day; a reply or an unstamped
+    line goes with the message above it. Any other section as it is, with no day of its own."""
+    lines = section.text.split("\n")
+    said = [line for line in lines if line.strip()]
+    stamps = [m.group(1) for line in said if (m := _STAMPED.match(line))]
+    if not stamps or len(stamps) < STAMPED_SHARE * len(said):
+        return [(section, None)]
+    days: dict[dt.date | None, list[str]] = {}
+    day: dt.date | None = None
+    for line in lines:
+        if m := _STAMPED.match(line):
+            with contextlib.suppress(ValueError):  # "2026-13-45": stays with the day above
+                day = dt.date.fromisoformat(m.group(1))
+        days.setdefault(day, []).append(line)
+    return [
+        (Section(section.headers, text), on)
+        for on, kept in days.items()
+        if (text := "\n".join(kept).strip())
+    ]
 
 
 def normalize(text: str) -> str:
@@ -294,9 +329,11 @@ class Chunker:
         if not sections and doc.title.strip():
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
-        for section in sections:
+        for section, day in (
+            (s, d) for whole_section in sections for s, d in by_day(whole_section)
+        ):
             budget = self.budget(doc.title, section.headers)
-            when = section_time(section.headers, doc.date, doc.time_kind)
+            when = (day, "event") if day else section_time(section.headers, doc.date, doc.time_kind)
             if whole:
                 texts = [section.text]
             elif when[1] == "event":

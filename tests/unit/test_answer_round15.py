@@ -9,6 +9,9 @@ from pathlib import Path
 
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.models import Chunk
+from knowledge_platform.serve.answers.sentences import sentences_of
+from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.answers.values import values
 from knowledge_platform.serve.references import cue_kinds, named_current
 from knowledge_platform.store.base import SearchFilter
 from tests.answer_fixtures import answer, hash_retriever, hits
@@ -89,3 +92,20 @@ def test_each_record_a_number_names_is_quoted_for_what_it_decides(tmp_path: Path
         named = {reporting.doc_id, payroll.doc_id}
         said = answer(question, hits(reporting, payroll), retriever, named).answer
     assert "payroll change form" in said
+
+
+def test_a_chat_messages_stamp_is_when_it_was_written_not_what_it_says() -> None:
+    """Each message and reply of a thread is a sentence of its own, without its stamp: the
+    stamp's 09:28 is no time the thread states, 05:00 is."""
+    thread = make_chunk(
+        n=1, source_id="memory/2026-11.md", title="#ops channel — November 2026",
+        text="[2026-11-03 13:30] billie: ardwyck freight booked, 2 trucks thurs 19th 05:00\n"
+        "  ↳ [2026-11-03 13:41] omar: cage doors open from 04:30",
+        date=date(2026, 11, 3), time_kind="event",
+    )  # fmt: skip
+    said = sentences_of(Sources(hits(thread)), hits(thread), 1)
+    texts = [s.text for s in said]
+    assert "billie: ardwyck freight booked, 2 trucks thurs 19th 05:00" in texts
+    assert "omar: cage doors open from 04:30" in texts
+    times = {v.norm for s in said for v in values(s.text) if v.kind == "time"}
+    assert times == {"05:00", "04:30"}

@@ -232,3 +232,39 @@ def test_a_megabyte_without_spaces_is_capped_by_characters():
     assert len(chunks) > 100
     assert sum(len(c.text) for c in chunks) == 1_000_000
     assert max(len(c.text) for c in chunks) <= 254 * 16
+
+
+def test_a_chat_exports_messages_are_dated_by_their_own_stamp():
+    """A month of a channel's messages in one undated file: each message is an entry of its
+    day (the file named 2026-11.md has no day of its own), a reply stays with its message."""
+    month = (
+        "# #ops channel — November 2026\n\n"
+        "[2026-11-02 08:59] billie: hobbledown pickup for ardwyck crates fri 2pm\n"
+        "  ↳ [2026-11-02 09:28] omar: cage doors open\n"
+        "[2026-11-02 09:26] briseis: pipeline this monday: $792k weighted\n\n"
+        "[2026-11-03 13:30] billie: ardwyck freight booked, 2 trucks thurs 19th 05:00\n"
+    )
+    chunks = Chunker(COUNTER, 256).chunk(doc(month, source_id="memory/2026-11.md"))
+    assert [(c.text, c.date, c.time_kind) for c in chunks] == [
+        (
+            "[2026-11-02 08:59] billie: hobbledown pickup for ardwyck crates fri 2pm\n"
+            "  ↳ [2026-11-02 09:28] omar: cage doors open",
+            date(2026, 11, 2),
+            "event",
+        ),
+        (
+            "[2026-11-02 09:26] briseis: pipeline this monday: $792k weighted",
+            date(2026, 11, 2),
+            "event",
+        ),
+        (
+            "[2026-11-03 13:30] billie: ardwyck freight booked, 2 trucks thurs 19th 05:00",
+            date(2026, 11, 3),
+            "event",
+        ),
+    ]
+    # a page that quotes a stamped line among its prose is no chat export
+    page = Chunker(COUNTER, 256).chunk(
+        doc("## Incidents\nThe outage began at\n[2026-11-02 08:59] alarm: disk full\nand ended.\n")
+    )
+    assert page[0].date is None and page[0].time_kind == "standing"

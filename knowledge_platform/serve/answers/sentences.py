@@ -18,7 +18,10 @@ from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import values
 from knowledge_platform.sparse import SparseEncoder
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+_SPLIT = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)"
+    r"|\n(?=\s*(?:[\u21b3>]\s*)?\[?\d{4}-\d{2}-\d{2}[ T]\d)"  # a chat message or its reply
+)
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|dr)\.$", re.I)
@@ -32,9 +35,14 @@ _LEADING_DATE = re.compile(
 )
 #: The clock time a log line opens with ("- 09:40 render farm queue cleared", "[14:05] FYI:"):
 #: when it was written down, not a value it states.
+#: So does a chat message's day and time ("[2026-03-04 09:12] nadia: ...", a reply's "↳ [...]").
 _CLOCK_STAMP = re.compile(
-    r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d\]?(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
+    r"^(?:[\u21b3>]\s*)?\[?(?:\d{4}-\d{2}-\d{2}[ T])?(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?\]?"
+    r"(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
 )
+#: A chat message's stamp inside a thread quoted whole ("... pls ↳ [2026-11-02 09:28] zephyrine:
+#: ugh"): when the reply was written.
+_THREAD_STAMP = re.compile(r"(?:\u21b3\s*)?\[\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?\]\s*")
 terms = SparseEncoder().terms
 
 
@@ -254,7 +262,9 @@ def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentenc
         for position, text in enumerate(split_sentences(hit.chunk.text)):
             whole = blocks.get(text, "")
             if logged:  # a log line's clock time is when it was noted
-                text, whole = _CLOCK_STAMP.sub("", text), _CLOCK_STAMP.sub("", whole)
+                text, whole = (
+                    _THREAD_STAMP.sub("", _CLOCK_STAMP.sub("", t)) for t in (text, whole)
+                )
             if text.lower() not in seen:
                 seen.add(text.lower())
                 out.append(Sentence(text, ref, rank, position, hit.chunk, whole))
