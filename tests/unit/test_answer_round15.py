@@ -9,6 +9,7 @@ from pathlib import Path
 
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.models import Chunk
+from knowledge_platform.serve.answers.asks import fits, known_names, read_ask, written_small
 from knowledge_platform.serve.answers.sentences import sentences_of
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import values
@@ -109,3 +110,24 @@ def test_a_chat_messages_stamp_is_when_it_was_written_not_what_it_says() -> None
     assert "omar: cage doors open from 04:30" in texts
     times = {v.norm for s in said for v in values(s.text) if v.kind == "time"}
     assert times == {"05:00", "04:30"}
+
+
+def test_names_written_in_small_letters_are_names_where_known_as_names() -> None:
+    """A channel writes people and clients in small letters. A handle that signs messages is a
+    person wherever it is written; a name capitalised elsewhere is one in small letters unless
+    it is an English word ("Warehouse" in a table cell, "the warehouse" in a message); the
+    handle that signs a message is who wrote it, not what it says."""
+    thread = (
+        "[2026-08-19 14:40] briseis: heads up: mireya takes over vantcliffe from cuthbert\n"
+        "  ↳ [2026-08-19 14:52] mireya: i'll shadow on the connect calls until September 1\n"
+        "[2026-11-02 14:58] ptolemy: programming looks in the warehouse tues pm"
+    )
+    known = known_names([thread, "location: Warehouse; lead: Cuthbert Abiodun", "Vantcliffe"])
+    ask = read_ask("who looks after vantcliffe these days?")
+    assert fits("briseis: heads up: mireya takes over vantcliffe from cuthbert", ask, known)
+    assert not fits("ptolemy: programming looks in the warehouse tues pm", ask, known)
+    assert not fits("ptolemy: programming vantcliffe looks", ask, known)  # asked of, signer
+    assert [v.norm for v in written_small("billie: ask mireya and the warehouse", known)] == [
+        "mireya"
+    ]
+    assert not fits("mireya takes over", ask, frozenset())  # nothing known: no name

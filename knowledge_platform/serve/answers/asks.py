@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from knowledge_platform.dating import MONTHS, WEEKDAYS
 from knowledge_platform.serve.answers.glossary import phrases, words
-from knowledge_platform.serve.answers.values import Value, same, values
+from knowledge_platform.serve.answers.lexicon import english
+from knowledge_platform.serve.answers.values import NOT_NAMES, Value, same, values
 from knowledge_platform.sparse import SparseEncoder
 
 terms = SparseEncoder().terms
@@ -446,6 +447,9 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
                 text = text.replace(v.text, " ")
         return bool(_PHONE.search(text))
     found = [v for v in values(text) if not any(same(v, g) for g in ask.given)]
+    if known and {"person", "name"} & set(ask.kinds):  # "mireya takes over from cuthbert"
+        asked = set(_SMALL_WORD.findall(ask.text.lower()))
+        found += [v for v in written_small(text, known) if v.norm not in asked]
     if "place" in ask.kinds:  # a name where something is, not what the sentence is about
         opening = re.match(r"\W*(?:(?:a|an|the|our|every|each)\s+)?", text, re.I)
         start = opening.end() if opening else 0
@@ -468,10 +472,43 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
 
 
 def known_names(texts: Iterable[str]) -> frozenset[str]:
-    """The one-word names (lower case) `texts` write where a name is told from a capital."""
-    return frozenset(
-        v.norm for t in texts for v in values(t) if v.kind == "name" and " " not in v.norm
-    )
+    """The one-word names (lower case) `texts` write where a name is told from a capital, and
+    the handles a chat export's messages are signed with ("[2026-08-19 14:40] briseis: ...")."""
+    known: set[str] = set()
+    for t in texts:
+        known.update(v.norm for v in values(t) if v.kind == "name" and " " not in v.norm)
+        known.update(HANDLE + h.lower() for h in _HANDLE.findall(t))
+    return frozenset(known - NOT_NAMES)
+
+
+#: How `known_names` marks a handle: "@billie" signs messages, so "billie" is a name even
+#: where it is also a word.
+HANDLE = "@"
+
+
+#: Who wrote a chat export's message: the handle after its stamp.
+_HANDLE = re.compile(
+    r"(?m)^[ \t]*(?:\u21b3[ \t]*)?\[\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?\][ \t]+@?"
+    r"([A-Za-z][\w.-]{1,30}):"
+)
+#: A word in small letters, and the one a chat message opens with ("briseis: heads up: ..."),
+#: which says who wrote it, not whom it is about.
+_SMALL_WORD = re.compile(r"(?<![\w'-])[a-z][a-z-]+(?![\w'-])")
+_SIGNED = re.compile(r"^\W*@?[A-Za-z][\w.-]{1,30}:\s")
+
+
+def written_small(text: str, known: Collection[str]) -> list[Value]:
+    """The names `known` elsewhere that `text` writes in small letters, as hurried notes and
+    chat messages do ("mireya takes over vantcliffe from cuthbert"): a handle, or a name
+    written with a capital elsewhere that is no English word; not the handle that signs a
+    message."""
+    signed = _SIGNED.match(text)
+    start = signed.end() if signed else 0
+    return [
+        Value("name", word, word)
+        for m in _SMALL_WORD.finditer(text, start)
+        if HANDLE + (word := m.group(0)) in known or (word in known and word not in english())
+    ]
 
 
 def mentions(text: str, names: Sequence[str]) -> bool:

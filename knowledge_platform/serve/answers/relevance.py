@@ -213,7 +213,8 @@ def score_sentences(
         for i, s in enumerate(sentences):
             if s.block:
                 semantic[i] = max(semantic[i], W_BLOCK_SEMANTIC * said[f"{s.trail}: {s.block}"])
-    known = known_names(s.text for s in sentences)
+    chunks = {s.chunk.id: s.chunk.text for s in sentences}  # chat handles are in the raw text
+    known = known_names([*(s.text for s in sentences), *chunks.values()])
     attribute = _attribute(ask)
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
