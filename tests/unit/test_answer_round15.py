@@ -10,6 +10,7 @@ from pathlib import Path
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.models import Chunk
 from knowledge_platform.serve.answers.asks import fits, known_names, read_ask, written_small
+from knowledge_platform.serve.answers.items import find_item
 from knowledge_platform.serve.answers.sentences import sentences_of
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import values
@@ -131,3 +132,40 @@ def test_names_written_in_small_letters_are_names_where_known_as_names() -> None
         "mireya"
     ]
     assert not fits("mireya takes over", ask, frozenset())  # nothing known: no name
+
+
+MANUAL = (
+    "**SP-3 Two-person rule.** Nobody works alone on a roadway, in a culvert, on a structure\n"
+    "or on the water. Lone work is only allowed in the office.\n\n"
+    "**SP-4 Fall protection (superseded by SP-11).** Harness and lanyard whenever you are working\n"
+    "more than 6 feet above a lower level.\n\n"
+    "**SP-11 Fall protection (supersedes SP-4).** Fall protection is required at 4 feet or more.\n"
+)
+STANDARDS = (
+    "**S3.** Speaker decks are delivered in 16:9 to the speaker-ready room by 17:00 the day "
+    "before.\n\n**S9 — replaces S3.** Speaker decks are uploaded to the presenter portal no later\n"
+    "than 72 hours before the session.\n"
+)
+
+
+def test_items_named_by_letters_with_a_title_in_bold_and_wrapped_lines() -> None:
+    """A safety manual numbers its procedures "SP-3" and gives each a bold title; production
+    standards are "S9" without a hyphen. Each item is its whole paragraph, not its first line,
+    and one that says it is superseded names its successor."""
+    manual = make_chunk(n=1, source_id="safety-manual.md", title="Field safety manual", text=MANUAL)
+    standards = make_chunk(
+        n=2, source_id="production-standards.md", title="Production standards", text=STANDARDS
+    )
+    three = find_item("What does SP-3 say?", hits(manual))
+    assert three is not None and three.label == "SP-3"
+    assert three.text.startswith("Two-person rule. Nobody works alone")
+    assert "Lone work is only allowed in the office." in three.text
+    four = find_item("What was SP-4 about?", hits(manual))
+    assert four is not None and "more than 6 feet" in four.text
+    assert four.superseded_by is not None and four.superseded_by.number == 11
+    nine = find_item("What does S9 decide?", hits(standards))
+    assert nine is not None and "72 hours before the session" in nine.text and "**" not in nine.text
+    three = find_item("What was standard S3 about?", hits(standards))
+    assert three is not None and three.superseded_by is not None
+    assert three.superseded_by.number == 9
+    assert find_item("what is in the s3 bucket?", hits(standards)) is None  # not in capitals

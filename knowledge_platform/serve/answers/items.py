@@ -28,7 +28,8 @@ _KINDS = (
 )
 _ASKED = re.compile(
     rf"\b(?:(?P<kind>{_KINDS})s?\s*(?:no\.?\s*|number\s*|#\s*)?0*(?P<n>\d{{1,3}})"
-    r"|(?P<letter>[A-Z])-0*(?P<ln>\d{1,3}))\b",
+    r"|(?P<letter>[A-Z]{1,3})-0*(?P<ln>\d{1,3})"  # "D-4", "SP-11"
+    r"|(?P<code>(?-i:[A-Z]{1,3}))0*(?P<cn>\d{1,3}))\b",  # "S9": in capitals, without a hyphen
     re.I,
 )
 #: The longest item text quoted.
@@ -37,21 +38,27 @@ MAX_ITEM_CHARS = 400
 
 @dataclass(frozen=True)
 class Asked:
-    """What the question names: a kind ("rule") or a letter ("D"), and a number."""
+    """What the question names: a kind ("rule") or a letter or three ("D", "SP"), and a
+    number."""
 
     kind: str
     number: int
 
     @property
+    def lettered(self) -> bool:
+        """Named by letters ("D-4", "SP-3", "S9"), not by a kind's word ("rule 4")."""
+        return len(self.kind) <= 3  # every word of _KINDS is longer
+
+    @property
     def letter(self) -> str:
-        return self.kind[0]
+        return self.kind if self.lettered else self.kind[0]
 
     def names(self, n: int | str | None = None) -> str:
         """A pattern for how a text names item `n` (default: the asked one; a pattern with a
         group reads the number): "rule 5", "Rule #5", "D-5"."""
         n = self.number if n is None else n
-        word = "" if len(self.kind) == 1 else rf"{re.escape(self.kind)}s?\s*#?\s*0*{n}\b|"
-        return rf"(?:{word}\b{re.escape(self.letter)}-0*{n}\b)"
+        word = "" if self.lettered else rf"{re.escape(self.kind)}s?\s*#?\s*0*{n}\b|"
+        return rf"(?:{word}\b{re.escape(self.letter)}-?0*{n}\b)"
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,9 @@ def asked(question: str) -> Asked | None:
         return None
     if m.group("kind"):
         return Asked(m.group("kind").lower(), int(m.group("n")))
-    return Asked(m.group("letter").lower(), int(m.group("ln")))
+    if m.group("letter"):
+        return Asked(m.group("letter").lower(), int(m.group("ln")))
+    return Asked(m.group("code").lower(), int(m.group("cn")))
 
 
 def find_item(question: str, hits: Sequence[Hit]) -> Item | None:
@@ -98,11 +107,12 @@ def find_item(question: str, hits: Sequence[Hit]) -> Item | None:
 def _opening(asked: Asked, n: str = r"(?P<n>\d{1,3})") -> str:
     """An item's opening: heading or list marks, the kind's word or its letter and a
     hyphen ("Rule 3:", "D-4 —") or nothing (a list's "2."), the number, a separator."""
-    kind = "(?!)" if len(asked.kind) == 1 else re.escape(asked.kind)  # (?!): a letter only
+    kind = "(?!)" if asked.lettered else re.escape(asked.kind)  # (?!): letters only
     return (
         rf"^\s*(?:#{{1,6}}\s*|[-*+]\s*)?(?:\*\*)?"
-        rf"(?:(?P<kind>{kind})s?\s*#?\s*|(?P<letter>{re.escape(asked.letter)})-)?"
-        rf"0*{n}(?P<note>\s*\([^()\n]{{1,80}}\))?(?:\*\*)?\s*[.):\u2014\u2013-]\s*(?:\*\*)?\s*"
+        rf"(?:(?P<kind>{kind})s?\s*#?\s*|(?P<letter>{re.escape(asked.letter)})-?)?"
+        rf"0*{n}(?P<title>\s+(?![\u2014\u2013-])[^*\n()]{{1,60}}?(?=(?:\s*\([^()\n]{{1,80}}\))?[.:]?\*\*))?"
+        rf"(?P<note>\s*\([^()\n]{{1,80}}\))?(?:\*\*)?\s*[.):\u2014\u2013-]\s*(?:\*\*)?\s*"
     )
 
 
@@ -117,15 +127,30 @@ def _items_of(chunk: Chunk, wanted: Asked) -> Iterator[tuple[int, str]]:
         yield int(head.group("n")), _clipped(f"{_noted(head)}: {chunk.text}")
         return
     listed = _names_kind(chunk, wanted.kind)
-    for line in chunk.text.splitlines():
+    lines = chunk.text.splitlines()
+    for at, line in enumerate(lines):
         m = opening.match(line)
         if m and (m.group("kind") or m.group("letter") or (listed and _numbered(line))):
-            yield int(m.group("n")), _clipped(_noted(m))
+            yield int(m.group("n")), _clipped(" ".join([_noted(m), *_wrapped(lines[at + 1 :])]))
+
+
+def _wrapped(lines: Sequence[str]) -> list[str]:
+    """The lines an item's paragraph wraps onto: up to a blank line, a list entry, a heading
+    or a line that opens in bold (the next item's)."""
+    out: list[str] = []
+    for line in lines:
+        if not line.strip() or re.match(r"\s*(?:[-*+]\s|\d{1,3}[.)]\s|#|\*\*)", line):
+            break
+        out.append(line.strip())
+    return out
 
 
 def _noted(m: re.Match[str]) -> str:
-    """An item's text with the note its number carries ("Rule 10 (supersedes rule 4).")."""
-    note = (m.group("note") or "").strip()
+    """An item's text with the title and the note its number carries in bold ("**SP-4 Fall
+    protection (superseded by SP-11).** Harness ...", "**Rule 10 (supersedes rule 4).**")."""
+    title, note = ((m.group(g) or "").strip() for g in ("title", "note"))
+    if title:
+        return f"{title}{f' {note}' if note else ''}. {m.group('text')}"
     return f"{note} {m.group('text')}" if note else m.group("text")
 
 
@@ -135,13 +160,13 @@ def _numbered(line: str) -> bool:
 
 
 def _clipped(text: str) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text.replace("**", "").split())
     return text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
 
 
 def _names_kind(chunk: Chunk, kind: str) -> bool:
     stem = set(_terms(kind))
-    return len(kind) > 1 and any(stem & set(_terms(h)) for h in (chunk.title, *chunk.headers))
+    return len(kind) > 3 and any(stem & set(_terms(h)) for h in (chunk.title, *chunk.headers))
 
 
 #: "supersedes rule 5", "replaces D-4", "retires rule 5"; "replaced by D-9" in the item itself.
@@ -198,4 +223,4 @@ def _heading_item(chunk: Chunk) -> Asked | None:
 def _label(asked: Asked, number: int) -> str:
     """How an item is named: "D-4", "Rule 5"."""
     kind = asked.kind
-    return f"{kind.upper()}-{number}" if len(kind) == 1 else f"{kind.title()} {number}"
+    return f"{kind.upper()}-{number}" if len(kind) <= 3 else f"{kind.title()} {number}"
