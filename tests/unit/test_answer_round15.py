@@ -169,3 +169,17 @@ def test_items_named_by_letters_with_a_title_in_bold_and_wrapped_lines() -> None
     assert three is not None and three.superseded_by is not None
     assert three.superseded_by.number == 9
     assert find_item("what is in the s3 bucket?", hits(standards)) is None  # not in capitals
+
+
+def test_a_contingency_or_a_markup_is_a_share_or_an_amount() -> None:
+    """ "What contingency do we put on client budgets?" asked for an amount or a duration (of
+    "budgets"), so "8% contingency on production costs" held no asked value."""
+    for question in (
+        "What contingency do we put on client budgets?",
+        "how much contingency goes on a budget now",
+        "What markup do we add to freelancer invoices?",
+    ):
+        ask = read_ask(question)
+        assert "percent" in ask.kinds, question
+        assert fits("Every client budget carries 8% contingency on production costs.", ask)
+    assert "conting" in read_ask("What contingency do we put on client budgets?").subject

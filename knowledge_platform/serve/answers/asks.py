@@ -108,6 +108,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+(?:[\w-]+\s+){0,2}?money)\b",
             ("money",),
         ),
+        # "What contingency do we put on client budgets?": a share of it or an amount (the
+        # word stays in the subject)
+        (
+            r"\b(?P<about>contingency|contingencies|mark-?ups?|margins?|commissions?|discounts?|"
+            r"surcharges?|overheads?|retainage|deposits?)\b",
+            ("percent", "money", "number"),
+        ),
         (r"\bbudget(?:s|ed|ing)?\b", ("money", "duration")),  # a budget of hours is one too
         (r"\b(phone|mobile|fax|cell)\s+(number|no)\b", ("phone",)),
         # "How fast was Gannet's booking page?": a measure ("TTFB 468ms") or a wait
