@@ -20,7 +20,7 @@ from typing import Any
 
 from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
-from knowledge_platform.dating import marks, section_time
+from knowledge_platform.dating import CHAT_STAMP, marks, section_time
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
 from knowledge_platform.models import MIME_TYPE, Chunk, Document, TimeKind, chunk_id, content_hash
@@ -34,9 +34,7 @@ _ITEM = re.compile(
 )
 #: A message line of a chat export, or a reply under one ("  ↳ [2026-03-04 09:20] omar: ..."):
 #: the day it was written opens it.
-_STAMPED = re.compile(
-    r"^\s*(?:[\u21b3>]\s*)?\[?(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}(?::\d{2})?\]?\s"
-)
+_STAMPED = re.compile(rf"^\s*{CHAT_STAMP}\s")
 #: How many of a section's lines must be stamped for it to be read as messages.
 STAMPED_SHARE = 0.5
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -69,7 +67,7 @@ def by_day(section: Section) -> list[tuple[Section, dt.date | None]]:
     line goes with the message above it. Any other section as it is, with no day of its own."""
     lines = section.text.split("\n")
     said = [line for line in lines if line.strip()]
-    stamps = [m.group(1) for line in said if (m := _STAMPED.match(line))]
+    stamps = [m.group("said") for line in said if (m := _STAMPED.match(line))]
     if not stamps or len(stamps) < STAMPED_SHARE * len(said):
         return [(section, None)]
     days: dict[dt.date | None, list[str]] = {}
@@ -77,7 +75,7 @@ def by_day(section: Section) -> list[tuple[Section, dt.date | None]]:
     for line in lines:
         if m := _STAMPED.match(line):
             with contextlib.suppress(ValueError):  # "2026-13-45": stays with the day above
-                day = dt.date.fromisoformat(m.group(1))
+                day = dt.date.fromisoformat(m.group("said"))
         days.setdefault(day, []).append(line)
     return [
         (Section(section.headers, text), on)

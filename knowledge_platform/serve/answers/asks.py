@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.dating import MONTHS, WEEKDAYS
+from knowledge_platform.dating import CHAT_STAMP, MONTHS, WEEKDAYS
 from knowledge_platform.serve.answers.glossary import phrases, words
 from knowledge_platform.serve.answers.lexicon import english
 from knowledge_platform.serve.answers.values import NOT_NAMES, Value, same, values
@@ -484,7 +484,7 @@ def known_names(texts: Iterable[str]) -> frozenset[str]:
     known: set[str] = set()
     for t in texts:
         known.update(v.norm for v in values(t) if v.kind == "name" and " " not in v.norm)
-        known.update(HANDLE + h.lower() for h in _HANDLE.findall(t))
+        known.update(HANDLE + m.group("handle").lower() for m in _HANDLE.finditer(t))
     return frozenset(known - NOT_NAMES)
 
 
@@ -494,10 +494,7 @@ HANDLE = "@"
 
 
 #: Who wrote a chat export's message: the handle after its stamp.
-_HANDLE = re.compile(
-    r"(?m)^[ \t]*(?:\u21b3[ \t]*)?\[\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?\][ \t]+@?"
-    r"([A-Za-z][\w.-]{1,30}):"
-)
+_HANDLE = re.compile(rf"(?m)^[ \t]*{CHAT_STAMP}[ \t]+@?(?P<handle>[A-Za-z][\w.-]{{1,30}}):")
 #: A word in small letters, and the one a chat message opens with ("briseis: heads up: ..."),
 #: which says who wrote it, not whom it is about.
 _SMALL_WORD = re.compile(r"(?<![\w'-])[a-z][a-z-]+(?![\w'-])")

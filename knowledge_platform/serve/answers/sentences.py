@@ -11,16 +11,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from knowledge_platform.convert.markdown import TABLE_RULE
-from knowledge_platform.dating import CHANGE, CHANGE_CUE
+from knowledge_platform.dating import CHANGE, CHANGE_CUE, CHAT_STAMP
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import values
 from knowledge_platform.sparse import SparseEncoder
 
+#: A chat stamp without its group: re.split would return what a group captures.
+_UNNAMED_STAMP = CHAT_STAMP.replace("?P<said>", "?:")
 _SPLIT = re.compile(
     r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)"
-    r"|\n(?=\s*(?:[\u21b3>]\s*)?\[?\d{4}-\d{2}-\d{2}[ T]\d)"  # a chat message or its reply
+    rf"|\n(?=\s*{_UNNAMED_STAMP})"  # a chat message or its reply
 )
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
@@ -42,7 +44,7 @@ _CLOCK_STAMP = re.compile(
 )
 #: A chat message's stamp inside a thread quoted whole ("... pls ↳ [2026-11-02 09:28] zephyrine:
 #: ugh"): when the reply was written.
-_THREAD_STAMP = re.compile(r"(?:\u21b3\s*)?\[\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?\]\s*")
+_THREAD_STAMP = re.compile(rf"{CHAT_STAMP}\s*")
 terms = SparseEncoder().terms
 
 
