@@ -10,6 +10,7 @@ from pathlib import Path
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.models import Chunk
 from knowledge_platform.serve.answers.asks import fits, known_names, read_ask, written_small
+from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.items import find_item
 from knowledge_platform.serve.answers.sentences import sentences_of
 from knowledge_platform.serve.answers.sources import Sources
@@ -183,3 +184,17 @@ def test_a_contingency_or_a_markup_is_a_share_or_an_amount() -> None:
         assert "percent" in ask.kinds, question
         assert fits("Every client budget carries 8% contingency on production costs.", ask)
     assert "conting" in read_ask("What contingency do we put on client budgets?").subject
+
+
+def test_what_we_are_off_and_what_is_old_are_the_old_values() -> None:
+    """Hurried logs say a change without "from ... to": "we're off frameproof" (a name in
+    small letters that is no English word), "the 8% on the rate card is old"."""
+    off = change_in("DECISION: we're off frameproof. all client review links go through cuepost")
+    assert off.old_text == ("frameproof",)
+    assert change_in("we're off it for now").old_text == ()  # no name: nothing is old
+    stale = change_in(
+        "heads up: as of 1 Oct it's 10% contingency on every budget we send out. the 8% on the "
+        "rate card is old, i'll fix it"
+    )
+    assert [v.norm for v in stale.old] == ["8%"] and "10%" in [v.norm for v in stale.new]
+    assert change_in("the kickoff deck is old news to them").old == ()  # no value in it

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from knowledge_platform.serve.answers.asks import ROLE_NOUNS
+from knowledge_platform.serve.answers.lexicon import english
 from knowledge_platform.serve.answers.values import Value, same, values
 
 _WORD = r"[\w$€£%.,:'\u2019&/#@-]+"
@@ -160,6 +161,18 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         (
             r"\bis\s+out\b.*\bis\s+in\b",
             rf"(?P<old>{_NAMED})\s+(?:is|are)\s+out\s*[,;]\s*(?P<new>{_NAMED})\s+(?:is|are)\s+in\b",
+        ),
+        # "we're off frameproof", "we've come off Ledgerly": what we are off is old
+        (
+            r"\boff\s",
+            r"\b(?:we're|we\s+are|we\u2019re|we've\s+(?:come|moved|gone)|we\s+(?:came|moved|went))"
+            r"\s+off\s+(?!(?:it|them|the\s+account)\b)" + _OLD,
+        ),
+        # "the 8% on the rate card is old", "the Tuesday slot is out of date": what is old
+        (
+            r"\b(?:is|are)\s+(?:now\s+)?(?:old|outdated|out\s+of\s+date|stale|obsolete)\b",
+            rf"(?P<old>{_NAMEISH}(?:\s+{_NAMEISH}){{0,2}}?)(?:\s+(?:on|in)\s+the\s+[\w-]+(?:\s+[\w-]+)?)?"
+            r"\s+(?:is|are)\s+(?:now\s+)?(?:old|outdated|out\s+of\s+date|stale|obsolete)\b",
         ),
         # "X is no longer ...": the subject before it is what stopped
         (
@@ -340,7 +353,12 @@ def _telling(phrase: str) -> bool:
     word = words[0]
     # a capitalised word opening the sentence ("Hotjar was replaced by Clarity") is a name
     # there too, unless it is a pronoun
-    return bool(values(phrase)) or (word[:1].isupper() and word.lower() not in _PRONOUNS)
+    # so is one in small letters that is no English word ("we're off frameproof")
+    return (
+        bool(values(phrase))
+        or (word[:1].isupper() and word.lower() not in _PRONOUNS)
+        or (word.isalpha() and word.islower() and word not in english())
+    )
 
 
 def old_phrases(text: str) -> list[str]:
