@@ -47,11 +47,11 @@ MONTHS = (
 )
 #: A regex alternation of month names and their abbreviations ("sept" too; "may" once).
 MONTH_NAMES = "|".join([*MONTHS, *(m[:3] for m in MONTHS if m != "may"), "sept"])
-#: Numbers written as words, as dates, durations and values say them ("two weeks ago").
 #: A chat export's message stamp, a reply's after its "↳": "[2026-03-04 09:12] nadia: ...";
 #: the day it was written in group `said`. The chunker dates messages by it, the answers read
 #: past it (the handle after it signs the message).
 CHAT_STAMP = r"(?:[\u21b3>][ \t]*)?\[(?P<said>\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}(?::\d{2})?\]"
+#: Numbers written as words, as dates, durations and values say them ("two weeks ago").
 NUMBER_WORDS = {
     "a": 1,
     "an": 1,
