@@ -37,13 +37,11 @@ _LEADING_DATE = re.compile(
 )
 #: The clock time a log line opens with ("- 09:40 render farm queue cleared", "[14:05] FYI:"):
 #: when it was written down, not a value it states.
-#: So does a chat message's day and time ("[2026-03-04 09:12] nadia: ...", a reply's "↳ [...]").
 _CLOCK_STAMP = re.compile(
-    r"^(?:[\u21b3>]\s*)?\[?(?:\d{4}-\d{2}-\d{2}[ T])?(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?\]?"
-    r"(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
+    r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d\]?(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
 )
-#: A chat message's stamp inside a thread quoted whole ("... pls ↳ [2026-11-02 09:28] zephyrine:
-#: ugh"): when the reply was written.
+#: So is a chat message's day and time, opening its line or inside a thread quoted whole
+#: ("[2026-11-02 08:59] billie: ... ↳ [2026-11-02 09:28] zephyrine: ugh").
 _THREAD_STAMP = re.compile(rf"{CHAT_STAMP}\s*")
 terms = SparseEncoder().terms
 
