@@ -478,12 +478,13 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     return any(v.kind in ask.kinds for v in found)
 
 
-def known_names(texts: Iterable[str]) -> frozenset[str]:
+def known_names(texts: Iterable[str], signed: Iterable[str] | None = None) -> frozenset[str]:
     """The one-word names (lower case) `texts` write where a name is told from a capital, and
-    the handles a chat export's messages are signed with ("[2026-08-19 14:40] briseis: ...")."""
-    known: set[str] = set()
-    for t in texts:
-        known.update(v.norm for v in values(t) if v.kind == "name" and " " not in v.norm)
+    the handles the chat messages of `signed` (the raw texts; default `texts`) are signed with
+    ("[2026-08-19 14:40] briseis: ..."), marked HANDLE."""
+    texts = list(texts)
+    known = {v.norm for t in texts for v in values(t) if v.kind == "name" and " " not in v.norm}
+    for t in texts if signed is None else signed:
         known.update(HANDLE + m.group("handle").lower() for m in _HANDLE.finditer(t))
     return frozenset(known - NOT_NAMES)
 

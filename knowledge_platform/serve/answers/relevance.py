@@ -213,8 +213,9 @@ def score_sentences(
         for i, s in enumerate(sentences):
             if s.block:
                 semantic[i] = max(semantic[i], W_BLOCK_SEMANTIC * said[f"{s.trail}: {s.block}"])
-    chunks = {s.chunk.id: s.chunk.text for s in sentences}  # chat handles are in the raw text
-    known = known_names([*(s.text for s in sentences), *chunks.values()])
+    # a sentence is read without its chat stamp: the handles are in the chunks' raw text
+    chunks = {s.chunk.id: s.chunk.text for s in sentences}
+    known = known_names((s.text for s in sentences), signed=chunks.values())
     attribute = _attribute(ask)
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
