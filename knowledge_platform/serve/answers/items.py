@@ -126,7 +126,7 @@ def _items_of(chunk: Chunk, wanted: Asked) -> Iterator[tuple[int, str]]:
     if head and (head.group("kind") or head.group("letter")):
         yield int(head.group("n")), _clipped(f"{_noted(head)}: {chunk.text}")
         return
-    listed = _names_kind(chunk, wanted.kind)
+    listed = _names_kind(chunk, wanted)
     lines = chunk.text.splitlines()
     for at, line in enumerate(lines):
         m = opening.match(line)
@@ -164,9 +164,9 @@ def _clipped(text: str) -> str:
     return text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
 
 
-def _names_kind(chunk: Chunk, kind: str) -> bool:
-    stem = set(_terms(kind))
-    return len(kind) > 3 and any(stem & set(_terms(h)) for h in (chunk.title, *chunk.headers))
+def _names_kind(chunk: Chunk, wanted: Asked) -> bool:
+    stem = set(_terms(wanted.kind))
+    return not wanted.lettered and any(stem & set(_terms(h)) for h in (chunk.title, *chunk.headers))
 
 
 #: "supersedes rule 5", "replaces D-4", "retires rule 5"; "replaced by D-9" in the item itself.
@@ -223,4 +223,4 @@ def _heading_item(chunk: Chunk) -> Asked | None:
 def _label(asked: Asked, number: int) -> str:
     """How an item is named: "D-4", "Rule 5"."""
     kind = asked.kind
-    return f"{kind.upper()}-{number}" if len(kind) <= 3 else f"{kind.title()} {number}"
+    return f"{kind.upper()}-{number}" if asked.lettered else f"{kind.title()} {number}"
