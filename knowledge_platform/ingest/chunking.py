@@ -327,9 +327,7 @@ class Chunker:
         if not sections and doc.title.strip():
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
-        for section, day in (
-            (s, d) for whole_section in sections for s, d in by_day(whole_section)
-        ):
+        for section, day in (daily for s in sections for daily in by_day(s)):
             budget = self.budget(doc.title, section.headers)
             when = (day, "event") if day else section_time(section.headers, doc.date, doc.time_kind)
             if whole:
