@@ -12,7 +12,7 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
 
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
-        ledger, tern, pylon)
+        ledger, tern, pylon, sedge, wren)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -84,7 +84,9 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: (hurried timestamped lines, initials for people) and `ledger-*` (meeting notes with decisions
 #: and actions) in round 14; `tern-*` (a chat channel's export, one file a month, a line a
 #: message) and `pylon-*` (a weekly status email, US-style dates, forwarded older values) in
-#: round 15.
+#: round 15; `sedge-*` (one account journal a client, newest entry first, wiki pages dated by a
+#: footer, a decision register as a table) and `wren-*` (a task tracker's export: one file a
+#: task, comments and activity lines in time order, RFC records) in round 16.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
@@ -103,6 +105,8 @@ HAND_WRITTEN = {
             "ledger",
             "tern",
             "pylon",
+            "sedge",
+            "wren",
         )
         for half in ("tune", "check")
     },
