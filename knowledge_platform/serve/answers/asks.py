@@ -281,9 +281,14 @@ _OPENING = re.compile(r"^\W*([A-Z][a-z]+[A-Za-z]*)\b(?!\s+[A-Z])")
 #: ...unless what follows is something only a person does ("Zadie started today, welcome!",
 #: "Ines joins the paid team"): a tool does not start, join, leave or take over.
 _PERSON_OPENING = re.compile(
-    r"(?:^|[.!?]\s+)\W*[A-Z][a-z]+[A-Za-z]*\s+(?:(?:is|was|will)\s+)?(?:start(?:s|ed|ing)?|"
+    r"(?:^|[.!?]\s+)\W*[A-Z][a-z]+[A-Za-z]*\s+(?:(?:is|was|will)\s+)?(?:(?:now|also|still)\s+)?"
+    r"(?:start(?:s|ed|ing)?|"
     r"join(?:s|ed|ing)?|left|leav(?:es|ing)|t(?:ook|akes|aking)\s+over|hand(?:s|ed)\s+over|"
-    r"resign(?:s|ed)?|retir(?:es|ed|ing)|(?:be\s+)?on\s+(?:leave|holiday|parental))\b"
+    r"resign(?:s|ed)?|retir(?:es|ed|ing)|(?:be\s+)?on\s+(?:leave|holiday|parental)|"
+    # ... or looks after something, as only a person does ("Leocadia administers the
+    # licences; ask her for a seat", "Dario now owns Tessellate")
+    r"administer(?:s|ed)?|approv(?:es|ed)|sign(?:s|ed)\s+off|manag(?:es|ed)|"
+    r"look(?:s|ed)\s+after|owns|owned)\b"
 )
 #: A place said in words: "in git", "in the shared drive", "on the wiki", "at reception" (not
 #: a time: "in March", "on Monday", "at 09:30").

@@ -353,8 +353,11 @@ def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement 
     for kind in ORDER:
         ka = [v for v in va if v.kind == kind]
         kb = [v for v in vb if v.kind == kind]
-        if kind == "name" and (len(ka) > 1 or len(kb) > 1):
-            continue  # with several names a side, which one is the subject is a guess
+        if kind == "name":  # "since April" says when, not who
+            ka = [v for v in ka if v.norm not in CALENDAR]
+            kb = [v for v in kb if v.norm not in CALENDAR]
+            if len(ka) > 1 or len(kb) > 1:
+                continue  # with several names a side, which one is the subject is a guess
         if kind == "number" and not {_unit(v) for v in ka} & {_unit(v) for v in kb}:
             continue  # "TTFB 468ms" and "three hotels" count different things
         if kind == "duration":  # "a 15-second bumper" and "a test of three weeks" time
