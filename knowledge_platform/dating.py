@@ -176,10 +176,12 @@ def document_time(
     *,
     known: dt.date | None = None,
     standing: bool = False,
+    stated: dt.date | None = None,
 ) -> tuple[dt.date | None, TimeKind]:
     """A file's effective date and kind of time from its front matter `meta`, file `name`
-    and first heading, else `known` (what the source knows: a commit date). `standing`:
-    the file's kind is standing text whatever its dates say (a runbook, a decision record)."""
+    and first heading, else the review date its own text states (`stated`, see
+    `stated_review`), else `known` (what the source knows: a commit date). `standing`: the
+    file's kind is standing text whatever its dates say (a runbook, a decision record)."""
     reviewed = [d for key in REVIEW_KEYS if (d := parse_date(meta.get(key))) is not None]
     if reviewed:
         return max(reviewed), "standing"
@@ -190,7 +192,34 @@ def document_time(
     )
     if said is not None:
         return said, "standing" if standing else "event"
-    return known, "standing"
+    return stated or known, "standing"
+
+
+#: A page's own line saying when it was last checked, as wiki exports write it in a header
+#: or footer: "_Last updated: 12 February 2026 by Rhoswen_", "Page owner: Bea · Reviewed
+#: 2026-03-30".
+_STATED_REVIEW = re.compile(
+    r"\b(?:last\s+)?(?:updated|reviewed|revised|verified)\b[\s:*_]*(?:on\s+)?(?P<rest>.{0,40})",
+    re.I,
+)
+#: How many non-blank lines at each end of a page may state its review date.
+REVIEW_LINES = 3
+REVIEW_LINE_CHARS = 160
+
+
+def stated_review(text: str) -> dt.date | None:
+    """The latest review date a page states in its first or last REVIEW_LINES lines (short
+    lines only: a log's sentence "the budget was reviewed on 3 May 2026" is not a footer)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    ends = lines if len(lines) <= 2 * REVIEW_LINES else lines[:REVIEW_LINES] + lines[-REVIEW_LINES:]
+    found = [
+        d
+        for line in ends
+        if len(line) <= REVIEW_LINE_CHARS
+        for m in _STATED_REVIEW.finditer(line)
+        if (d := text_date(m.group("rest"))) is not None
+    ]
+    return max(found, default=None)
 
 
 def marks(text: str) -> list[str]:
@@ -239,3 +268,43 @@ def section_time(
         if found is not None:
             return found, "standing" if _REVIEW_WORDS.search(header) else "event"
     return date, kind
+
+
+#: A month's figures are often reported in the days after it ends ("March close: 39 site
+#: visits", posted on 3 April; "Crumbwell's October close" in the 5 November notes): a text
+#: said within REPORT_DAYS after a window of whole months, naming one of its months, is about
+#: that window.
+REPORT_DAYS = 10
+_MONTH_WORD = re.compile(rf"\b(?P<month>{MONTH_NAMES})\b\.?", re.I)
+
+
+def months_of(start: dt.date | None, end: dt.date | None) -> frozenset[int]:
+    """The months a window of whole months covers (1..12), none for any other window."""
+    if start is None or end is None or start.day != 1 or end < start:
+        return frozenset()
+    if (end + dt.timedelta(days=1)).day != 1 or (end - start).days > 366:
+        return frozenset()
+    months, day = set(), start
+    while day <= end:
+        months.add(day.month)
+        day = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+    return frozenset(months)
+
+
+def reports_on(text: str, said: dt.date | None, start: dt.date | None, end: dt.date | None) -> bool:
+    """Whether `text`, said on `said`, reports on the window of whole months [start, end]:
+    said within REPORT_DAYS after it and naming one of its months ("March close: ...")."""
+    if said is None or end is None or not end < said <= end + dt.timedelta(days=REPORT_DAYS):
+        return False
+    return names_month_of(text, start, end)
+
+
+def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:
+    """Whether `text` names a month of the window of whole months [start, end] ("September
+    close: 96 sets", of September)."""
+    months = months_of(start, end)
+    return bool(months) and any(
+        month_number(m.group("month")) in months
+        for m in _MONTH_WORD.finditer(text)
+        if m.group("month").lower() != "may" or m.group("month")[0] == "M"  # "may" the verb
+    )

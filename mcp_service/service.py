@@ -9,9 +9,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
+from typing import Any
 
 from knowledge_platform.config.registry import INTERNAL, Registry
-from knowledge_platform.dating import CHANGE
+from knowledge_platform.dating import CHANGE, REPORT_DAYS, months_of, reports_on
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import LIFECYCLES, Chunk, Hit
 from knowledge_platform.runtime import Runtime
@@ -81,6 +82,20 @@ _ASKS_LATEST = re.compile(
 )
 MEMORY_CHARS = 1000
 MEMORY_ENTRIES = 50
+
+
+def _report_days(
+    start: dt.date | None, end: dt.date | None, today: dt.date
+) -> dict[str, Any] | None:
+    """The days just after a past window of whole months, when its figures are reported
+    (`dating.reports_on`), as a filter's dates; None for any other window."""
+    if end is None or end >= today or not months_of(start, end):
+        return None
+    return {
+        "in_force": False,
+        "date_from": end + dt.timedelta(days=1),
+        "date_to": min(today, end + dt.timedelta(days=REPORT_DAYS)),
+    }
 
 
 class KnowledgeService:
@@ -299,6 +314,9 @@ class KnowledgeService:
             searches = [(limit, flt), (CHANGE_HITS, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
+                after = _report_days(question.date_from, question.date_to, today)
+                if after is not None:  # a month's close, reported in the days after it
+                    searches.append((WINDOW_HITS, flt.model_copy(update=after)))
             elif question.dates is None and _ASKS_LATEST.search(text):
                 # "Latest Velvetine SOV?": what was said lately, which older logs outrank
                 lately = today - dt.timedelta(days=LATELY_DAYS)
@@ -307,7 +325,18 @@ class KnowledgeService:
                 grant, scope, searched, searches, synonyms(searched)
             )
             if then and flt.in_force:  # the window's own log lines by score among the others
+                reported = [
+                    h
+                    for h in (then[1] if len(then) > 1 else [])
+                    if reports_on(
+                        f"{' '.join(h.chunk.headers)} {h.chunk.text}",
+                        h.chunk.date,
+                        question.date_from,
+                        question.date_to,
+                    )
+                ]
                 hits = sorted([*hits, *then[0]], key=lambda h: -h.score)
+                hits = [*reported, *hits]  # a report on the window's months is about it
                 if asks_event(text):  # "Which client did we sign this quarter?": its logs
                     hits = sorted(hits, key=lambda h: h.chunk.time_kind != "event")
             elif then:  # what was said lately, each search's best in turn

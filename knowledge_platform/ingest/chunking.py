@@ -20,7 +20,7 @@ from typing import Any
 
 from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
-from knowledge_platform.dating import CHAT_STAMP, marks, section_time
+from knowledge_platform.dating import CHAT_STAMP, day_in_log, marks, section_time, text_date
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
 from knowledge_platform.models import MIME_TYPE, Chunk, Document, TimeKind, chunk_id, content_hash
@@ -51,8 +51,9 @@ MAX_CHARS_PER_TOKEN = 16
 #: (dating.marks) count: 3 re-marks statements of change as round 8 reads them; 4 splits a
 #: log's sections into entries; 5 dates a log's "Tuesday 7 April" sections and marks "now X,
 #: not Y"; 6 chunks a table of many rows a few rows at a time; 7 dates a chat export's
-#: messages by the day each is stamped with.
-CHUNKING_VERSION = 7
+#: messages by the day each is stamped with; 8 dates a journal's entries by their dated
+#: headings and stamps.
+CHUNKING_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -61,15 +62,19 @@ class Section:
     text: str
 
 
-def by_day(section: Section) -> list[tuple[Section, dt.date | None]]:
-    """A section of stamped messages (a chat channel's export: "[2026-03-04 09:12] nadia:
-    ...", most of its lines) as one section a day, each with that day; a reply or an unstamped
-    line goes with the message above it. Any other section as it is, with no day of its own."""
+def by_day(section: Section, near: dt.date | None = None) -> list[tuple[Section, dt.date | None]]:
+    """A section of dated entries as one section per entry (or day), each with its day: a
+    chat channel's export ("[2026-03-04 09:12] nadia: ...", most of its lines: a reply or an
+    unstamped line goes with the message above it), or a journal whose entries open with a
+    dated heading or stamp (`_ENTRY_STAMP`: "### Tuesday 3 March 2026 — call with Ottilie",
+    "### 14 Apr" under "## 2026", "**Comment — Ines Varga · 12 Mar 2026, 14:05**", "· Status
+    changed ... — 2 Apr 2026"), at least STAMPED_ENTRIES of them. Any other section as it is,
+    with no day of its own. `near`: the document's date, for a day and month without a year."""
     lines = section.text.split("\n")
     said = [line for line in lines if line.strip()]
     stamps = [m.group("said") for line in said if (m := _STAMPED.match(line))]
     if not stamps or len(stamps) < STAMPED_SHARE * len(said):
-        return [(section, None)]
+        return _by_entry(section, near)
     days: dict[dt.date | None, list[str]] = {}
     day: dt.date | None = None
     for line in lines:
@@ -80,6 +85,58 @@ def by_day(section: Section) -> list[tuple[Section, dt.date | None]]:
     return [
         (Section(section.headers, text), on)
         for on, kept in days.items()
+        if (text := "\n".join(kept).strip())
+    ]
+
+
+#: What opens a journal's dated entry: a heading below the section's own ("### 14 Apr"), a
+#: line all in bold ("**Comment — Ines Varga · 12 Mar 2026, 14:05**"), both read as the
+#: entry's heading; or an activity line ("· Status changed to Done — 2 Apr 2026"), an entry of
+#: its own. Each counts only when it holds a date.
+_ENTRY_STAMP = re.compile(
+    r"^(?:#{3,6}[ \t]+(?P<heading>.+?)[ \t#]*|\*\*(?P<bold>[^*\n]{4,160})\*\*[ \t]*"
+    r"|(?P<line>[\u00b7\u2022][ \t]+.{4,200}))$"
+)
+#: How many dated entry stamps make a section a journal of entries.
+STAMPED_ENTRIES = 2
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def _entry_day(label: str, near: dt.date | None) -> dt.date | None:
+    """The day an entry's stamp names: a full date, else a day and month in the year nearest
+    `near` (the entry above it, or the year the headings give)."""
+    found = text_date(label)
+    if found is None and near is not None:
+        found = day_in_log(label, near)
+    return found
+
+
+def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.date | None]]:
+    year = next((m for h in reversed(section.headers) if (m := _YEAR.search(h))), None)
+    if year is not None:  # "## 2026" above "### 14 Apr"
+        near = dt.date(int(year.group(0)), 7, 1)
+    entries: list[tuple[tuple[str, ...], dt.date | None, list[str]]] = [(section.headers, None, [])]
+    dated = 0
+    in_fence = False
+    for line in section.text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        m = None if in_fence else _ENTRY_STAMP.match(line.strip())
+        label = m and (m.group("heading") or m.group("bold") or m.group("line"))
+        day = _entry_day(label, entries[-1][1] or near) if label else None
+        if day is None:
+            entries[-1][2].append(line)
+            continue
+        dated += 1
+        if m and m.group("line"):  # an activity line: an entry of its own
+            entries.append((section.headers, day, [line]))
+        else:
+            entries.append(((*section.headers, label.strip()), day, []))
+    if dated < STAMPED_ENTRIES:
+        return [(section, None)]
+    return [
+        (Section(headers, text), on)
+        for headers, on, kept in entries
         if (text := "\n".join(kept).strip())
     ]
 
@@ -327,7 +384,7 @@ class Chunker:
         if not sections and doc.title.strip():
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
-        for section, day in (daily for s in sections for daily in by_day(s)):
+        for section, day in (daily for s in sections for daily in by_day(s, doc.date)):
             budget = self.budget(doc.title, section.headers)
             when = (day, "event") if day else section_time(section.headers, doc.date, doc.time_kind)
             if whole:

@@ -130,6 +130,20 @@ WORKSPACE = {
     "clients/gannet.md": "---\nupdated: 2026-09-10\n---\n# Gannet Rooms: client brief\n\n"
     "Three boutique hotels (harbourfront, old town and the lodge). Marketing site, offers and "
     "the booking flow.\n",
+    # round 16: an account journal in an undated file, newest entry first, dated by headings
+    "journal/larchmont.md": "# Larchmont Ridley — account journal\n\nNewest at the top.\n\n"
+    "## 2026\n\n### Tuesday 24 November 2026 — batch 3\n\nBatch 3 of the certified "
+    "translations went out to Larchmont: 62 pages. — RB\n\n### 10 Nov\n\nBatch 2 of the "
+    "certified translations went out to Larchmont: 48 pages. — RB\n",
+    # a task tracker's thread: a month's total posted after the month ends
+    "tasks/weekly-numbers.md": "# Weekly studio numbers\n\nStatus: Open\n\n## Activity\n\n"
+    "**Comment — Joan Ferreira · 25 Sep 2026, 15:05**\n\nPlan sets issued this week: 27\n\n"
+    "**Comment — Joan Ferreira · 2 Oct 2026, 16:00**\n\nSeptember close: 96 plan sets issued "
+    "in all.\n\n**Comment — Joan Ferreira · 9 Oct 2026, 15:40**\n\nPlan sets issued this "
+    "week: 31\n",
+    # a wiki export dated by its footer
+    "wiki/kiln-room.md": "# Kiln room\n\nFirings are booked on the board by the door.\n\n"
+    "Page owner: Bea Sandoval · Reviewed 2026-09-01\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -558,3 +572,33 @@ async def test_a_count_is_not_answered_by_a_number_of_something_else(runtime: Ru
     quoted as if found)."""
     answer = await ask(runtime, "How many shoppers took part in the Quillbrook lid study?")
     assert answer["mode"] == "not_found", answer["answer"]
+
+
+async def test_a_journals_entries_are_dated_by_their_headings(runtime: Runtime) -> None:
+    """An account journal in an undated file ("### Tuesday 24 November 2026 — batch 3" above
+    "### 10 Nov" under "## 2026"): yesterday's entry answers, the older batch does not
+    (before: the whole year was one undated standing section, so nothing was yesterday's)."""
+    answer = await ask(runtime, "What went out to Larchmont yesterday?")
+    assert "62 pages" in answer["answer"] and "48 pages" not in answer["answer"], answer
+    found = await call(runtime, "knowledge_search", query="Larchmont batch 2", scope="internal")
+    hit = next(h for h in found["hits"] if "48 pages" in h["snippet"])
+    assert (hit["date"], hit["time_kind"]) == ("2026-11-10", "event"), hit
+
+
+async def test_a_months_close_posted_after_it_answers_for_the_month(runtime: Runtime) -> None:
+    """ "September close: 96 plan sets", a task comment of 2 October: the total of the month
+    asked about, not a week of it (before: out of September's window, so a week's 27 was
+    quoted)."""
+    answer = await ask(runtime, "How many plan sets did we issue in September?")
+    assert sentence_with(answer["answer"], "96"), answer["answer"]
+    assert (
+        answer["answer"].find("96") < answer["answer"].find("27") or "27" not in (answer["answer"])
+    ), answer["answer"]
+
+
+async def test_a_pages_footer_dates_it(runtime: Runtime) -> None:
+    """ "Page owner: Bea Sandoval · Reviewed 2026-09-01", a wiki export's footer: the page is
+    standing text reviewed that day (before: undated)."""
+    found = await call(runtime, "knowledge_search", query="kiln room firings", scope="internal")
+    hit = next(h for h in found["hits"] if h["doc_id"].endswith("wiki/kiln-room.md"))
+    assert (hit["date"], hit["time_kind"]) == ("2026-09-01", "standing"), hit

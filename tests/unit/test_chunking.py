@@ -11,6 +11,7 @@ from knowledge_platform.ingest.chunking import (
     split_sections,
     windows,
 )
+from knowledge_platform.dating import document_time, stated_review
 from knowledge_platform.ingest.tokens import WordPieceCounter
 from knowledge_platform.models import Document, chunk_id
 
@@ -268,3 +269,66 @@ def test_a_chat_exports_messages_are_dated_by_their_own_stamp():
         doc("## Incidents\nThe outage began at\n[2026-11-02 08:59] alarm: disk full\nand ended.\n")
     )
     assert page[0].date is None and page[0].time_kind == "standing"
+
+
+def test_a_journals_entries_are_dated_by_their_headings_and_stamps():
+    """An account journal (newest first, "### 3 Nov" under "## 2026") and a task's thread
+    ("**Comment — Name · 12 Mar 2026, 14:05**", "· Status changed ... — 2 Apr 2026"), in
+    undated files: each entry is an event of the day its heading or stamp names, the heading
+    its own."""
+    journal = (
+        "# Corvane Health — account journal\n\nNewest at the top.\n\n## 2026\n\n"
+        "### Tuesday 10 November 2026 — Auralis kickoff\n\nKickoff for the Auralis IFU. — DS\n\n"
+        "### 3 Nov\n\nMeridex leaflets delivered, all 6 languages. — DS\n"
+    )
+    chunks = Chunker(COUNTER, 256).chunk(doc(journal, source_id="journal/corvane.md"))
+    assert [(c.headers[-1], c.text, c.date, c.time_kind) for c in chunks] == [
+        ("Corvane Health — account journal", "Newest at the top.", None, "standing"),
+        (
+            "Tuesday 10 November 2026 — Auralis kickoff",
+            "Kickoff for the Auralis IFU. — DS",
+            date(2026, 11, 10),
+            "event",
+        ),
+        ("3 Nov", "Meridex leaflets delivered, all 6 languages. — DS", date(2026, 11, 3), "event"),
+    ]
+    task = (
+        "# Studio admin\n\nStatus: In progress\n\n## Activity\n\n"
+        "· Created by Bea Sandoval — 5 Jan 2026\n\n"
+        "**Comment — Daniel Wren · 8 Apr 2026, 12:10**\n\n"
+        "Design review moves from Tuesday 4pm to Thursday 10am.\n\n"
+        "**Comment — Owen Castellano · 9 Apr 2026, 09:31**\n\nDoes Friday pin-up stay?\n"
+    )
+    chunks = Chunker(COUNTER, 256).chunk(doc(task, source_id="tasks/studio-admin.md"))
+    assert [(c.text, c.date) for c in chunks[1:]] == [
+        ("· Created by Bea Sandoval — 5 Jan 2026", date(2026, 1, 5)),
+        ("Design review moves from Tuesday 4pm to Thursday 10am.", date(2026, 4, 8)),
+        ("Does Friday pin-up stay?", date(2026, 4, 9)),
+    ]
+    assert chunks[2].headers[-1] == "Comment — Daniel Wren · 8 Apr 2026, 12:10"
+    # one dated heading in a standing page is a heading, not a journal
+    page = Chunker(COUNTER, 256).chunk(
+        doc("## Rates\n\n### Effective 1 July 2026\n\nDay rate $725.\n\n### Notes\n\nNone.\n")
+    )
+    assert {(c.date, c.time_kind) for c in page} == {(None, "standing")}
+
+
+def test_a_pages_own_footer_dates_it_as_reviewed():
+    """A wiki export dates a page by a footer or header line ("_Last updated: 12 February
+    2026 by Rhoswen_", "Page owner: Bea · Reviewed 2026-03-30"), not by a sentence of its
+    body; front matter and a dated file name still come first."""
+    page = "# Rates\n\n- Tier A: $0.19 a word.\n\n_Last updated: 12 February 2026 by Rhoswen_\n"
+    assert stated_review(page) == date(2026, 2, 12)
+    assert document_time({}, "rates.md", "Rates", stated=stated_review(page)) == (
+        date(2026, 2, 12),
+        "standing",
+    )
+    assert stated_review("# Team\n\nWho we are.\n\nPage owner: Bea · Reviewed 2026-03-30") == date(
+        2026, 3, 30
+    )
+    body = "\n".join(
+        ["# Log", "a", "b", "c", "We reviewed the budget on 3 May 2026.", "d", "e", "f"]
+    )
+    assert stated_review(body) is None
+    log = document_time({}, "2026-05-04.md", "Log", stated=date(2026, 5, 1))
+    assert log == (date(2026, 5, 4), "event")

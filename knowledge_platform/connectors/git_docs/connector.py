@@ -30,7 +30,7 @@ from knowledge_platform.connectors.git_docs.files import BLOB, convert_blob, reu
 from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
 from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
 from knowledge_platform.convert.result import Format
-from knowledge_platform.dating import document_time
+from knowledge_platform.dating import document_time, stated_review
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
@@ -327,6 +327,7 @@ class GitDocsConnector(Connector[GitCursor]):
             heading,
             known=committed,
             standing=kind in _STANDING_KINDS,
+            stated=stated_review(body),
         )
         return Document(
             source=self.name,

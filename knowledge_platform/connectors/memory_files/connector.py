@@ -11,7 +11,7 @@ from typing import Any
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Connector, Known, PullResult, Skipped
 from knowledge_platform.connectors.cursor import BaseCursor
 from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
-from knowledge_platform.dating import document_time
+from knowledge_platform.dating import document_time, stated_review
 from knowledge_platform.errors import SourceError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
@@ -95,7 +95,9 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
             raise _Skip(str(exc)) from None
         # Undated files (no front-matter date, dated name or dated first heading) carry no
         # date: a checkout's mtime says nothing about when a note was written.
-        when, time_kind = document_time(meta, path.name, _first_heading(body))
+        when, time_kind = document_time(
+            meta, path.name, _first_heading(body), stated=stated_review(body)
+        )
         return Document(
             source=self.name,
             source_id=rel,

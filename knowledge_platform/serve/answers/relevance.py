@@ -34,6 +34,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from knowledge_platform.dating import names_month_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
@@ -234,6 +235,9 @@ def score_sentences(
         then = during is not None and said_during(s, during)
         if then and fit:
             score += W_DURING
+            # the month asked about, named: its total, not one of its weeks
+            if names_month_of(s.text, *during):
+                score += W_DURING
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
         if not fit:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from knowledge_platform.convert.markdown import TABLE_RULE
-from knowledge_platform.dating import CHANGE, CHANGE_CUE, CHAT_STAMP
+from knowledge_platform.dating import CHANGE, CHANGE_CUE, CHAT_STAMP, reports_on
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.sources import Sources
@@ -235,13 +235,18 @@ def candidates(sources: Sources, max_hits: int, during: During | None = None) ->
 
 
 def said_during(s: Sentence, during: During) -> bool:
-    """Whether `s` is a log entry (an event) said within `during` (either end open)."""
+    """Whether `s` is a log entry (an event) said within `during` (either end open), or
+    reporting on it just after (a month's close, `dating.reports_on`)."""
     day, (start, end) = s.date, during
     return (
         s.chunk.time_kind == "event"
         and day is not None
         and (start is None or day >= start)
-        and (end is None or day <= end)
+        and (
+            end is None
+            or day <= end
+            or reports_on(f"{' '.join(s.chunk.headers)} {s.text}", day, start, end)
+        )
     )
 
 
