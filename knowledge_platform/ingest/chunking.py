@@ -20,7 +20,15 @@ from typing import Any
 
 from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
-from knowledge_platform.dating import CHAT_STAMP, day_in_log, marks, section_time, text_date
+from knowledge_platform.dating import (
+    CHAT_STAMP,
+    MONTH_NAMES,
+    day_in_log,
+    marks,
+    month_number,
+    section_time,
+    text_date,
+)
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
 from knowledge_platform.models import MIME_TYPE, Chunk, Document, TimeKind, chunk_id, content_hash
@@ -52,7 +60,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: log's sections into entries; 5 dates a log's "Tuesday 7 April" sections and marks "now X,
 #: not Y"; 6 chunks a table of many rows a few rows at a time; 7 dates a chat export's
 #: messages by the day each is stamped with; 8 dates a journal's entries by their dated
-#: headings and stamps.
+#: headings and stamps, and a table's rows by a day in their first cell.
 CHUNKING_VERSION = 8
 
 
@@ -112,15 +120,40 @@ def _entry_day(label: str, near: dt.date | None) -> dt.date | None:
 
 
 def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.date | None]]:
+    """`by_day` for a section of dated entry stamps, or of table rows whose first cell is a
+    day ("| 9 Nov | 248,320 | 96.2% |" under "## November 2026": each row an entry of its
+    day, under the table's header row); what lies between them goes with the entry above,
+    after a table to the month its heading names ("**October close:** ..." under "## October
+    2026": said in October)."""
     year = next((m for h in reversed(section.headers) if (m := _YEAR.search(h))), None)
     if year is not None:  # "## 2026" above "### 14 Apr"
         near = dt.date(int(year.group(0)), 7, 1)
-    entries: list[tuple[tuple[str, ...], dt.date | None, list[str]]] = [(section.headers, None, [])]
+    month = _month_of(section.headers[-1]) if section.headers else None
+    entries: list[tuple[tuple[str, ...], dt.date | None, list[str]]] = [
+        (section.headers, month, [])
+    ]
     dated = 0
     in_fence = False
+    head: list[str] = []  # the table's header row and rule
     for line in section.text.split("\n"):
         if _FENCE.match(line):
             in_fence = not in_fence
+        if not in_fence and _TABLE_ROW.match(line):
+            if not head or (len(head) == 1 and TABLE_RULE.match(line)):
+                head.append(line)
+                entries[-1][2].append(line)
+                continue
+            cell = line.strip().strip("|").split("|")[0]
+            day = _entry_day(cell, entries[-1][1] or near) if len(head) == 2 else None
+            if day is None:
+                entries[-1][2].append(line)
+            else:
+                dated += 1
+                entries.append((section.headers, day, [*head, line]))
+            continue
+        if head and line.strip():  # the table ended: what follows is the month's
+            head = []
+            entries.append((section.headers, month, []))
         m = None if in_fence else _ENTRY_STAMP.match(line.strip())
         label = m and (m.group("heading") or m.group("bold") or m.group("line"))
         day = _entry_day(label, entries[-1][1] or near) if label else None
@@ -137,8 +170,25 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     return [
         (Section(headers, text), on)
         for headers, on, kept in entries
-        if (text := "\n".join(kept).strip())
+        if (text := "\n".join(kept).strip()) and not _only_head(text)
     ]
+
+
+_MONTH_HEADING = re.compile(
+    rf"^\W*(?P<month>{MONTH_NAMES})\.?\s+(?P<year>(?:19|20)\d{{2}})\W*$", re.I
+)
+
+
+def _month_of(heading: str) -> dt.date | None:
+    """The first day of the month a heading names and nothing else ("October 2026")."""
+    m = _MONTH_HEADING.match(heading)
+    return dt.date(int(m.group("year")), month_number(m.group("month")), 1) if m else None
+
+
+def _only_head(text: str) -> bool:
+    """Whether `text` is a table's header row and rule and nothing else."""
+    lines = text.split("\n")
+    return len(lines) <= 2 and all(_TABLE_ROW.match(x) for x in lines)
 
 
 def normalize(text: str) -> str:
