@@ -292,11 +292,38 @@ def months_of(start: dt.date | None, end: dt.date | None) -> frozenset[int]:
 
 
 def reports_on(text: str, said: dt.date | None, start: dt.date | None, end: dt.date | None) -> bool:
-    """Whether `text`, said on `said`, reports on the window of whole months [start, end]:
-    said within REPORT_DAYS after it and naming one of its months ("March close: ...")."""
+    """Whether `text`, said on `said` just after the window [start, end], reports on it: said
+    within REPORT_DAYS after a window of whole months and naming one of its months ("March
+    close: ..."), or naming a day of the window by a word relative to `said` ("yesterday",
+    "last night", "Thurs:" in Friday's email)."""
     if said is None or end is None or not end < said <= end + dt.timedelta(days=REPORT_DAYS):
         return False
-    return names_month_of(text, start, end)
+    return names_month_of(text, start, end) or any(
+        (start is None or start <= day) and day <= end for day in days_named(text, said)
+    )
+
+
+_DAY_BEFORE = re.compile(r"\b(?:yesterday|last\s+night)\b", re.I)
+#: A weekday that opens a line labels what happened that day ("Thurs: Hobnail Creek report
+#: went out" in Friday's email); one inside a sentence ("paid on Friday") dates a detail.
+_WEEKDAY_LABEL = re.compile(
+    r"^\W*(?P<day>mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)"
+    r"(?:day|nesday|rsday|urday)?\b\.?\s*[:\u2014-]",
+    re.I | re.M,
+)
+
+
+def days_named(text: str, said: dt.date) -> list[dt.date]:
+    """The days before `said` that `text` names relative to it: "yesterday" and "last night"
+    the day before; a weekday labelling a line ("Thurs: ...") its latest day before `said`."""
+    days = [said - dt.timedelta(days=1)] if _DAY_BEFORE.search(text) else []
+    for m in _WEEKDAY_LABEL.finditer(text):
+        short = m.group("day")[:3].lower()
+        weekday = next(i for i, w in enumerate(WEEKDAYS) if w.startswith(short))
+        back = (said.weekday() - weekday) % 7
+        if back:
+            days.append(said - dt.timedelta(days=back))
+    return days
 
 
 def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:

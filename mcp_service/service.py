@@ -12,7 +12,7 @@ from itertools import zip_longest
 from typing import Any
 
 from knowledge_platform.config.registry import INTERNAL, Registry
-from knowledge_platform.dating import CHANGE, REPORT_DAYS, months_of, reports_on
+from knowledge_platform.dating import CHANGE, REPORT_DAYS, reports_on
 from knowledge_platform.errors import AccessDeniedError, ConfigError
 from knowledge_platform.models import LIFECYCLES, Chunk, Hit
 from knowledge_platform.runtime import Runtime
@@ -87,9 +87,9 @@ MEMORY_ENTRIES = 50
 def _report_days(
     start: dt.date | None, end: dt.date | None, today: dt.date
 ) -> dict[str, Any] | None:
-    """The days just after a past window of whole months, when its figures are reported
-    (`dating.reports_on`), as a filter's dates; None for any other window."""
-    if end is None or end >= today or not months_of(start, end):
+    """The days just after a past window, when what happened in it is reported
+    (`dating.reports_on`), as a filter's dates; None for a window that has not ended."""
+    if end is None or end >= today:
         return None
     return {
         "in_force": False,

@@ -55,3 +55,14 @@ def test_a_months_report_after_it_is_about_it() -> None:
     assert not reports_on("September close: 96 sets issued.", date(2026, 11, 2), *september)
     assert names_month_of("Sept drawings total: 96", *september)
     assert not names_month_of("We may ship it.", date(2026, 5, 1), date(2026, 5, 31))
+
+
+def test_a_day_labelled_in_a_later_text_is_reported_on() -> None:
+    """Friday's email "Thurs: Hobnail Creek report went out" and "ZBA approved last night"
+    (posted the morning after) report on yesterday; "paid on Friday" inside a sentence of
+    Monday's notes does not make them last week's."""
+    yesterday = (date(2026, 11, 19), date(2026, 11, 19))
+    assert reports_on("Thurs: Hobnail Creek report went out.", date(2026, 11, 20), *yesterday)
+    assert reports_on("ZBA approved the variance last night.", date(2026, 11, 20), *yesterday)
+    last_week = (date(2026, 11, 9), date(2026, 11, 15))
+    assert not reports_on("Crux paid the old balance on Friday.", date(2026, 11, 16), *last_week)
