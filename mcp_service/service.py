@@ -315,7 +315,7 @@ class KnowledgeService:
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))
                 after = _report_days(question.date_from, question.date_to, today)
-                if after is not None:  # a month's close, reported in the days after it
+                if after is not None:  # what was reported in the days after it
                     searches.append((WINDOW_HITS, flt.model_copy(update=after)))
             elif question.dates is None and _ASKS_LATEST.search(text):
                 # "Latest Velvetine SOV?": what was said lately, which older logs outrank
@@ -336,7 +336,7 @@ class KnowledgeService:
                     )
                 ]
                 hits = sorted([*hits, *then[0]], key=lambda h: -h.score)
-                hits = [*reported, *hits]  # a report on the window's months is about it
+                hits = [*reported, *hits]  # a report on the window is about it
                 if asks_event(text):  # "Which client did we sign this quarter?": its logs
                     hits = sorted(hits, key=lambda h: h.chunk.time_kind != "event")
             elif then:  # what was said lately, each search's best in turn
