@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledge_platform.dating import document_time, stated_review
 from knowledge_platform.ingest.chunking import (
     Chunker,
     entries,
@@ -11,7 +12,6 @@ from knowledge_platform.ingest.chunking import (
     split_sections,
     windows,
 )
-from knowledge_platform.dating import document_time, stated_review
 from knowledge_platform.ingest.tokens import WordPieceCounter
 from knowledge_platform.models import Document, chunk_id
 
