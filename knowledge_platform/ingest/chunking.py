@@ -157,7 +157,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
         m = None if in_fence else _ENTRY_STAMP.match(line.strip())
         label = m and (m.group("heading") or m.group("bold") or m.group("line"))
         day = _entry_day(label, entries[-1][1] or near) if label else None
-        if day is None:
+        if day is None or not label:
             entries[-1][2].append(line)
             continue
         dated += 1

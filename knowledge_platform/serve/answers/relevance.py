@@ -236,7 +236,7 @@ def score_sentences(
         if then and fit:
             score += W_DURING
             # the month asked about, named: its total, not one of its weeks
-            if names_month_of(s.text, *during):
+            if during is not None and names_month_of(s.text, *during):
                 score += W_DURING
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
