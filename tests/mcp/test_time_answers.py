@@ -587,10 +587,11 @@ async def test_a_journals_entries_are_dated_by_their_headings(runtime: Runtime) 
 
 async def test_a_months_close_posted_after_it_answers_for_the_month(runtime: Runtime) -> None:
     """ "September close: 96 plan sets", a task comment of 2 October: the total of the month
-    asked about, not a week of it (before: out of September's window, so a week's 27 was
-    quoted)."""
+    asked about comes first, cited with its comment's own day (before: the thread was one
+    undated text, its comments dated by nothing)."""
     answer = await ask(runtime, "How many plan sets did we issue in September?")
     assert sentence_with(answer["answer"], "96"), answer["answer"]
+    assert answer["citations"][0]["date"] == "2026-10-02", answer["citations"][0]
     assert (
         answer["answer"].find("96") < answer["answer"].find("27") or "27" not in (answer["answer"])
     ), answer["answer"]
