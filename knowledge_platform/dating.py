@@ -255,6 +255,26 @@ def day_in_log(text: str, near: dt.date) -> dt.date | None:
     return None
 
 
+def day_named(text: str, near: dt.date | None) -> dt.date | None:
+    """The day a heading or an entry's stamp names: a full date, else a day and month alone
+    ("Tuesday 7 April", "14 Apr") in the year that puts it nearest `near`, if given."""
+    found = text_date(text)
+    if found is None and near is not None:
+        found = day_in_log(text, near)
+    return found
+
+
+_MONTH_HEADING = re.compile(
+    rf"^\W*(?P<month>{MONTH_NAMES})\.?\s+(?P<year>(?:19|20)\d{{2}})\W*$", re.I
+)
+
+
+def month_heading(heading: str) -> dt.date | None:
+    """The first day of the month a heading names and nothing else ("October 2026")."""
+    m = _MONTH_HEADING.match(heading)
+    return dt.date(int(m.group("year")), month_number(m.group("month")), 1) if m else None
+
+
 def section_time(
     headers: list[str] | tuple[str, ...], date: dt.date | None, kind: TimeKind
 ) -> tuple[dt.date | None, TimeKind]:
@@ -262,9 +282,7 @@ def section_time(
     dated log (an event), a heading with a day and month but no year ("Tuesday 7 April")
     dates its section too."""
     for header in reversed(headers):
-        found = text_date(header)
-        if found is None and kind == "event" and date is not None:
-            found = day_in_log(header, date)
+        found = day_named(header, date if kind == "event" else None)
         if found is not None:
             return found, "standing" if _REVIEW_WORDS.search(header) else "event"
     return date, kind

@@ -22,12 +22,10 @@ from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import (
     CHAT_STAMP,
-    MONTH_NAMES,
-    day_in_log,
+    day_named,
     marks,
-    month_number,
+    month_heading,
     section_time,
-    text_date,
 )
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
@@ -110,15 +108,6 @@ STAMPED_ENTRIES = 2
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
-def _entry_day(label: str, near: dt.date | None) -> dt.date | None:
-    """The day an entry's stamp names: a full date, else a day and month in the year nearest
-    `near` (the entry above it, or the year the headings give)."""
-    found = text_date(label)
-    if found is None and near is not None:
-        found = day_in_log(label, near)
-    return found
-
-
 def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.date | None]]:
     """`by_day` for a section of dated entry stamps, or of table rows whose first cell is a
     day ("| 9 Nov | 248,320 | 96.2% |" under "## November 2026": each row an entry of its
@@ -128,7 +117,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     year = next((m for h in reversed(section.headers) if (m := _YEAR.search(h))), None)
     if year is not None:  # "## 2026" above "### 14 Apr"
         near = dt.date(int(year.group(0)), 7, 1)
-    month = _month_of(section.headers[-1]) if section.headers else None
+    month = month_heading(section.headers[-1]) if section.headers else None
     entries: list[tuple[tuple[str, ...], dt.date | None, list[str]]] = [
         (section.headers, month, [])
     ]
@@ -144,7 +133,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
                 entries[-1][2].append(line)
                 continue
             cell = line.strip().strip("|").split("|")[0]
-            day = _entry_day(cell, entries[-1][1] or near) if len(head) == 2 else None
+            day = day_named(cell, entries[-1][1] or near) if len(head) == 2 else None
             if day is None:
                 entries[-1][2].append(line)
             else:
@@ -156,7 +145,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             entries.append((section.headers, month, []))
         m = None if in_fence else _ENTRY_STAMP.match(line.strip())
         label = m and (m.group("heading") or m.group("bold") or m.group("line"))
-        day = _entry_day(label, entries[-1][1] or near) if label else None
+        day = day_named(label, entries[-1][1] or near) if label else None
         if day is None or not label:
             entries[-1][2].append(line)
             continue
@@ -172,17 +161,6 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
         for headers, on, kept in entries
         if (text := "\n".join(kept).strip()) and not _only_head(text)
     ]
-
-
-_MONTH_HEADING = re.compile(
-    rf"^\W*(?P<month>{MONTH_NAMES})\.?\s+(?P<year>(?:19|20)\d{{2}})\W*$", re.I
-)
-
-
-def _month_of(heading: str) -> dt.date | None:
-    """The first day of the month a heading names and nothing else ("October 2026")."""
-    m = _MONTH_HEADING.match(heading)
-    return dt.date(int(m.group("year")), month_number(m.group("month")), 1) if m else None
 
 
 def _only_head(text: str) -> bool:
