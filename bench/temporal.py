@@ -107,6 +107,8 @@ HAND_WRITTEN = {
             "pylon",
             "sedge",
             "wren",
+            "moss",
+            "quay",
         )
         for half in ("tune", "check")
     },
