@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from knowledge_platform.frontmatter import parse_date
@@ -188,6 +188,7 @@ def document_time(
     said = (
         parse_date(meta.get("date"))
         or parse_date(name)
+        or iso_week(name)
         or (text_date(first_heading) if first_heading else None)
     )
     if said is not None:
@@ -195,15 +196,44 @@ def document_time(
     return stated or known, "standing"
 
 
+#: A week's report named by its ISO week ("2026-W14.md", "status 2026W14"): said in that week.
+_ISO_WEEK = re.compile(r"(?<![\dA-Za-z])((?:19|20)\d{2})-?W([0-5]\d)(?!\d)")
+#: The day of its week a report named by its week is dated: its Friday, when the week's
+#: report is written.
+REPORT_WEEKDAY = 5
+
+
+def iso_week(name: str) -> dt.date | None:
+    """The Friday of the ISO week a name gives ("2026-W14.md": 3 April 2026), if one."""
+    m = _ISO_WEEK.search(name)
+    if m is None:
+        return None
+    try:
+        return dt.date.fromisocalendar(int(m.group(1)), int(m.group(2)), REPORT_WEEKDAY)
+    except ValueError:
+        return None
+
+
 #: A page's own line saying when it was last checked, as wiki exports write it in a header
 #: or footer: "_Last updated: 12 February 2026 by Rhoswen_", "Page owner: Bea · Reviewed
-#: 2026-03-30".
+#: 2026-03-30", or a row of its properties table ("| Last edited | March 4, 2026 2:15 PM |").
 _STATED_REVIEW = re.compile(
-    r"\b(?:last\s+)?(?:updated|reviewed|revised|verified)\b[\s:*_]*(?:on\s+)?(?P<rest>.{0,40})",
+    r"\b(?:last\s+)?(?:updated|reviewed|revised|verified|edited|modified)\b[\s:*_|]*(?:on\s+)?"
+    r"(?P<rest>.{0,40})",
     re.I,
 )
+#: A heading over a page's table of its versions ("## Version history", "Change log").
+_HISTORY = re.compile(
+    r"^\s*(?:#{1,6}\s*|\*\*)?(?:version|revision|change|document|edit)\s*(?:history|log)\b|"
+    r"^\s*(?:#{1,6}\s*|\*\*)?changelog\b",
+    re.I,
+)
+#: A date written in figures, day and month in either order: 02/04/2026, 2.4.2026.
+_NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.]((?:19|20)\d{2})(?![\d/.])")
 #: How many non-blank lines at each end of a page may state its review date.
 REVIEW_LINES = 3
+#: How far down a properties table that opens a page is read.
+PROPERTY_ROWS = 16
 REVIEW_LINE_CHARS = 160
 
 
@@ -211,7 +241,10 @@ def stated_review(text: str) -> dt.date | None:
     """The latest review date a page states in its first or last REVIEW_LINES lines (short
     lines only: a log's sentence "the budget was reviewed on 3 May 2026" is not a footer)."""
     lines = [line for line in text.split("\n") if line.strip()]
-    ends = lines if len(lines) <= 2 * REVIEW_LINES else lines[:REVIEW_LINES] + lines[-REVIEW_LINES:]
+    head = REVIEW_LINES
+    while head < min(len(lines), PROPERTY_ROWS) and lines[head].lstrip().startswith("|"):
+        head += 1  # a properties table at the top ("| Owner | Dara |", "| Last edited | ... |")
+    ends = lines if len(lines) <= head + REVIEW_LINES else lines[:head] + lines[-REVIEW_LINES:]
     found = [
         d
         for line in ends
@@ -219,7 +252,42 @@ def stated_review(text: str) -> dt.date | None:
         for m in _STATED_REVIEW.finditer(line)
         if (d := text_date(m.group("rest"))) is not None
     ]
-    return max(found, default=None)
+    history = version_history(lines)
+    return max([*found, *([history] if history else [])], default=None)
+
+
+def version_history(lines: Sequence[str]) -> dt.date | None:
+    """The newest date in a page's table of versions ("## Version history", then rows
+    "| v3 | 02/04/2026 | Rate card updated |"): the page is as of its last version."""
+    dates: list[str] = []
+    under = False
+    for line in lines:
+        if _HISTORY.match(line):
+            under = True
+        elif under and line.lstrip().startswith("|"):
+            dates.append(line)
+        elif under and dates:
+            break  # the table ended
+    return max(numeric_dates(dates), default=None)
+
+
+def numeric_dates(texts: Sequence[str]) -> list[dt.date]:
+    """Every date in `texts`, spelled or in figures; figures are read day first when one of
+    them can only be (13/01/2025), month first when one can only be (01/13/2025), else day
+    first, as most of the world writes them."""
+    found = [(m, t) for t in texts for m in _NUMERIC_DATE.finditer(t)]
+    month_first = any(int(m.group(2)) > 12 for m, _ in found) and not any(
+        int(m.group(1)) > 12 for m, _ in found
+    )
+    out = [d for t in texts if (d := text_date(t)) is not None]
+    for m, _ in found:
+        a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        day, month = (b, a) if month_first else (a, b)
+        try:
+            out.append(dt.date(year, month, day))
+        except ValueError:
+            continue
+    return out
 
 
 def marks(text: str) -> list[str]:
@@ -275,15 +343,24 @@ def month_heading(heading: str) -> dt.date | None:
     return dt.date(int(m.group("year")), month_number(m.group("month")), 1) if m else None
 
 
+#: How many days after its own date a log's heading may date a section of it: a week's log
+#: named by its Monday heads its days up to Sunday.
+LOG_SPAN_DAYS = 6
+
+
 def section_time(
     headers: list[str] | tuple[str, ...], date: dt.date | None, kind: TimeKind
 ) -> tuple[dt.date | None, TimeKind]:
     """A section's date and kind: its nearest dated heading's, else its document's. In a
     dated log (an event), a heading with a day and month but no year ("Tuesday 7 April")
-    dates its section too."""
+    dates its section too, unless that day comes more than LOG_SPAN_DAYS after the log's own
+    (a week's log is named by its first day): a week's report says what happened under
+    "Lanternfall 2026 (3-13 Dec)", the festival's dates, not its own."""
     for header in reversed(headers):
         found = day_named(header, date if kind == "event" else None)
-        if found is not None:
+        if found is not None and not (
+            kind == "event" and date is not None and (found - date).days > LOG_SPAN_DAYS
+        ):
             return found, "standing" if _REVIEW_WORDS.search(header) else "event"
     return date, kind
 
@@ -344,12 +421,39 @@ def days_named(text: str, said: dt.date) -> list[dt.date]:
     return days
 
 
+#: A weekday said of when something happened in a week's report ("the venue confirmed on
+#: Tuesday", "Steering Thursday: ..."): not a habit ("every Tuesday", "Tuesdays"), not
+#: another week's ("next Thursday", "last Friday"), not a dated day ("Saturday 17 April").
+_WEEKDAY_SAID = re.compile(
+    r"(?<!\bnext\s)(?<!\blast\s)(?<!\bevery\s)(?<!\bfollowing\s)(?<!\bcoming\s)"
+    r"(?<!\bprevious\s)\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"(?!'s|\u2019s|\s*,?\s*(?:\d|the\s+\d)|\s+(?:week|after|before)\b)",
+    re.I,
+)
+
+
+def weekday_in_week(text: str, week: dt.date) -> dt.date | None:
+    """The day of `week`'s ISO week (Monday to Sunday) that `text`, an entry of that week's
+    report, says something happened on: the one weekday it names, if exactly one."""
+    said = {m.group("day").lower() for m in _WEEKDAY_SAID.finditer(text)}
+    if len(said) != 1:
+        return None
+    return week + dt.timedelta(days=WEEKDAYS.index(said.pop()) - week.weekday())
+
+
 def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:
     """Whether `text` names a month of the window of whole months [start, end] ("September
-    close: 96 sets", of September)."""
+    close: 96 sets", of September), not as a day of it ("Week of: 19 Oct", one week's row)."""
     months = months_of(start, end)
     return bool(months) and any(
         month_number(m.group("month")) in months
         for m in _MONTH_WORD.finditer(text)
-        if m.group("month").lower() != "may" or m.group("month")[0] == "M"  # "may" the verb
+        if (m.group("month").lower() != "may" or m.group("month")[0] == "M")  # "may" the verb
+        and not _A_DAY_BEFORE.search(text, 0, m.start())
+        and not _A_DAY_AFTER.match(text, m.end())
     )
+
+
+#: A day's number just before or after a month word: the month is a day's ("19 Oct", "Oct 19").
+_A_DAY_BEFORE = re.compile(r"(?<![\d:.,])\b[0-3]?\d(?:st|nd|rd|th)?\s+(?:of\s+)?$", re.I)
+_A_DAY_AFTER = re.compile(r"\s+[0-3]?\d(?:st|nd|rd|th)?\b(?![\d:.,]\d)", re.I)

@@ -23,9 +23,11 @@ from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import (
     CHAT_STAMP,
     day_named,
+    iso_week,
     marks,
     month_heading,
     section_time,
+    weekday_in_week,
 )
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
@@ -58,8 +60,10 @@ MAX_CHARS_PER_TOKEN = 16
 #: log's sections into entries; 5 dates a log's "Tuesday 7 April" sections and marks "now X,
 #: not Y"; 6 chunks a table of many rows a few rows at a time; 7 dates a chat export's
 #: messages by the day each is stamped with; 8 dates a journal's entries by their dated
-#: headings and stamps, and a table's rows by a day in their first cell.
-CHUNKING_VERSION = 8
+#: headings and stamps, and a table's rows by a day in their first cell; 9 dates what
+#: follows a table of days on its last row's day, a chat export's messages by its day
+#: separators, and no section by a heading's day after its log's own.
+CHUNKING_VERSION = 9
 
 
 @dataclass(frozen=True)
@@ -96,13 +100,20 @@ def by_day(section: Section, near: dt.date | None = None) -> list[tuple[Section,
 
 
 #: What opens a journal's dated entry: a heading below the section's own ("### 14 Apr"), a
-#: line all in bold ("**Comment — Ines Varga · 12 Mar 2026, 14:05**"), both read as the
-#: entry's heading; or an activity line ("· Status changed to Done — 2 Apr 2026"), an entry of
-#: its own. Each counts only when it holds a date.
+#: line all in bold ("**Comment — Ines Varga · 12 Mar 2026, 14:05**"), a chat export's day
+#: separator ("--- Tuesday, March 3 ---"), each read as the entry's heading; or an activity
+#: line ("· Status changed to Done — 2 Apr 2026"), an entry of its own. Each counts only when
+#: it holds a date.
 _ENTRY_STAMP = re.compile(
     r"^(?:#{3,6}[ \t]+(?P<heading>.+?)[ \t#]*|\*\*(?P<bold>[^*\n]{4,160})\*\*[ \t]*"
+    # a chat export's day separator: "--- Tuesday, March 3 ---", "=== 3 Mar ==="
+    r"|(?P<rule>[-=\u2014\u2013]{2,})[ \t]*(?P<sep>[^-=\u2014\u2013\s][^\n]{2,80}?)[ \t]*(?P=rule)"
     r"|(?P<line>[\u00b7\u2022][ \t]+.{4,200}))$"
 )
+#: A line that labels the entries under it ("**Done**", "Next:", "**Risks**").
+_LABEL = re.compile(r"\**\s*([A-Za-z][\w ]{1,30}?)\s*:?\s*\**\s*:?")
+#: The labels of what is still to come ("**Next**", "Next week", "Upcoming", "Plan").
+_AHEAD = re.compile(r"next(?:\s+week)?|upcoming|coming\s+up|plans?|to\s*do|todo", re.I)
 #: How many dated entry stamps make a section a journal of entries.
 STAMPED_ENTRIES = 2
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -112,8 +123,8 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     """`by_day` for a section of dated entry stamps, or of table rows whose first cell is a
     day ("| 9 Nov | 248,320 | 96.2% |" under "## November 2026": each row an entry of its
     day, under the table's header row); what lies between them goes with the entry above,
-    after a table to the month its heading names ("**October close:** ..." under "## October
-    2026": said in October)."""
+    and what follows a table sums it up, said on its last row's day ("**October close:**
+    ..." under the rows of October's weeks: no earlier than the week of 26 Oct it counts)."""
     year = next((m for h in reversed(section.headers) if (m := _YEAR.search(h))), None)
     if year is not None:  # "## 2026" above "### 14 Apr"
         near = dt.date(int(year.group(0)), 7, 1)
@@ -124,6 +135,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     dated = 0
     in_fence = False
     head: list[str] = []  # the table's header row and rule
+    days: list[dt.date] = []  # the table's rows' days
     for line in section.text.split("\n"):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -138,13 +150,15 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
                 entries[-1][2].append(line)
             else:
                 dated += 1
+                days.append(day)
                 entries.append((section.headers, day, [*head, line]))
             continue
-        if head and line.strip():  # the table ended: what follows is the month's
+        if head and line.strip():  # the table ended: what follows sums it up, said after it
             head = []
-            entries.append((section.headers, month, []))
+            entries.append((section.headers, max(days, default=month), []))
+            days = []
         m = None if in_fence else _ENTRY_STAMP.match(line.strip())
-        label = m and (m.group("heading") or m.group("bold") or m.group("line"))
+        label = m and (m.group("heading") or m.group("bold") or m.group("sep") or m.group("line"))
         day = day_named(label, entries[-1][1] or near) if label else None
         if day is None or not label:
             entries[-1][2].append(line)
@@ -412,6 +426,7 @@ class Chunker:
         if not sections and doc.title.strip():
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
+        weekly = iso_week(doc.source_id) is not None  # a week's report: its entries' weekdays
         for section, day in (daily for s in sections for daily in by_day(s, doc.date)):
             budget = self.budget(doc.title, section.headers)
             when = (day, "event") if day else section_time(section.headers, doc.date, doc.time_kind)
@@ -421,15 +436,21 @@ class Chunker:
                 texts = entries(section.text)
             else:
                 texts = table_pieces(section.text, self.counter)
+            ahead = False  # under a week report's "**Next**": its weekdays are next week's
             for window in (
                 w for t in texts for w in windows(t, self.counter, budget, self.overlap)
             ):
                 # A run of characters the tokenizer reads as one unknown token (no spaces for
                 # megabytes) still has to fit a payload: cap by characters too.
                 cap = budget * MAX_CHARS_PER_TOKEN
+                said = when
+                if (label := _LABEL.fullmatch(window.strip())) is not None:
+                    ahead = _AHEAD.fullmatch(label.group(1).strip()) is not None
+                elif weekly and not ahead and when[0] is not None and when[1] == "event":
+                    said = (weekday_in_week(window, when[0]) or when[0], "event")
                 for start in range(0, len(window), cap):
                     piece = window[start : start + cap]
-                    chunks.append(self._make(doc, section.headers, when, piece, len(chunks)))
+                    chunks.append(self._make(doc, section.headers, said, piece, len(chunks)))
         return chunks
 
     def _make(

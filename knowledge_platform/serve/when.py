@@ -312,6 +312,16 @@ _RULE_TEXTS: list[tuple[str, Rule]] = [
         rf"\b(?:in|during|throughout|back\s+in)\s+{_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
         lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
     ),
+    # "site visit count for march?", "sept drawings issued total?": a month's figures (a
+    # question opening with "May" asks leave, not about May)
+    (
+        rf"\bfor\s+(?:the\s+month\s+of\s+)?{_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
+        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
+    ),
+    (
+        rf"^\s*(?!may\b){_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
+        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
+    ),
     (
         rf"\b{_MONTH}\s+{_YEAR}\b",
         lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),

@@ -337,8 +337,8 @@ def test_a_pages_own_footer_dates_it_as_reviewed():
 def test_a_table_of_weeks_is_dated_row_by_row():
     """A numbers page ("## November 2026", a row a week "| 9 Nov | 248,320 |", the month's
     close after the table): each row is an event of its week under the header row, the close
-    is said in the month its heading names (before: the page was one undated standing text,
-    so no week's figure was last week's)."""
+    is said after the rows it sums, on the latest row's day (before: the page was one undated
+    standing text, so no week's figure was last week's)."""
     page = (
         "# Numbers — 2026\n\n## November 2026\n\n| Week of | Words delivered |\n|---|---|\n"
         "| 2 Nov | 231,905 |\n| 9 Nov | 248,320 |\n\nNovember so far: 480,225 words.\n\n"
@@ -350,10 +350,10 @@ def test_a_table_of_weeks_is_dated_row_by_row():
     assert dated == [
         (date(2026, 11, 2), "| 2 Nov | 231,905 |"),
         (date(2026, 11, 9), "| 9 Nov | 248,320 |"),
-        (date(2026, 11, 1), "November so far: 480,225 words."),
+        (date(2026, 11, 9), "November so far: 480,225 words."),
         (date(2026, 10, 26), "| 26 Oct | 219,770 |"),
         (date(2026, 10, 19), "| 19 Oct | 224,705 |"),
-        (date(2026, 10, 1), "**October close:** 894,410 words delivered."),
+        (date(2026, 10, 26), "**October close:** 894,410 words delivered."),
     ]
     assert chunks[1].text.startswith("| Week of | Words delivered |\n|---|---|\n")
     # a table of rows that are no days is chunked as before

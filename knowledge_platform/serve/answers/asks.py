@@ -101,8 +101,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("duration",),
         ),
         (
-            # "price-led titles" are titles, not a price
-            r"\b(cost|costs|price(?!-)|priced|fee|fees|spend|salary|(?<!in\s)charge|charged|pay|"
+            # "price-led titles" are titles, not a price; "fee-earning hours" are hours
+            r"\b(cost|costs|price(?!-)|priced|fee(?!-)|fees|spend|salary|(?<!in\s)charge|charged|pay|"
             # "paid holiday" is time off, not an amount
             r"paid(?!\s+(?:holiday|leave|time|vacation|days?|sick|parental|annual))|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+(?:[\w-]+\s+){0,2}?money)\b",

@@ -81,7 +81,13 @@ PARTNER_SHARE = 0.7
 FRAGMENT_CHARS = 60
 #: Two sentences sharing this share of their terms say the same thing: one is quoted.
 REPEAT_JACCARD = 0.7
-_DECISION = re.compile(r"\s*(decision|outcome|resolution|we\s+decided)\b", re.I)
+#: The headings of a record's section that says what it decides: "## Decision", "## Outcome",
+#: and of a standard or policy kept as a record, what it lays down ("## Standard", "## Policy").
+_DECISION = re.compile(
+    r"\s*(decision|outcome|resolution|we\s+decided|standard|proposal|specification|policy|"
+    r"rules?)\b",
+    re.I,
+)
 #: A sentence that only says which record this one replaces ("Supersedes decision 0003."):
 #: what the record decides is elsewhere.
 _ONLY_SUPERSEDES = re.compile(
@@ -129,6 +135,22 @@ def _subject(question: str, sentences: Sequence[Sentence]) -> list[str]:
         for n in read_ask(question).names
         if n not in rest and any(mentions(s.about, [n]) for s in sentences)
     ]
+
+
+def unknown_name(question: str, hits: Sequence[Hit]) -> str:
+    """A name of several words the question gives ("Quayside Ferries") whose first word no
+    retrieved passage mentions, or "": the sources know nothing of it, and a sentence about
+    another client's account director would answer a question about an unknown one's. The
+    question's own first word is no name's ("Latest Velvetine Cosmetics SOV number?")."""
+    said = [f"{h.chunk.title} {' '.join(h.chunk.headers)} {h.chunk.text}" for h in hits]
+    for match in _NAME_RUN.finditer(question):
+        run = _NOT_A_NAME.sub("", match.group(0)).split()
+        if match.start() == 0 and run and match.group(0).startswith(run[0]):
+            run = run[1:]
+        first = run[0].removesuffix("'s").removesuffix("\u2019s") if run else ""
+        if len(run) >= 2 and not any(mentions(text, [first]) for text in said):
+            return " ".join(run)
+    return ""
 
 
 def _eligible(
@@ -436,6 +458,7 @@ def not_found(
     min_score: float,
     warnings: Sequence[str],
     when: dt.datetime,
+    why: str = "",
 ) -> Answer:
     sources = Sources(hits)
     nearest = list(sources.citations.values())[:NEAREST]
@@ -445,6 +468,8 @@ def not_found(
         f"not found: no retrieved sentence answers the question (best score {best:.2f}, "
         f"threshold {min_score:.2f}); the citations are the nearest sources, not an answer"
     )
+    if why:
+        note = f"not found: {why}; the citations are the nearest sources, not an answer"
     if not hits:
         note = f"not found: nothing in scope '{scope}' matched the question"
     return Answer(
@@ -568,6 +593,17 @@ def extractive_answer(
     if item is not None:
         return item_answer(item, sources, warnings=warnings, when=when)
     ask = read_ask(question)
+    unknown = unknown_name(question, hits)
+    if unknown and not named:
+        return not_found(
+            hits,
+            scope=scope,
+            best=0.0,
+            min_score=min_score,
+            warnings=warnings,
+            when=when,
+            why=f"no retrieved source mentions '{unknown}', the name the question asks about",
+        )
     scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
     picked = focus_pick(focus) if focus else []

@@ -66,6 +66,7 @@ launch launches launched ship ships shipped
 trial trials trialling trialing pilot piloting
 utilisation utilization billable chargeable
 pantone pms
+hour hours hrs
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.

@@ -128,10 +128,39 @@ def _items_of(chunk: Chunk, wanted: Asked) -> Iterator[tuple[int, str]]:
         return
     listed = _names_kind(chunk, wanted)
     lines = chunk.text.splitlines()
+    yield from _table_rows(lines, wanted)
     for at, line in enumerate(lines):
         m = opening.match(line)
         if m and (m.group("kind") or m.group("letter") or (listed and _numbered(line))):
             yield int(m.group("n")), _clipped(" ".join([_noted(m), *_wrapped(lines[at + 1 :])]))
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _table_rows(lines: Sequence[str], wanted: Asked) -> Iterator[tuple[int, str]]:
+    """(number, text) of each row of a markdown table whose first cell names an item of
+    `wanted`'s kind ("| SD-4 | 2 Mar 2026 | Plinthwork German: ... | Superseded by SD-9 |" of
+    a decision register), the row's other cells said under their column's heading
+    ("Date: 2 Mar 2026; Decision: ...; Status: Superseded by SD-9")."""
+    first = re.compile(rf"(?:\*\*)?{wanted.names(_ANY_NUMBER)}(?:\*\*)?", re.I)
+    header: list[str] | None = None
+    for line in lines:
+        if not line.lstrip().startswith("|"):
+            header = None  # a table ends at its first line that is not a row
+            continue
+        cells = _cells(line)
+        if all(re.fullmatch(r":?-{3,}:?", c) for c in cells if c):
+            continue  # the line under the heading row
+        if header is None:
+            header = cells
+            continue
+        m = first.fullmatch(cells[0])
+        if m is None:
+            continue
+        said = [f"{h}: {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=False) if c]
+        yield int(next(n for n in m.groups() if n)), _clipped("; ".join(said))
 
 
 def _wrapped(lines: Sequence[str]) -> list[str]:

@@ -78,6 +78,12 @@ W_DURING = 0.1
 #: answered by what was said then: a standing text ("Every new client gets a kickoff within
 #: 10 days of signing") or a log of another day counts NOT_DURING of its score.
 NOT_DURING = 0.7
+#: A question about a whole month ("How many words did we deliver last month?") is answered
+#: by the sentence that names that month with the asked kind of value ("October close:
+#: 894,410 words"), not by one of its weeks' rows: when one does, the window's other
+#: sentences count NOT_MONTH of their score (scores are capped at 1.0, so the bonus alone
+#: does not part a total from its weeks).
+NOT_MONTH = 0.9
 DURING_LEXICAL = 0.4
 _ASKS_EVENT = re.compile(
     # "have to pay" is an obligation, not what happened
@@ -222,6 +228,7 @@ def score_sentences(
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
     happened = during is not None and asks_event(ask.text)
     out = []
+    month: set[int] = set()  # of `out`, the sentences that name the asked month
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = words(s.context)
         lexical = _lexical(ask.subject, s)
@@ -238,6 +245,7 @@ def score_sentences(
             # the month asked about, named: its total, not one of its weeks
             if during is not None and names_month_of(s.text, *during):
                 score += W_DURING
+                month.add(len(out))
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
         if not fit:
@@ -251,6 +259,11 @@ def score_sentences(
             score *= KIND_PENALTY
         score = round(min(score, 1.0), 4)
         out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened))
+    if month:
+        out = [
+            replace(s, score=round(s.score * NOT_MONTH, 4)) if i not in month else s
+            for i, s in enumerate(out)
+        ]
     return _window_first(out)
 
 
