@@ -275,12 +275,12 @@ def numeric_dates(texts: Sequence[str]) -> list[dt.date]:
     """Every date in `texts`, spelled or in figures; figures are read day first when one of
     them can only be (13/01/2025), month first when one can only be (01/13/2025), else day
     first, as most of the world writes them."""
-    found = [(m, t) for t in texts for m in _NUMERIC_DATE.finditer(t)]
-    month_first = any(int(m.group(2)) > 12 for m, _ in found) and not any(
-        int(m.group(1)) > 12 for m, _ in found
+    found = [m for t in texts for m in _NUMERIC_DATE.finditer(t)]
+    month_first = any(int(m.group(2)) > 12 for m in found) and not any(
+        int(m.group(1)) > 12 for m in found
     )
     out = [d for t in texts if (d := text_date(t)) is not None]
-    for m, _ in found:
+    for m in found:
         a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
         day, month = (b, a) if month_first else (a, b)
         try:
@@ -441,6 +441,11 @@ def weekday_in_week(text: str, week: dt.date) -> dt.date | None:
     return week + dt.timedelta(days=WEEKDAYS.index(said.pop()) - week.weekday())
 
 
+#: A day's number just before or after a month word: the month is a day's ("19 Oct", "Oct 19").
+_A_DAY_BEFORE = re.compile(r"(?<![\d:.,])\b[0-3]?\d(?:st|nd|rd|th)?\s+(?:of\s+)?$", re.I)
+_A_DAY_AFTER = re.compile(r"\s+[0-3]?\d(?:st|nd|rd|th)?\b(?![\d:.,]\d)", re.I)
+
+
 def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:
     """Whether `text` names a month of the window of whole months [start, end] ("September
     close: 96 sets", of September), not as a day of it ("Week of: 19 Oct", one week's row)."""
@@ -452,8 +457,3 @@ def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> boo
         and not _A_DAY_BEFORE.search(text, 0, m.start())
         and not _A_DAY_AFTER.match(text, m.end())
     )
-
-
-#: A day's number just before or after a month word: the month is a day's ("19 Oct", "Oct 19").
-_A_DAY_BEFORE = re.compile(r"(?<![\d:.,])\b[0-3]?\d(?:st|nd|rd|th)?\s+(?:of\s+)?$", re.I)
-_A_DAY_AFTER = re.compile(r"\s+[0-3]?\d(?:st|nd|rd|th)?\b(?![\d:.,]\d)", re.I)

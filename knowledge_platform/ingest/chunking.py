@@ -444,10 +444,11 @@ class Chunker:
                 # megabytes) still has to fit a payload: cap by characters too.
                 cap = budget * MAX_CHARS_PER_TOKEN
                 said = when
-                if (label := _LABEL.fullmatch(window.strip())) is not None:
-                    ahead = _AHEAD.fullmatch(label.group(1).strip()) is not None
-                elif weekly and not ahead and when[0] is not None and when[1] == "event":
-                    said = (weekday_in_week(window, when[0]) or when[0], "event")
+                if weekly and when[0] is not None and when[1] == "event":
+                    if (label := _LABEL.fullmatch(window.strip())) is not None:
+                        ahead = _AHEAD.fullmatch(label.group(1).strip()) is not None
+                    elif not ahead:
+                        said = (weekday_in_week(window, when[0]) or when[0], "event")
                 for start in range(0, len(window), cap):
                     piece = window[start : start + cap]
                     chunks.append(self._make(doc, section.headers, said, piece, len(chunks)))

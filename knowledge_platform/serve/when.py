@@ -214,6 +214,10 @@ def _part_of_month(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date]:
     return start.replace(day=21), end
 
 
+def _whole_month(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date]:
+    return _latest_month(today, month_number(m.group("month")), m.group("year"))
+
+
 def _quarter_rule(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date]:
     q = int(m.group("q")) if m.group("q") else _ORDINALS[m.group("qword").lower()]
     if m.group("year"):
@@ -308,24 +312,15 @@ _RULE_TEXTS: list[tuple[str, Rule]] = [
         rf"2nd|3rd|4th)\s+quarter)(?:\s+(?:of\s+)?{_YEAR})?\b",
         _quarter_rule,
     ),
+    # "in March", "for march" ("site visit count for march?": that month's figures)
     (
-        rf"\b(?:in|during|throughout|back\s+in)\s+{_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
-        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
+        rf"\b(?:in|during|throughout|back\s+in|for(?:\s+the\s+month\s+of)?)\s+{_MONTH}"
+        rf"(?:\s+{_YEAR})?\b(?!\s+\d)",
+        _whole_month,
     ),
-    # "site visit count for march?", "sept drawings issued total?": a month's figures (a
-    # question opening with "May" asks leave, not about May)
-    (
-        rf"\bfor\s+(?:the\s+month\s+of\s+)?{_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
-        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
-    ),
-    (
-        rf"^\s*(?!may\b){_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)",
-        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
-    ),
-    (
-        rf"\b{_MONTH}\s+{_YEAR}\b",
-        lambda m, t: _latest_month(t, month_number(m.group("month")), m.group("year")),
-    ),
+    # "sept drawings issued total?" (a question opening with "May" asks leave, not about May)
+    (rf"^\s*(?!may\b){_MONTH}(?:\s+{_YEAR})?\b(?!\s+\d)", _whole_month),
+    (rf"\b{_MONTH}\s+{_YEAR}\b", _whole_month),
     (
         rf"\b(?:in|during)\s+{_YEAR}\b",
         lambda m, t: (dt.date(int(m.group("year")), 1, 1), dt.date(int(m.group("year")), 12, 31)),

@@ -15,29 +15,17 @@ from knowledge_platform.dating import (
     weekday_in_week,
 )
 from knowledge_platform.ingest.chunking import Chunker
-from knowledge_platform.ingest.tokens import counter_for
-from knowledge_platform.models import Chunk, Document, TimeKind
+from knowledge_platform.models import Chunk
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.items import asked, find_item
 from knowledge_platform.serve.when import resolve
 from tests.unit.test_answer_items import hit
+from tests.unit.test_chunking import COUNTER, doc
 
 
-def _chunks(
-    source_id: str, text: str, when: date | None = None, kind: TimeKind = "event"
-) -> list[Chunk]:
-    doc = Document(
-        source="memory_files",
-        source_id=source_id,
-        scope="internal",
-        title=source_id,
-        kind="memory",
-        text=text,
-        date=when,
-        time_kind=kind,
-    )
-    return Chunker(counter_for("local"), 256).chunk(doc)
+def _chunks(source_id: str, text: str, when: date | None = None) -> list[Chunk]:
+    return Chunker(COUNTER, 256).chunk(doc(text, source_id=source_id, date=when, time_kind="event"))
 
 
 def test_a_chat_exports_day_separators_date_its_messages() -> None:

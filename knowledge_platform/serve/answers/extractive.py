@@ -142,14 +142,15 @@ def unknown_name(question: str, hits: Sequence[Hit]) -> str:
     retrieved passage mentions, or "": the sources know nothing of it, and a sentence about
     another client's account director would answer a question about an unknown one's. The
     question's own first word is no name's ("Latest Velvetine Cosmetics SOV number?")."""
-    said = [f"{h.chunk.title} {' '.join(h.chunk.headers)} {h.chunk.text}" for h in hits]
+    said = " ".join(f"{h.chunk.title} {' '.join(h.chunk.headers)} {h.chunk.text}" for h in hits)
     for match in _NAME_RUN.finditer(question):
         run = _NOT_A_NAME.sub("", match.group(0)).split()
         if match.start() == 0 and run and match.group(0).startswith(run[0]):
             run = run[1:]
-        first = run[0].removesuffix("'s").removesuffix("\u2019s") if run else ""
-        if len(run) >= 2 and not any(mentions(text, [first]) for text in said):
-            return " ".join(run)
+        if len(run) >= 2:
+            first = run[0].removesuffix("'s").removesuffix("\u2019s")
+            if not mentions(said, [first]):
+                return " ".join(run)
     return ""
 
 
