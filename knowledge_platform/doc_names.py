@@ -36,6 +36,12 @@ NUMBERED = re.compile(
     r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b",
     re.I,
 )
+#: A record's code: a few letters, a hyphen and its number ("CR-014", "P-06", "SD-9"), its
+#: letters the family ("cr"). A question may write it in any case; a document's title or file
+#: name opens with it in capitals (not "ops-2026-01-12.md").
+CODE = re.compile(r"\b([A-Za-z]{1,4})-0*(\d{1,6})\b(?![.-]\d)")
+_LEADING_CODE = re.compile(r"^([A-Z]{1,4})-0*(\d{1,6})(?![\w.])")
+_FAMILIES = frozenset(_FAMILY.values())
 _LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
 _KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
 #: A folder that names the family of the numbered files in it, whatever their source made
@@ -54,8 +60,21 @@ def norm(text: str) -> str:
 
 
 def numbered(text: str) -> set[tuple[str, int]]:
-    """(family, number) of every numbered reference: "ADR 7" -> ("decision", 7)."""
-    return {(_FAMILY[w.lower().rstrip("s")], int(n)) for w, n in NUMBERED.findall(text)}
+    """(family, number) of every numbered reference: "ADR 7" -> ("decision", 7), "CR-014"
+    -> ("cr", 14)."""
+    found = {(_FAMILY[w.lower().rstrip("s")], int(n)) for w, n in NUMBERED.findall(text)}
+    return found | {_code(w, n) for w, n in CODE.findall(text) if not _a_year(n)}
+
+
+def _code(letters: str, number: str) -> tuple[str, int]:
+    """A code's (family, number): "CR-014" -> ("cr", 14), "RFC-12" -> ("rfc", 12)."""
+    family = letters.lower()
+    return _FAMILY.get(family.rstrip("s"), family), int(number)
+
+
+def _a_year(number: str) -> bool:
+    """The 2026 of "mid-2026" or "FY-2025": a year, not a record's number."""
+    return len(number) == 4 and 1900 <= int(number) <= 2100
 
 
 def _number_key(family: str, number: int) -> str:
@@ -81,9 +100,12 @@ def name_keys(title: str, source_id: str, kind: str) -> list[str]:
     family = _KIND_FAMILY.get(kind) or next(
         (_FOLDER_FAMILY[p] for p in map(str.lower, path.parts[:-1]) if p in _FOLDER_FAMILY), ""
     )
-    numbers = {(f or family, n) for f, n in numbered(title.split(":")[0])}
+    numbers = {(f or family, n) for f, n in numbered(title.split(":")[0]) if f in _FAMILIES}
     if match := _LEADING_NUMBER.match(path.stem):
         numbers.add((family, int(match.group(1))))
+    for name in (title, path.stem):  # "CR-014 — Second LED wall", CR-014-led-wall.md
+        if code := _LEADING_CODE.match(name):
+            numbers.add(_code(*code.groups()))
     for f, n in sorted(numbers):
         keys += [_number_key("", n), _number_key(f, n)] if f else [_number_key("", n)]
     spelled = [source_id]

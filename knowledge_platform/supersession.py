@@ -2,7 +2,11 @@
 
 A document names the ones it replaces (`extra["supersedes"]`) or the one that replaced it
 (`extra["superseded_by"]`): by doc id, source id (a git path, with or without `.md`, or
-relative to the naming document's folder), file stem or title, case-insensitively.
+relative to the naming document's folder), file stem, title or record code ("CR-019" of
+`CR-019-demo-screens.md`, "RFC-10" of a page titled "RFC-10: Revision sequence"),
+case-insensitively. Front matter names them, or the record's own preamble in words
+(`stated_links`: "Status: Superseded by RFC-10", "State: Withdrawn — replaced by CR-019",
+"Replaces CR-014").
 `link_successors` resolves both directions among one source's documents in one scope and
 records on every superseded document `extra["successor"]`: the doc id of its successor (or
 the name as written when no document here answers to it). Chunks copy `extra`, so every
@@ -13,6 +17,7 @@ second lookup at query time.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -23,6 +28,51 @@ SUCCESSOR = "successor"
 BEFORE = "lifecycle_before"
 #: The front-matter keys that link documents (copied into `extra` by the connectors).
 LINKS = ("supersedes", "superseded_by")
+
+
+#: A record's code as people write it: letters, then its number ("CR-019", "RFC 10", "P-09",
+#: "ADR #7"), read at the start of a name; its key ignores case, separator and leading zeros.
+_CODE = re.compile(r"([A-Za-z]{1,10})[ -]?#?0*(\d{1,6})(?![\w/.])")
+_CODE_AT_START = re.compile(r"\s*" + _CODE.pattern + r"(?!\.\d)")
+#: The lines of a preamble (between the title and the first section) that say what replaced
+#: the record or what it replaces, a code or a markdown link's target naming the other.
+_STRONG = r"(?:\*\*|__)?"
+_OTHER = r"(?:\[[^\]]*\]\((?P<{0}>[^)\s]+)\)|(?P<{1}>[A-Za-z]{{1,10}}[ -]?#?\d{{1,6}}))"
+_REPLACED_BY = re.compile(
+    rf"^\s*{_STRONG}(?:status|state){_STRONG}\s*:?\s*{_STRONG}[^\n]*?\b(?:superseded|replaced)"
+    rf"\s+by\s+{_OTHER.format('link', 'code')}",
+    re.I,
+)
+_REPLACES = re.compile(
+    rf"^\s*{_STRONG}(?:supersedes|replaces){_STRONG}\s*:?\s*{_STRONG}\s*"
+    rf"{_OTHER.format('link', 'code')}\s*\.?\s*$",
+    re.I,
+)
+#: How many lines of a document's start are read for its preamble.
+PREAMBLE_LINES = 16
+
+
+def code_key(name: str) -> str | None:
+    """The key of the record code `name` opens with ("CR-019 — Demo screens" -> "#cr-19"),
+    or None."""
+    match = _CODE_AT_START.match(name)
+    return f"#{match.group(1).lower()}-{int(match.group(2))}" if match else None
+
+
+def stated_links(body: str) -> dict[str, list[str]]:
+    """`supersedes` / `superseded_by` as a record's preamble states them in words: the lines
+    after its title and before its first section ("Status: Superseded by RFC-10", "**Status:**
+    Retired — replaced by P-09", "Replaces CR-014")."""
+    found: dict[str, list[str]] = {}
+    for n, line in enumerate(body.split("\n")[:PREAMBLE_LINES]):
+        if line.startswith("#"):
+            if n and not line.startswith("# "):
+                break  # the first section: the preamble is over
+            continue
+        for key, pattern in (("superseded_by", _REPLACED_BY), ("supersedes", _REPLACES)):
+            if m := pattern.match(line):
+                found.setdefault(key, []).append(m.group("link") or m.group("code"))
+    return found
 
 
 def names(value: Any) -> list[str]:
@@ -36,6 +86,9 @@ def _keys(doc: Document) -> Iterable[str]:
     for name in (doc.doc_id, doc.source_id, str(path.with_suffix("")), path.stem, doc.title):
         if name:
             yield name.strip().lower()
+    for name in (path.stem, doc.title):
+        if key := code_key(name):
+            yield key
 
 
 def _lookup(by_name: dict[str, str], name: str, referrer: Document) -> str | None:
@@ -46,7 +99,8 @@ def _lookup(by_name: dict[str, str], name: str, referrer: Document) -> str | Non
         found = by_name.get(key.strip().lower())
         if found is not None:
             return found
-    return None
+    code = code_key(name)
+    return by_name.get(code) if code and _CODE_AT_START.fullmatch(name) else None
 
 
 def link_successors(docs: Sequence[Document]) -> list[Document]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from knowledge_platform import doc_names
-from knowledge_platform.doc_names import NUMBERED, name_keys, numbered, question_keys
+from knowledge_platform.doc_names import name_keys, numbered, question_keys
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.items import asked, find_item
 from knowledge_platform.serve.retrieval import Retriever
@@ -44,7 +44,7 @@ _KINDS_OF_FAMILY = {"decision": ("decision", "memory"), "runbook": ("runbook", "
 
 def has_cue(text: str) -> bool:
     """Whether `text` names something by number or path (names the index text lacks)."""
-    return bool(NUMBERED.search(text) or _PATH.search(text))
+    return bool(numbered(text) or _PATH.search(text))
 
 
 def names(question: str, chunk: Chunk) -> bool:

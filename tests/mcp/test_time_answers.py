@@ -160,6 +160,17 @@ WORKSPACE = {
     "|\n|---|---|---|---|\n| SD-4 | 2 Mar 2026 | German UI addresses the user as Sie. | "
     "Superseded by SD-9 |\n| SD-9 | 15 Jul 2026 | German UI switches to the informal du. | "
     "Active |\n",
+    # round 18: change requests kept a file each, named by code, a preamble of fields, the
+    # withdrawn one replaced in words ("State: Withdrawn — replaced by CR-009")
+    "changes/CR-007-second-screen.md": "# CR-007 — Harbour gala: second screen\n\nClient: "
+    "Saltmarsh Gin\nRaised: 12/05/2026\nState: Withdrawn — replaced by CR-009\n\n## Change\n"
+    "Add a second screen beside the stage: 5m x 3m, with its own media server.\n\n## Cost\n"
+    "$14,200 (screen, processor, two extra technicians).\n\n## Notes\nThe client asked for "
+    "something cheaper.\n",
+    "changes/CR-009-stage-monitors.md": "# CR-009 — Harbour gala: stage monitors\n\nClient: "
+    "Saltmarsh Gin\nRaised: 02/06/2026\nReplaces CR-007\nState: Approved\n\n## Change\nTwo "
+    "65-inch monitors on stands beside the stage.\n\n## Cost\n$3,900 (monitors, stands, "
+    "cabling).\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -666,3 +677,20 @@ async def test_a_name_no_source_mentions_is_not_answered_from_another(runtime: R
     assert "Quayside Ferries" in answer["warnings"][-1], answer["warnings"]
     known = await ask(runtime, "Who is the account lead for Saltmarsh Gin?")
     assert "Oskar Hale" in known["answer"], known["answer"]
+
+
+async def test_a_record_named_by_its_code_answers_with_what_it_asks_for(runtime: Runtime) -> None:
+    """ "What did CR-007 ask for?" of a change request kept a file each: its change and its
+    cost, not its preamble of fields, and it is superseded by CR-009, as its own "State:
+    Withdrawn — replaced by CR-009" says (before: the preamble was quoted and the request
+    counted as current)."""
+    answer = await ask(runtime, "What did CR-007 ask for?")
+    assert answer["mode"] == "extractive", answer["answer"]
+    assert "5m x 3m" in answer["answer"] and "$14,200" in answer["answer"], answer["answer"]
+    assert "Raised:" not in answer["answer"], answer["answer"]
+    cited = answer["citations"][0]
+    assert cited["doc_id"].endswith("changes/CR-007-second-screen.md"), cited
+    assert (cited.get("superseded_by") or "").endswith("changes/CR-009-stage-monitors.md"), cited
+    current = await ask(runtime, "What does CR-9 cover?")
+    assert "65-inch monitors" in current["answer"] and "$3,900" in current["answer"], current
+    assert current["citations"][0].get("superseded_by") is None, current["citations"][0]

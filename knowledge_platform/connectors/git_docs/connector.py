@@ -40,7 +40,7 @@ from knowledge_platform.frontmatter import (
     split_front_matter,
 )
 from knowledge_platform.models import Document, Kind, Lifecycle
-from knowledge_platform.supersession import names
+from knowledge_platform.supersession import names, stated_links
 
 DECISION_STATUS = ("proposed", "accepted", "superseded", "deprecated", "rejected")
 _STATUS_LIFECYCLE: dict[str, Lifecycle] = {
@@ -312,6 +312,7 @@ class GitDocsConnector(Connector[GitCursor]):
         )
         title = str(meta.get("title") or heading or PurePosixPath(path).stem)
         extra = self._provenance(path, commit, when, head)
+        extra.update(stated_links(body))  # front matter wins over the preamble's words
         extra.update({key: names(meta[key]) for key in LINK_KEYS if key in meta})
         if kind == "decision":
             decision = _section(lines, re.compile(r"decision( outcome)?", re.I))

@@ -21,7 +21,7 @@ from knowledge_platform.frontmatter import (
     split_front_matter,
 )
 from knowledge_platform.models import Document, content_hash
-from knowledge_platform.supersession import LINKS, names
+from knowledge_platform.supersession import LINKS, names, stated_links
 
 
 class MemoryFilesCursor(BaseCursor):
@@ -114,6 +114,7 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
             extra={
                 "path": rel,
                 "tags": _tags(meta.get("tags")),
+                **stated_links(body),  # front matter wins over the preamble's words
                 **{key: names(meta[key]) for key in LINKS if key in meta},
             },
         )

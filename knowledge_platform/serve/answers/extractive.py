@@ -88,6 +88,17 @@ _DECISION = re.compile(
     r"rules?)\b",
     re.I,
 )
+#: A record the question names and asks what it says, without a section that decides, is
+#: answered by the lead of each of its first LEAD_SECTIONS sections.
+LEAD_SECTIONS = 2
+_ASKS_CONTENT = re.compile(
+    r"\bwhat(?:'s|\u2019s|\s+is|\s+was)\s+in\b|\bask(?:s|ed)?\s+for\b|"
+    r"\b(?:say|says|said|cover|covers|covered|require[sd]?|propose[sd]?|contain(?:s|ed)?|"
+    r"about)\b",
+    re.I,
+)
+#: A sentence its author put in bold, or a bold phrase in it: what a section stresses.
+_STRESSED = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
 #: A sentence that only says which record this one replaces ("Supersedes decision 0003."):
 #: what the record decides is elsewhere.
 _ONLY_SUPERSEDES = re.compile(
@@ -355,11 +366,12 @@ def _differ(a: Scored, b: Scored) -> bool:
     )
 
 
-def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
+def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
     """The answer from the documents the question names (`focus`, best first): their best
     sentences holding the asked kind of value; of a decision record, its decision section's,
     and of several records the question names alike ("decision 4" of two series kept in one
-    workspace), each one's best."""
+    workspace), each one's best; of one record without a decision section that the question
+    asks what it says ("What did CR-014 ask for?"), its lead (`_record_lead`)."""
     fitting = [s for s in focus if s.fits]
     decided = [s for s in fitting if _in_decision(s)]
     records = list(dict.fromkeys(s.sentence.chunk.doc_id for s in decided))
@@ -373,7 +385,42 @@ def focus_pick(focus: Sequence[Scored]) -> list[Scored]:
             else next(s for s in decided if s.sentence.chunk.doc_id == d)
             for d in records
         ]
+    if not decided and asks_content(question) and (lead := _record_lead(focus)):
+        # and what it says of the asked kind of value ("... and what does it cost?")
+        return [*lead, *(s for s in pick(fitting, 0.0)[:1] if s not in lead and s.fits)]
     return pick(decided or fitting, 0.0)
+
+
+def asks_content(question: str) -> bool:
+    """Whether the question asks what a record says, covers or asks for, not one of its
+    attributes ("What does P-06 require?", "what's in CR-022?")."""
+    return bool(_ASKS_CONTENT.search(question))
+
+
+def _section(s: Scored) -> tuple[str, ...]:
+    """The headings of the section `s` is in below its document's title (none: its
+    preamble)."""
+    chunk = s.sentence.chunk
+    return tuple(h for h in chunk.headers if h != chunk.title)
+
+
+def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
+    """What the best record of `focus` says first: of each of its first LEAD_SECTIONS
+    sections after its preamble (the "Client:", "Status:" lines before them), the sentence
+    it puts in bold, or its first ("## Change: Add a second LED wall ..., 6m x 3.5m",
+    "## Cost: $18,400 ..."). Empty when the record has no sections."""
+    doc = focus[0].sentence.chunk.doc_id
+    mine = sorted(
+        (s for s in focus if s.sentence.chunk.doc_id == doc and _section(s)),
+        key=lambda s: (s.sentence.chunk.ordinal, s.sentence.position),
+    )
+    sections: dict[tuple[str, ...], list[Scored]] = {}
+    for s in mine:
+        sections.setdefault(_section(s), []).append(s)
+    return [
+        next((s for s in said if _STRESSED.search(s.sentence.text)), said[0])
+        for said in list(sections.values())[:LEAD_SECTIONS]
+    ]
 
 
 def _first_said(sentences: Iterable[Scored]) -> Scored:
@@ -607,8 +654,9 @@ def extractive_answer(
         )
     scored, every = _partners(question, sources, embedder, during)
     focus = [s for s in scored if s.sentence.chunk.doc_id in named]
-    picked = focus_pick(focus) if focus else []
-    if picked and not _in_decision(picked[0]) and _better_elsewhere(scored, picked[0]):
+    picked = focus_pick(question, focus) if focus else []
+    own = _in_decision(picked[0]) or asks_content(question) if picked else False
+    if picked and not own and _better_elsewhere(scored, picked[0]):
         picked = []  # "the Gannet Rooms booking page TTFB" is the log's, not the client page's
     if not picked:  # a named page without the asked kind of value: what else says it
         focus = []
