@@ -1,9 +1,12 @@
 """Round 18 (issue 25): records named by their code ("CR-014", "P-06") and superseded in
-their own preamble's words ("Status: Superseded by RFC-10", "Replaces CR-014")."""
+their own preamble's words ("Status: Superseded by RFC-10", "Replaces CR-014"); of a table's
+row, the cell that says what the question asks when no column names it."""
 
 from __future__ import annotations
 
 from knowledge_platform.doc_names import name_keys, names, numbered
+from knowledge_platform.serve.answers.conflicts import Statement, asked_cell, disagreement
+from knowledge_platform.serve.answers.sentences import row_cells
 from knowledge_platform.supersession import code_key, link_successors, stated_links
 from tests.unit.test_supersession import doc, successors
 
@@ -49,3 +52,47 @@ def test_a_question_names_a_record_by_its_code() -> None:
     # a code inside a title's words is no number of the document ("Ford F-250 checklist")
     truck = name_keys("Ford F-250 checklist", "fleet/f250.md", "")
     assert not names("how heavy is the trailer, can the F-250 pull it?", truck)
+
+
+def test_a_rows_cell_with_a_semicolon_is_one_cell() -> None:
+    row = (
+        "Client: Corvane Health; What we do for them: IFUs, leaflets; study docs now and then; "
+        "Account lead: Dunya Sarkis."
+    )
+    assert row_cells(row) == [
+        ("Client", "Corvane Health"),
+        ("What we do for them", "IFUs, leaflets; study docs now and then"),
+        ("Account lead", "Dunya Sarkis"),
+    ]
+    assert row_cells("Note; Client: Corvane Health; Account lead: Dunya Sarkis.") is None
+
+
+def test_the_row_cell_saying_what_is_asked_is_a_side_of_a_conflict() -> None:
+    """No column of the client list is "who approves": the cell that says "approves" is its
+    answer, against the client's own page (before: the row named five people, no conflict)."""
+    question = "Who at Corvane Health approves our IFU translations?"
+    page = Statement(
+        "**Approving reviewer (theirs):** Benedikt Sauer, Regulatory Affairs.",
+        "Corvane Health > Contacts",
+        "Corvane Health",
+    )
+    row = Statement(
+        "Client: Corvane Health (Minneapolis); What we do for them: IFUs, patient leaflets; "
+        "clinical study docs now and then; Account lead: Dunya Sarkis; Their main contact: Dr "
+        "Halima Ostrander, Regulatory Affairs — approves every IFU before release; Notes: "
+        "ISO-audited supplier.",
+        "Clients",
+        "Clients",
+    )
+    found = disagreement(question, page, row)
+    assert found is not None and (found.a.text, found.b.text) == (
+        "Benedikt Sauer",
+        "Dr Halima Ostrander",
+    )
+    # a cell without the asked kind of value is not the row's answer ("Languages: French,
+    # German" for what a word of French costs): the row stays whole
+    rates = Statement(
+        "Tier: Tier A; Languages: French, German, Italian; Rate: $0.19 per word.", "Rates", "Rates"
+    )
+    asked = "how much do we charge a word for french or german these days?"
+    assert asked_cell(asked, rates).text.endswith("Rate: $0.19 per word.")

@@ -31,7 +31,7 @@ from typing import get_args
 
 from knowledge_platform.dating import CHANGE_CUE
 from knowledge_platform.serve.answers import glossary
-from knowledge_platform.serve.answers.asks import CALENDAR, mentions, read_ask
+from knowledge_platform.serve.answers.asks import CALENDAR, fits, mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, row_cells, terms
@@ -43,6 +43,9 @@ MIN_JACCARD = 0.34
 MIN_QUESTION_COVER = 1 / 3
 QUESTION_SHARED_TERMS = 2
 CUE_SHARED_TERMS = 2
+#: A row's cell under no column the question asks about is its answer when it holds this many
+#: of the question's words, and more than any other cell does.
+CELL_SHARED_TERMS = 1
 
 
 @dataclass(frozen=True)
@@ -274,12 +277,25 @@ def asked_cell(question: str, s: Statement) -> Statement:
     """Of a table's row (`sentences.row_cells`: "Client: Corrowyn Skincare; Account manager:
     Obadiah Tiernan; Client contact: Mireille Grocott."), the one cell whose column the
     question asks about, under a heading naming the row by its first cell; any other
-    statement as it is. A row names several people: which one is its answer is the column's."""
+    statement as it is. A row names several people: which one is its answer is the column's,
+    or, when the question names no column, the cell's that says most of what it asks and
+    holds the asked kind of value."""
     cells = row_cells(s.text)
     if cells is None:
         return s
     asked = _asked(question)
     wanted = [(column, cell) for column, cell in cells[1:] if set(terms(column)) & asked]
+    if not wanted:  # no column is asked: the one cell that says most of it ("Main contact:
+        # Dr Halima Ostrander — approves every IFU" for who approves the IFUs)
+        ask = read_ask(question)
+        said = {
+            n: len(set(terms(cell)) & asked)
+            for n, (_, cell) in enumerate(cells[1:], 1)
+            if fits(cell, ask)  # and holds the asked kind of value
+        }
+        most = max(said.values(), default=0)
+        best = [cells[n] for n, k in said.items() if k == most]
+        wanted = best if most >= CELL_SHARED_TERMS else []
     if len(wanted) != 1:
         return s
     column, cell = wanted[0]

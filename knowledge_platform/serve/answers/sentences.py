@@ -90,11 +90,15 @@ def row_cells(sentence: str) -> list[tuple[str, str]] | None:
     """The (column, cell) pairs of a sentence `_tables_as_lines` wrote for a table's row of
     three or more named cells ("Client: Corrowyn Skincare; Account manager: Obadiah Tiernan;
     Client contact: Mireille Grocott."); None for any other sentence."""
-    parts = [p.strip() for p in sentence.rstrip(".").split(CELL_JOIN)]
-    cells = [m for m in (_NAMED_CELL.match(p) for p in parts) if m]
-    if len(parts) < 3 or len(cells) != len(parts):
-        return None
-    return [(m[1], m[2]) for m in cells]
+    cells: list[tuple[str, str]] = []
+    for part in (p.strip() for p in sentence.rstrip(".").split(CELL_JOIN)):
+        if m := _NAMED_CELL.match(part):
+            cells.append((m[1], m[2]))
+        elif cells:  # a cell's own semicolon ("IFUs, leaflets; study docs now and then")
+            cells[-1] = (cells[-1][0], f"{cells[-1][1]}{CELL_JOIN}{part}")
+        else:
+            return None
+    return cells if len(cells) >= 3 else None
 
 
 def _tables_as_lines(text: str) -> str:

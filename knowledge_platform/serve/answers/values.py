@@ -66,13 +66,14 @@ _FREQ_WORDS = {
     "yearly": 365,
 }
 _ORDINAL = {"other": 2, "second": 2, "third": 3, "fourth": 4}
-#: Capitalised words that are not names: sentence openers, labels, pronouns.
+#: Capitalised words that are not names: sentence openers, labels, pronouns, prepositions and
+#: a tracker's words for what happened to a task ("· Status changed from In review to Done").
 _NOT_NAME_WORDS = """a an and the this that these those it its we our us you your they
 their he she his her i if when while for every each all no not do does did is are was were be
 use run draft decision decisions status owner owners focus primary note notes step steps why
 how what who where which context close open first then after before during until since also
 yes ok see per page post write record pause add request store rotate update revoke start
-create"""
+create created changed done in on at to from by of with into via"""
 NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
 _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
