@@ -234,6 +234,7 @@ _RULE_TEXTS: list[tuple[str, Rule]] = [
     ),
     (r"\bthe\s+day\s+before\s+yesterday\b", lambda m, t: _day(t - dt.timedelta(days=2))),
     (r"\byesterday\b", lambda m, t: _day(t - dt.timedelta(days=1))),
+    (r"\blast\s+night\b", lambda m, t: _day(t - dt.timedelta(days=1))),
     (r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", lambda m, t: (t, t)),
     (
         rf"\b(?:in\s+|over\s+|during\s+|within\s+)?the\s+(?:last|past|previous)\s+{_N}\s+{_UNIT}",

@@ -4,10 +4,15 @@ row, the cell that says what the question asks when no column names it."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from knowledge_platform.doc_names import name_keys, names, numbered
 from knowledge_platform.serve.answers.conflicts import Statement, asked_cell, disagreement
-from knowledge_platform.serve.answers.sentences import row_cells
+from knowledge_platform.serve.answers.extractive import _subject
+from knowledge_platform.serve.answers.sentences import Sentence, row_cells
+from knowledge_platform.serve.when import resolve
 from knowledge_platform.supersession import code_key, link_successors, stated_links
+from tests.unit.test_answer_items import hit
 from tests.unit.test_supersession import doc, successors
 
 
@@ -96,3 +101,25 @@ def test_the_row_cell_saying_what_is_asked_is_a_side_of_a_conflict() -> None:
     )
     asked = "how much do we charge a word for french or german these days?"
     assert asked_cell(asked, rates).text.endswith("Rate: $0.19 per word.")
+
+
+def test_last_night_is_yesterday() -> None:
+    found = resolve("how'd the zba hearing go last night?", dt.date(2026, 11, 20))
+    assert found.window is not None
+    assert (found.window.start, found.window.end) == (dt.date(2026, 11, 19),) * 2
+    assert found.rest == "how'd the zba hearing go?"
+
+
+def test_names_no_one_passage_gives_together_are_the_most_one_gives() -> None:
+    """ "the Germantown ZBA ... the Abernathy variance" (its names Germantown and Abernathy;
+    ZBA is Germantown's): the task's comment names Abernathy (its title), a log names
+    Germantown; the subject is what the comment names (before: both, which no passage
+    names, so no sentence was eligible and the question was refused)."""
+    comment = hit("ZBA approved the variance tonight, 4-1.", "Abernathy — ZBA variance", "Log")
+    log = hit("Site visit in Germantown for the porch.", "2026-11-02 daily log", "Notes", "log")
+    said = [Sentence(h.chunk.text, n, 0, 0, h.chunk) for n, h in enumerate((comment, log), 1)]
+    question = "What did the Germantown ZBA decide on the Abernathy variance?"
+    assert _subject(question, said) == ["Abernathy"]
+    both = hit("Germantown ZBA hearing for Abernathy on Thursday.", "Calendar", "Week", "cal")
+    said.append(Sentence(both.chunk.text, 3, 0, 0, both.chunk))
+    assert _subject(question, said) == ["Germantown", "Abernathy"]

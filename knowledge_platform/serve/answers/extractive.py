@@ -138,14 +138,21 @@ def _partners(
 
 def _subject(question: str, sentences: Sequence[Sentence]) -> list[str]:
     """The names the question gives that the passages mention; of a name of several words,
-    its first: a log says "Saltmarsh ROAS 3.6x" of Saltmarsh Outfitters."""
+    its first: a log says "Saltmarsh ROAS 3.6x" of Saltmarsh Outfitters. When no passage
+    mentions them all, the most of them one passage mentions."""
     runs = _NAME_RUN.findall(question)
     rest = {w for run in runs for w in _NOT_A_NAME.sub("", run).split()[1:]}
-    return [
+    names = [
         n
         for n in read_ask(question).names
         if n not in rest and any(mentions(s.about, [n]) for s in sentences)
     ]
+    if len(names) < 2 or any(mentions(s.about, names) for s in sentences):
+        return names
+    # no passage names them all ("the Germantown ZBA ... the Abernathy variance" of a task
+    # titled "Abernathy — ZBA area variance"): the most of them one passage names, the
+    # best-ranked such passage's
+    return max(([n for n in names if mentions(s.about, [n])] for s in sentences), key=len)
 
 
 def unknown_name(question: str, hits: Sequence[Hit]) -> str:
