@@ -8,7 +8,9 @@ import datetime as dt
 
 from knowledge_platform.doc_names import name_keys, names, numbered
 from knowledge_platform.serve.answers.conflicts import Statement, asked_cell, disagreement
+from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.extractive import _subject
+from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.sentences import Sentence, row_cells
 from knowledge_platform.serve.when import resolve
 from knowledge_platform.supersession import code_key, link_successors, stated_links
@@ -123,3 +125,9 @@ def test_names_no_one_passage_gives_together_are_the_most_one_gives() -> None:
     both = hit("Germantown ZBA hearing for Abernathy on Thursday.", "Calendar", "Week", "cal")
     said.append(Sentence(both.chunk.text, 3, 0, 0, both.chunk))
     assert _subject(question, said) == ["Germantown", "Abernathy"]
+
+
+def test_ok_as_a_verb_asks_who_approves_and_names_no_one() -> None:
+    question = "how big can a PO get before I need Imogen to OK it"
+    assert read_ask(question).names == ("PO", "Imogen")  # not "OK"
+    assert words("Imogen only needs to sign off POs over $5,000") & words(question) >= {"approv"}

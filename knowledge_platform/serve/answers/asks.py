@@ -348,6 +348,10 @@ class Ask:
     counted: frozenset[str] = frozenset()
 
 
+#: Capitalised words a question writes that name nothing: "before I need Imogen to OK it".
+_NOT_A_NAME = frozenset({"ok", "okay", "asap", "fyi", "eta", "tbd"})
+
+
 def read_ask(question: str) -> Ask:
     said = phrases(question)  # "return on ad spend" asks for a measure, not an amount spent
     found = (
@@ -374,7 +378,7 @@ def read_ask(question: str) -> Ask:
         and w != "I"
         and w not in later
         and w not in _TITLES
-        and w.lower() not in CALENDAR | _MEASURES
+        and w.lower() not in CALENDAR | _MEASURES | _NOT_A_NAME
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")

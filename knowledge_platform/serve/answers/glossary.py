@@ -105,11 +105,13 @@ _PHRASE_WORDS = {
     "cutoff": r"\bcut[-\s]off\b",
     # "The advent calendar went to press today": off to the printer
     "printer": r"\b(?:went|go|goes|going|gone|sent|send|sends)\s+to\s+press\b",
-    # "Who gives the OK on ...?", "sign-off", "who signs things off": who approves (not
+    # "Who gives the OK on ...?", "sign-off", "who signs things off", "need Imogen to OK
+    # it": who approves (not
     # read as "sign", which is a client's signing)
     "approve": r"\bsign(?:s|ed|ing)?[-\s](?:(?:[a-z]+\s+){0,2}?)off\b|"
     r"\b(?:give|gives|gave|giving|get|gets)\s+(?:the\s+)?"
-    r"(?:ok|okay|go-ahead|green\s+light)\b|\bwhose\s+(?:ok|okay|go-ahead|sign-?off)\b",
+    r"(?:ok|okay|go-ahead|green\s+light)\b|\bwhose\s+(?:ok|okay|go-ahead|sign-?off)\b|"
+    r"\bto\s+(?:ok|okay)\s+(?:it|this|that|them)\b",
     "ceo": r"\bchief\s+executive(?:\s+officer)?\b",
     # the abbreviation a measure or a meeting is written as
     "roas": r"\breturn\s+on\s+ad\s+spend\b",
