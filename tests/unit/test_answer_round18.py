@@ -131,3 +131,12 @@ def test_ok_as_a_verb_asks_who_approves_and_names_no_one() -> None:
     question = "how big can a PO get before I need Imogen to OK it"
     assert read_ask(question).names == ("PO", "Imogen")  # not "OK"
     assert words("Imogen only needs to sign off POs over $5,000") & words(question) >= {"approv"}
+
+
+def test_a_measure_or_an_identifier_is_the_kind_asked_and_stays_the_subject() -> None:
+    weight = read_ask("What's the weight limit on the Kestrelgate loading dock?")
+    assert weight.kinds == ("number",) and {"weight", "limit"} <= weight.subject
+    assert read_ask("What's the floor area of the extension in square feet?").kinds == ("number",)
+    permit = read_ask("What's Ploverdale Borough's MS4 permit number?")
+    assert permit.kinds == ("code", "number") and "permit" in permit.subject
+    assert read_ask("What's the Aldermoor contract worth?").kinds == ("money",)

@@ -76,6 +76,22 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         # a count first: "How many seats does the studio pay for?" asks for a number
         (r"\bsample\s+size\b", ("number",)),  # a count of visitors, never of days
+        # "What's the weight limit on the barge?", "floor area in square feet?": a measure (the
+        # words stay in the subject: "3 trucks at the dock" is no weight limit of the dock)
+        (
+            r"(?P<about>\b(?:weight|load)\s+(?:limits?|capacity|rating)\b|\bhow\s+(?:heavy|much\s+"
+            r"weight)\b|\bfloor\s+area\b|\bsquare\s+(?:feet|foot|footage|met(?:re|er)s)\b|"
+            r"\bsq\.?\s*ft\b)",
+            ("number",),
+        ),
+        # "What's the MS4 permit number?", "the PO number": an identifier (of the permit)
+        (
+            r"\b(?P<about>permit|licen[cs]e|policy|account|registration|reference|order|po|"
+            r"invoice|tracking|serial|model|part|case|ticket)\s+(?:number|no\.?|#)(?!\s+of)\b",
+            ("code", "number"),
+        ),
+        # "What's the contract worth?": an amount
+        (r"\bworth\b", ("money",)),
         # "How many days ...?" is a duration; "How many category pages ...?" a count only
         # (what the time is of stays the subject: "billable" of "How many billable hours?")
         (
