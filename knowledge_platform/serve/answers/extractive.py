@@ -394,7 +394,7 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         ]
     if not decided and asks_content(question) and (lead := _record_lead(focus)):
         # and what it says of the asked kind of value ("... and what does it cost?")
-        return [*lead, *(s for s in pick(fitting, 0.0)[:1] if s not in lead and s.fits)]
+        return [*lead, *(s for s in pick(fitting, 0.0)[:1] if s not in lead)]
     return pick(decided or fitting, 0.0)
 
 
