@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime as dt
 
 from knowledge_platform.doc_names import name_keys, names, numbered
-from knowledge_platform.serve.answers.conflicts import Statement, asked_cell, disagreement
 from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.conflicts import Statement, asked_cell, disagreement
 from knowledge_platform.serve.answers.extractive import _subject
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.sentences import Sentence, row_cells
