@@ -17,6 +17,7 @@ from assets.reaper import PID_TAG, run_process
 
 T = TypeVar("T")
 UNFINISHED = [
+    DagsterRunStatus.QUEUED,
     DagsterRunStatus.NOT_STARTED,
     DagsterRunStatus.STARTING,
     DagsterRunStatus.STARTED,
@@ -59,6 +60,19 @@ def worker_pid(instance: DagsterInstance, run_id: str) -> int | None:
 
 def unfinished(instance: DagsterInstance) -> list[str]:
     return list(instance.get_run_ids(RunsFilter(statuses=UNFINISHED)))
+
+
+def retries_pending(instance: DagsterInstance) -> list[str]:
+    """Failed runs Dagster will retry whose retry its daemon has not created yet: a killed
+    run's retry appears a daemon tick after the run failed, and may then publish."""
+    failed = instance.get_run_records(
+        RunsFilter(statuses=[DagsterRunStatus.FAILURE], tags={"dagster/will_retry": "true"})
+    )
+    return [
+        r.dagster_run.run_id
+        for r in failed
+        if "dagster/auto_retry_run_id" not in r.dagster_run.tags
+    ]
 
 
 def held_slots(instance: DagsterInstance) -> dict[str, list[str]]:

@@ -24,6 +24,7 @@ from tests.crash import (
     failure_message,
     held_slots,
     kill_tree,
+    retries_pending,
     step_started,
     unfinished,
     wait_for,
@@ -103,7 +104,12 @@ def test_kp_up_recovers_from_killed_runs_and_a_power_cut(tmp_path: Path) -> None
         _next_run_succeeds(platform, instance, config, word)
 
         # everything at once, while a run publishes (the earlier runs and retries done)
-        wait_for(lambda: not unfinished(instance), 300, "every run ended", interval=1)
+        wait_for(
+            lambda: not unfinished(instance) and not retries_pending(instance),
+            300,
+            "every run and retry ended",
+            interval=1,
+        )
         with exclusive_lock(lock, timeout=5):
             cut = _launch(platform)
             wait_for(lambda: step_started(instance, cut, "collection"), 300, "publishing")
