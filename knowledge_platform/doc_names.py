@@ -66,6 +66,17 @@ def numbered(text: str) -> set[tuple[str, int]]:
     return found | {_code(w, n) for w, n in CODE.findall(text) if not _a_year(n)}
 
 
+def reference(name: str) -> tuple[str, int] | None:
+    """The one numbered reference `name` is, whole ("CR-019", "RFC-10", "ADR 7"), as
+    (family, number); None for anything else ("see ADR 7", "mid-2026", a path)."""
+    text = name.strip()
+    if whole := NUMBERED.fullmatch(text):
+        return _FAMILY[whole[1].lower().rstrip("s")], int(whole[2])
+    if (code := CODE.fullmatch(text)) and not _a_year(code[2]):
+        return _code(code[1], code[2])
+    return None
+
+
 def _code(letters: str, number: str) -> tuple[str, int]:
     """A code's (family, number): "CR-014" -> ("cr", 14), "RFC-12" -> ("rfc", 12)."""
     family = letters.lower()
@@ -77,7 +88,7 @@ def _a_year(number: str) -> bool:
     return len(number) == 4 and 1900 <= int(number) <= 2100
 
 
-def _number_key(family: str, number: int) -> str:
+def number_key(family: str, number: int) -> str:
     return f"n:{family or '*'}:{number}"
 
 
@@ -107,7 +118,7 @@ def name_keys(title: str, source_id: str, kind: str) -> list[str]:
         if code := _LEADING_CODE.match(name):
             numbers.add(_code(*code.groups()))
     for f, n in sorted(numbers):
-        keys += [_number_key("", n), _number_key(f, n)] if f else [_number_key("", n)]
+        keys += [number_key("", n), number_key(f, n)] if f else [number_key("", n)]
     spelled = [source_id]
     if len(path.parts) > 1 or re.search(r"[-_\d]", path.stem):
         spelled.append(str(path.with_suffix("")))
@@ -127,7 +138,7 @@ def question_keys(question: str) -> frozenset[str]:
         for i in range(len(words))
         for j in range(i + 1, min(len(words), i + LONGEST) + 1)
     }
-    return frozenset(runs | {_number_key(f, n) for f, n in numbered(question)})
+    return frozenset(runs | {number_key(f, n) for f, n in numbered(question)})
 
 
 def names(question: str, keys: list[str]) -> bool:

@@ -2,9 +2,9 @@
 
 A document names the ones it replaces (`extra["supersedes"]`) or the one that replaced it
 (`extra["superseded_by"]`): by doc id, source id (a git path, with or without `.md`, or
-relative to the naming document's folder), file stem, title or record code ("CR-019" of
-`CR-019-demo-screens.md`, "RFC-10" of a page titled "RFC-10: Revision sequence"),
-case-insensitively. Front matter names them, or the record's own preamble in words
+relative to the naming document's folder), file stem, title or number ("CR-019" of
+`CR-019-demo-screens.md`, "RFC-10" of a page titled "RFC-10: Revision sequence": the numbers
+doc_names reads), case-insensitively. Front matter names them, or the record's own preamble in words
 (`stated_links`: "Status: Superseded by RFC-10", "State: Withdrawn — replaced by CR-019",
 "Replaces CR-014").
 `link_successors` resolves both directions among one source's documents in one scope and
@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
+from knowledge_platform.doc_names import name_keys, number_key, reference
 from knowledge_platform.models import Document
 
 SUCCESSOR = "successor"
@@ -30,10 +31,6 @@ BEFORE = "lifecycle_before"
 LINKS = ("supersedes", "superseded_by")
 
 
-#: A record's code as people write it: letters, then its number ("CR-019", "RFC 10", "P-09",
-#: "ADR #7"), read at the start of a name; its key ignores case, separator and leading zeros.
-_CODE = re.compile(r"([A-Za-z]{1,10})[ -]?#?0*(\d{1,6})(?![\w/.])")
-_CODE_AT_START = re.compile(r"\s*" + _CODE.pattern + r"(?!\.\d)")
 #: The lines of a preamble (between the title and the first section) that say what replaced
 #: the record or what it replaces, a code or a markdown link's target naming the other.
 _STRONG = r"(?:\*\*|__)?"
@@ -50,13 +47,6 @@ _REPLACES = re.compile(
 )
 #: How many lines of a document's start are read for its preamble.
 PREAMBLE_LINES = 16
-
-
-def code_key(name: str) -> str | None:
-    """The key of the record code `name` opens with ("CR-019 — Demo screens" -> "#cr-19"),
-    or None."""
-    match = _CODE_AT_START.match(name)
-    return f"#{match.group(1).lower()}-{int(match.group(2))}" if match else None
 
 
 def stated_links(body: str) -> dict[str, list[str]]:
@@ -81,14 +71,18 @@ def names(value: Any) -> list[str]:
     return [str(v).strip() for v in items if v is not None and str(v).strip()]
 
 
-def _keys(doc: Document) -> Iterable[str]:
+def _keys(doc: Document, numbers: bool) -> Iterable[str]:
     path = PurePosixPath(doc.source_id)
     for name in (doc.doc_id, doc.source_id, str(path.with_suffix("")), path.stem, doc.title):
         if name:
             yield name.strip().lower()
-    for name in (path.stem, doc.title):
-        if key := code_key(name):
-            yield key
+    if numbers:  # its numbers ("CR-019" of `CR-019-demo-screens.md`, "RFC-10" of "RFC-10:
+        # Revision sequence"), each of its family: a number of no family ("doc 7") names nothing
+        yield from (
+            key
+            for key in name_keys(doc.title, doc.source_id, doc.kind)
+            if key.startswith("n:") and not key.startswith("n:*:")
+        )
 
 
 def _lookup(by_name: dict[str, str], name: str, referrer: Document) -> str | None:
@@ -99,16 +93,20 @@ def _lookup(by_name: dict[str, str], name: str, referrer: Document) -> str | Non
         found = by_name.get(key.strip().lower())
         if found is not None:
             return found
-    code = code_key(name)
-    return by_name.get(code) if code and _CODE_AT_START.fullmatch(name) else None
+    found = reference(name)  # "CR-019", "RFC-10": a record by its number
+    return by_name.get(number_key(*found)) if found and found[0] else None
 
 
 def link_successors(docs: Sequence[Document]) -> list[Document]:
     """`docs` with `extra["successor"]` set on each superseded one (and dropped from any
     that no longer is). Documents whose links did not change are returned as they were."""
+    # the names documents link by: none, and nothing is looked up; a record's number ("CR-019")
+    # among them, and every document's numbers are read too
+    said = [name for doc in docs for key in LINKS for name in names(doc.extra.get(key))]
+    numbers = any(reference(name) for name in said)
     by_name: dict[str, str] = {}
     for doc in docs:
-        for key in _keys(doc):
+        for key in _keys(doc, numbers) if said else ():
             by_name.setdefault(key, doc.doc_id)
     successor: dict[str, str] = {}
     for doc in docs:  # an explicit `superseded_by` wins over another's `supersedes`

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import datetime as dt
 
-from knowledge_platform.doc_names import name_keys, names, numbered
+from knowledge_platform.doc_names import name_keys, names, numbered, reference
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, asked_cell, disagreement
 from knowledge_platform.serve.answers.extractive import _subject
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.sentences import Sentence, row_cells
 from knowledge_platform.serve.when import resolve
-from knowledge_platform.supersession import code_key, link_successors, stated_links
+from knowledge_platform.supersession import link_successors, stated_links
 from tests.unit.test_answer_items import hit
 from tests.unit.test_supersession import doc, successors
 
@@ -33,8 +33,8 @@ def test_a_preamble_says_what_replaced_the_record_and_what_it_replaces() -> None
 
 
 def test_a_records_code_resolves_its_successor() -> None:
-    assert code_key("CR-014 — LED wall") == "#cr-14" and code_key("rfc-04-lettering") == "#rfc-4"
-    assert code_key("0007-monthly-reports") is None
+    assert reference("CR-014") == ("cr", 14) and reference("rfc-04") == ("rfc", 4)
+    assert reference("0007-monthly-reports") is None and reference("see ADR 7") is None
     docs = [
         doc("cr/CR-014-led-wall.md", "CR-014 — LED wall", superseded_by=["CR-019"]),
         doc("cr/CR-019-screens.md", "CR-019 — Screens", supersedes=["CR-014"]),
