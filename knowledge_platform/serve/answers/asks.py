@@ -364,8 +364,8 @@ class Ask:
     counted: frozenset[str] = frozenset()
 
 
-#: Capitalised words a question writes that name nothing: "before I need Imogen to OK it".
-_NOT_A_NAME = frozenset({"ok", "okay", "asap", "fyi", "eta", "tbd"})
+#: Shorthand a question writes in capitals that names nothing: "before I need Imogen to OK it".
+_SHORTHAND = frozenset({"ok", "okay", "asap", "fyi", "eta", "tbd"})
 
 
 def read_ask(question: str) -> Ask:
@@ -394,7 +394,7 @@ def read_ask(question: str) -> Ask:
         and w != "I"
         and w not in later
         and w not in _TITLES
-        and w.lower() not in CALENDAR | _MEASURES | _NOT_A_NAME
+        and w.lower() not in CALENDAR | _MEASURES | _SHORTHAND
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")

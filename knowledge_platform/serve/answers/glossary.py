@@ -106,8 +106,7 @@ _PHRASE_WORDS = {
     # "The advent calendar went to press today": off to the printer
     "printer": r"\b(?:went|go|goes|going|gone|sent|send|sends)\s+to\s+press\b",
     # "Who gives the OK on ...?", "sign-off", "who signs things off", "need Imogen to OK
-    # it": who approves (not
-    # read as "sign", which is a client's signing)
+    # it": who approves (not read as "sign", which is a client's signing)
     "approve": r"\bsign(?:s|ed|ing)?[-\s](?:(?:[a-z]+\s+){0,2}?)off\b|"
     r"\b(?:give|gives|gave|giving|get|gets)\s+(?:the\s+)?"
     r"(?:ok|okay|go-ahead|green\s+light)\b|\bwhose\s+(?:ok|okay|go-ahead|sign-?off)\b|"
