@@ -131,7 +131,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"surcharges?|overheads?|retainage|deposits?)\b",
             ("percent", "money", "number"),
         ),
-        (r"\bbudget(?:s|ed|ing)?\b", ("money", "duration")),  # a budget of hours is one too
+        # a budget of hours is one too, when the question counts in time
+        (
+            r"\bbudget(?:s|ed|ing)?\b(?=.*\b(?:hours?|hrs|days?|weeks?|time)\b)|"
+            r"\b(?:hours?|hrs|days?|time)\s+budget(?:s|ed)?\b",
+            ("money", "duration"),
+        ),
+        (r"\bbudget(?:s|ed|ing)?\b", ("money",)),
         (r"\b(phone|mobile|fax|cell)\s+(number|no)\b", ("phone",)),
         # "How fast was Gannet's booking page?": a measure ("TTFB 468ms") or a wait
         (r"\bhow\s+fast\s+(?:is|was|are|were)\b", ("number", "duration", "percent")),
@@ -240,6 +246,11 @@ _ASKING = re.compile(
     # "before it moved earlier": that it changed, which the question asks across, not about
     r"|\bbefore\s+(?:it|they|that|this)\s+(?:was\s+|were\s+|got\s+)?(?:moved|changed|switched|"
     r"went)(?:\s+(?:earlier|later|up|down|back|forward|over))?\b"
+    # "before Hamish took it over": who came after (`_LATER` keeps the name out of the
+    # subject) and that they took it on
+    r"|\b(?:before|prior\s+to)\s+(?-i:[A-Z])[\w'\u2019-]*(?:\s+(?-i:[A-Z])[\w'\u2019-]*){0,2}\s+"
+    r"(?:took|take|takes|came|stepped|joined|started)(?:\s+(?:it|them|this|that|the\s+account|"
+    r"the\s+job))?(?:\s+(?:over|on|in|up))?\b"
     # leaving a named tool or supplier: the change is what the question is about, and a log
     # says it as a move ("Why did we leave Edgewarden?": "Moving DNS + CDN to Skerrylight")
     r"|\b(?:leave|left|drop|dropped|ditch|ditched|quit)\b(?=\s+(?-i:[A-Z]))"

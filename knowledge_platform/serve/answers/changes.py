@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge_platform.serve.answers.asks import ROLE_NOUNS
+from knowledge_platform.serve.answers.asks import CALENDAR, ROLE_NOUNS
 from knowledge_platform.serve.answers.lexicon import english
 from knowledge_platform.serve.answers.values import Value, same, values
 
@@ -59,7 +59,10 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
         (
             r"\b(?:supersede|replaced|succeeded|took\s+over|retire|instead\s+of|in\s+place\s+of)",
-            r"\b(?:supersedes|superseded|replaced|succeeded|took\s+over\s+(?:[\w&'-]+\s+){0,5}?"
+            # ... not a passive one: "Laptops are replaced every 3 years" says how often
+            r"\b(?:supersedes|(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbe\s)"
+            r"(?<!\bbeen\s)(?<!\bget\s)(?<!\bgets\s)"
+            r"(?:superseded|replaced|succeeded)|took\s+over\s+(?:[\w&'-]+\s+){0,5}?"
             r"from|retires|retired|instead\s+of|in\s+place\s+of)\s+(?!by\b|with\b)" + _OLD,
         ),
         # "X was replaced/superseded/succeeded by Y": the subject is the old value
@@ -264,6 +267,15 @@ class Change:
         return typed + said + self.holders(text)
 
 
+#: "mireya takes over vantcliffe from cuthbert": the one a hand-over is from, in small letters
+#: as a chat writes it, is a name even when it is also a word of the vocabulary
+_FROM_WHOM = re.compile(
+    r"\bt(?:akes|ook|aking|aken)\s+over\s+(?:[\w&'-]+\s+){0,5}?from\s+(?P<old>[a-z][a-z'-]+)"
+    r"(?=\s+(?:as|on|from|in|at|for|and|but|so|who|which|because|starting|effective)\b|"
+    r"[.,;:!?)]|\s*$)"
+)
+#: What a hand-over may be "from" that is nobody: a day, and the words around one.
+_NOT_WHOM = CALENDAR | _FILLER | _PRONOUNS | {"now", "then", "here", "next", "last", "him", "her"}
 _INITIALS = re.compile(r"[A-Z]{2,3}")
 _FULL_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2}\b")
 
@@ -323,10 +335,11 @@ def change_in(text: str) -> Change:
         old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]
         words = [_phrase(text[a:b]) for a, b in spans]
         later = [_phrase(text[a:b]) for a, b in _spans(text, "new")]
+        whom = {m["old"] for m in _FROM_WHOM.finditer(text) if m["old"] not in _NOT_WHOM}
         change = Change(
             tuple(old),
             tuple(new),
-            tuple(dict.fromkeys(w for w in words if _telling(w))),
+            tuple(dict.fromkeys(w for w in words if w in whom or _telling(w))),
             tuple(dict.fromkeys(w for w in later if w)),
         )
         if change.says_change:

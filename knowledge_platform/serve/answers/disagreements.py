@@ -8,12 +8,38 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
 from knowledge_platform.serve.answers.contract import Citation, Claim, Conflict
 from knowledge_platform.serve.answers.relevance import Scored
 from knowledge_platform.serve.answers.sentences import Sentence
 
 MAX_CONFLICTS = 2
+#: The kinds of value that answer each kind a question asks for (asks.py): two sources that
+#: differ only in another kind disagree about nothing the question asks ("mireya takes over
+#: vantcliffe as of 1 September" and "as of 1 Oct it's 10% contingency" for who leads the
+#: account; a retainer's fee and an approval limit for who approves). A words-only value
+#: ("phrase", as a statement of change names it) answers any; a kind not listed, all.
+_ANSWERED_BY: dict[str, frozenset[str]] = {
+    "person": frozenset({"name"}),
+    "place": frozenset({"name", "code"}),
+    "money": frozenset({"money", "number"}),
+    "number": frozenset({"number", "money", "percent", "duration"}),
+    "percent": frozenset({"percent", "number"}),
+    "duration": frozenset({"duration", "number", "date", "weekday", "time"}),
+    "date": frozenset({"date", "weekday", "time"}),
+    "time": frozenset({"time", "weekday", "date"}),
+    "weekday": frozenset({"weekday", "date", "time", "frequency"}),
+    "frequency": frozenset({"frequency", "weekday", "duration", "time"}),
+    "code": frozenset({"code", "number", "name"}),
+}
+
+
+def _answers_kinds(kinds: Sequence[str]) -> frozenset[str] | None:
+    """The kinds of value that answer a question asking for `kinds`; None for any."""
+    if not kinds or any(k not in _ANSWERED_BY for k in kinds):
+        return None
+    return frozenset({"phrase"}).union(*(_ANSWERED_BY[k] for k in kinds))
 
 
 @dataclass(frozen=True)
@@ -118,12 +144,15 @@ def find_conflicts(
     most one per pair of documents."""
     found: list[Found] = []
     pairs: set[frozenset[str]] = set()
+    answering = _answers_kinds(read_ask(question).kinds)
     for p in picked:
         for e in eligible:
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs:
                 continue
             d = between(question, p.sentence, e.sentence)
+            if d is not None and answering is not None and d.kind not in answering:
+                continue  # a value of another kind than the question asks for
             if d is not None:
                 pairs.add(docs)
                 found.append(

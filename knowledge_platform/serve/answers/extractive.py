@@ -76,6 +76,12 @@ CLEAR_GAP = 0.1
 #: relevance.DURING_LEXICAL of the question's subject: the window says much of what the
 #: words would. 0.1 to 0.2 measured on the eight tune halves; 0.15 and 0.2 answer the same.
 DURING_BELOW = 0.15
+#: A best sentence that a newer one of the sentences about the same names says is old
+#: ("Event spend over $2,500 needs Cressida's sign-off" and, months later, "any event spend
+#: over $2,500 goes to Henrietta for approval, not Cressida"), both holding the asked kind of
+#: value, is answered this far below the threshold: two sources saying the same thing
+#: changed is evidence the question is about it (the newer is then put first).
+CHANGED_BELOW = 0.15
 PARTNER_SHARE = 0.7
 #: Sentences this short are quoted with their heading when they do not name it themselves.
 FRAGMENT_CHARS = 60
@@ -114,6 +120,8 @@ _NOT_A_NAME = re.compile(
 )
 #: How many more passages the answer's best sentence looks up in other documents.
 RELATED_HITS = 4
+#: How many retrieved passages past MAX_HITS are read for a conflict's other side only.
+SIDE_HITS = 0
 #: `related(text, limit)`: the best `limit` hits for `text` under the question's own scope,
 #: grant and date window (the service's search).
 Related = Callable[[str, int], Sequence[Hit]]
@@ -219,14 +227,20 @@ def with_related(
     # a fragment's subject is in its paragraph ("Agency plan, $480/month." of Postmarque's)
     said = best.sentence.block or best.sentence.text
     more = [h for h in related(said, RELATED_HITS) if h.chunk.id not in known]
-    if not more:
+    # the retrieved passages past the ones answers are read from may be the other side too
+    # (the client list's row, ranked seventh, against the client's own page)
+    unread = list(sources.hits[MAX_HITS : MAX_HITS + SIDE_HITS])
+    if not more and not unread:
         return sources, list(scored)
     widened = Sources([*sources.hits, *more])
     seen = {s.sentence.text.lower() for s in scored}
     kinds = {v.kind for v in values(best.sentence.text)}
     extra = [
         s
-        for s in sentences_of(widened, more, len(sources.hits))
+        for s in [
+            *sentences_of(widened, unread, MAX_HITS),
+            *sentences_of(widened, more, len(sources.hits)),
+        ]
         if s.text.lower() not in seen and _may_differ(s.text, kinds)
     ]
     subject = _subject(question, [s.sentence for s in scored])
@@ -248,6 +262,8 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
         min_score -= CLEAR_BELOW
     elif scored and in_window(scored[0]):
         min_score -= DURING_BELOW
+    elif scored and _made_old(scored):
+        min_score -= CHANGED_BELOW
     if not scored or scored[0].score < min_score:
         return []
     floor = max(min_score, RELATIVE_FLOOR * scored[0].score)
@@ -273,6 +289,22 @@ def _clear(scored: Sequence[Scored]) -> bool:
     best = scored[0]
     gap = best.score - (scored[1].score if len(scored) > 1 else 0.0)
     return best.lexical == 1.0 and best.fits and gap >= CLEAR_GAP
+
+
+def _made_old(scored: Sequence[Scored]) -> bool:
+    """Whether a newer sentence holding the asked kind of value says the best one's value is
+    old (and the best one holds it too)."""
+    best = scored[0]
+    said = best.sentence.date
+    if not best.fits or said is None:
+        return False
+    return any(
+        s.fits
+        and s.sentence.date is not None
+        and s.sentence.date > said
+        and change_in(s.sentence.text).makes_old(best.sentence.text)
+        for s in scored[1:]
+    )
 
 
 def _own_sentences(
@@ -320,14 +352,23 @@ def newest_first_pick(
         and e.sentence.date > when
         and e.sentence.chunk.doc_id != best.sentence.chunk.doc_id
         # a statement of change that names the best sentence's value as old need only pass
-        # the threshold's share (a hand-over rarely repeats the title it hands over)
+        # the share of the threshold it lowers (a hand-over rarely repeats the title it
+        # hands over)
         and e.score
-        >= PARTNER_SHARE * (min_score if _makes_old(e, best) else max(min_score, best.score))
+        >= PARTNER_SHARE
+        * (min_score - CHANGED_BELOW if _makes_old(e, best) else max(min_score, best.score))
         and between(question, best.sentence, e.sentence)
     ]
     if not rivals:
         return list(picked)
-    lead = max(rivals, key=lambda e: (e.sentence.date, e.score))
+    # a newer statement of change outranks a newer page that merely says otherwise ("Holds
+    # are released unless Fergus extends them" is no hand-over of an approval)
+    changes = [
+        e
+        for e in rivals
+        if CHANGE in e.sentence.chunk.marks and change_in(e.sentence.text).says_change
+    ]
+    lead = max(changes or rivals, key=lambda e: (e.sentence.date, e.score))
     return [lead, *(p for p in picked if p is not lead)]
 
 

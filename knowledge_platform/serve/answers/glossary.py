@@ -67,6 +67,7 @@ trial trials trialling trialing pilot piloting
 utilisation utilization billable chargeable
 pantone pms
 hour hours hrs
+deliver delivers delivered delivery
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.
@@ -138,6 +139,9 @@ _PHRASE_WORDS = {
     "annual": r"\b(?:a|per|each)\s+year\b",
     # "Which tool did we try out?": a trial; "Any clients won this quarter?": a signing
     "trial": r"\b(?:try|tries|tried|trying)\s+out\b",
+    # "Did anything go out the door yesterday?": what was delivered, sent out or issued
+    "deliver": r"\b(?:go|goes|went|gone|going)\s+out\b(?:\s+the\s+door\b)?"
+    r"|\bsent\s+out\b|\bissued\b",
     "sign": r"\bwon(?=\s+(?:\w+\s+)?(?:clients?|business|accounts?|deals?)\b)|"
     r"(?<=clients\s)won\b|(?<=client\s)won\b|(?<=business\s)won\b|(?<=accounts\s)won\b|"
     r"\b(?:came|come|comes|coming)\s+on\s+board\b"
@@ -153,7 +157,11 @@ _PHRASE_WORDS = {
 }
 #: The words a phrase is written with, for a search (a joiner's log line says "starts today"
 #: or "welcome", never "join").
-_PHRASE_SEARCH = {"join": ("starts", "welcome", "first"), "sign": ("signed",)}
+_PHRASE_SEARCH = {
+    "join": ("starts", "welcome", "first"),
+    "sign": ("signed",),
+    "deliver": ("delivered", "issued"),
+}
 #: What each abbreviation stands for, for a search of a question that abbreviates it.
 _SPELLED = {
     "roas": "return on ad spend",

@@ -88,7 +88,9 @@ DURING_LEXICAL = 0.4
 _ASKS_EVENT = re.compile(
     # "have to pay" is an obligation, not what happened
     r"\b(?:did|(?:have|has|had)(?!\s+to\b)|went|won|began|sent|built|held|shipped|launched|"
-    r"signed|hired|joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b",
+    r"signed|hired|joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b"
+    # "Anything go out the door yesterday?": a "did" left out
+    r"|^\s*any(?:thing|one|body)\b",
     re.I,
 )
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Literal
 
 from knowledge_platform.dating import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_number
+from knowledge_platform.serve.answers.lexicon import english
 
 Kind = Literal[
     "code",
@@ -82,6 +83,17 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ("code", re.compile(r"(?<![\w-])([A-Z][A-Z0-9]+-)(?![\w-])")),  # a prefix: "INC-"
     ("code", re.compile(r"(?<![\w#&])([#@][A-Za-z0-9][\w.-]*[A-Za-z0-9])")),  # #channel, @handle
     ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    # "17/06/2026", "Weds 10/7", "signed Weds (10/28)": a day in digits, not two numbers
+    # ("24/7 cover" and "4/5 stars" have no year and no weekday before them)
+    ("date", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")),
+    (
+        "date",
+        re.compile(
+            r"\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\.?\s+\(?(\d{1,2})/(\d{1,2})"
+            r"(?![/\d])",
+            re.I,
+        ),
+    ),
     (
         "date",
         re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
@@ -196,6 +208,13 @@ def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
     if kind == "date":
         if g[0].isdigit() and len(g[0]) == 4:
             return f"{g[0]}-{g[1]}-{g[2]}"
+        if g[0].isdigit() and g[1].isdigit():  # in digits: a first part over 12 is the day
+            first, second = int(g[0]), int(g[1])
+            month, day = (second, first) if first > 12 else (first, second)
+            if not (1 <= month <= 12 and 1 <= day <= 31):
+                return None
+            year = g[2] if len(g) > 2 and g[2] else "*"
+            return f"{'20' + year if len(year) == 2 else year}-{month:02d}-{day:02d}"
         month, day = (g[0], g[1]) if not g[0].isdigit() else (g[1], g[0])
         return f"{g[2] or '*'}-{month_number(month):02d}-{int(day):02d}"
     if kind == "time":
@@ -260,7 +279,7 @@ def _values(text: str) -> tuple[Value, ...]:
             start, end = m.span()
             if any(taken[start:end]):
                 continue
-            if kind == "name" and _sentence_start(text, start) and " " not in m.group(1):
+            if kind == "name" and " " not in m.group(1) and _opens(text, start, end):
                 continue
             if kind == "time" and _STAMP.match(text, end) and not text[:start].strip():
                 taken[start:end] = [True] * (end - start)  # "10:10 — ...": when it was said
@@ -283,6 +302,23 @@ _STAMP = re.compile(r"\s*[\u2014\u2013|]|\s+-\s")
 def _sentence_start(text: str, pos: int) -> bool:
     before = text[:pos].rstrip()
     return not before or before[-1] in ".!?;(\n-*#>"
+
+
+#: A word in small letters: what follows a field's opening word that is no name.
+_SMALL_WORD = re.compile(r"\s+[a-z]")
+
+
+def _opens(text: str, start: int, end: int) -> bool:
+    """Whether a one-word name at text[start:end] only opens a sentence, or a field's value
+    with an English word that a small word follows ("What to go to them for: Final review of
+    every return"): a capital there says where the text starts, not that it is a name."""
+    if _sentence_start(text, start):
+        return True
+    return (
+        text[:start].rstrip().endswith(":")
+        and text[start:end].lower() in english()
+        and bool(_SMALL_WORD.match(text, end))
+    )
 
 
 def same(a: Value, b: Value) -> bool:
