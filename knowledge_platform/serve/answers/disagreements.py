@@ -42,6 +42,14 @@ def _answers_kinds(kinds: Sequence[str]) -> frozenset[str] | None:
     return frozenset({"phrase"}).union(*(_ANSWERED_BY[k] for k in kinds))
 
 
+def of_asked_kind(question: str, found: Disagreement | None) -> Disagreement | None:
+    """`found` if it is of a kind of value that answers the question (`_ANSWERED_BY`)."""
+    answering = _answers_kinds(read_ask(question).kinds)
+    if found is None or answering is None or found.kind in answering:
+        return found
+    return None
+
+
 @dataclass(frozen=True)
 class Side:
     scored: Scored
@@ -144,15 +152,12 @@ def find_conflicts(
     most one per pair of documents."""
     found: list[Found] = []
     pairs: set[frozenset[str]] = set()
-    answering = _answers_kinds(read_ask(question).kinds)
     for p in picked:
         for e in eligible:
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs:
                 continue
-            d = between(question, p.sentence, e.sentence)
-            if d is not None and answering is not None and d.kind not in answering:
-                continue  # a value of another kind than the question asks for
+            d = of_asked_kind(question, between(question, p.sentence, e.sentence))
             if d is not None:
                 pairs.add(docs)
                 found.append(

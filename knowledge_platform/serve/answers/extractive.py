@@ -36,7 +36,12 @@ from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import asks_old, mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
-from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
+from knowledge_platform.serve.answers.disagreements import (
+    Found,
+    between,
+    find_conflicts,
+    of_asked_kind,
+)
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.items import Item, Superseding, find_item, superseding_item
 from knowledge_platform.serve.answers.relevance import (
@@ -357,26 +362,33 @@ def newest_first_pick(
         and e.score
         >= PARTNER_SHARE
         * (min_score - CHANGED_BELOW if _makes_old(e, best) else max(min_score, best.score))
-        and between(question, best.sentence, e.sentence)
+        and of_asked_kind(question, between(question, best.sentence, e.sentence))
     ]
     if not rivals:
         return list(picked)
-    # a newer statement of change outranks a newer page that merely says otherwise ("Holds
-    # are released unless Fergus extends them" is no hand-over of an approval)
-    changes = [
-        e
-        for e in rivals
-        if CHANGE in e.sentence.chunk.marks and change_in(e.sentence.text).says_change
-    ]
-    lead = max(changes or rivals, key=lambda e: (e.sentence.date, e.score))
+    # a newer statement that says the best one's value is old outranks a newer page that
+    # merely says otherwise ("Holds are released unless Fergus extends them" is no hand-over
+    # of an approval); of several, the one most about the question ("The weekly delivery
+    # review moved from Monday" also says a Monday is old)
+    changes = [e for e in rivals if _makes_old(e, best)]
+    if changes:
+        lead = max(changes, key=lambda e: (e.score, e.sentence.date))
+    else:
+        lead = max(rivals, key=lambda e: (e.sentence.date, e.score))
     return [lead, *(p for p in picked if p is not lead)]
 
 
 def _makes_old(change: Scored, s: Scored) -> bool:
-    """Whether `change` is a statement of change that says a value of `s` is old."""
-    return CHANGE in change.sentence.chunk.marks and change_in(change.sentence.text).makes_old(
-        s.sentence.text
-    )
+    """Whether `change` is a statement of change that says a value `s` holds is old (not one
+    `s` itself says is old: "The weekly delivery review moved from Monday" does not make
+    "toolbox talk is Wednesday 6:30, not Monday" old)."""
+    if CHANGE not in change.sentence.chunk.marks:
+        return False
+    found = change_in(change.sentence.text).old_in(s.sentence.text)
+    own = change_in(s.sentence.text)
+    if not own.says_change:
+        return bool(found)
+    return any(v.kind != "phrase" and any(same(v, n) for n in own.new) for v in found)
 
 
 def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -> bool:
@@ -389,7 +401,7 @@ def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -
         dates[0] is not None
         and dates[1] is not None
         and dates[0] < dates[1]
-        and between(question, s.sentence, lead.sentence) is not None
+        and of_asked_kind(question, between(question, s.sentence, lead.sentence)) is not None
     )
 
 

@@ -15,7 +15,6 @@ from functools import lru_cache
 from typing import Literal
 
 from knowledge_platform.dating import MONTH_NAMES, NUMBER_WORDS, WEEKDAYS, month_number
-from knowledge_platform.serve.answers.lexicon import english
 
 Kind = Literal[
     "code",
@@ -279,7 +278,7 @@ def _values(text: str) -> tuple[Value, ...]:
             start, end = m.span()
             if any(taken[start:end]):
                 continue
-            if kind == "name" and " " not in m.group(1) and _opens(text, start, end):
+            if kind == "name" and _sentence_start(text, start) and " " not in m.group(1):
                 continue
             if kind == "time" and _STAMP.match(text, end) and not text[:start].strip():
                 taken[start:end] = [True] * (end - start)  # "10:10 — ...": when it was said
@@ -302,23 +301,6 @@ _STAMP = re.compile(r"\s*[\u2014\u2013|]|\s+-\s")
 def _sentence_start(text: str, pos: int) -> bool:
     before = text[:pos].rstrip()
     return not before or before[-1] in ".!?;(\n-*#>"
-
-
-#: A word in small letters: what follows a field's opening word that is no name.
-_SMALL_WORD = re.compile(r"\s+[a-z]")
-
-
-def _opens(text: str, start: int, end: int) -> bool:
-    """Whether a one-word name at text[start:end] only opens a sentence, or a field's value
-    with an English word that a small word follows ("What to go to them for: Final review of
-    every return"): a capital there says where the text starts, not that it is a name."""
-    if _sentence_start(text, start):
-        return True
-    return (
-        text[:start].rstrip().endswith(":")
-        and text[start:end].lower() in english()
-        and bool(_SMALL_WORD.match(text, end))
-    )
 
 
 def same(a: Value, b: Value) -> bool:
