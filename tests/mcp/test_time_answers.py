@@ -171,6 +171,19 @@ WORKSPACE = {
     "Saltmarsh Gin\nRaised: 02/06/2026\nReplaces CR-007\nState: Approved\n\n## Change\nTwo "
     "65-inch monitors on stands beside the stage.\n\n## Cost\n$3,900 (monitors, stands, "
     "cabling).\n",
+    # round 19: a hand-over in a chat's small letters against a client list's row; a weekly
+    # email whose figures do not name its sender
+    "event-clients.md": "---\nreviewed: 2026-02-16\n---\n# Event clients\n\n| Client | Account "
+    "lead | Main contact |\n|---|---|---|\n| Vantcliffe Software | Cuthbert Abiodun | Araminta "
+    "Carrow |\n| Saltcote Nurses | Cuthbert Abiodun | Gwenllian Trevithick |\n",
+    "chat/ops-2026-08.md": "# #ops channel — August 2026\n\n[2026-08-19 14:40] briseis: heads "
+    "up: mireya takes over vantcliffe from cuthbert as of 1 September. cuthbert's moving onto "
+    "saltcote 2027\n[2026-08-19 15:02] mireya: i'll shadow the connect calls until then\n"
+    "[2026-08-26 10:05] obafemi: tasting at corliss went fine\n",
+    "memory/2026-10-16.md": "From: Wystan Crouchback <wystan@example.com>\nTo: all-staff@"
+    "example.com\nDate: Fri, 16 Oct 2026 11:42\nSubject: Weekly ops update\n\nCREWS\n1. "
+    "Florent - Brennock.\n\nNUMBERS\nNumbers: 64 field days billed, 28 inspections completed, "
+    "3 near-misses.\n\nHave a good weekend.\nWystan\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -694,3 +707,25 @@ async def test_a_record_named_by_its_code_answers_with_what_it_asks_for(runtime:
     current = await ask(runtime, "What does CR-9 cover?")
     assert "65-inch monitors" in current["answer"] and "$3,900" in current["answer"], current
     assert current["citations"][0].get("superseded_by") is None, current["citations"][0]
+
+
+async def test_a_hand_over_in_small_letters_answers_who_looks_after_it_now(
+    runtime: Runtime,
+) -> None:
+    """ "mireya takes over vantcliffe from cuthbert" (a chat's small letters; "cuthbert" is
+    also a word of the model's vocabulary) answers who looks after Vantcliffe, ahead of the
+    client list's row (before: not found, or the row's Cuthbert alone)."""
+    answer = await ask(runtime, "who looks after vantcliffe these days?")
+    assert answer["mode"] == "extractive", answer["answer"]
+    assert answer["answer"].split("[1]")[0].count("mireya takes over vantcliffe"), answer
+    row = await ask(runtime, "Who is the account lead for Vantcliffe Software?")
+    assert row["answer"].index("mireya") < row["answer"].find("Cuthbert Abiodun"), row["answer"]
+
+
+async def test_who_reported_a_figure_need_not_be_named_beside_it(runtime: Runtime) -> None:
+    """ "How many inspections did Wystan report?": his email's figures do not name him (before:
+    only the From line, which names him, was eligible, and the question was refused)."""
+    question = "How many inspections did Wystan report as completed on 16 October?"
+    answer = await ask(runtime, question)
+    assert answer["mode"] == "extractive", answer["answer"]
+    assert "28 inspections completed" in answer["answer"], answer["answer"]

@@ -142,3 +142,18 @@ def test_a_sentence_differing_from_the_lead_only_in_its_date_is_not_stale() -> N
     found = between(question, status.sentence, minutes.sentence)
     assert found is not None and found.kind == "date"  # what the kind check sets aside
     assert not _stale(question, status, minutes, [])
+
+
+def test_who_reported_it_is_not_what_the_report_must_name() -> None:
+    """ "How many inspections did Wystan report?": his weekly email's figures do not name him
+    (before: Wystan was the subject, and only the email's From line was eligible)."""
+    question = "How many inspections did Wystan report as completed on 16 October?"
+    assert read_ask(question).names == ()
+    assert read_ask("What chargeable ratio did Ulric give at the wrap?").names == ()
+    assert read_ask("When did Dario join?").names == ("Dario",)
+
+
+def test_taking_over_an_account_is_looking_after_it() -> None:
+    question = "who looks after vantcliffe these days?"
+    handover = "heads up: mireya takes over vantcliffe from cuthbert as of 1 September."
+    assert {"manag", "vantcliff"} <= words(question) & words(handover)

@@ -270,6 +270,15 @@ _LATER = re.compile(
     r"\b(?:before|prior\s+to|until|replaced\s+by|switched\s+to|moved\s+to)\s+"
     r"((?:[A-Z][\w&'\u2019-]*\s*){1,4})"
 )
+#: Who said what the question asks about ("How many inspections did Wystan report?", "What
+#: ratio did Ulric give at the wrap?", "according to Imogen"): the report is theirs, its
+#: sentences need not name them.
+_SAYER = re.compile(
+    r"\b(?:did|does|do|has|have|had)\s+((?-i:[A-Z][\w'\u2019-]*)(?:\s+(?-i:[A-Z][\w'\u2019-]*))?)"
+    r"\s+(?:report|say|tell|mention|post|write|announce|share|quote|give|log|put)\w*\b"
+    r"|\baccording\s+to\s+((?-i:[A-Z][\w'\u2019-]*)(?:\s+(?-i:[A-Z][\w'\u2019-]*))?)",
+    re.I,
+)
 #: A question about the value before the current one ("Who handled Quillbrook before
 #: Briony?", "What was the window before it moved?", "What did a proof cost before Hexley's
 #: new rate card?", "Who used to sign it off?"); "before" as a mere conjunction is not ("How
@@ -317,6 +326,9 @@ _PERSON_OPENING = re.compile(
     r"administer(?:s|ed)?|approv(?:es|ed)|sign(?:s|ed)\s+off|manag(?:es|ed)|"
     r"look(?:s|ed)\s+after|owns|owned)\b"
 )
+#: ... and in a chat's small letters, a word that is no English word taking something over
+#: ("heads up: mireya takes over vantcliffe from cuthbert").
+_SMALL_TAKER = re.compile(r"\b([a-z][a-z'-]+)\s+(?:(?:now|will)\s+)?t(?:akes|ook|aking)\s+over\b")
 #: A place said in words: "in git", "in the shared drive", "on the wiki", "at reception" (not
 #: a time: "in March", "on Monday", "at 09:30").
 #: Words of the calendar (lower case): a value a text gives, never a name it is about.
@@ -396,6 +408,8 @@ def read_ask(question: str) -> Ask:
         asking = set(terms(match.group(0))) - set(terms(about))
     # "before Quarrystone": the name of what came after, not what the question is about
     later = {w for m in _LATER.finditer(question) for w in m.group(1).split()}
+    # "How many inspections did Wystan report?": who said it, whose words need not name him
+    later |= {w for m in _SAYER.finditer(question) for w in (m.group(1) or m.group(2)).split()}
     words = re.findall(r"[^\W_][\w&'\u2019-]*", question)[1:]
     names = tuple(
         w.removesuffix("'s").removesuffix("\u2019s")
@@ -503,8 +517,10 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
             for v in found
         )
     if "person" in ask.kinds:
-        return any(is_person(v) and not _a_place(text, v) for v in found) or bool(
-            _PERSON_OPENING.search(text)
+        return (
+            any(is_person(v) and not _a_place(text, v) for v in found)
+            or bool(_PERSON_OPENING.search(text))
+            or any(w not in english() for w in _SMALL_TAKER.findall(text))
         )
     opening = _OPENING.match(text)
     if opening and "name" in ask.kinds and opening[1].lower() in known:

@@ -126,7 +126,7 @@ _NOT_A_NAME = re.compile(
 #: How many more passages the answer's best sentence looks up in other documents.
 RELATED_HITS = 4
 #: How many retrieved passages past MAX_HITS are read for a conflict's other side only.
-SIDE_HITS = 0
+SIDE_HITS = 4
 #: `related(text, limit)`: the best `limit` hits for `text` under the question's own scope,
 #: grant and date window (the service's search).
 Related = Callable[[str, int], Sequence[Hit]]

@@ -125,8 +125,9 @@ _PHRASE_WORDS = {
     "mql": r"\bmarketing[-\s]qualified(?:\s+leads?)?\b",
     "sql": r"\bsales[-\s]qualified(?:\s+leads?)?\b",
     "helpdesk": r"\b(?:support|help|service)[-\s]desk\b",
-    # "Who looks after Cobbleroot?": who manages it
-    "manage": r"\blook(?:s|ed|ing)?\s+after\b",
+    # "Who looks after Cobbleroot?": who manages it; "mireya takes over vantcliffe": who
+    # manages it from then on
+    "manage": r"\blook(?:s|ed|ing)?\s+after\b|\bt(?:ake|akes|ook|aking|aken)\s+over\b",
     "ttfb": r"\btime\s+to\s+first\s+byte\b",
     # "Which person at Calloway do we deal with day to day?": the client's contact
     "contact": r"\bdeal(?:s|t|ing)?\s+with\b(?:\s+day[-\s]to[-\s]day\b)?|"
