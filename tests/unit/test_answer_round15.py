@@ -132,7 +132,11 @@ def test_names_written_in_small_letters_are_names_where_known_as_names() -> None
     assert [v.norm for v in written_small("billie: ask mireya and the warehouse", known)] == [
         "mireya"
     ]
-    assert not fits("mireya takes over", ask, frozenset())  # nothing known: no name
+    # nothing known: no name, unless what it does only a person does (round 19: a word that
+    # is no English word taking something over)
+    assert not fits("mireya is on the list", ask, frozenset())
+    assert fits("mireya takes over", ask, frozenset())
+    assert not fits("the system takes over", ask, frozenset())
 
 
 MANUAL = (

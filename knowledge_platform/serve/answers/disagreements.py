@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
@@ -35,8 +36,10 @@ _ANSWERED_BY: dict[str, frozenset[str]] = {
 }
 
 
-def _answers_kinds(kinds: Sequence[str]) -> frozenset[str] | None:
-    """The kinds of value that answer a question asking for `kinds`; None for any."""
+@lru_cache(maxsize=256)  # asked for each pair of sentences an answer compares
+def _answering(question: str) -> frozenset[str] | None:
+    """The kinds of value that answer the question; None for any."""
+    kinds = read_ask(question).kinds
     if not kinds or any(k not in _ANSWERED_BY for k in kinds):
         return None
     return frozenset({"phrase"}).union(*(_ANSWERED_BY[k] for k in kinds))
@@ -44,7 +47,7 @@ def _answers_kinds(kinds: Sequence[str]) -> frozenset[str] | None:
 
 def of_asked_kind(question: str, found: Disagreement | None) -> Disagreement | None:
     """`found` if it is of a kind of value that answers the question (`_ANSWERED_BY`)."""
-    answering = _answers_kinds(read_ask(question).kinds)
+    answering = _answering(question)
     if found is None or answering is None or found.kind in answering:
         return found
     return None
