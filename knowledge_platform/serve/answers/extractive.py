@@ -267,7 +267,7 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
         min_score -= CLEAR_BELOW
     elif scored and in_window(scored[0]):
         min_score -= DURING_BELOW
-    elif scored and scored[0].score < min_score and _made_old(scored):
+    elif scored and _made_old(scored):
         min_score -= CHANGED_BELOW
     if not scored or scored[0].score < min_score:
         return []
