@@ -9,7 +9,8 @@ from dataclasses import replace
 from knowledge_platform.dating import CHANGE
 from knowledge_platform.serve.answers.asks import asks_old, content_terms, read_ask
 from knowledge_platform.serve.answers.changes import change_in
-from knowledge_platform.serve.answers.disagreements import between, find_conflicts
+from knowledge_platform.serve.answers.conflicts import disagreement
+from knowledge_platform.serve.answers.disagreements import _statement, between, find_conflicts
 from knowledge_platform.serve.answers.extractive import (
     CHANGED_BELOW,
     _stale,
@@ -141,8 +142,9 @@ def test_a_sentence_differing_from_the_lead_only_in_its_date_is_not_stale() -> N
         "2. Freelancer per diem",
         f"Imogen and Marisol reviewed travel costs. {per_diem} Applies to out-of-state shows.",
     )
-    found = between(question, status.sentence, minutes.sentence)
+    found = disagreement(question, _statement(status.sentence), _statement(minutes.sentence))
     assert found is not None and found.kind == "date"  # what the kind check sets aside
+    assert between(question, status.sentence, minutes.sentence) is None
     assert not _stale(question, status, minutes, [])
 
 

@@ -45,7 +45,7 @@ def _answering(question: str) -> frozenset[str] | None:
     return frozenset({"phrase"}).union(*(_ANSWERED_BY[k] for k in kinds))
 
 
-def of_asked_kind(question: str, found: Disagreement | None) -> Disagreement | None:
+def _of_asked_kind(question: str, found: Disagreement | None) -> Disagreement | None:
     """`found` if it is of a kind of value that answers the question (`_ANSWERED_BY`)."""
     answering = _answering(question)
     if found is None or answering is None or found.kind in answering:
@@ -135,8 +135,9 @@ def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> 
 
 
 def between(question: str, a: Sentence, b: Sentence) -> Disagreement | None:
-    """How two retrieved sentences disagree about what the question asks (conflicts.py)."""
-    return disagreement(question, _statement(a), _statement(b))
+    """How two retrieved sentences disagree about what the question asks (conflicts.py), in a
+    kind of value that answers it (`_ANSWERED_BY`)."""
+    return _of_asked_kind(question, disagreement(question, _statement(a), _statement(b)))
 
 
 def _statement(sentence: Sentence) -> Statement:
@@ -160,7 +161,7 @@ def find_conflicts(
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs:
                 continue
-            d = of_asked_kind(question, between(question, p.sentence, e.sentence))
+            d = between(question, p.sentence, e.sentence)
             if d is not None:
                 pairs.add(docs)
                 found.append(

@@ -36,12 +36,7 @@ from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import asks_old, mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
-from knowledge_platform.serve.answers.disagreements import (
-    Found,
-    between,
-    find_conflicts,
-    of_asked_kind,
-)
+from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.items import Item, Superseding, find_item, superseding_item
 from knowledge_platform.serve.answers.relevance import (
@@ -362,7 +357,7 @@ def newest_first_pick(
         and e.score
         >= PARTNER_SHARE
         * (min_score - CHANGED_BELOW if _makes_old(e, best) else max(min_score, best.score))
-        and of_asked_kind(question, between(question, best.sentence, e.sentence))
+        and between(question, best.sentence, e.sentence)
     ]
     if not rivals:
         return list(picked)
@@ -401,7 +396,7 @@ def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -
         dates[0] is not None
         and dates[1] is not None
         and dates[0] < dates[1]
-        and of_asked_kind(question, between(question, s.sentence, lead.sentence)) is not None
+        and between(question, s.sentence, lead.sentence) is not None
     )
 
 
