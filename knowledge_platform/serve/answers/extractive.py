@@ -293,16 +293,13 @@ def _clear(scored: Sequence[Scored]) -> bool:
 
 def _made_old(scored: Sequence[Scored]) -> bool:
     """Whether a newer sentence holding the asked kind of value says the best one's value is
-    old (and the best one holds it too)."""
+    old (`_makes_old`; the best one holds the asked kind too)."""
     best = scored[0]
     said = best.sentence.date
     if not best.fits or said is None:
         return False
     return any(
-        s.fits
-        and s.sentence.date is not None
-        and s.sentence.date > said
-        and change_in(s.sentence.text).makes_old(best.sentence.text)
+        s.fits and s.sentence.date is not None and s.sentence.date > said and _makes_old(s, best)
         for s in scored[1:]
     )
 
