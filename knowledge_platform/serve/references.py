@@ -23,6 +23,8 @@ CANDIDATES = 20
 #: How many of the best-ranked documents are read whole for a numbered item the question
 #: names ("rule 5") that no hit holds.
 ITEM_DOCUMENTS = 3
+#: ... and of the other retrieved documents that mention the item by its name, this many.
+NAMING_DOCUMENTS = 3
 #: A named document's chunks the answer reads: a decision record's every section, mostly.
 CHUNKS_PER_DOCUMENT = 6
 #: A file path: a name with an extension, or folders ending in a name with a digit or a
@@ -155,9 +157,15 @@ def item_hits(
     the one of the item that supersedes it, read from the first ITEM_DOCUMENTS documents of
     `hits` when no hit holds it: an item of a list shares no word with a question that names
     it by number, so retrieval finds its page (by "rule", "playbook") but not its line."""
-    if asked(question) is None or find_item(question, hits) is not None:
+    wanted = asked(question)
+    if wanted is None or find_item(question, hits) is not None:
         return []
+    # ... and of the documents that name items of its kind ("SD-1" of the style guide whose
+    # register table states SD-11, ranked tenth)
+    naming = re.compile(wanted.names(r"\d{1,3}"), re.I)
     docs = list(dict.fromkeys(h.chunk.doc_id for h in hits))[:ITEM_DOCUMENTS]
+    docs += [h.chunk.doc_id for h in hits if naming.search(h.chunk.text)]
+    docs = list(dict.fromkeys(docs))[: ITEM_DOCUMENTS + NAMING_DOCUMENTS]
     rank = {doc: n for n, doc in enumerate(docs)}
     chunks = store.scroll(scope, flt.model_copy(update={"doc_ids": docs}))
     read = [

@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from knowledge_platform.dating import CHAT_STAMP, MONTHS, WEEKDAYS
+from knowledge_platform.dating import CHAT_STAMP, MONTHS, NUMBER_WORDS, WEEKDAYS
 from knowledge_platform.serve.answers.glossary import phrases, words
 from knowledge_platform.serve.answers.lexicon import english
 from knowledge_platform.serve.answers.values import NOT_NAMES, Value, same, values
@@ -36,6 +36,30 @@ _FIGURES += ("sov", "ttfb", "lcp", "cls")
 #: Measures written in capitals: what a question asks about a name, never a name ("What was
 #: Corvina's TTFB last week?" is not answered by "Corvina weekly app orders: 1,912").
 _MEASURES = frozenset((*_FIGURES, "mql", "sql", "kpi"))
+#: A weight or a floor area the question asks for ("What's the weight limit on the barge?",
+#: "How heavy is the mini-ex?", "floor area in square feet?").
+_WEIGHT = (
+    r"\b(?:weight|load)\s+(?:limits?|capacity|rating)\b|\bhow\s+(?:heavy|much\s+weight)\b|"
+    r"\b(?:operating|gross|net|dry|towing|max(?:imum)?|total)\s+weight\b|\bweighs?\b|\btonnage\b"
+)
+#: ... or a distance ("How close to the dock edge can I get ...?")
+_DISTANCE = r"\bhow\s+(?:close|near|far)\b(?!\s+(?:ahead|in\s+advance|along)\b)"
+_AREA = r"\bfloor\s+area\b|\bsquare\s+(?:feet|foot|footage|met(?:re|er)s)\b|\bsq\.?\s*ft\b"
+#: ... is a figure with its unit: "4 in max spacing" is no load limit, "within 10 ft of the
+#: side line" no floor area; a sample size is a count of those observed ("at least 5,000
+#: visitors"), not a split ("50/50").
+_UNITS = [
+    (re.compile(p, re.I), frozenset(terms(u)))
+    for p, u in [
+        (_WEIGHT, "lb lbs pound kg kilo kilogram ton tons tonne psf"),
+        (_AREA, "sq square sf sqft m2 m\u00b2 acre hectare"),
+        (_DISTANCE, "ft feet foot m metre meter yard mile km inch"),
+        (
+            r"\bsample\s+size\b",
+            "sample visitor user session participant respondent shopper people customer",
+        ),
+    ]
+]
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
@@ -78,17 +102,17 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\bsample\s+size\b", ("number",)),  # a count of visitors, never of days
         # "What's the weight limit on the barge?", "floor area in square feet?": a measure (the
         # words stay in the subject: "3 trucks at the dock" is no weight limit of the dock)
-        (
-            r"(?P<about>\b(?:weight|load)\s+(?:limits?|capacity|rating)\b|\bhow\s+(?:heavy|much\s+"
-            r"weight)\b|\bfloor\s+area\b|\bsquare\s+(?:feet|foot|footage|met(?:re|er)s)\b|"
-            r"\bsq\.?\s*ft\b)",
-            ("number",),
-        ),
+        (rf"(?P<about>{_WEIGHT}|{_AREA})|{_DISTANCE}", ("number",)),
         # "What's the MS4 permit number?", "the PO number": an identifier (of the permit)
         (
             r"\b(?P<about>permit|licen[cs]e|policy|account|registration|reference|order|po|"
             r"invoice|tracking|serial|model|part|case|ticket)\s+(?:number|no\.?|#)(?!\s+of)\b",
             ("code", "number"),
+        ),
+        # "What Pantone is the brand blue?": a colour's number or code
+        (
+            r"\b(?:what|which)\s+(?:pantone|pms|hex)(?:\s+(?:colou?r|code|number|value))?\b",
+            ("number", "code"),
         ),
         # "What's the contract worth?": an amount
         (r"\bworth\b", ("money",)),
@@ -118,7 +142,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         (
             # "price-led titles" are titles, not a price; "fee-earning hours" are hours
-            r"\b(cost|costs|price(?!-)|priced|fee(?!-)|fees|spend|salary|(?<!in\s)charge|charged|pay|"
+            r"\b(cost|costs|price(?!-)|priced|fee(?!-)|fees|spend|spending|spent|salary|(?<!in\s)charge|charged|pay|"
             # "paid holiday" is time off, not an amount
             r"paid(?!\s+(?:holiday|leave|time|vacation|days?|sick|parental|annual))|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+(?:[\w-]+\s+){0,2}?money)\b",
@@ -200,7 +224,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("number", "percent", "money"),
         ),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
-        # "What's Cobbleroot's organic revenue target?": a figure, not the KPI's name
+        # "What's Cobbleroot's organic revenue target?": an amount or a growth, not a count of
+        # sessions (the word stays in the subject)
+        (
+            r"\b(?P<about>revenue|turnover|income|profit)\s+(?:targets?|goals?|forecasts?)\b",
+            ("money", "percent"),
+        ),
+        # "What's the traffic target?": a figure, not the KPI's name
         (
             r"\b(?:target|goal)s?\b(?!\s+(?:audience|market|customers?|persona|group|keywords?|"
             r"quer(?:y|ies)|pages?|urls?|accounts?|list|date))",
@@ -224,7 +254,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"analyst|intern|manager|director)s?\b",
             ("person",),
         ),
-        (r"^\s*when\b", (*_TEMPORAL, "condition")),
+        (r"^\s*(?:(?:since|from|until|till)\s+)?when\b", (*_TEMPORAL, "condition")),
         # "Where do the boards live?": a named place, tool or channel, or one said in words
         (r"^\s*where\b", ("place",)),
     ]
@@ -232,6 +262,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 #: The question's own wording that names the kind of answer, not its subject.
 _ASKING = re.compile(
     r"^\s*(how\s+(long|often|many|much|quickly|soon|fast|frequently|early)|how\s+far\s+ahead|"
+    r"(?:since|from|until|till)(?=\s+when\b)|"
     r"how\s+far\s+in\s+advance|what\s+"
     r"(time|(kind|sort|type)\s+of))\b|\b(must|may|might|shall)\b"
     # "Who should I ask about ...", "Whom do we contact for ...": the verb says to find a
@@ -327,8 +358,14 @@ _PERSON_OPENING = re.compile(
     r"look(?:s|ed)\s+after|owns|owned)\b"
 )
 #: ... and in a chat's small letters, a word that is no English word taking something over
-#: ("heads up: mireya takes over vantcliffe from cuthbert").
-_SMALL_TAKER = re.compile(r"\b([a-z][a-z'-]+)\s+(?:(?:now|will)\s+)?t(?:akes|ook|aking)\s+over\b")
+#: ("heads up: mireya takes over vantcliffe from cuthbert") or starting ("fenna rook started
+#: today"), of the one or two before the verb.
+_SMALL_TAKER = re.compile(
+    r"\b([a-z][a-z'-]+)(?:\s+([a-z][a-z'-]+))?\s+(?:(?:now|will)\s+)?"
+    # ... or starting ("fenna rook started today, junior editor")
+    r"(?:t(?:akes|ook|aking)\s+over|start(?:s|ed)\s+(?:today|this\s+morning|on\s+monday)|"
+    r"join(?:s|ed)\s+(?:today|us|the\s+team))\b"
+)
 #: A place said in words: "in git", "in the shared drive", "on the wiki", "at reception" (not
 #: a time: "in March", "on Monday", "at 09:30").
 #: Words of the calendar (lower case): a value a text gives, never a name it is about.
@@ -442,7 +479,9 @@ def read_ask(question: str) -> Ask:
 #: of ...": the words between "how many" and the verb or preposition after them
 _COUNTED = re.compile(
     r"\bhow\s+many\s+((?:[\w-]+\s+){1,3}?)(?:do|does|did|is|are|was|were|have|has|had|will|"
-    r"would|should|can|could|came|come|took|take|went|got|get|of|in|on|per|at|for|to)\b",
+    r"would|should|can|could|came|come|took|take|went|got|get|of|in|on|per|at|for|to|"
+    # "How many people attended ...?"
+    r"[a-z]+ed)\b",
     re.I,
 )
 
@@ -451,6 +490,9 @@ def _counted(question: str, kinds: tuple[str, ...]) -> frozenset[str]:
     """The terms of what a count is of, for a question that asks for a number only."""
     if kinds != ("number",):
         return frozenset()
+    unit = next((u for pattern, u in _UNITS if pattern.search(question)), None)
+    if unit:
+        return unit
     m = _COUNTED.search(question)
     return frozenset(terms(m[1].split()[-1])) if m else frozenset()
 
@@ -520,14 +562,35 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
         return (
             any(is_person(v) and not _a_place(text, v) for v in found)
             or bool(_PERSON_OPENING.search(text))
-            or any(w not in english() for w in _SMALL_TAKER.findall(text))
+            or any(w and w not in english() for m in _SMALL_TAKER.findall(text) for w in m)
         )
     opening = _OPENING.match(text)
     if opening and "name" in ask.kinds and opening[1].lower() in known:
         found.append(Value("name", opening[1].lower(), opening[1]))
-    if ask.counted and not ask.counted & words(text):
+    if ask.counted and not counts(text, ask.counted):
         return False  # a number, but not of what is counted
     return any(v.kind in ask.kinds for v in found)
+
+
+#: How many words may stand between a count and what it counts ("54 client sites", "site
+#: visits **39**", "Rooms in the block: 120"); "84 in a room set for 80" counts no rooms.
+COUNT_REACH = 3
+LABEL_WORDS = 2
+_TOKEN = re.compile(r"[$\u00a3\u20ac]?\d+(?:[.,]\d+)*|[^\W\d_][\w'-]*")
+
+
+def counts(text: str, counted: Collection[str]) -> bool:
+    """Whether `text` gives a number beside a word of what is counted (its glossary group
+    included) or of its unit: at most COUNT_REACH words apart, either way, or in the label
+    it opens with (a table's row: "Tickets sold — Lanternfall; This week: 988")."""
+    tokens = _TOKEN.findall(text)
+    near = [not words(t).isdisjoint(counted) for t in tokens]
+    labelled = any(near[:LABEL_WORDS])
+    return any(
+        labelled or any(near[max(0, i - COUNT_REACH - 1) : i + COUNT_REACH + 2])
+        for i, t in enumerate(tokens)
+        if t[-1].isdigit() or t.lower() in NUMBER_WORDS
+    )
 
 
 def known_names(texts: Iterable[str], signed: Iterable[str] | None = None) -> frozenset[str]:

@@ -66,8 +66,10 @@ launch launches launched ship ships shipped
 trial trials trialling trialing pilot piloting
 utilisation utilization billable chargeable
 pantone pms
-hour hours hrs
+hour hours hr hrs
 deliver delivers delivered delivery
+people attendees attendee headcount delegates guests participants
+dock docks quay quays wharf pier
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.
@@ -127,8 +129,15 @@ _PHRASE_WORDS = {
     "helpdesk": r"\b(?:support|help|service)[-\s]desk\b",
     # "Who looks after Cobbleroot?": who manages it; "mireya takes over vantcliffe": who
     # manages it from then on
-    "manage": r"\blook(?:s|ed|ing)?\s+after\b|\bt(?:ake|akes|ook|aking|aken)\s+over\b",
+    # manages it from then on; "Dario now owns Tessellate": who manages it
+    "manage": r"\blook(?:s|ed|ing)?\s+after\b|\bt(?:ake|akes|ook|aking|aken)\s+over\b|"
+    r"\bowns\b|\bowned\s+by\b",
     "ttfb": r"\btime\s+to\s+first\s+byte\b",
+    # "before I need a life jacket on?": a PFD
+    "pfd": r"\blife[-\s]?(?:jackets?|vests?)\b|\bbuoyancy\s+aids?\b|"
+    r"\bpersonal\s+flotation\s+devices?\b",
+    # "What rating do our ear defenders need?": the handbook's "Hearing protection"
+    "hearing": r"\bear\s*(?:defenders?|protect(?:ion|ors?)|plugs?|muffs?)\b",
     # "Which person at Calloway do we deal with day to day?": the client's contact
     "contact": r"\bdeal(?:s|t|ing)?\s+with\b(?:\s+day[-\s]to[-\s]day\b)?|"
     r"\bday[-\s]to[-\s]day\b|"
@@ -162,6 +171,7 @@ _PHRASE_SEARCH = {
     "join": ("starts", "welcome", "first"),
     "sign": ("signed",),
     "deliver": ("delivered", "issued"),
+    "manage": ("owns",),
 }
 #: What each abbreviation stands for, for a search of a question that abbreviates it.
 _SPELLED = {

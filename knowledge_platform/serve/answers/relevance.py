@@ -279,10 +279,17 @@ def misses_number(numbers: set[str], cases: set[str], s: Sentence) -> bool:
 
 def _window_first(scored: list[Scored]) -> list[Scored]:
     """When a log entry of the window a question about what happened then may answer it
-    (`in_window`), every other sentence counts NOT_DURING of its score."""
+    (`in_window`), every other sentence counts NOT_DURING of its score, a log entry of the
+    window with less than DURING_LEXICAL of the subject too ("Stood the crisis desk down at
+    16:00" is not what "Have we had any crisis call-outs this quarter?" asks about)."""
     if not any(in_window(s) for s in scored):
         return scored
-    return [s if s.during else replace(s, score=round(s.score * NOT_DURING, 4)) for s in scored]
+    return [
+        s
+        if s.during and s.lexical >= DURING_LEXICAL
+        else replace(s, score=round(s.score * NOT_DURING, 4))
+        for s in scored
+    ]
 
 
 def in_window(s: Scored) -> bool:
