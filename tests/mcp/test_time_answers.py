@@ -184,6 +184,13 @@ WORKSPACE = {
     "example.com\nDate: Fri, 16 Oct 2026 11:42\nSubject: Weekly ops update\n\nCREWS\n1. "
     "Florent - Brennock.\n\nNUMBERS\nNumbers: 64 field days billed, 28 inspections completed, "
     "3 near-misses.\n\nHave a good weekend.\nWystan\n",
+    "sites/heron-barge.md": "# Heron barge\n\nAnyone on the Heron barge wears a PFD at all "
+    "times. Two people minimum on the barge during show hours.\n",
+    "sites/freight-lift.md": "# Freight lift\n\nThe freight lift takes loads up to 1,500 lb; "
+    "book it at the loading bay.\n",
+    "event-notes.md": "# Event notes\n\n## Saltcote Nurses Association\nAnnual convention in "
+    "June; the exhibit hall has about 140 booths.\n\n## Brightwater Dental\nThe Brightwater "
+    "workshop had 14 attendees.\n",
 }
 HANDBOOK = {
     "decisions/0001-weekly-status-email.md": (
@@ -729,3 +736,23 @@ async def test_who_reported_a_figure_need_not_be_named_beside_it(runtime: Runtim
     answer = await ask(runtime, question)
     assert answer["mode"] == "extractive", answer["answer"]
     assert "28 inspections completed" in answer["answer"], answer["answer"]
+
+
+async def test_a_weight_limit_needs_a_weight(runtime: Runtime) -> None:
+    """ "What's the weight limit on the Heron barge?" is not answered by "Two people minimum
+    on the barge" (before: any number answered a weight); the freight lift's "1,500 lb"
+    answers its own."""
+    answer = await ask(runtime, "What's the weight limit on the Heron barge?")
+    assert answer["mode"] == "not_found", answer["answer"]
+    lift = await ask(runtime, "What's the weight limit on the freight lift?")
+    assert "1,500 lb" in lift["answer"], lift["answer"]
+
+
+async def test_a_count_of_people_is_not_a_count_of_booths(runtime: Runtime) -> None:
+    """ "How many people attended the Saltcote convention?" is not answered by "about 140
+    booths" (before: the count's noun was read only before a listed verb, and any number
+    answered); "14 attendees" answers the Brightwater workshop's."""
+    answer = await ask(runtime, "How many people attended the Saltcote convention?")
+    assert answer["mode"] == "not_found", answer["answer"]
+    workshop = await ask(runtime, "How many people attended the Brightwater workshop?")
+    assert "14 attendees" in workshop["answer"], workshop["answer"]
