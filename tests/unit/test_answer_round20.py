@@ -8,10 +8,12 @@ from pathlib import Path
 
 from knowledge_platform.models import Hit, chunk_id
 from knowledge_platform.serve.answers.asks import counts, fits, read_ask
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.glossary import phrases, words
 from knowledge_platform.serve.answers.items import find_item
-from knowledge_platform.serve.answers.relevance import Scored, _window_first
-from knowledge_platform.serve.answers.sentences import Sentence
+from knowledge_platform.serve.answers.relevance import Scored, _window_first, asks_event
+from knowledge_platform.serve.answers.sentences import Sentence, _blocks, sentences_of
+from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.references import item_hits
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.store.edge import EdgeStore
@@ -177,3 +179,44 @@ def test_owning_an_account_is_managing_it() -> None:
     assert "manage" in phrases("Heads up: Dario now owns Tessellate as of Mon 3 Aug.")
     assert "manage" in phrases("who looks after tessellate these days")
     assert "manage" not in phrases("our own invoices go out monthly")
+
+
+def test_a_list_under_a_bold_line_is_about_what_it_names() -> None:
+    """ "- Mowing: 24 visits/season" under "**Borough of West Marlow — Marlow Mill Park**" is
+    read with that line (before, the item alone named no park), but quoted alone."""
+    text = (
+        "## Council\n\n**Borough of West Marlow — Marlow Mill Park**\n- Their contact: Denise "
+        "Kaur\n- Mowing: 24 visits/season\n\nPrivate gardens come next."
+    )
+    blocks = _blocks(text)
+    assert blocks["Mowing: 24 visits/season"] == (
+        "Borough of West Marlow — Marlow Mill Park: Mowing: 24 visits/season"
+    )
+    assert "Private gardens come next." not in blocks
+    chunk = make_chunk(n=1, text=text)
+    hit = Hit(chunk=chunk, score=1.0)
+    said = [s.text for s in sentences_of(Sources([hit]), [hit], 0)]
+    assert "Mowing: 24 visits/season" in said
+    assert not any(t.startswith("Borough of West Marlow — Marlow Mill Park:") for t in said)
+
+
+def test_a_contact_under_a_bold_client_line_conflicts_with_the_new_one() -> None:
+    """The client list's "Their contact: Colleen Barber, Estates Manager" (under the client's
+    bold line) and a chat's "From May our contact at Brandywine Vale is Dwayne Ortiz, Estates
+    Officer." give two contacts: a role title beside each is not a second name."""
+    question = "Who is our main contact at Brandywine Vale Housing Association?"
+    listed = Statement(
+        "Their contact: Colleen Barber, Estates Manager",
+        "Clients > Housing associations",
+        "Clients",
+        "Brandywine Vale Housing Association (BVHA): Their contact: Colleen Barber, Estates "
+        "Manager",
+    )
+    said = Statement("From May our contact at Brandywine Vale is Dwayne Ortiz, Estates Officer.")
+    found = disagreement(question, listed, said)
+    assert found is not None and {found.a.text, found.b.text} == {"Colleen Barber", "Dwayne Ortiz"}
+
+
+def test_what_was_decided_asks_what_happened() -> None:
+    assert asks_event("what was decided at yesterday's client meeting?")
+    assert not asks_event("Who is our main contact at Brandywine Vale?")

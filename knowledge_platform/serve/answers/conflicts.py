@@ -31,7 +31,7 @@ from typing import get_args
 
 from knowledge_platform.dating import CHANGE_CUE
 from knowledge_platform.serve.answers import glossary
-from knowledge_platform.serve.answers.asks import CALENDAR, fits, mentions, read_ask
+from knowledge_platform.serve.answers.asks import CALENDAR, ROLE_NOUNS, fits, mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
 from knowledge_platform.serve.answers.relevance import covered
 from knowledge_platform.serve.answers.sentences import names_a_thing, row_cells, terms
@@ -224,10 +224,11 @@ def restated(a: Statement, b: Statement, va: Sequence[Value], vb: Sequence[Value
 
 
 def _both_name(question: str, a: Statement, b: Statement) -> bool:
-    """Whether both statements name something the question names (in their words or
-    headings)."""
+    """Whether both statements name something the question names (in their words, headings
+    or the paragraph or list item around them: "Their contact: Colleen Barber" of a list
+    under "**Brandywine Vale Housing Association**")."""
     return any(
-        all(mentions(f"{s.context} {s.text}", [n]) for s in (a, b))
+        all(mentions(f"{s.context} {s.text} {s.around}", [n]) for s in (a, b))
         for n in read_ask(question).names
     )
 
@@ -369,9 +370,9 @@ def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement 
     for kind in ORDER:
         ka = [v for v in va if v.kind == kind]
         kb = [v for v in vb if v.kind == kind]
-        if kind == "name":  # "since April" says when, not who
-            ka = [v for v in ka if v.norm not in CALENDAR]
-            kb = [v for v in kb if v.norm not in CALENDAR]
+        if kind == "name":  # "since April" says when, not who; "Estates Manager" what
+            ka = [v for v in ka if v.norm not in CALENDAR and not _TITLE.search(v.norm)]
+            kb = [v for v in kb if v.norm not in CALENDAR and not _TITLE.search(v.norm)]
             if len(ka) > 1 or len(kb) > 1:
                 continue  # with several names a side, which one is the subject is a guess
         if kind == "number" and not {_unit(v) for v in ka} & {_unit(v) for v in kb}:
@@ -381,6 +382,13 @@ def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement 
         if ka and kb and _disjoint(ka, kb):
             return Disagreement(kind, _first_unmatched(ka, kb), _first_unmatched(kb, ka))
     return None
+
+
+#: A name that ends in a role ("Estates Manager", "Director of Facilities" aside): a title
+#: beside the person, not a second person.
+_TITLE = re.compile(
+    rf"\b(?:{ROLE_NOUNS}|officer|superintendent|administrator|assistant|partner|principal)$"
+)
 
 
 def _unit(v: Value) -> str:

@@ -88,7 +88,8 @@ DURING_LEXICAL = 0.4
 _ASKS_EVENT = re.compile(
     # "have to pay" is an obligation, not what happened
     r"\b(?:did|(?:have|has|had)(?!\s+to\b)|went|won|began|sent|built|held|shipped|launched|"
-    r"signed|hired|joined|started|booked|released|published|paused|trialled|trialed|tried|ran)\b"
+    r"signed|hired|joined|started|booked|released|published|paused|trialled|trialed|tried|ran|"
+    r"decided|agreed|discussed|announced|happened)\b"
     # "Anything go out the door yesterday?": a "did" left out
     r"|^\s*any(?:thing|one|body)\b",
     re.I,

@@ -59,12 +59,23 @@ def _blocks(text: str) -> dict[str, str]:
     """Each sentence of `text` (as split_sentences gives it) -> the paragraph or list item
     it is part of, when that holds more than it."""
     out: dict[str, str] = {}
+    lead = ""  # the bold line a list opens under, which names what its items are about
     for block in _BLOCK.split(_tables_as_lines(text)):
         parts = _split(block)
+        if _BULLET.match(block) and lead and len(parts) == 1:
+            out[parts[0]] = f"{lead}: {parts[0]}"
+            continue
+        titled = _LEAD_LINE.match(block)
+        lead = titled[1].strip() if titled else lead if _BULLET.match(block) else ""
         if len(parts) > 1:
             whole = " ".join(parts)
             out.update((p, whole) for p in parts)
     return out
+
+
+#: A bold line of its own over a list ("**Borough of West Marlow — Marlow Mill Park**" over
+#: "- Mowing: 24 visits/season"): a heading the file did not mark as one.
+_LEAD_LINE = re.compile(r"^\s*\*\*([^*\n]{3,80})\*\*\s*$")
 
 
 #: A line that is a label and its value, without a full stop ("Date: 2026-11-03", "Owner:
@@ -270,6 +281,7 @@ def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentenc
         logged = hit.chunk.time_kind == "event"
         for position, text in enumerate(split_sentences(hit.chunk.text)):
             whole = blocks.get(text, "")
+            led = whole.endswith(f": {text}")
             if logged:  # a log line's clock time is when it was noted
                 text, whole = (
                     _THREAD_STAMP.sub("", _CLOCK_STAMP.sub("", t)) for t in (text, whole)
@@ -277,7 +289,8 @@ def _distinct(sources: Sources, hits: Sequence[tuple[int, Hit]]) -> list[Sentenc
             if text.lower() not in seen:
                 seen.add(text.lower())
                 out.append(Sentence(text, ref, rank, position, hit.chunk, whole))
-            if whole and len(whole) <= WHOLE_CHARS and whole.lower() not in seen:
+            # (a list item under a bold line is read with it, not quoted with it)
+            if whole and len(whole) <= WHOLE_CHARS and whole.lower() not in seen and not led:
                 seen.add(whole.lower())
                 out.append(Sentence(whole, ref, rank, position, hit.chunk))
     return out
