@@ -4,16 +4,24 @@ answered by the log entry about it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from knowledge_platform.models import Hit, chunk_id
 from knowledge_platform.serve.answers.asks import counts, fits, read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.extractive import pick
 from knowledge_platform.serve.answers.glossary import phrases, words
 from knowledge_platform.serve.answers.items import find_item
-from knowledge_platform.serve.answers.relevance import Scored, _window_first, asks_event
+from knowledge_platform.serve.answers.relevance import (
+    MIN_SCORE,
+    Scored,
+    _window_first,
+    asks_event,
+)
 from knowledge_platform.serve.answers.sentences import Sentence, _blocks, sentences_of
 from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.answers.values import values
 from knowledge_platform.serve.references import item_hits
 from knowledge_platform.store.base import SearchFilter
 from knowledge_platform.store.edge import EdgeStore
@@ -220,3 +228,20 @@ def test_a_contact_under_a_bold_client_line_conflicts_with_the_new_one() -> None
 def test_what_was_decided_asks_what_happened() -> None:
     assert asks_event("what was decided at yesterday's client meeting?")
     assert not asks_event("Who is our main contact at Brandywine Vale?")
+
+
+def test_a_number_with_thousands_and_decimals_is_one() -> None:
+    said = values("March close: fee-earning hours 1,803.5 · drawings issued 81")
+    assert [(v.kind, v.norm) for v in said] == [("number", "1803.5"), ("number", "81")]
+
+
+def test_the_months_total_is_quoted_without_the_other_rows() -> None:
+    """ "How many site visits did we make in March?": the March close, not February's close
+    or a week's row beside it (before, both came within the relative floor)."""
+    march = replace(_said("March close: site visits 39.", 0.95, 1.0, True), month=True)
+    february = _said("February close: 43 site visits.", 0.855, 1.0, True)
+    week = _said("This week: 7 site visits.", 0.84, 1.0, True)
+    assert [s.sentence.text for s in pick([march, february, week], MIN_SCORE)] == [
+        "March close: site visits 39."
+    ]
+    assert len(pick([replace(march, month=False), february, week], MIN_SCORE)) == 3

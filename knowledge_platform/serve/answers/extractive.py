@@ -278,6 +278,8 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
             continue
         if picked and picked[0].during and not s.during:
             continue  # what happened then, not a standing text beside it
+        if picked and picked[0].month and not s.month:
+            continue  # the month's total, not February's close or a week's row beside it
         picked.append(s)
         total += len(s.sentence.text)
     return picked

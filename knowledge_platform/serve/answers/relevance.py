@@ -131,6 +131,8 @@ class Scored:
     on: dt.date | None = None
     #: a log entry said within the window of a question about what happened then
     during: bool = False
+    #: names the whole month the question asks about ("March close: ... site visits 39")
+    month: bool = False
 
 
 def _masked(text: str) -> str:
@@ -264,7 +266,9 @@ def score_sentences(
         out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened))
     if month:
         out = [
-            replace(s, score=round(s.score * NOT_MONTH, 4)) if i not in month else s
+            replace(s, score=round(s.score * NOT_MONTH, 4))
+            if i not in month
+            else replace(s, month=True)
             for i, s in enumerate(out)
         ]
     return _window_first(out)

@@ -153,7 +153,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ),
     ("weekday", re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)),
     ("number", re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[x\u00d7](?!\w)")),  # a ratio: "4.2x"
-    ("number", re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?![\w.]*\w)")),
+    # "1,803.5 hours" is one number, not 1 and 803.5
+    ("number", re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?![\w.]*\w)")),
     # a measure written with its unit: "TTFB 468ms", "LCP 2.4s", "page weight 850kb"
     ("number", re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:ms|s|kb|mb|gb|px)\b", re.I)),
     (
