@@ -245,3 +245,11 @@ def test_the_months_total_is_quoted_without_the_other_rows() -> None:
         "March close: site visits 39."
     ]
     assert len(pick([replace(march, month=False), february, week], MIN_SCORE)) == 3
+
+
+def test_a_number_asked_for_in_so_many_words_is_a_figure() -> None:
+    ask = read_ask("crew days number last wk?")
+    assert "number" in ask.kinds and "number" not in ask.subject
+    assert not fits("Billie posts the number of crew days booked for the week on Friday.", ask)
+    assert fits("billie: crew days booked this wk: 162. highest all year", ask)
+    assert "date" in read_ask("When is the count due?").kinds

@@ -257,6 +257,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"^\s*(?:(?:since|from|until|till)\s+)?when\b", (*_TEMPORAL, "condition")),
         # "Where do the boards live?": a named place, tool or channel, or one said in words
         (r"^\s*where\b", ("place",)),
+        # "crew days number last wk?", "TC's billable number at the wrap": a figure
+        (r"\b(?:number|figure|tally|count)\b(?!\s+of\b)", ("number", "percent", "money")),
     ]
 ]
 #: The question's own wording that names the kind of answer, not its subject.
