@@ -36,15 +36,15 @@ _FIGURES += ("sov", "ttfb", "lcp", "cls")
 #: Measures written in capitals: what a question asks about a name, never a name ("What was
 #: Corvina's TTFB last week?" is not answered by "Corvina weekly app orders: 1,912").
 _MEASURES = frozenset((*_FIGURES, "mql", "sql", "kpi"))
-#: A weight or a floor area the question asks for ("What's the weight limit on the barge?",
-#: "How heavy is the mini-ex?", "floor area in square feet?").
+#: A weight, a floor area or a distance the question asks for ("What's the weight limit on
+#: the barge?", "How heavy is the mini-ex?", "floor area in square feet?", "How close to the
+#: dock edge can I get ...?").
 _WEIGHT = (
     r"\b(?:weight|load)\s+(?:limits?|capacity|rating)\b|\bhow\s+(?:heavy|much\s+weight)\b|"
     r"\b(?:operating|gross|net|dry|towing|max(?:imum)?|total)\s+weight\b|\bweighs?\b|\btonnage\b"
 )
-#: ... or a distance ("How close to the dock edge can I get ...?")
-_DISTANCE = r"\bhow\s+(?:close|near|far)\b(?!\s+(?:ahead|in\s+advance|along)\b)"
 _AREA = r"\bfloor\s+area\b|\bsquare\s+(?:feet|foot|footage|met(?:re|er)s)\b|\bsq\.?\s*ft\b"
+_DISTANCE = r"\bhow\s+(?:close|near|far)\b(?!\s+(?:ahead|in\s+advance|along)\b)"
 #: ... is a figure with its unit: "4 in max spacing" is no load limit, "within 10 ft of the
 #: side line" no floor area; a sample size is a count of those observed ("at least 5,000
 #: visitors"), not a split ("50/50").

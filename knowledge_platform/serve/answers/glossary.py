@@ -128,7 +128,6 @@ _PHRASE_WORDS = {
     "sql": r"\bsales[-\s]qualified(?:\s+leads?)?\b",
     "helpdesk": r"\b(?:support|help|service)[-\s]desk\b",
     # "Who looks after Cobbleroot?": who manages it; "mireya takes over vantcliffe": who
-    # manages it from then on
     # manages it from then on; "Dario now owns Tessellate": who manages it
     "manage": r"\blook(?:s|ed|ing)?\s+after\b|\bt(?:ake|akes|ook|aking|aken)\s+over\b|"
     r"\bowns\b|\bowned\s+by\b",
