@@ -253,3 +253,19 @@ def test_a_number_asked_for_in_so_many_words_is_a_figure() -> None:
     assert not fits("Billie posts the number of crew days booked for the week on Friday.", ask)
     assert fits("billie: crew days booked this wk: 162. highest all year", ask)
     assert "date" in read_ask("When is the count due?").kinds
+
+
+def test_a_new_starter_asks_who_joined_then() -> None:
+    """ "new starter back in march - who was that?" asks what happened in the window, as
+    "Who joined in March?" does (before, without a verb of the event, a team row's
+    "joined January" stood beside the log's newcomer)."""
+    assert asks_event("new starter back in march - who was that?")
+    assert asks_event("any new logos since the start of october?")
+
+
+def test_whose_ok_asks_for_a_person() -> None:
+    """ "whose ok do I need ...?" is read as approval and still asks for a person (before,
+    the phrase took "whose" with it and the question asked for no kind of value)."""
+    ask = read_ask("whose ok do I need before artwork goes off to Hexley?")
+    assert ask.kinds == ("person",)
+    assert "approv" in ask.subject

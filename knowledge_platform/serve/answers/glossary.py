@@ -112,7 +112,7 @@ _PHRASE_WORDS = {
     # it": who approves (not read as "sign", which is a client's signing)
     "approve": r"\bsign(?:s|ed|ing)?[-\s](?:(?:[a-z]+\s+){0,2}?)off\b|"
     r"\b(?:give|gives|gave|giving|get|gets)\s+(?:the\s+)?"
-    r"(?:ok|okay|go-ahead|green\s+light)\b|\bwhose\s+(?:ok|okay|go-ahead|sign-?off)\b|"
+    r"(?:ok|okay|go-ahead|green\s+light)\b|(?<=\bwhose\s)(?:ok|okay|go-ahead|sign-?off)\b|"
     r"\bto\s+(?:ok|okay)\s+(?:it|this|that|them)\b",
     "ceo": r"\bchief\s+executive(?:\s+officer)?\b",
     # the abbreviation a measure or a meeting is written as

@@ -90,6 +90,8 @@ _ASKS_EVENT = re.compile(
     r"\b(?:did|(?:have|has|had)(?!\s+to\b)|went|won|began|sent|built|held|shipped|launched|"
     r"signed|hired|joined|started|booked|released|published|paused|trialled|trialed|tried|ran|"
     r"decided|agreed|discussed|announced|happened)\b"
+    # "new starter back in march - who was that?": someone who joined then
+    r"|\bnew\s+(?:starter|joiner|hire|recruit|client|logo|customer)s?\b"
     # "Anything go out the door yesterday?": a "did" left out
     r"|^\s*any(?:thing|one|body)\b",
     re.I,
