@@ -23,7 +23,8 @@ CANDIDATES = 20
 #: How many of the best-ranked documents are read whole for a numbered item the question
 #: names ("rule 5") that no hit holds.
 ITEM_DOCUMENTS = 3
-#: ... and of the other retrieved documents that mention the item by its name, this many.
+#: ... and of the other retrieved documents that name items of its kind ("SD-1" for SD-11),
+#: this many.
 NAMING_DOCUMENTS = 3
 #: A named document's chunks the answer reads: a decision record's every section, mostly.
 CHUNKS_PER_DOCUMENT = 6

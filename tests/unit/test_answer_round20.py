@@ -269,3 +269,15 @@ def test_whose_ok_asks_for_a_person() -> None:
     ask = read_ask("whose ok do I need before artwork goes off to Hexley?")
     assert ask.kinds == ("person",)
     assert "approv" in ask.subject
+
+
+def test_a_heading_ends_what_a_bold_line_leads() -> None:
+    """A heading after the bold-led list starts another section: neither it nor the list
+    under it is read with the bold line."""
+    text = (
+        "**Borough of West Marlow**\n- Mowing: 24 visits/season\n\n## Private gardens\n\n"
+        "- Mowing: weekly"
+    )
+    blocks = _blocks(text)
+    assert blocks["Mowing: 24 visits/season"] == "Borough of West Marlow: Mowing: 24 visits/season"
+    assert "Mowing: weekly" not in blocks

@@ -62,11 +62,12 @@ def _blocks(text: str) -> dict[str, str]:
     lead = ""  # the bold line a list opens under, which names what its items are about
     for block in _BLOCK.split(_tables_as_lines(text)):
         parts = _split(block)
-        if _BULLET.match(block) and lead and len(parts) == 1:
+        item = bool(_LIST_ITEM.match(block))
+        if item and lead and len(parts) == 1:
             out[parts[0]] = f"{lead}: {parts[0]}"
             continue
         titled = _LEAD_LINE.match(block)
-        lead = titled[1].strip() if titled else lead if _BULLET.match(block) else ""
+        lead = titled[1].strip() if titled else lead if item else ""
         if len(parts) > 1:
             whole = " ".join(parts)
             out.update((p, whole) for p in parts)
@@ -76,6 +77,8 @@ def _blocks(text: str) -> dict[str, str]:
 #: A bold line of its own over a list ("**Borough of West Marlow — Marlow Mill Park**" over
 #: "- Mowing: 24 visits/season"): a heading the file did not mark as one.
 _LEAD_LINE = re.compile(r"^\s*\*\*([^*\n]{3,80})\*\*\s*$")
+#: A list's item (not a heading line, which `_BULLET` also strips): what a bold line leads.
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 
 
 #: A line that is a label and its value, without a full stop ("Date: 2026-11-03", "Owner:
