@@ -591,7 +591,22 @@ def counts(text: str, counted: Collection[str]) -> bool:
     return any(
         labelled or any(near[max(0, i - COUNT_REACH - 1) : i + COUNT_REACH + 2])
         for i, t in enumerate(tokens)
-        if t[-1].isdigit() or t.lower() in NUMBER_WORDS
+        if (t[-1].isdigit() or t.lower() in NUMBER_WORDS) and not _counts_other(tokens, i, near)
+    )
+
+
+def _counts_other(tokens: Sequence[str], i: int, near: Sequence[bool]) -> bool:
+    """Whether the number at `i` counts the plural noun right after it, another thing than
+    the one asked about ("2,500 words" counts no linguists, "about 140 booths" no people)."""
+    if i + 1 >= len(tokens) or near[i + 1]:
+        return False
+    after = tokens[i + 1]
+    return (
+        len(after) > 3
+        and after.isalpha()
+        and after.islower()
+        and after.endswith("s")
+        and not after.endswith(("ss", "us", "is"))
     )
 
 

@@ -75,12 +75,14 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # "21 days (previously 14 days)", "Lee, formerly Dana", "up from 14 days"
         (
             r"\b(?:previously|formerly|up\s+from|down\s+from|used\s+to\s+be)\s|"
-            r"\(\s*(?:(?:it|they)\s+)?(?:was|were)\s|[,;]\s*was\s+[$\u20ac\u00a3\d]",
+            r"\(\s*(?:(?:it|they)\s+)?(?:was|were)\s|[,;]\s*was\s+[$\u20ac\u00a3\d]|"
+            r"[,;\u2014\u2013-]\s*(?:it|they)\s+(?:was|were)\s+[$\u20ac\u00a3\d]",
             r"(?:[(,]\s*|\b(?:was|were|is|are)\s+)(?:previously|formerly)\s+"
             + _OLD
             # "New rate: $1,150/mo, was $890", "up to $245 (they were $225)": a figure after
             # "was" is the old one
-            + r"|(?:\(\s*(?:(?:it|they)\s+)?(?:was|were)\s+|[,;]\s*was\s+(?=[$\u20ac\u00a3\d]))"
+            + r"|(?:\(\s*(?:(?:it|they)\s+)?(?:was|were)\s+|[,;]\s*was\s+(?=[$\u20ac\u00a3\d])|"
+            r"[,;\u2014\u2013-]\s*(?:it|they)\s+(?:was|were)\s+(?=[$\u20ac\u00a3\d]))"
             + _OLD.replace("?P<old>", "?P<old3>")
             + r"|\b(?:(?:up|down)\s+from|used\s+to\s+be)\s+"
             + _OLD.replace("?P<old>", "?P<old2>"),

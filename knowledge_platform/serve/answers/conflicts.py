@@ -122,11 +122,22 @@ def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], lis
     return [x for x in keep if x in a], [x for x in keep if x in b]
 
 
+#: Who wrote a chat message, by the handle in small letters it opens with ("ludmila: ..."),
+#: which says nothing of what it is about (a label in capitals, "Role: Editor", does).
+_SPEAKER = re.compile(r"^\W*@?[a-z][\w.-]{1,30}:\s")
+#: Words that say how current a value is, not what it is of ("the old rate", "new SM day
+#: rate"), and the tags a log puts before what it says ("DECISION:", "FYI:", "Update:"): two
+#: statements do not speak of one thing for sharing them.
+_STATUS = frozenset(
+    terms("old new now current latest decision decided update updated fyi note reminder")
+)
+
+
 def _subject(statement: Statement, found: Sequence[Value]) -> set[str]:
-    text = statement.text
+    text = _SPEAKER.sub(" ", statement.text)
     for v in found:
         text = text.replace(v.text, " ")
-    return set(terms(text)) | set(terms(statement.heading))
+    return (set(terms(text)) | set(terms(statement.heading))) - _STATUS
 
 
 def _different_things(a: Statement, b: Statement) -> bool:

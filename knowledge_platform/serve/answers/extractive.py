@@ -613,10 +613,13 @@ def item_answer(
     )
 
 
-def newest_first(shown: Sequence[Scored], conflicts: Sequence[Found]) -> list[Scored]:
-    """`shown` with every sentence a conflict says is older after the others."""
+def newest_first(
+    shown: Sequence[Scored], conflicts: Sequence[Found], old: Collection[int] = ()
+) -> list[Scored]:
+    """`shown` with every sentence a conflict says is older, or a newer statement of change
+    makes old (`old`, by id), after the others."""
     older = {id(side.scored) for found in conflicts if (side := found.older()) is not None}
-    return sorted(shown, key=lambda s: id(s) in older)
+    return sorted(shown, key=lambda s: id(s) in older or id(s) in old)
 
 
 def successor_sentences(
@@ -659,13 +662,42 @@ def superseded_items(
     return later
 
 
-def _older_mark(s: Scored, conflicts: Sequence[Found], later: dict[int, Scored]) -> str:
+def made_old(shown: Sequence[Scored]) -> dict[int, Scored]:
+    """For each shown sentence (by id) whose value a newer shown statement of change in
+    another document says is old ("Role: Editor; Day rate: $850." and "editor day rate goes
+    to $950 from 1 july — it was $850"), that statement."""
+    out: dict[int, Scored] = {}
+    for s in shown:
+        when = s.sentence.date
+        for change in shown:
+            said = change.sentence
+            if (
+                change is not s
+                and said.chunk.doc_id != s.sentence.chunk.doc_id
+                and said.date is not None
+                and (when is None or said.date > when)
+                and _makes_old(change, s)
+            ):
+                out[id(s)] = change
+                break
+    return out
+
+
+def _superseded_mark(s: Scored, later: dict[int, Scored]) -> str:
     if id(s) in later:
         return f" (superseded by [{later[id(s)].sentence.ref}], which says:)"
+    return ""
+
+
+def _older_mark(s: Scored, conflicts: Sequence[Found], old: dict[int, Scored]) -> str:
+    """What the answer says before a sentence a newer one shown makes old: "(older; [2] is
+    newer)", ahead of the value it states, so that it is not read as current."""
     for found in conflicts:
         older, newer = found.older(), found.newer()
         if older is not None and newer is not None and older.scored is s:
-            return f" (older: [{newer.sentence.ref}] is newer)"
+            return f"(older; [{newer.sentence.ref}] is newer) "
+    if id(s) in old:
+        return f"(older; [{old[id(s)].sentence.ref}] is newer) "
     return ""
 
 
@@ -741,8 +773,9 @@ def extractive_answer(
     # a conflict's side inside a quoted paragraph is quoted there already
     sides = [s for s in _other_sides(conflicts) if not any(_inside(s, p) for p in picked)]
     shown = [*picked, *(s for s in sides if s not in picked)]
+    old = made_old(shown)
     if not focus:  # a named record is answered first, whatever came after it
-        shown = newest_first(shown, conflicts)
+        shown = newest_first(shown, conflicts, old)
     later = successor_sentences(shown, every)
     items = superseded_items(shown, every, later)
     later.update((k, best) for k, (best, _) in items.items())
@@ -761,8 +794,9 @@ def extractive_answer(
     name_terms = {t for n in ask.names for t in terms(n)}
     texts = {s.sentence.text for s in shown}
     body = " ".join(
-        f"{labels.get(id(s), '')}{quoted(s, name_terms, texts)} [{s.sentence.ref}]"
-        f"{'' if id(s) in items else _older_mark(s, conflicts, later)}"
+        f"{'' if id(s) in later else _older_mark(s, conflicts, old)}{labels.get(id(s), '')}"
+        f"{quoted(s, name_terms, texts)} [{s.sentence.ref}]"
+        f"{'' if id(s) in items else _superseded_mark(s, later)}"
         for s in shown
     )
     body += "".join(" " + found.describe() for found in conflicts)

@@ -261,3 +261,35 @@ def words(text: str) -> frozenset[str]:
     """The stemmed terms of `text`, its phrases read as their word, with every word of each
     one's group: what a question's word is looked for in."""
     return frozenset(widen(_terms(phrases(text))))
+
+
+#: A word written in capitals, two to four letters, maybe plural ("SM", "PMs").
+_CAPITALS = re.compile(r"\b(?P<caps>[A-Z]{2,4})s?\b")
+#: A run of words whose initials such a word may be.
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def capitals(text: str) -> frozenset[str]:
+    """The words `text` writes in capitals (lower case), not a time's "PM" ("2 PM")."""
+    return frozenset(
+        m["caps"].lower()
+        for m in _CAPITALS.finditer(text)
+        if not text[: m.start()].rstrip()[-1:].isdigit()
+    )
+
+
+@lru_cache(maxsize=8192)
+def initials(text: str) -> dict[str, frozenset[str]]:
+    """The initials (lower case) of each run of two to four words of `text` with no stopword
+    among them, and the words' stemmed terms: "the new stage manager rate" gives "sm" ->
+    {"stage", "manag"} (and "ns", "nsm", ...). A text that abbreviates the phrase ("new SM
+    day rate") says what the one that spells it out says, and the other way round."""
+    tokens = _WORD.findall(text)
+    out: dict[str, frozenset[str]] = {}
+    for n in (2, 3, 4):
+        for i in range(len(tokens) - n + 1):
+            run = tokens[i : i + n]
+            stems = _terms(" ".join(run))
+            if len(stems) == n:  # a stopword among them: no phrase of its own
+                out.setdefault("".join(w[0] for w in run).lower(), frozenset(stems))
+    return out

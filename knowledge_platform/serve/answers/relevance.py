@@ -38,7 +38,7 @@ from knowledge_platform.dating import names_month_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
-from knowledge_platform.serve.answers.glossary import words
+from knowledge_platform.serve.answers.glossary import capitals, initials, words
 from knowledge_platform.serve.answers.sentences import During, Sentence, said_during, terms
 from knowledge_platform.serve.answers.values import values
 
@@ -177,18 +177,36 @@ def _changes_away_from(text: str, ask: Ask) -> bool:
     return any(set(terms(v.text)) & named for v in change.new if v.kind == "name")
 
 
-def _lexical(subject: Collection[str], s: Sentence) -> float:
+def _lexical(subject: Collection[str], s: Sentence, question: str = "") -> float:
     """The share of `subject` the sentence (with its headings) has; a term only the rest of
     its paragraph or list item has counts BLOCK_SHARE. A term's longer form counts in the
-    sentence's own words only: a heading is a label ("Client directory" is no director)."""
+    sentence's own words only: a heading is a label ("Client directory" is no director). A
+    phrase of the `question` the sentence abbreviates counts as its words ("new SM day rate"
+    has the stage manager of "the new stage manager rate"), and so does an abbreviation of
+    the question's the sentence spells out."""
     if not subject:
         return 0.0
     have, loose = words(s.context), words(s.text)
+    short = _abbreviated(question, s.context) if question else frozenset()
+    if short:
+        have, loose = have | short, loose | short
     own = covered(subject, have, loose)
     if s.block and own < len(subject):
         around = covered(subject, have | words(s.block), loose | words(s.block))
         return (own + BLOCK_SHARE * (around - own)) / len(subject)
     return own / len(subject)
+
+
+def _abbreviated(question: str, text: str) -> frozenset[str]:
+    """The question's terms `text` writes short or spells out: the words of a phrase of the
+    question whose initials `text` writes in capitals, and the question's own capitals
+    whose phrase `text` spells out."""
+    spelled = initials(question)
+    found = {t for a in capitals(text) if a in spelled for t in spelled[a]}
+    asked = capitals(question)
+    if asked:
+        found.update(asked & initials(text).keys())
+    return frozenset(found)
 
 
 def _attribute(ask: Ask) -> frozenset[str]:
@@ -238,7 +256,7 @@ def score_sentences(
     month: set[int] = set()  # of `out`, the sentences that name the asked month
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = words(s.context)
-        lexical = _lexical(ask.subject, s)
+        lexical = _lexical(ask.subject, s, ask.text)
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         fit = fits(s.text, ask, known)

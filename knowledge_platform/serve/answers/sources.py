@@ -37,10 +37,13 @@ class Sources:
     ) -> tuple[str, list[Citation], dict[int, int]]:
         """`text` with its [n] markers renumbered by first use, the citations it uses under
         their new numbers, and the map from reference number to citation number. `quoted`:
-        the chunk the text quotes for a reference number, where it quotes one."""
-        order = [int(n) for n in _MARKER.findall(text) if int(n) in self.citations]
-        renumber = {old: new for new, old in enumerate(dict.fromkeys(order), 1)}
+        the chunk the text quotes for a reference number, where it quotes one, in the order
+        it quotes them (numbered first: a note before a quote, "(older; [2] is newer)", does
+        not number the newer source first)."""
         quoted = quoted or {}
+        used = [int(n) for n in _MARKER.findall(text) if int(n) in self.citations]
+        order = [*(n for n in quoted if n in used), *used]
+        renumber = {old: new for new, old in enumerate(dict.fromkeys(order), 1)}
         cited = [
             Citation.of(quoted[old], number=new)
             if old in quoted

@@ -1,0 +1,122 @@
+"""Round 22 (issue 25): a phrase and its initials are one thing ("stage manager", "SM"); a
+number counts the plural noun it stands before; a chat handle and a word of status ("old",
+"new") are not what two statements are about."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from knowledge_platform.dating import CHANGE
+from knowledge_platform.embeddings.deterministic import HashEmbedder
+from knowledge_platform.models import Hit
+from knowledge_platform.serve.answers.asks import counts, fits, read_ask
+from knowledge_platform.serve.answers.changes import change_in
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.glossary import capitals, initials
+from knowledge_platform.serve.answers.relevance import _lexical
+from knowledge_platform.serve.answers.sentences import sentences_of
+from knowledge_platform.serve.answers.sources import Sources
+from tests.answer_fixtures import hits
+from tests.store_fixtures import make_chunk
+
+
+def _sentence(text: str):
+    hit = Hit(chunk=make_chunk(n=1, text=text), score=1.0)
+    return next(s for s in sentences_of(Sources([hit]), [hit], 0) if s.text == text)
+
+
+def test_a_phrase_the_sentence_abbreviates_counts_as_its_words() -> None:
+    """ "From when does the new stage manager rate apply?" has four of its five subject words in
+    "new SM day rate: $725 (was $650), as of 1 July." (before: two, "new" and "rate", and the
+    question was refused)."""
+    question = "From when does the new stage manager rate apply?"
+    ask = read_ask(question)
+    said = _sentence("ludmila: new SM day rate: $725 (was $650), as of 1 July.")
+    assert _lexical(ask.subject, said) == 0.4
+    assert _lexical(ask.subject, said, question) == 0.8
+
+
+def test_an_abbreviation_of_the_question_spelled_out_counts() -> None:
+    question = "Who is the PM on the Brennock program?"
+    ask = read_ask(question)
+    said = _sentence("Brennock program: project manager Idony Ravenhill.")
+    assert _lexical(ask.subject, said, question) > _lexical(ask.subject, said)
+
+
+def test_a_time_of_day_is_no_abbreviation() -> None:
+    assert capitals("Call at 2 PM with the PMs") == frozenset({"pm"})
+    assert capitals("Call at 2 PM") == frozenset()
+    assert initials("the new stage manager rate")["sm"] == frozenset({"stage", "manag"})
+    assert "tn" not in initials("the new")  # a stopword is no word of a phrase
+
+
+def test_a_number_counts_the_plural_noun_it_stands_before() -> None:
+    """ "2,500 words" counts no linguists, "about 140 booths" no people; "67 hosted sites" and
+    "14 attendees" still count sites and people."""
+    linguists = read_ask("How many freelance linguists do we have on our roster?").counted
+    assert not counts("Jobs over 2,500 words: linguists revise in pairs.", linguists)
+    assert counts("We have 38 freelance linguists on the roster.", linguists)
+    people = read_ask("How many people attended the expo?").counted
+    assert not counts("An exhibit hall of about 140 booths.", people)
+    assert counts("Workshop: 14 attendees.", people)
+    sites = read_ask("How many sites are on Driftnode?")
+    assert fits("we're at 67 hosted sites", sites)
+
+
+def test_a_chat_handle_and_old_and_new_are_not_what_two_messages_share() -> None:
+    """ "the 8% on the rate card is old" (September) and the June stage manager rate share
+    "ludmila", "old" and "rate": no conflict of "1 Oct" against "1 July" (before, one was
+    drawn and put the contingency first)."""
+    question = "From when does the new stage manager rate apply?"
+    june = Statement("ludmila: new SM day rate: $725 (was $650), as of 1 July.")
+    september = Statement(
+        "ludmila: heads up: as of 1 Oct it's 10% contingency on every budget we send out. the "
+        "8% on the rate card is old, i'll fix it"
+    )
+    assert disagreement(question, june, september) is None
+    # nor are the tags a log puts first: a purchase limit is not the editor's day rate
+    limit = Statement("DECISION: MV raised the purchase limit to $1,200 (was $500).")
+    rate = Statement("DECISION (MV): editor day rate goes to $950 from 1 july — it was $850.")
+    assert disagreement("What is our day rate for an editor?", limit, rate) is None
+
+
+def test_it_was_after_a_dash_names_the_old_figure() -> None:
+    """ "editor day rate goes to $950 from 1 july — it was $850" says $850 is old (before: no
+    old value), so the rate card's "Role: Editor; Day rate: $850." is marked older."""
+    change = change_in("DECISION (MV): editor day rate goes to $950 from 1 july — it was $850.")
+    assert [v.text for v in change.old] == ["$850"]
+    assert "$850" in [v.text for v in change.old_in("Role: Editor; Day rate: $850.")]
+    assert not change_in("the test ran 14 days - it was fine").says_change
+
+
+def test_a_row_a_newer_change_makes_old_is_marked_older_before_its_value() -> None:
+    """The equipment page's "Instrument rental: Kestrelmark Instrument Rental" and a later log's
+    "Kestrelmark is out, Ombry Survey Supply is in": the page's sentence is quoted after the
+    change, with "(older; [n] is newer)" before it (before: quoted first, unmarked)."""
+    page = make_chunk(
+        n=1,
+        source_id="equipment.md",
+        title="Equipment",
+        text="Instrument rental: Kestrelmark Instrument Rental (Newark DE).",
+        date=date(2026, 4, 27),
+    )
+    log = make_chunk(
+        n=2,
+        source_id="memory/2026-09-11.md",
+        title="2026-09-11",
+        text="SUPPLIER CHANGE Kestrelmark is out, Ombry Survey Supply is in for instrument rental.",
+        date=date(2026, 9, 11),
+        marks=[CHANGE],
+    )
+    answer = extractive_answer(
+        "Which company do we rent survey instruments from?",
+        hits(page, log),
+        scope="internal",
+        embedder=HashEmbedder(),
+        min_score=0.3,
+    )
+    text = answer.answer
+    assert text.index("Ombry") < text.index("Kestrelmark Instrument Rental"), text
+    change = next(c.number for c in answer.citations if c.doc_id.endswith("2026-09-11.md"))
+    assert f"(older; [{change}] is newer) Instrument rental: Kestrelmark" in text, text
