@@ -13,6 +13,9 @@ import snowballstemmer
 from knowledge_platform.models import SparseVector
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+#: A plural written in capitals ("PDFs", "KPIs", "CTAs"): the stemmer keeps an "s" after a
+#: vowel or after no vowel at all ("pdfs", "kpis"), so the plural is read as its singular.
+_CAPITALS_PLURAL = re.compile(r"\b([A-Z]{2,})s\b")
 _STOPWORDS = frozenset(
     {
         "a",
@@ -156,6 +159,8 @@ class SparseEncoder:
         self._stems: dict[str, str] = {}
 
     def terms(self, text: str) -> list[str]:
+        if _CAPITALS_PLURAL.search(text):
+            text = _CAPITALS_PLURAL.sub(r"\1", text)
         words = [w for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS and len(w) < 40]
         return [self._stem(w) for w in words]
 

@@ -11,12 +11,15 @@ from knowledge_platform.embeddings.deterministic import HashEmbedder
 from knowledge_platform.models import Hit
 from knowledge_platform.serve.answers.asks import counts, fits, read_ask
 from knowledge_platform.serve.answers.changes import change_in
-from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
+from knowledge_platform.serve.answers.disagreements import _of_asked_kind
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.glossary import capitals, initials
 from knowledge_platform.serve.answers.relevance import _lexical
 from knowledge_platform.serve.answers.sentences import sentences_of
 from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.answers.values import Value, values
+from knowledge_platform.sparse import SparseEncoder
 from tests.answer_fixtures import hits
 from tests.store_fixtures import make_chunk
 
@@ -120,3 +123,41 @@ def test_a_row_a_newer_change_makes_old_is_marked_older_before_its_value() -> No
     assert text.index("Ombry") < text.index("Kestrelmark Instrument Rental"), text
     change = next(c.number for c in answer.citations if c.doc_id.endswith("2026-09-11.md"))
     assert f"(older; [{change}] is newer) Instrument rental: Kestrelmark" in text, text
+
+
+def test_a_plural_in_capitals_is_its_singular() -> None:
+    """ "marking up PDFs" and "PDF markup" share "pdf" (before: "pdfs", as the stemmer keeps
+    an "s" after no vowel or right after one: "kpis", "ctas")."""
+    terms = SparseEncoder().terms
+    assert terms("PDFs KPIs CTAs ADRs") == ["pdf", "kpi", "cta", "adr"]
+    assert terms("GPS is on") == ["gps"]  # a capital S is part of the word
+
+
+def test_a_tool_list_label_is_the_old_value_a_move_names() -> None:
+    """ "We've moved off Redlinery" makes the tools page's "Redlinery: PDF markup, ..." old,
+    and the two conflict (before: the label's colon hid the name, and "markups" was no word
+    of "marking up")."""
+    moved = "We've moved off Redlinery. From today all markups go through Scrivlet."
+    listed = "Redlinery: PDF markup, and where clients leave comments on our drawings."
+    assert change_in(moved).makes_old(listed)
+    found = disagreement(
+        "What do we use for marking up PDFs?", Statement(listed, "Tools"), Statement(moved)
+    )
+    assert found is not None and found.superseding == "b"
+
+
+def test_a_question_for_a_name_is_not_answered_by_a_conflict_of_durations() -> None:
+    """ "What do we use for marking up PDFs?" asks for a tool's name: the tools page's "$38 a
+    seat a month" and the handbook's "kept ... for six years" disagree about nothing it asks
+    (before, a name question took a conflict of any kind)."""
+    question = "What do we use for marking up PDFs?"
+    tools = Statement("Redlinery: PDF markup for drawings, $38 a seat a month.", "Tools")
+    kept = Statement("Issued PDF drawings are kept a month, then deleted.", "Handbook")
+    durations = Disagreement("duration", values("a month")[0], values("six years")[0])
+    assert _of_asked_kind(question, durations) is None
+    assert _of_asked_kind("How long do we keep PDF drawings?", durations) is durations
+    names = Disagreement(
+        "name", Value("name", "redlinery", "Redlinery"), Value("name", "scrivlet", "Scrivlet")
+    )
+    assert _of_asked_kind(question, names) is names
+    assert disagreement(question, tools, kept) is None  # the same duration: no disagreement

@@ -256,7 +256,8 @@ class Change:
         said = [
             Value("phrase", phrase.lower(), phrase)
             for phrase in self.old_text
-            if any(f" {phrase.lower()}{end}" in low for end in (" ", ".", ","))
+            # ... as a list labels it, too ("Redlinery: PDF markup")
+            if any(f" {phrase.lower()}{end}" in low for end in (" ", ".", ",", ":", ";"))
         ]
         # a terse log hands over by initials: "RS handing Cobbleroot over" names Runa Skovgaard
         said += [

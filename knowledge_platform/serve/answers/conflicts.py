@@ -168,8 +168,9 @@ def same_subject(
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:
         return True
     asked = _asked(question)
-    ca = asked & glossary.words(f"{a.text} {a.context}")
-    cb = asked & glossary.words(f"{b.text} {b.context}")
+    # a word's longer form counts ("markups" of "marking up", as relevance.covered reads it)
+    ca = {t for t in asked if covered([t], glossary.words(f"{a.text} {a.context}"))}
+    cb = {t for t in asked if covered([t], glossary.words(f"{b.text} {b.context}"))}
     # two words of the question both have, not one they happen to share ("weekly" of a test's
     # duration, for a question about weeks of notice; "design" of a component library, for
     # a question about the head of design)

@@ -23,6 +23,8 @@ MAX_CONFLICTS = 2
 #: ("phrase", as a statement of change names it) answers any; a kind not listed, all.
 _ANSWERED_BY: dict[str, frozenset[str]] = {
     "person": frozenset({"name"}),
+    # "What do we use for marking up PDFs?": a tool's name, not its "$38 a seat a month"
+    "name": frozenset({"name", "code"}),
     "place": frozenset({"name", "code"}),
     "money": frozenset({"money", "number"}),
     "number": frozenset({"number", "money", "percent", "duration"}),
