@@ -161,3 +161,22 @@ def test_a_question_for_a_name_is_not_answered_by_a_conflict_of_durations() -> N
     )
     assert _of_asked_kind(question, names) is names
     assert disagreement(question, tools, kept) is None  # the same duration: no disagreement
+
+
+def test_whoever_now_owns_an_account_replaces_its_titled_lead() -> None:
+    """ "Dario now owns Tessellate" and the client directory's "Account lead: Ysmay
+    Halvorsen." under "Tessellate Analytics": Dario is newer, Ysmay the old lead (before: no
+    old value, so no conflict, and the directory was quoted alone); a name beside the account
+    without a title is no holder of it."""
+    question = "who looks after tessellate analytics these days"
+    change = change_in("Heads up: Dario now owns Tessellate as of Mon 3 Aug.")
+    assert change.role == "tessellate"
+    lead = Statement("Account lead: Ysmay Halvorsen.", "Clients > Tessellate Analytics", "Clients")
+    found = disagreement(question, lead, Statement(change.new_text[0] + " now owns Tessellate."))
+    assert found is not None and found.superseding == "b"
+    assert (found.a.text, found.b.text) == ("Ysmay Halvorsen", "Dario")
+    assert not change.holders("Tessellate list uploaded after the Datavein pass.")
+    assert not change.holders("Tessellate SDR team unhappy with lead routing, Thorvald on it.")
+    assert [v.text for v in change.holders("Ysmay Halvorsen, account lead for Tessellate")] == [
+        "Ysmay Halvorsen"
+    ]

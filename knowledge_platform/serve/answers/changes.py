@@ -206,6 +206,28 @@ _MOVED_TO = re.compile(
     r"(?:over\s+)?(?:to|onto|into)\s+(?P<new>(?:[\w&'-]+\s+){0,2}?[\w&'-]+)"
     r"(?=\s*(?:$|[.,;:!?(\u2014\u2013]|\s-\s|\s(?:as|from|for|on|this|today|now|starting|since)\b))",
 )
+#: "Dario now owns Tessellate", "Ines now runs the Saltmarsh account": who now holds an
+#: account (the role: the account's name); whom an older text names as its lead held it
+_NOW_HOLDS = re.compile(
+    r"(?P<new>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+now\s+(?:owns|runs|leads|manages|"
+    r"handles|looks\s+after)\s+(?:the\s+)?(?P<role>(?-i:[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2}))",
+    re.I,
+)
+_TITLE = rf"(?:{ROLE_NOUNS}|AD|AM|PM)"
+
+
+def _titled(name: str, text: str) -> bool:
+    """Whether `text` gives `name` a title beside it: "Account lead: Ysmay Halvorsen",
+    "Ysmay Halvorsen, account lead" (not "lead routing, Thorvald looking at ...")."""
+    said = re.escape(name)
+    return bool(
+        re.search(rf"\b{_TITLE}\W{{1,3}}{said}\b", text, re.I)
+        or re.search(
+            rf"\b{said}\W{{1,3}}(?:(?:our|the|is|as)\s+)?(?:\w+\s+)?{_TITLE}\b", text, re.I
+        )
+    )
+
+
 _ARTICLE = re.compile(r"^(?:the|a|an|our|their|its|his|her)\s+", re.I)
 _FILLER = frozenset({"the", "a", "an", "our", "their", "its", "it", "them", "this", "that"})
 _PRONOUNS = frozenset({"we", "they", "he", "she", "i", "you", "there", "these", "those"})
@@ -224,15 +246,21 @@ class Change:
     #: a role someone takes ("client support lead" of "Thaddeus starts today as client
     #: support lead"): whoever else a text names in it held it before
     role: str = ""
+    #: the role is an account someone now holds: an older text names its holder by a title
+    #: ("Account lead: Ysmay Halvorsen"), not by being named beside it ("... after the
+    #: Datavein pass")
+    titled: bool = False
 
     @property
     def says_change(self) -> bool:
         return bool(self.old or self.old_text or self.role)
 
-    def holders(self, text: str) -> list[Value]:
-        """The people `text` names in this change's role, other than the one who takes it."""
+    def holders(self, text: str, heading: str = "") -> list[Value]:
+        """The people `text` names in this change's role, other than the one who takes it;
+        the role may be named by the `heading` `text` sits under ("Account lead: Ysmay
+        Halvorsen." under "Tessellate Analytics", for "Dario now owns Tessellate")."""
         if not self.role or not re.search(
-            rf"\b{re.escape(self.role)}\b", " ".join(text.split()), re.I
+            rf"\b{re.escape(self.role)}\b", " ".join(f"{heading} {text}".split()), re.I
         ):
             return []
         # "stratocast render" took the render farm: "Kilnhouse Render" held it
@@ -240,7 +268,10 @@ class Change:
         return [
             v
             for v in values(text)
-            if v.kind == "name" and not taker & set(v.norm.split()) and v.text[:1].isupper()
+            if v.kind == "name"
+            and not taker & set(v.norm.split())
+            and v.text[:1].isupper()
+            and (not self.titled or _titled(v.text, text))
         ]
 
     def makes_old(self, text: str) -> bool:
@@ -349,10 +380,12 @@ def change_in(text: str) -> Change:
             return change
     # no old value named ("takes over from him as issue checker"): a role taken, if any, or
     # a job moved to something new ("moved the render farm to stratocast render")
+    # or an account someone now holds ("Dario now owns Tessellate")
     taken = _ROLE_TAKEN.search(text) or _MOVED_TO.search(text)
-    if taken:
-        role = " ".join(taken["role"].lower().split())
-        return Change((), tuple(found), (), (taken["new"],), role)
+    held = None if taken else _NOW_HOLDS.search(text)
+    if (by := taken or held) is not None:
+        role = " ".join(by["role"].lower().split())
+        return Change((), tuple(found), (), (by["new"],), role, titled=held is not None)
     return Change((), tuple(found))
 
 

@@ -101,7 +101,9 @@ def _superseded(
     for words in change.old_text:
         if Change((), (), (words,)).makes_old(other.text):
             return later[0], Value("phrase", " ".join(words.lower().split()), words)
-    held = change.holders(other.text)  # "X starts today as client support lead"
+    # "X starts today as client support lead"; "Dario now owns Tessellate" of a client
+    # page's "Account lead: Ysmay Halvorsen." under "Tessellate Analytics"
+    held = change.holders(other.text, other.context)
     return (later[0], held[0]) if held and later else None
 
 
@@ -113,7 +115,10 @@ def _said(change: Change) -> list[Value]:
         Value("phrase", " ".join(t.lower().split()), t)
         for t in (*change.new_text, *change.old_text)
     ]
-    return [*change.new, *change.old, *words]
+    # ... but not the account a holder now runs: that is what it is about ("Tessellate" of
+    # "Dario now owns Tessellate")
+    new = [v for v in change.new if v.norm != change.role]
+    return [*new, *change.old, *words]
 
 
 def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], list[Value]]:
