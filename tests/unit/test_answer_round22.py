@@ -180,3 +180,42 @@ def test_whoever_now_owns_an_account_replaces_its_titled_lead() -> None:
     assert [v.text for v in change.holders("Ysmay Halvorsen, account lead for Tessellate")] == [
         "Ysmay Halvorsen"
     ]
+
+
+def test_the_contact_a_paragraph_labels_is_the_one_it_gives() -> None:
+    """The brief's "Our day-to-day contact: Ruth Penhallow" and the client list's "Our contact:
+    **Derek Amsel, Director of Facilities.** Everything goes through Derek; he copies the
+    Head of School (James Whitcombe)": the list names several people, and labels Derek Amsel
+    the contact (before, several names a side were no conflict)."""
+    question = "Who is our day-to-day contact at Ashgrove Friends School?"
+    brief = Statement(
+        "**Our day-to-day contact: Ruth Penhallow, Business Manager.** She coordinates with "
+        "the facilities staff.",
+        "Ashgrove Friends School — client brief",
+    )
+    listed = Statement(
+        "Our contact: **Derek Amsel, Director of Facilities.** Everything goes through Derek; "
+        "he copies the Head of School (James Whitcombe) on design decisions.",
+        "Clients > Ashgrove Friends School",
+    )
+    found = disagreement(question, brief, listed)
+    assert found is not None and (found.a.text, found.b.text) == ("Ruth Penhallow", "Derek Amsel")
+
+
+def test_a_hand_over_names_who_took_over_not_a_word_before_it() -> None:
+    """ "[x] Client side — intro call with Ruth Penhallow, who took over from Derek Amsel as
+    our contact": the new contact is Ruth Penhallow, not "Client"."""
+    question = "Who is our contact at Ashgrove?"
+    listed = Statement("Our contact at Ashgrove: Derek Amsel.", "Clients > Ashgrove")
+    handed = Statement(
+        "[x] Client side — intro call with Ruth Penhallow, who took over from Derek Amsel as our "
+        "contact at Ashgrove in July"
+    )
+    found = disagreement(question, listed, handed)
+    assert found is not None and (found.a.text, found.b.text) == ("Derek Amsel", "Ruth Penhallow")
+
+
+def test_an_abbreviation_may_count_the_initial_of_a_small_word() -> None:
+    """ROS is "run of show" (the "of" counted), and so may RS be."""
+    spelled = initials("Run of show locks 7 working days before the event")
+    assert spelled["ros"] == spelled["rs"] == frozenset({"run", "show"})

@@ -92,7 +92,12 @@ def _superseded(
     for old in change.old:
         hit = next((v for v in stated if same(old, v)), None)
         if hit is not None:
-            kin = [v for v in change.new if v.kind == old.kind]
+            # ... of them, a name of several words first: "Client" of "[x] Client side — intro
+            # call with Ruth Penhallow, who took over from Derek Amsel" is a word, not who
+            kin = sorted(
+                (v for v in change.new if v.kind == old.kind),
+                key=lambda v: v.kind == "name" and " " not in v.text.strip(),
+            )
             # the value the words say replaced it ("over to Lee"), else the first of its kind
             new = next((v for v in kin if any(v.text in t for t in change.new_text)), None)
             new = new or next(iter(kin), None)
@@ -347,10 +352,33 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
                 mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)), superseding=side
             )
     if va and vb and same_subject(question, a, b, va, vb):
-        found = _first_difference(va, vb)
+        found = _first_difference(_labelled(question, a.text, va), _labelled(question, b.text, vb))
         if found is not None:
             return found
     return _restatement(a, b, ca, cb)
+
+
+def _labelled(question: str, text: str, found: Sequence[Value]) -> list[Value]:
+    """`found` with its names narrowed to the one `text` labels with a word of what the
+    question asks, where it names several and labels one ("Our contact: **Derek Amsel,
+    Director of Facilities.** Everything goes through Derek; he copies the Head of School
+    (James Whitcombe)" gives Derek Amsel for a question about a contact)."""
+    names = [v for v in found if v.kind == "name"]
+    if len(names) < 2:
+        return list(found)
+    asked = _asked(question)
+    labelled = [
+        v
+        for v in names
+        if any(
+            re.search(rf"\b{re.escape(t)}\w*\W{{1,4}}{re.escape(v.text)}\b", text, re.I)
+            for t in asked
+        )
+    ]
+    longest = max(labelled, key=lambda v: len(v.text), default=None)
+    if longest is None or any(v.text not in longest.text for v in labelled):
+        return list(found)  # none labelled, or two people ("Derek" of "Derek Amsel" is one)
+    return [v for v in found if v.kind != "name" or v is longest]
 
 
 def restatement(a: Statement, b: Statement) -> Disagreement | None:

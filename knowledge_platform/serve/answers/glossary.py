@@ -290,6 +290,11 @@ def initials(text: str) -> dict[str, frozenset[str]]:
         for i in range(len(tokens) - n + 1):
             run = tokens[i : i + n]
             stems = _terms(" ".join(run))
-            if len(stems) == n:  # a stopword among them: no phrase of its own
+            if len(stems) == n:
                 out.setdefault("".join(w[0] for w in run).lower(), frozenset(stems))
+            elif len(stems) >= 2 and _terms(run[0]) and _terms(run[-1]):
+                # a stopword inside: "run of show" is ROS (its initial counted) or RS
+                inner = "".join(w[0] for w in run if _terms(w)).lower()
+                out.setdefault("".join(w[0] for w in run).lower(), frozenset(stems))
+                out.setdefault(inner, frozenset(stems))
     return out
