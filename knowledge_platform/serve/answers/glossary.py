@@ -280,10 +280,11 @@ def capitals(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=8192)
 def initials(text: str) -> dict[str, frozenset[str]]:
-    """The initials (lower case) of each run of two to four words of `text` with no stopword
-    among them, and the words' stemmed terms: "the new stage manager rate" gives "sm" ->
-    {"stage", "manag"} (and "ns", "nsm", ...). A text that abbreviates the phrase ("new SM
-    day rate") says what the one that spells it out says, and the other way round."""
+    """The initials (lower case) of each run of two to four words of `text` that neither
+    opens nor ends with a stopword, and the words' stemmed terms: "the new stage manager
+    rate" gives "sm" -> {"stage", "manag"} (and "ns", "nsm", ...); "run of show" gives "ros"
+    and "rs". A text that abbreviates the phrase ("new SM day rate") says what the one that
+    spells it out says, and the other way round."""
     tokens = _WORD.findall(text)
     out: dict[str, frozenset[str]] = {}
     for n in (2, 3, 4):
