@@ -15,7 +15,7 @@ from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, 
 from knowledge_platform.serve.answers.disagreements import _of_asked_kind
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.glossary import capitals, initials
-from knowledge_platform.serve.answers.relevance import _lexical
+from knowledge_platform.serve.answers.relevance import _lexical, covered
 from knowledge_platform.serve.answers.sentences import sentences_of
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import Value, values
@@ -219,3 +219,14 @@ def test_an_abbreviation_may_count_the_initial_of_a_small_word() -> None:
     """ROS is "run of show" (the "of" counted), and so may RS be."""
     spelled = initials("Run of show locks 7 working days before the event")
     assert spelled["ros"] == spelled["rs"] == frozenset({"run", "show"})
+
+
+def test_a_term_is_covered_by_its_longer_or_shorter_form_of_four_letters_or_more() -> None:
+    """`covered` reads prefixes by look-ups now; what it counts is unchanged: "rota" and
+    "rotat" cover each other, "mark" covers "markup", a three-letter start covers nothing."""
+    assert covered(["rota"], frozenset({"rotat"})) == 1
+    assert covered(["rotat"], ["rota"]) == 1
+    assert covered(["mark", "pdf"], {"markup", "pdfs"}) == 1  # "pdf": three letters
+    assert covered(["pdf"], {"pdf"}) == 1
+    assert covered(["manag"], frozenset({"man"})) == 0
+    assert covered(["client"], set(), loose={"clients"}) == 1

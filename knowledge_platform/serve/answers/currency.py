@@ -136,7 +136,8 @@ def current_first(hits: Sequence[Hit], question: str = "") -> list[Hit]:
             continue  # most hits: no sentence needs reading
         found = changes_of(hit.chunk)
         ask = ask or read_ask(question)
-        at = ordered.index(hit)
+        # by identity: list.index compares hits field by field
+        at = next(i for i, h in enumerate(ordered) if h is hit)
         target = next(
             (
                 i

@@ -33,6 +33,7 @@ import datetime as dt
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from knowledge_platform.dating import names_month_of
 from knowledge_platform.embeddings.base import Embedder
@@ -154,13 +155,24 @@ def covered(
     """How many of the question's terms the sentence has: the term itself, or one of at
     least PREFIX_CHARS that starts one of `loose` (default: `have`; the stemmer leaves
     "rota" and "rotat" of "rotates" apart)."""
-    loose = have if loose is None else loose
-    return sum(1 for t in subject if t in have or any(_prefixed(t, h) for h in loose))
+    near = frozenset(have if loose is None else loose)
+    starts = _starts(near)
+    return sum(1 for t in subject if t in have or _prefixed(t, near, starts))
 
 
-def _prefixed(a: str, b: str) -> bool:
-    short, long = sorted((a, b), key=len)
-    return len(short) >= PREFIX_CHARS and long.startswith(short)
+def _prefixed(term: str, near: frozenset[str], starts: frozenset[str]) -> bool:
+    """Whether `term` starts a word of `near`, or one of `near` starts it, the shorter of the
+    two of PREFIX_CHARS or more (by set look-ups: reading every pair was most of a search's
+    own time)."""
+    return (len(term) >= PREFIX_CHARS and term in starts) or any(
+        term[:k] in near for k in range(PREFIX_CHARS, len(term))
+    )
+
+
+@lru_cache(maxsize=4096)  # a passage's words come back for every term and question
+def _starts(near: frozenset[str]) -> frozenset[str]:
+    """Every start of PREFIX_CHARS or more letters of each word (the word included)."""
+    return frozenset(w[:k] for w in near for k in range(PREFIX_CHARS, len(w) + 1))
 
 
 def _changes_away_from(text: str, ask: Ask) -> bool:
