@@ -79,10 +79,10 @@ def supersedes(
     if not may_supersede(newer, older):
         return False
     if ask is not None and ask.subject:
-        said = covered(ask.subject, _words_of(newer))
+        said = _covered(ask.subject, _words_of(newer))
         if not said:
             return False  # "the delivery review moved from 09:30" is no change of the huddle's
-        if older.time_kind == "event" and covered(ask.subject, _words_of(older)) > said:
+        if older.time_kind == "event" and _covered(ask.subject, _words_of(older)) > said:
             return False  # of two log entries, the one more about what is asked is its own
     found = changes_of(newer) if changes is None else changes
     for sentence in split_sentences(older.text):
@@ -95,6 +95,11 @@ def supersedes(
 
 def _words_of(chunk: Chunk) -> frozenset[str]:
     return words(" ".join([chunk.title, *chunk.headers, chunk.text]))
+
+
+@lru_cache(maxsize=4096)  # each hit is read against every other hit of a search
+def _covered(subject: frozenset[str], have: frozenset[str]) -> int:
+    return covered(subject, have)
 
 
 def _restates(newer: Chunk, older: Chunk, ask: Ask) -> bool:
