@@ -13,9 +13,14 @@ from knowledge_platform.serve.answers.asks import counts, fits, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
 from knowledge_platform.serve.answers.disagreements import _of_asked_kind
-from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.extractive import (
+    _older_mark,
+    extractive_answer,
+    made_old,
+    newest_first,
+)
 from knowledge_platform.serve.answers.glossary import capitals, initials
-from knowledge_platform.serve.answers.relevance import _lexical, covered
+from knowledge_platform.serve.answers.relevance import Scored, _lexical, covered
 from knowledge_platform.serve.answers.sentences import sentences_of
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import Value, values
@@ -93,36 +98,59 @@ def test_it_was_after_a_dash_names_the_old_figure() -> None:
     assert not change_in("the test ran 14 days - it was fine").says_change
 
 
-def test_a_row_a_newer_change_makes_old_is_marked_older_before_its_value() -> None:
-    """The equipment page's "Instrument rental: Kestrelmark Instrument Rental" and a later log's
-    "Kestrelmark is out, Ombry Survey Supply is in": the page's sentence is quoted after the
-    change, with "(older; [n] is newer)" before it (before: quoted first, unmarked)."""
-    page = make_chunk(
-        n=1,
-        source_id="equipment.md",
-        title="Equipment",
-        text="Instrument rental: Kestrelmark Instrument Rental (Newark DE).",
-        date=date(2026, 4, 27),
-    )
-    log = make_chunk(
-        n=2,
-        source_id="memory/2026-09-11.md",
-        title="2026-09-11",
-        text="SUPPLIER CHANGE Kestrelmark is out, Ombry Survey Supply is in for instrument rental.",
-        date=date(2026, 9, 11),
-        marks=[CHANGE],
-    )
+PAGE = make_chunk(
+    n=1,
+    source_id="equipment.md",
+    title="Equipment",
+    text="Instrument rental: Kestrelmark Instrument Rental (Newark DE).",
+    date=date(2026, 4, 27),
+)
+LOG = make_chunk(
+    n=2,
+    source_id="memory/2026-09-11.md",
+    title="2026-09-11",
+    text="SUPPLIER CHANGE Kestrelmark is out, Ombry Survey Supply is in for instrument rental.",
+    date=date(2026, 9, 11),
+    marks=[CHANGE],
+)
+
+
+def _rental() -> tuple[str, int]:
     answer = extractive_answer(
         "Which company do we rent survey instruments from?",
-        hits(page, log),
+        hits(PAGE, LOG),
         scope="internal",
         embedder=HashEmbedder(),
         min_score=0.3,
     )
-    text = answer.answer
-    assert text.index("Ombry") < text.index("Kestrelmark Instrument Rental"), text
     change = next(c.number for c in answer.citations if c.doc_id.endswith("2026-09-11.md"))
+    return answer.answer, change
+
+
+def test_a_row_a_newer_change_makes_old_is_marked_older_before_its_value() -> None:
+    """The equipment page's "Instrument rental: Kestrelmark Instrument Rental" and a later log's
+    "Kestrelmark is out, Ombry Survey Supply is in": the page's sentence is quoted after the
+    change, with "(older; [n] is newer)" before it (before: quoted first, unmarked)."""
+    text, change = _rental()
+    assert text.index("Ombry") < text.index("Kestrelmark Instrument Rental"), text
     assert f"(older; [{change}] is newer) Instrument rental: Kestrelmark" in text, text
+
+
+def test_the_change_marks_the_old_row_with_no_conflict_drawn() -> None:
+    """With no conflict between them, the statement of change alone makes the page's row
+    old (`made_old`): the row goes after it and is marked; the change itself is not."""
+    sources = Sources(hits(PAGE, LOG))
+    row, moved = (
+        Scored(s, 0.9, 1.0, 0.5)
+        for hit in sources.hits
+        for s in sentences_of(sources, [hit], 0)
+        if s.text in (PAGE.text, LOG.text)
+    )
+    old = made_old([row, moved])
+    assert old == {id(row): moved}
+    assert newest_first([row, moved], [], old) == [moved, row]
+    assert _older_mark(row, [], old) == f"(older; [{moved.sentence.ref}] is newer) "
+    assert _older_mark(moved, [], old) == ""
 
 
 def test_a_plural_in_capitals_is_its_singular() -> None:
