@@ -213,7 +213,7 @@ _NOW_HOLDS = re.compile(
     r"handles|looks\s+after)\s+(?:the\s+)?(?P<role>(?-i:[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,2}))",
     re.I,
 )
-_TITLE = rf"(?:{ROLE_NOUNS}|AD|AM|PM)"
+_HOLDER_TITLE = rf"(?:{ROLE_NOUNS}|AD|AM|PM)"
 
 
 def _titled(name: str, text: str) -> bool:
@@ -221,9 +221,9 @@ def _titled(name: str, text: str) -> bool:
     "Ysmay Halvorsen, account lead" (not "lead routing, Thorvald looking at ...")."""
     said = re.escape(name)
     return bool(
-        re.search(rf"\b{_TITLE}\W{{1,3}}{said}\b", text, re.I)
+        re.search(rf"\b{_HOLDER_TITLE}\W{{1,3}}{said}\b", text, re.I)
         or re.search(
-            rf"\b{said}\W{{1,3}}(?:(?:our|the|is|as)\s+)?(?:\w+\s+)?{_TITLE}\b", text, re.I
+            rf"\b{said}\W{{1,3}}(?:(?:our|the|is|as)\s+)?(?:\w+\s+)?{_HOLDER_TITLE}\b", text, re.I
         )
     )
 

@@ -133,7 +133,8 @@ def _drop_shared_names(a: list[Value], b: list[Value]) -> tuple[list[Value], lis
 
 
 #: Who wrote a chat message, by the handle in small letters it opens with ("ludmila: ..."),
-#: which says nothing of what it is about (a label in capitals, "Role: Editor", does).
+#: which says nothing of what it is about (a label in capitals, "Role: Editor", does: so
+#: unlike asks._SIGNED, which also takes "Priya:").
 _SPEAKER = re.compile(r"^\W*@?[a-z][\w.-]{1,30}:\s")
 #: Words that say how current a value is, not what it is of ("the old rate", "new SM day
 #: rate"), and the tags a log puts before what it says ("DECISION:", "FYI:", "Update:"): two
@@ -179,8 +180,8 @@ def same_subject(
         return True
     asked = _asked(question)
     # a word's longer form counts ("markups" of "marking up", as relevance.covered reads it)
-    ca = {t for t in asked if covered([t], glossary.words(f"{a.text} {a.context}"))}
-    cb = {t for t in asked if covered([t], glossary.words(f"{b.text} {b.context}"))}
+    wa, wb = (glossary.words(f"{s.text} {s.context}") for s in (a, b))
+    ca, cb = ({t for t in asked if covered([t], w)} for w in (wa, wb))
     # two words of the question both have, not one they happen to share ("weekly" of a test's
     # duration, for a question about weeks of notice; "design" of a component library, for
     # a question about the head of design)

@@ -263,19 +263,16 @@ def words(text: str) -> frozenset[str]:
     return frozenset(widen(_terms(phrases(text))))
 
 
-#: A word written in capitals, two to four letters, maybe plural ("SM", "PMs").
-_CAPITALS = re.compile(r"\b(?P<caps>[A-Z]{2,4})s?\b")
+#: A word written in capitals, two to four letters, maybe plural ("SM", "PMs"); not one
+#: after a figure, a time's "PM" ("2 PM").
+_CAPITALS = re.compile(r"(?<!\d)(?<!\d\s)\b(?P<caps>[A-Z]{2,4})s?\b")
 #: A run of words whose initials such a word may be.
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 def capitals(text: str) -> frozenset[str]:
-    """The words `text` writes in capitals (lower case), not a time's "PM" ("2 PM")."""
-    return frozenset(
-        m["caps"].lower()
-        for m in _CAPITALS.finditer(text)
-        if not text[: m.start()].rstrip()[-1:].isdigit()
-    )
+    """The words `text` writes in capitals (lower case)."""
+    return frozenset(m["caps"].lower() for m in _CAPITALS.finditer(text))
 
 
 @lru_cache(maxsize=8192)
@@ -291,11 +288,10 @@ def initials(text: str) -> dict[str, frozenset[str]]:
         for i in range(len(tokens) - n + 1):
             run = tokens[i : i + n]
             stems = _terms(" ".join(run))
-            if len(stems) == n:
-                out.setdefault("".join(w[0] for w in run).lower(), frozenset(stems))
-            elif len(stems) >= 2 and _terms(run[0]) and _terms(run[-1]):
-                # a stopword inside: "run of show" is ROS (its initial counted) or RS
-                inner = "".join(w[0] for w in run if _terms(w)).lower()
-                out.setdefault("".join(w[0] for w in run).lower(), frozenset(stems))
-                out.setdefault(inner, frozenset(stems))
+            whole = len(stems) == n
+            if not whole and not (len(stems) >= 2 and _terms(run[0]) and _terms(run[-1])):
+                continue
+            out.setdefault("".join(w[0] for w in run).lower(), frozenset(stems))
+            if not whole:  # a stopword inside: "run of show" is ROS (its initial counted) or RS
+                out.setdefault("".join(w[0] for w in run if _terms(w)).lower(), frozenset(stems))
     return out
