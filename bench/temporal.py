@@ -12,7 +12,7 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
 
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
-        ledger, tern, pylon, sedge, wren, moss, quay)
+        ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -86,7 +86,12 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: message) and `pylon-*` (a weekly status email, US-style dates, forwarded older values) in
 #: round 15; `sedge-*` (one account journal a client, newest entry first, wiki pages dated by a
 #: footer, a decision register as a table) and `wren-*` (a task tracker's export: one file a
-#: task, comments and activity lines in time order, RFC records) in round 16.
+#: task, comments and activity lines in time order, RFC records) in round 16; `moss-*` and
+#: `quay-*` in round 17; `delta-*` (an email archive, newest message first with the older ones
+#: quoted below; client notes newest first; handbooks with a version table at the top; numbered
+#: policy notices; monthly dashboards) and `cairn-*` (a chat channel's monthly export with
+#: threaded replies, postmortems, runbooks dated by front matter, ops decision records, weekly
+#: on-call notes) in round 23.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
@@ -109,6 +114,8 @@ HAND_WRITTEN = {
             "wren",
             "moss",
             "quay",
+            "delta",
+            "cairn",
         )
         for half in ("tune", "check")
     },
