@@ -177,23 +177,89 @@ def document_time(
     known: dt.date | None = None,
     standing: bool = False,
     stated: dt.date | None = None,
+    body: str = "",
 ) -> tuple[dt.date | None, TimeKind]:
-    """A file's effective date and kind of time from its front matter `meta`, file `name`
-    and first heading, else the review date its own text states (`stated`, see
-    `stated_review`), else `known` (what the source knows: a commit date). `standing`: the
-    file's kind is standing text whatever its dates say (a runbook, a decision record)."""
+    """A file's effective date and kind of time from its front matter `meta`, file `name`,
+    first heading, the date its header block states (`body`'s "Date:", "Issued:" line: see
+    `header_date`) and the month its name gives, else the review date its own text states
+    (`stated`, see `stated_review`), else `known` (what the source knows: a commit date).
+    `standing`: the file's kind is standing text whatever its dates say (a runbook, a
+    decision record); so is a page whose header block gives its status ("Status: Accepted")."""
     reviewed = [d for key in REVIEW_KEYS if (d := parse_date(meta.get(key))) is not None]
     if reviewed:
         return max(reviewed), "standing"
+    header, status = header_date(body)
     said = (
         parse_date(meta.get("date"))
         or parse_date(name)
         or iso_week(name)
         or (text_date(first_heading) if first_heading else None)
+        or header
+        or month_named(name)
     )
     if said is not None:
-        return said, "standing" if standing else "event"
+        return said, "standing" if standing or (status and said == header) else "event"
     return stated or known, "standing"
+
+
+#: A file named by its month ("2026-10.md", "foundry-hill-2026-10.md", "2026-05-rate-
+#: review.md"): what it holds was said in that month (a full date in the name is read first).
+_YEAR_MONTH = re.compile(r"(?<![\dA-Za-z])((?:19|20)\d{2})-(0[1-9]|1[0-2])(?!\d|-\d)")
+
+
+def month_named(name: str) -> dt.date | None:
+    """The first day of the month a file name gives, if one."""
+    m = _YEAR_MONTH.search(name)
+    return dt.date(int(m.group(1)), int(m.group(2)), 1) if m else None
+
+
+def heading_span(name: str, date: dt.date | None) -> int:
+    """How many days after a log's own date a heading's day may date a section of it: a
+    month's file ("dashboard/2026-10.md", dated its first day) heads its weeks up to the
+    month's end; any other log, LOG_SPAN_DAYS (a week's log is named by its first day)."""
+    month = month_named(name)
+    if month is None or date != month:
+        return LOG_SPAN_DAYS
+    following = dt.date(month.year + month.month // 12, month.month % 12 + 1, 1)
+    return (following - month).days - 1
+
+
+#: A line of a page's header block that says when it was written: "Date: 2026-04-29",
+#: "Issued: 28 Jul 2026 (Tomasz)", "**Date:** 3 March 2026", a mail's "Date: Wed, 20 May
+#: 2026 09:12 -0500". "Effective:" comes after the day it was said, so it counts only alone.
+_HEADER_DATE = re.compile(
+    r"^[\s*_]*(?P<key>date|dated|issued|published|sent|effective(?:\s+date)?)[*_]*\s*:[*_]*\s*"
+    r"(?P<rest>.{4,60})",
+    re.I,
+)
+#: A header block's line that gives the page's status: a record's, which stands until changed.
+_HEADER_STATUS = re.compile(r"^[\s*_]*status[*_]*\s*:", re.I)
+#: How many non-blank lines open a page's header block at most.
+HEADER_LINES = 12
+
+
+def header_date(text: str) -> tuple[dt.date | None, bool]:
+    """The date a page's header block states (its first HEADER_LINES non-blank lines, up to
+    its first section heading below the title; a quoted line is another message's), and
+    whether the block states a status too. An "Effective:" date counts only without a
+    date it was said."""
+    said: dt.date | None = None
+    effective: dt.date | None = None
+    status = False
+    lines = [line for line in text.split("\n") if line.strip()]
+    for i, line in enumerate(lines[:HEADER_LINES]):
+        if i and line.lstrip().startswith("#"):
+            break
+        status = status or _HEADER_STATUS.match(line) is not None
+        m = _HEADER_DATE.match(line)
+        if m is None:
+            continue
+        found = next(iter(numeric_dates([m.group("rest")])), None)
+        if m.group("key").lower().startswith("effective"):
+            effective = effective or found
+        else:
+            said = said or found
+    return said or effective, status
 
 
 #: A week's report named by its ISO week ("2026-W14.md", "status 2026W14"): said in that week.
@@ -229,7 +295,7 @@ _HISTORY = re.compile(
     re.I,
 )
 #: A date written in figures, day and month in either order: 02/04/2026, 2.4.2026.
-_NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.]((?:19|20)\d{2})(?![\d/.])")
+_NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.]((?:19|20)\d{2})(?![\d/]|\.\d)")
 #: How many non-blank lines at each end of a page may state its review date.
 REVIEW_LINES = 3
 #: How far down a properties table that opens a page is read.
@@ -239,7 +305,9 @@ REVIEW_LINE_CHARS = 160
 
 def stated_review(text: str) -> dt.date | None:
     """The latest review date a page states in its first or last REVIEW_LINES lines (short
-    lines only: a log's sentence "the budget was reviewed on 3 May 2026" is not a footer)."""
+    lines only: a log's sentence "the budget was reviewed on 3 May 2026" is not a footer;
+    in a longer line, "last reviewed" only: "_Page owner: Sam. Page last reviewed
+    09/22/2026. Sent to every new client ..._")."""
     lines = [line for line in text.split("\n") if line.strip()]
     head = REVIEW_LINES
     while head < min(len(lines), PROPERTY_ROWS) and lines[head].lstrip().startswith("|"):
@@ -248,9 +316,9 @@ def stated_review(text: str) -> dt.date | None:
     found = [
         d
         for line in ends
-        if len(line) <= REVIEW_LINE_CHARS
         for m in _STATED_REVIEW.finditer(line)
-        if (d := text_date(m.group("rest"))) is not None
+        if len(line) <= REVIEW_LINE_CHARS or m.group(0)[:4].lower() == "last"
+        if (d := next(iter(numeric_dates([m.group("rest")])), None)) is not None
     ]
     history = version_history(lines)
     return max([*found, *([history] if history else [])], default=None)
@@ -298,6 +366,12 @@ def marks(text: str) -> list[str]:
 #: A day and month without a year, as a week's log heads its days: "Tuesday 7 April",
 #: "Tue 7 Apr", "April 7", "7th April".
 _DAY_MONTH = [
+    # a range's first day: "(9-16 Nov)" of a week's handover is the 9th (an en dash too)
+    re.compile(
+        rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s*[-\u2013\u2014]\s*\d{{1,2}}(?:st|nd|rd|th)?\s+"
+        rf"(?P<month>{_MONTH})\b",
+        re.I,
+    ),
     re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{_MONTH})\b\.?(?!\s*\d)", re.I),
     re.compile(
         rf"\b(?P<month>{_MONTH})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d)", re.I
@@ -349,17 +423,20 @@ LOG_SPAN_DAYS = 6
 
 
 def section_time(
-    headers: list[str] | tuple[str, ...], date: dt.date | None, kind: TimeKind
+    headers: list[str] | tuple[str, ...],
+    date: dt.date | None,
+    kind: TimeKind,
+    span: int = LOG_SPAN_DAYS,
 ) -> tuple[dt.date | None, TimeKind]:
     """A section's date and kind: its nearest dated heading's, else its document's. In a
     dated log (an event), a heading with a day and month but no year ("Tuesday 7 April")
-    dates its section too, unless that day comes more than LOG_SPAN_DAYS after the log's own
-    (a week's log is named by its first day): a week's report says what happened under
-    "Lanternfall 2026 (3-13 Dec)", the festival's dates, not its own."""
+    dates its section too, unless that day comes more than `span` days after the log's own
+    (`heading_span`: a week's log is named by its first day): a week's report says what
+    happened under "Lanternfall 2026 (3-13 Dec)", the festival's dates, not its own."""
     for header in reversed(headers):
         found = day_named(header, date if kind == "event" else None)
         if found is not None and not (
-            kind == "event" and date is not None and (found - date).days > LOG_SPAN_DAYS
+            kind == "event" and date is not None and (found - date).days > span
         ):
             return found, "standing" if _REVIEW_WORDS.search(header) else "event"
     return date, kind

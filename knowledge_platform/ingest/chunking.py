@@ -14,7 +14,7 @@ import datetime as dt
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +23,11 @@ from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import (
     CHAT_STAMP,
     day_named,
+    heading_span,
     iso_week,
     marks,
     month_heading,
+    numeric_dates,
     section_time,
     weekday_in_week,
 )
@@ -62,8 +64,10 @@ MAX_CHARS_PER_TOKEN = 16
 #: messages by the day each is stamped with; 8 dates a journal's entries by their dated
 #: headings and stamps, and a table's rows by a day in their first cell; 9 dates what
 #: follows a table of days on its last row's day, a chat export's messages by its day
-#: separators, and no section by a heading's day after its log's own.
-CHUNKING_VERSION = 9
+#: separators, and no section by a heading's day after its log's own; 10 dates a mail
+#: thread's messages by their "Date:" lines, and a month's file's sections by headings up to
+#: the month's end.
+CHUNKING_VERSION = 10
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,32 @@ _ENTRY_STAMP = re.compile(
 _LABEL = re.compile(r"\**\s*([A-Za-z][\w ]{1,30}?)\s*:?\s*\**\s*:?")
 #: The labels of what is still to come ("**Next**", "Next week", "Upcoming", "Plan").
 _AHEAD = re.compile(r"next(?:\s+week)?|upcoming|coming\s+up|plans?|to\s*do|todo", re.I)
+#: A mail's header lines, in a thread's export or quoted ("> ") under a reply: "From:" opens
+#: a message, whose "Date:" follows within MAIL_HEADER_LINES lines.
+_MAIL_FROM = re.compile(r"^(?P<quote>(?:>[ \t]?)*)From:[ \t]+\S")
+_MAIL_DATE = re.compile(r"^(?P<quote>(?:>[ \t]?)*)(?:Date|Sent):[ \t]+(?P<date>.{6,80})$")
+MAIL_HEADER_LINES = 5
+
+
+def _mail_days(lines: Sequence[str]) -> dict[int, dt.date]:
+    """The lines that open a mail message ("From: ..."), each with the day its header's
+    "Date:" line gives: a thread's messages, the newest first and the older quoted below it,
+    are each said on their own day."""
+    out: dict[int, dt.date] = {}
+    for i, line in enumerate(lines):
+        if (opens := _MAIL_FROM.match(line)) is None:
+            continue
+        for later in lines[i + 1 : i + 1 + MAIL_HEADER_LINES]:
+            m = _MAIL_DATE.match(later)
+            if m is not None and m.group("quote").replace(" ", "") == opens.group("quote").replace(
+                " ", ""
+            ):
+                if day := next(iter(numeric_dates([m.group("date")])), None):
+                    out[i] = day
+                break
+    return out
+
+
 #: How many dated entry stamps make a section a journal of entries.
 STAMPED_ENTRIES = 2
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -136,9 +166,15 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     in_fence = False
     head: list[str] = []  # the table's header row and rule
     days: list[dt.date] = []  # the table's rows' days
-    for line in section.text.split("\n"):
+    lines = section.text.split("\n")
+    mail = _mail_days(lines)
+    for at, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
+        if not in_fence and at in mail:  # a mail message: an entry of its day
+            dated += 1
+            entries.append((section.headers, mail[at], [line]))
+            continue
         if not in_fence and _TABLE_ROW.match(line):
             if not head or (len(head) == 1 and TABLE_RULE.match(line)):
                 head.append(line)
@@ -427,9 +463,14 @@ class Chunker:
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
         weekly = iso_week(doc.source_id) is not None  # a week's report: its entries' weekdays
+        span = heading_span(doc.source_id, doc.date)
         for section, day in (daily for s in sections for daily in by_day(s, doc.date)):
             budget = self.budget(doc.title, section.headers)
-            when = (day, "event") if day else section_time(section.headers, doc.date, doc.time_kind)
+            when = (
+                (day, "event")
+                if day
+                else section_time(section.headers, doc.date, doc.time_kind, span)
+            )
             if whole:
                 texts = [section.text]
             elif when[1] == "event":

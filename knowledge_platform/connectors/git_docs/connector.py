@@ -329,6 +329,7 @@ class GitDocsConnector(Connector[GitCursor]):
             known=committed,
             standing=kind in _STANDING_KINDS,
             stated=stated_review(body),
+            body=body,
         )
         return Document(
             source=self.name,

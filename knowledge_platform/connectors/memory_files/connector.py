@@ -96,7 +96,7 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
         # Undated files (no front-matter date, dated name or dated first heading) carry no
         # date: a checkout's mtime says nothing about when a note was written.
         when, time_kind = document_time(
-            meta, path.name, _first_heading(body), stated=stated_review(body)
+            meta, path.name, _first_heading(body), stated=stated_review(body), body=body
         )
         return Document(
             source=self.name,

@@ -140,6 +140,14 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"lock-in|minimum|review)\s+period\b",
             ("duration",),
         ),
+        # "What contingency do we put on client budgets?": a share of it or an amount (the
+        # word stays in the subject), whatever money words follow ("What surcharge do we
+        # charge for rush jobs?": "The rush surcharge is 30%")
+        (
+            r"\b(?P<about>contingency|contingencies|mark-?ups?|margins?|commissions?|discounts?|"
+            r"surcharges?|overheads?|retainage|deposits?)\b",
+            ("percent", "money", "number"),
+        ),
         (
             # "price-led titles" are titles, not a price; "fee-earning hours" are hours
             r"\b(cost|costs|price(?!-)|priced|fee(?!-)|fees|spend|spending|spent|salary|(?<!in\s)charge|charged|pay|"
@@ -147,13 +155,6 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"paid(?!\s+(?:holiday|leave|time|vacation|days?|sick|parental|annual))|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+(?:[\w-]+\s+){0,2}?money)\b",
             ("money",),
-        ),
-        # "What contingency do we put on client budgets?": a share of it or an amount (the
-        # word stays in the subject)
-        (
-            r"\b(?P<about>contingency|contingencies|mark-?ups?|margins?|commissions?|discounts?|"
-            r"surcharges?|overheads?|retainage|deposits?)\b",
-            ("percent", "money", "number"),
         ),
         # a total or overall budget is an amount ("the film's total budget" is not "a
         # four-minute brand film"), unless the question counts in time
@@ -488,15 +489,48 @@ _COUNTED = re.compile(
 )
 
 
+#: The end of a count question after its subject: the verb the count is of, then when
+#: ("... did the service desk open yesterday?", "... did on-call receive last week?").
+_DONE = re.compile(r"\b(?:do|does|did|will|can|could|should|have|has|had)\b(?P<rest>.*)", re.I)
+#: Words of a question's time expression, which name no verb.
+_WHEN_WORDS = frozenset(
+    (
+        *("last", "this", "next", "ago", "so", "far", "since", "until", "till", "in", "on"),
+        *("during", "week", "weeks", "month", "months", "quarter", "year", "years", "day"),
+        *("days", "wk", "yr", "the", "of", "before", "after"),
+    )
+)
+#: A place after the verb: "... did the crew plant at Mill Park?"
+_WHERE_WORDS = frozenset(
+    ("at", "in", "on", "for", "from", "to", "with", "by", "of", "about", "into", "across", "per")
+)
+
+
 def _counted(question: str, kinds: tuple[str, ...]) -> frozenset[str]:
-    """The terms of what a count is of, for a question that asks for a number only."""
+    """The terms of what a count is of, for a question that asks for a number only, and of
+    the verb the count is of: "How many tickets did the service desk open yesterday?" is
+    answered by "Thu 19 Nov — opened 34, closed 29", which names no tickets."""
     if kinds != ("number",):
         return frozenset()
     unit = next((u for pattern, u in _UNITS if pattern.search(question)), None)
     if unit:
         return unit
     m = _COUNTED.search(question)
-    return frozenset(terms(m[1].split()[-1])) if m else frozenset()
+    if m is None:
+        return frozenset()
+    counted = set(terms(m[1].split()[-1]))
+    done = _DONE.match(question, m.end(0) - len(m.group(0).split()[-1]))
+    if done is not None:
+        said = re.findall(r"[a-z][\w'-]*", done.group("rest").lower())
+        for at, word in enumerate(said):  # "... plant at Marlow Mill Park"
+            if word in _WHERE_WORDS:
+                del said[at:]
+                break
+        while said and (said[-1] in _WHEN_WORDS or said[-1] in CALENDAR):
+            said.pop()
+        if len(said) > 1:  # a subject, then its verb
+            counted.update(terms(said[-1]))
+    return frozenset(counted)
 
 
 def content_terms(question: str) -> frozenset[str]:

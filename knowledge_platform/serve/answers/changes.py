@@ -283,7 +283,8 @@ class Change:
         """The values of `text` this change says are old (words as written: kind phrase)."""
         found = values(text)
         typed = [v for v in found if any(same(o, v) for o in self.old)]
-        low = f" {' '.join(text.lower().split())} "
+        # in bold or code, a word is still written: "**Klaxo** — paging for on-call"
+        low = f" {' '.join(text.lower().replace('*', ' ').replace('`', ' ').split())} "
         said = [
             Value("phrase", phrase.lower(), phrase)
             for phrase in self.old_text

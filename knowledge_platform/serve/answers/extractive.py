@@ -368,6 +368,15 @@ def newest_first_pick(
     if changes:
         lead = max(changes, key=lambda e: (e.score, e.sentence.date))
     else:
+        # a newer standing page that names fewer of the question's words speaks of something
+        # else ("Any P1 ... gets an incident report" is no rival of "P1 pages: acknowledge
+        # within 10 minutes" for how quickly a P1 page is acknowledged); a newer log line
+        # rarely repeats the page's words ("It's 70 cents a mile, not 72")
+        rivals = [
+            e for e in rivals if e.lexical >= best.lexical or e.sentence.chunk.time_kind == "event"
+        ]
+        if not rivals:
+            return list(picked)
         lead = max(rivals, key=lambda e: (e.sentence.date, e.score))
     return [lead, *(p for p in picked if p is not lead)]
 
@@ -439,6 +448,12 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
             else next(s for s in decided if s.sentence.chunk.doc_id == d)
             for d in records
         ]
+    if decided and len(fitting) == len(focus):
+        # a question for no kind of value ("What does OPS-011 decide?"): the decision as the
+        # record states it first ("On-call paging moves from Klaxo to Ringfold."), then what
+        # else of it scores best
+        first = _first_said(decided)
+        return [first, *(s for s in pick(decided, 0.0) if s is not first)][:MAX_SENTENCES]
     if not decided and asks_content(question) and (lead := _record_lead(focus)):
         # and what it says of the asked kind of value ("... and what does it cost?")
         return [*lead, *(s for s in pick(fitting, 0.0)[:1] if s not in lead)]

@@ -238,6 +238,9 @@ def synonyms(text: str) -> str:
     # a phrase's own word ("approve" of "give the OK"), its abbreviation aside (`abbreviated`)
     found += [w for m in _PHRASES.finditer(text) if (w := m.lastgroup) and w not in _ABBREVIATIONS]
     found += [w for t in found for w in _PHRASE_SEARCH.get(t, ())]
+    # a run of three or four words by its initials: "translation management system" finds
+    # the page that says "TMS" (two words' initials name too many things)
+    found += [k for k, stems in initials(text).items() if len(k) >= 3 and len(stems) == len(k)]
     return " ".join(dict.fromkeys(w for w in found if not set(_terms(w)) & have))
 
 

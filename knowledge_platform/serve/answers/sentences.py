@@ -60,7 +60,7 @@ def _blocks(text: str) -> dict[str, str]:
     it is part of, when that holds more than it."""
     out: dict[str, str] = {}
     lead = ""  # the bold line a list opens under, which names what its items are about
-    for block in _BLOCK.split(_tables_as_lines(text)):
+    for block in _BLOCK.split(_tables_as_lines(_unquoted(text))):
         parts = _split(block)
         item = bool(_LIST_ITEM.match(block))
         if item and lead and len(parts) == 1:
@@ -115,6 +115,22 @@ def row_cells(sentence: str) -> list[tuple[str, str]] | None:
     return cells if len(cells) >= 3 else None
 
 
+#: A mail's quoting of the message it answers ("> " before each line, "> > " deeper): the
+#: quoted message is read as text of its own.
+_QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
+#: A mail's header line: a paragraph of its own, not the start of the message's first sentence.
+_MAIL_HEADER = re.compile(r"(?m)^((?:From|To|Cc|Bcc|Date|Sent|Subject):[ \t].*)$")
+
+
+def _unquoted(text: str) -> str:
+    """`text` without a mail's quote marks, its header lines paragraphs of their own."""
+    if ">" in text:
+        text = _QUOTE.sub("", text)
+    if "From:" in text:
+        text = _MAIL_HEADER.sub("\n\n\\1\n\n", text)
+    return text
+
+
 def _tables_as_lines(text: str) -> str:
     """A markdown table's rows as paragraphs that name their columns ("| Quillbrook Dairy |
     Obadiah Tiernan |" under "| Client | Account manager |" is "Client: Quillbrook Dairy;
@@ -147,7 +163,7 @@ def _tables_as_lines(text: str) -> str:
 @lru_cache(maxsize=2048)  # each hit's text is split once per search, not once per pair
 def _split(text: str) -> tuple[str, ...]:
     parts: list[str] = []
-    text = _HEADING_LINE.sub("\\1.\n", _tables_as_lines(text))
+    text = _HEADING_LINE.sub("\\1.\n", _tables_as_lines(_unquoted(text)))
     for part in _SPLIT.split(_LABEL_LINE.sub("\\1\n\n", text)):
         part = _LABEL.sub("", " ".join(_BULLET.sub("", part).split()))
         if parts and _ABBREVIATION.search(parts[-1]):
