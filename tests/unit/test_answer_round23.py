@@ -226,3 +226,64 @@ def test_a_question_for_what_a_record_decides_leads_with_its_decision() -> None:
     other = _scored(decision.split(". ")[1], 1, when, "standing", 0.3, 0.7, **record)
     picked = focus_pick("What does OPS-011 decide?", [other, first])
     assert picked[0].sentence.text == first.sentence.text
+
+
+def test_the_name_of_a_role_asks_for_a_person_and_paying_for_an_amount() -> None:
+    """ "What is the name of the owner of Shelburne Bay Marine?" asked for no kind of value
+    (so any sentence about the marina answered it), "what are we paying for ringfold?" either
+    ("Their new pricing also charges for secondary users" answered it)."""
+    assert read_ask("What is the name of the owner of Shelburne Bay Marine?").kinds == ("person",)
+    assert read_ask("What were the names of the auditors at the audit?").kinds == ("person",)
+    ask = read_ask("what are we paying for ringfold?")
+    assert ask.kinds == ("money",)
+    assert not fits("Their new pricing also charges for secondary users.", ask)
+
+
+def test_a_log_line_said_from_today_is_dated_by_its_day_for_a_when_question() -> None:
+    """ "When did we switch over to Linqo?": the mail of 6 July saying "it is read-only from
+    today and gets switched off on 31 July" is quoted with its day (before: without, as the
+    sentence holds a date, 31 July, which is not when it was done)."""
+    from knowledge_platform.embeddings.deterministic import HashEmbedder
+    from knowledge_platform.serve.answers.relevance import score_sentences
+
+    said = _scored(
+        "Verbatrix is out: it is read-only from today and gets switched off on 31 July.",
+        1,
+        date(2026, 7, 6),
+        "event",
+        0.5,
+        0.5,
+    ).sentence
+    (scored,) = score_sentences("When did we switch over to Linqo?", [said], HashEmbedder())
+    assert scored.on == date(2026, 7, 6)
+
+
+def test_a_double_barrelled_name_is_one_and_a_claim_drops_an_aside_without_its_value() -> None:
+    """The brief's "Client contact: Delphine Okonkwo-Reyes, director of audience (Amos
+    Thackeray left the museum in May ...)" against the client list's Amos Thackeray: the
+    claim says Delphine Okonkwo-Reyes (before: "Delphine Okonkwo"), and its text no longer
+    names the one she took over from, so it is not read as holding both values."""
+    from knowledge_platform.serve.answers.contract import Citation
+    from knowledge_platform.serve.answers.disagreements import claims
+    from knowledge_platform.serve.answers.values import values
+
+    said = (
+        "Client contact: Delphine Okonkwo-Reyes, director of audience (Amos Thackeray left "
+        "the museum in May; Delphine has the project now)."
+    )
+    assert "Delphine Okonkwo-Reyes" in [v.text for v in values(said)]
+    cited = [
+        Citation(
+            number=1,
+            doc_id="d",
+            source_id="s",
+            title="Brief",
+            source="memory_files",
+            scope="internal",
+            kind="memory",
+        )
+    ]
+    (claim,) = claims([(1, "Delphine Okonkwo-Reyes", said)], cited)
+    assert claim.text == "Client contact: Delphine Okonkwo-Reyes, director of audience."
+    (kept,) = claims([(1, "Amos Thackeray", said)], cited)
+    assert "Amos Thackeray left" in kept.text  # an aside holding the value stays

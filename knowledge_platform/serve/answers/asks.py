@@ -92,6 +92,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"colleagues?|staff|team\s+members?)\b",
             ("person",),
         ),
+        # "What is the name of the owner of Shelburne Bay Marine?", "the names of the
+        # auditors": a person (the role stays in the subject)
+        (
+            r"\bnames?\s+of\s+(?:the\s+|our\s+|their\s+|its\s+)?(?P<about>(?:[\w-]+\s+){0,2}?"
+            rf"(?:{ROLE_NOUNS}|auditors?|inspectors?|assessors?|people|persons?|staff))\b",
+            ("person",),
+        ),
         # "new starter back in march, what was their name again?": a person
         (
             r"\bwhat(?:'s|\s+is|\s+was|\s+were)\s+(?:his|her|their|the\s+person'?s?)\s+"
@@ -150,7 +157,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ),
         (
             # "price-led titles" are titles, not a price; "fee-earning hours" are hours
-            r"\b(cost|costs|price(?!-)|priced|fee(?!-)|fees|spend|spending|spent|salary|(?<!in\s)charge|charged|pay|"
+            r"\b(cost|costs|price(?!-)|priced|fee(?!-)|fees|spend|spending|spent|salary|(?<!in\s)charge|charged|pay|paying|pays|"
             # "paid holiday" is time off, not an amount
             r"paid(?!\s+(?:holiday|leave|time|vacation|days?|sick|parental|annual))|"
             r"invoice[sd]?\s+(?:for|amount)|how\s+much\s+(?:[\w-]+\s+){0,2}?money)\b",

@@ -5,6 +5,7 @@ of the two is newer."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -119,6 +120,17 @@ class Found:
         )
 
 
+#: An aside in brackets: "Client contact: Delphine Okonkwo-Reyes (Amos Thackeray left in May)".
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+
+
+def _without_asides(text: str, value: str) -> str:
+    """A claim's sentence without its asides in brackets that do not hold its value: the
+    aside of a hand-over names the one handed over from, which is not what this source says
+    holds now."""
+    return _ASIDE.sub(lambda m: m.group(0) if value in m.group(0) else "", text)
+
+
 def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> list[Claim]:
     """(citation number, value, sentence) triples as claims with their source's provenance."""
     by_number = {c.number: c for c in cited}
@@ -126,7 +138,7 @@ def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> 
         Claim(
             citation=n,
             value=value,
-            text=text,
+            text=_without_asides(text, value),
             title=by_number[n].title,
             source=by_number[n].source,
             date=by_number[n].date,

@@ -110,6 +110,10 @@ _ASKS_WHEN_DONE = re.compile(
     r"^\s*(?:since\s+)?(?:when|(?:on\s+)?what\s+(?:day|date))\s+(?:did|was|were|had|has|have)\b",
     re.I,
 )
+#: A sentence that dates what it says by the day it was said.
+_SAID_TODAY = re.compile(
+    r"\b(?:from|as\s+of|starting|since|effective)\s+(?:today|this\s+morning)\b", re.I
+)
 #: What a question term found only in the sentence's paragraph or list item counts for.
 BLOCK_SHARE = 0.5
 #: A sentence of a paragraph means what the paragraph says of it ("The two bays ran for three
@@ -272,7 +276,16 @@ def score_sentences(
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         fit = fits(s.text, ask, known)
-        on = s.date if asks_when and not fit and s.chunk.time_kind == "event" else None
+        # a log entry's own day answers when it was done, unless the sentence names the day
+        # another way than "today" ("it is read-only from today and gets switched off on 31
+        # July": the 6 July it was said)
+        on = (
+            s.date
+            if asks_when
+            and s.chunk.time_kind == "event"
+            and (not fit or _SAID_TODAY.search(s.text))
+            else None
+        )
         fit = fit or on is not None
         if fit and ask.kinds:
             score += W_FITS

@@ -178,8 +178,10 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     (
         "name",
         re.compile(
-            r"(?<![\w`/])([A-Z][a-z]+[A-Za-z]*(?:\s+(?:(?:de|van|von|der|den|da|di|"
-            r"du|le|la|del|ter|bin)\s+)*[A-Z][a-z]+[A-Za-z]*)*)\b(?!/)"
+            # a double-barrelled word is one ("Delphine Okonkwo-Reyes", "Mary-Jane")
+            r"(?<![\w`/])([A-Z][a-z]+[A-Za-z]*(?:-[A-Z][a-z]+[A-Za-z]*)?(?:\s+(?:(?:de|van|"
+            r"von|der|den|da|di|du|le|la|del|ter|bin)\s+)*[A-Z][a-z]+[A-Za-z]*"
+            r"(?:-[A-Z][a-z]+[A-Za-z]*)?)*)\b(?!/)"
         ),
     ),
 ]
