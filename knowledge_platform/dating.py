@@ -523,14 +523,19 @@ _A_DAY_BEFORE = re.compile(r"(?<![\d:.,])\b[0-3]?\d(?:st|nd|rd|th)?\s+(?:of\s+)?
 _A_DAY_AFTER = re.compile(r"\s+[0-3]?\d(?:st|nd|rd|th)?\b(?![\d:.,]\d)", re.I)
 
 
-def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:
-    """Whether `text` names a month of the window of whole months [start, end] ("September
-    close: 96 sets", of September), not as a day of it ("Week of: 19 Oct", one week's row)."""
-    months = months_of(start, end)
-    return bool(months) and any(
-        month_number(m.group("month")) in months
+def months_named(text: str) -> frozenset[int]:
+    """The months `text` names as months (1..12), not as a day of one ("19 Oct")."""
+    return frozenset(
+        month_number(m.group("month"))
         for m in _MONTH_WORD.finditer(text)
         if (m.group("month").lower() != "may" or m.group("month")[0] == "M")  # "may" the verb
         and not _A_DAY_BEFORE.search(text, 0, m.start())
         and not _A_DAY_AFTER.match(text, m.end())
     )
+
+
+def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:
+    """Whether `text` names a month of the window of whole months [start, end] ("September
+    close: 96 sets", of September), not as a day of it ("Week of: 19 Oct", one week's row)."""
+    months = months_of(start, end)
+    return bool(months & months_named(text))

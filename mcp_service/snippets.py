@@ -51,7 +51,12 @@ def _cut(flat: str, terms: frozenset[str], start: int, end: int) -> set[str]:
 
 
 def _is_word(text: str, at: int) -> bool:
-    return _WORD.match(text, at, at + 1) is not None
+    """Whether the character at `at` is a word character (`\\w`: alphanumeric or "_"), read
+    without the regular expression engine: this runs for every occurrence of a query word."""
+    if at >= len(text):
+        return False
+    c = text[at]
+    return c.isalnum() or c == "_"
 
 
 def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:

@@ -287,3 +287,30 @@ def test_a_double_barrelled_name_is_one_and_a_claim_drops_an_aside_without_its_v
     assert claim.text == "Client contact: Delphine Okonkwo-Reyes, director of audience."
     (kept,) = claims([(1, "Amos Thackeray", said)], cited)
     assert "Amos Thackeray left" in kept.text  # an aside holding the value stays
+
+
+def test_a_rows_cells_of_other_months_are_left_out_of_a_months_answer() -> None:
+    """ "foundry hill hours used last month?" (October) quoted "Engineering hours used;
+    October 2026: 34.5; September 2026: 26.75." whole: September's figure as if it held."""
+    from knowledge_platform.serve.answers.extractive import in_window_cells
+
+    row = "Engineering hours used; October 2026: 34.5; September 2026: 26.75."
+    october = (date(2026, 10, 1), date(2026, 10, 31))
+    assert in_window_cells(row, *october) == "Engineering hours used; October 2026: 34.5."
+    assert in_window_cells(row, date(2026, 11, 9), date(2026, 11, 15)) == row  # not a month
+    assert in_window_cells("Client: Foundry Hill; Plan: Plus; Hours: 32.", *october).endswith(
+        "Hours: 32."
+    )
+
+
+def test_what_a_record_sets_out_is_asked_of_its_sections() -> None:
+    from knowledge_platform.serve.answers.extractive import asks_content
+
+    assert asks_content("What did PN-007 set out?")
+    assert asks_content("What does the policy lay down?")
+    assert not asks_content("When was PN-007 set?")
+
+
+def test_a_label_line_with_a_stop_in_its_label_is_a_line_of_its_own() -> None:
+    said = split_sentences("Notice no.: PN-007\nIssued: 27 Jan 2026 (Tomasz)\nStatus: Withdrawn")
+    assert said[0] == "Notice no.: PN-007"

@@ -30,7 +30,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from knowledge_platform.dating import CHANGE, CHANGE_CUE
+from knowledge_platform.dating import CHANGE, CHANGE_CUE, months_named, months_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import asks_old, mentions, read_ask
@@ -47,6 +47,7 @@ from knowledge_platform.serve.answers.relevance import (
     score_sentences,
 )
 from knowledge_platform.serve.answers.sentences import (
+    CELL_JOIN,
     During,
     Sentence,
     candidates,
@@ -100,7 +101,8 @@ LEAD_SECTIONS = 2
 _ASKS_CONTENT = re.compile(
     r"\bwhat(?:'s|\u2019s|\s+is|\s+was)\s+in\b|\bask(?:s|ed)?\s+for\b|"
     r"\b(?:say|says|said|cover|covers|covered|require[sd]?|propose[sd]?|contain(?:s|ed)?|"
-    r"about)\b",
+    r"about|set(?:s|ting)?\s+out|la(?:y|ys|id)\s+(?:out|down)|specif(?:y|ies|ied)|"
+    r"state[sd]?)\b",
     re.I,
 )
 #: A sentence its author put in bold, or a bold phrase in it: what a section stresses.
@@ -533,12 +535,20 @@ def _in_decision(s: Scored) -> bool:
     return any(_DECISION.match(h) for h in sections or [chunk.title])
 
 
-def quoted(s: Scored, named: Collection[str] = (), shown: Collection[str] = ()) -> str:
+def quoted(
+    s: Scored,
+    named: Collection[str] = (),
+    shown: Collection[str] = (),
+    during: During | None = None,
+) -> str:
     """The sentence as the answer quotes it: with its heading when it is a fragment, with its
     day when that is what the question asks, after the sentence of its paragraph that names
     what it speaks of when it does not (`_lead`; `named`: the terms of the names the question
-    gives; `shown`: the sentences the answer quotes anyway)."""
+    gives; `shown`: the sentences the answer quotes anyway); a table row's cells of months
+    outside the month `during` names left out (`in_window_cells`)."""
     text, heading = s.sentence.text, s.sentence.heading
+    if during is not None:
+        text = in_window_cells(text, *during)
     lead = _lead(s.sentence, named)
     if lead and lead.removesuffix(" …") not in shown:
         text = f"{lead} {text}"
@@ -547,6 +557,21 @@ def quoted(s: Scored, named: Collection[str] = (), shown: Collection[str] = ()) 
     if heading and len(text) <= FRAGMENT_CHARS and not set(terms(heading)) & set(terms(text)):
         return f"{heading} — {text}"
     return text
+
+
+def in_window_cells(text: str, start: dt.date | None, end: dt.date | None) -> str:
+    """A table row's sentence without the cells of its columns named by a month the window of
+    whole months [start, end] leaves out: "Engineering hours used; October 2026: 34.5;
+    September 2026: 26.75." asked of October says "Engineering hours used; October 2026:
+    34.5." (the September column is another month's value, quoted as if it held)."""
+    months = months_of(start, end)
+    if not months or CELL_JOIN not in text:
+        return text
+    parts = text.rstrip(".").split(CELL_JOIN)
+    named = [months_named(p.split(":", 1)[0]) if ":" in p else frozenset() for p in parts]
+    if not any(n & months for n in named) or not any(n and not n & months for n in named):
+        return text
+    return CELL_JOIN.join(p for p, n in zip(parts, named, strict=True) if not n or n & months) + "."
 
 
 def _lead(s: Sentence, named: Collection[str]) -> str:
@@ -810,7 +835,7 @@ def extractive_answer(
     texts = {s.sentence.text for s in shown}
     body = " ".join(
         f"{'' if id(s) in later else _older_mark(s, conflicts, old)}{labels.get(id(s), '')}"
-        f"{quoted(s, name_terms, texts)} [{s.sentence.ref}]"
+        f"{quoted(s, name_terms, texts, during)} [{s.sentence.ref}]"
         f"{'' if id(s) in items else _superseded_mark(s, later)}"
         for s in shown
     )

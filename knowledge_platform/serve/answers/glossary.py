@@ -234,14 +234,32 @@ def synonyms(text: str) -> str:
     question that says "headline metric" finds the page that says "primary KPI"."""
     groups = _raw_groups()
     have = set(_terms(text))
-    found = [w for t in _terms(phrases(text)) for w in groups.get(t, ())]
+    matches = list(_PHRASES.finditer(text))  # one pass of the large pattern: `phrases` too
+    said, at = [], 0
+    for m in matches:
+        said += [text[at : m.start()], _read_as(m)]
+        at = m.end()
+    found = [w for t in _terms("".join([*said, text[at:]])) for w in groups.get(t, ())]
     # a phrase's own word ("approve" of "give the OK"), its abbreviation aside (`abbreviated`)
-    found += [w for m in _PHRASES.finditer(text) if (w := m.lastgroup) and w not in _ABBREVIATIONS]
+    found += [w for m in matches if (w := m.lastgroup) and w not in _ABBREVIATIONS]
     found += [w for t in found for w in _PHRASE_SEARCH.get(t, ())]
-    # a run of three or four words by its initials: "translation management system" finds
-    # the page that says "TMS" (two words' initials name too many things)
-    found += [k for k, stems in initials(text).items() if len(k) >= 3 and len(stems) == len(k)]
+    found += _run_initials(text)
     return " ".join(dict.fromkeys(w for w in found if not set(_terms(w)) & have))
+
+
+def _run_initials(text: str) -> list[str]:
+    """The initials (lower case) of each run of three or four words of `text` none of which
+    is a stopword: "translation management system" finds the page that says "TMS" (two
+    words' initials name too many things). `initials` without its runs of two and its
+    stopwords, one word stemmed at a time: this runs for every search."""
+    tokens = _WORD.findall(text)
+    content = [bool(_terms(w)) for w in tokens]
+    return [
+        "".join(w[0] for w in tokens[i : i + n]).lower()
+        for n in (3, 4)
+        for i in range(len(tokens) - n + 1)
+        if all(content[i : i + n])
+    ]
 
 
 def _read_as(found: re.Match[str]) -> str:

@@ -82,8 +82,9 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 
 
 #: A line that is a label and its value, without a full stop ("Date: 2026-11-03", "Owner:
-#: Yusra"): a line of its own, not the start of the sentence on the next line.
-_LABEL_LINE = re.compile(r"(?m)^(\s*[A-Z][\w ]{0,24}:[^\n.!?;,:]{1,40})\n(?=\s*[A-Z0-9])")
+#: Yusra", "Notice no.: PN-007"): a line of its own, not the start of the sentence on the next
+#: line.
+_LABEL_LINE = re.compile(r"(?m)^(\s*[A-Z][\w .]{0,24}:[^\n.!?;,:]{1,40})\n(?=\s*[A-Z0-9])")
 
 
 #: A heading line inside a passage ("### Site visit: Larkspire" over a log's entry): a
