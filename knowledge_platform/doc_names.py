@@ -15,6 +15,7 @@ is a numbered reference of the same family, or of any family when the question g
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -141,6 +142,6 @@ def question_keys(question: str) -> frozenset[str]:
     return frozenset(runs | {number_key(f, n) for f, n in numbered(question)})
 
 
-def names(question: str, keys: list[str]) -> bool:
+def names(question: str, keys: Iterable[str]) -> bool:
     """Whether `question` names the document with `keys`."""
     return not question_keys(question).isdisjoint(keys)

@@ -11,6 +11,7 @@ question with a number or a path also looks its names up among the chunks' store
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from knowledge_platform import doc_names
 from knowledge_platform.doc_names import name_keys, numbered, question_keys
@@ -52,7 +53,12 @@ def has_cue(text: str) -> bool:
 
 def names(question: str, chunk: Chunk) -> bool:
     """Whether `question` names `chunk`'s document by title, number or path."""
-    return doc_names.names(question, name_keys(chunk.title, chunk.source_id, chunk.kind))
+    return doc_names.names(question, _keys(chunk.title, chunk.source_id, chunk.kind))
+
+
+@lru_cache(maxsize=4096)  # a search reads the keys of every candidate document's chunks
+def _keys(title: str, source_id: str, kind: str) -> frozenset[str]:
+    return frozenset(name_keys(title, source_id, kind))
 
 
 def cue_kinds(question: str) -> list[str] | None:
