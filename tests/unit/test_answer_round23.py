@@ -314,3 +314,30 @@ def test_what_a_record_sets_out_is_asked_of_its_sections() -> None:
 def test_a_label_line_with_a_stop_in_its_label_is_a_line_of_its_own() -> None:
     said = split_sentences("Notice no.: PN-007\nIssued: 27 Jan 2026 (Tomasz)\nStatus: Withdrawn")
     assert said[0] == "Notice no.: PN-007"
+
+
+def test_a_day_the_question_names_is_when_not_what() -> None:
+    """ "what broke on may 12?" was about "12" and "broke": the day's entries, which do not
+    repeat the day, had half its subject missing."""
+    assert read_ask("what broke on may 12?").subject == frozenset({"broke"})
+    assert read_ask("What did we damage on 14 May?").subject == frozenset({"damag"})
+
+
+def test_a_figure_the_question_believes_still_holds_is_not_required() -> None:
+    """ "is ops review still monday at 10?" halved every sentence without a 10 (before: the
+    change to "Wednesdays 09:30" scored half and the question was refused)."""
+    from knowledge_platform.embeddings.deterministic import HashEmbedder
+    from knowledge_platform.serve.answers.relevance import score_sentences
+
+    said = _scored(
+        "ivo: ops review = Wednesday 09:30 from 8 April, not Monday.",
+        1,
+        date(2026, 3, 27),
+        "event",
+        0.5,
+        0.5,
+    ).sentence
+    embedder = HashEmbedder()
+    (still,) = score_sentences("is ops review still monday at 10?", [said], embedder)
+    (plain,) = score_sentences("is ops review monday at 10?", [said], embedder)
+    assert still.score > 1.5 * plain.score

@@ -471,13 +471,17 @@ def read_ask(question: str) -> Ask:
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
     compound = {t for w in re.findall(r"\w+(?:-\w+)+", question) for t in terms(w)}
+    given = tuple(values(question))
+    # a day the question names is when, not what: "what broke on may 12?" is about what broke
+    # (the window the service reads from it finds that day's entries)
+    day = {t for v in given if v.kind == "date" for t in terms(v.text)}
     return Ask(
         question,
         kinds,
-        tuple(values(question)),
+        given,
         content,
         names,
-        frozenset(content - asking - (_GENERIC - compound)),
+        frozenset(content - asking - (_GENERIC - compound) - day),
         frozenset(t for w in words if w in _TITLES for t in terms(w))
         | frozenset(t for m in _ROLE_NAMED.finditer(question) for t in terms(m[1])),
         frozenset(terms(role)),

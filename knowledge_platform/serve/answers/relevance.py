@@ -110,6 +110,8 @@ _ASKS_WHEN_DONE = re.compile(
     r"^\s*(?:since\s+)?(?:when|(?:on\s+)?what\s+(?:day|date))\s+(?:did|was|were|had|has|have)\b",
     re.I,
 )
+#: A question that asks whether what it believes still holds.
+_STILL = re.compile(r"\bstill\b|\b(?:any\s*more|any\s+longer)\s*\??\s*$", re.I)
 #: A sentence that dates what it says by the day it was said.
 _SAID_TODAY = re.compile(
     r"\b(?:from|as\s+of|starting|since|effective)\s+(?:today|this\s+morning)\b", re.I
@@ -248,7 +250,9 @@ def score_sentences(
     if not sentences:
         return []
     ask = read_ask(question) if isinstance(question, str) else question
-    numbers = _numbers(ask.text)
+    # "is ops review still monday at 10?": the figures a question believes still hold are
+    # what the answer may say changed, not what it must repeat
+    numbers = set() if _STILL.search(ask.text) else _numbers(ask.text)
     # the digits of the amounts the question gives, which a stated limit may cover
     cases = {n for v in ask.given if v.kind in _MEASURED for n in _numbers(v.text)}
     query = embedder.embed_query(ask.text)
