@@ -476,6 +476,25 @@ def reports_on(text: str, said: dt.date | None, start: dt.date | None, end: dt.d
 
 
 _DAY_BEFORE = re.compile(r"\b(?:yesterday|last\s+night)\b", re.I)
+#: A log's "Last week (11/9-11/15): 136,920 words" in Monday's minutes, or its heading
+#: "Numbers, last week": a label of what follows, the week before (not "much the same as last
+#: week", a comparison).
+_WEEK_BEFORE = re.compile(
+    r"^\W*(?:[\w ]{0,20},\s*)?(?:last|previous)\s+week(?:['\u2019]s)?\b|"
+    r"\b(?:last|previous)\s+week(?:['\u2019]s)?(?:\s+numbers|\s+figures)?\s*[(:]",
+    re.I,
+)
+
+
+def week_before(text: str, said: dt.date | None) -> tuple[dt.date, dt.date] | None:
+    """The week (Monday to Sunday) before the one `said` falls in, when `text` says "last
+    week" of it; else None."""
+    if said is None or not _WEEK_BEFORE.search(text):
+        return None
+    monday = said - dt.timedelta(days=said.weekday() + 7)
+    return monday, monday + dt.timedelta(days=6)
+
+
 #: A weekday that opens a line labels what happened that day ("Thurs: Hobnail Creek report
 #: went out" in Friday's email); one inside a sentence ("paid on Friday") dates a detail.
 _WEEKDAY_LABEL = re.compile(

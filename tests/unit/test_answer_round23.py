@@ -341,3 +341,30 @@ def test_a_figure_the_question_believes_still_holds_is_not_required() -> None:
     (still,) = score_sentences("is ops review still monday at 10?", [said], embedder)
     (plain,) = score_sentences("is ops review monday at 10?", [said], embedder)
     assert still.score > 1.5 * plain.score
+
+
+def test_a_log_entrys_last_week_is_the_week_before_it_was_said() -> None:
+    """Monday 9 November's minutes under "Numbers, last week (11/2-11/8)" report on 2-8
+    November: for "last week" asked on 20 November (9-15 November) they are of another week
+    (before: said in the window, they answered it with the week before's 124,180 words)."""
+    from knowledge_platform.dating import week_before
+    from knowledge_platform.serve.answers.sentences import of_another_week, said_during
+
+    assert week_before("Last week: 136,920 words.", date(2026, 11, 16)) == (
+        date(2026, 11, 9),
+        date(2026, 11, 15),
+    )
+    assert week_before("136,920 words.", date(2026, 11, 16)) is None
+    minutes = _scored(
+        "124,180 words, 34 jobs delivered.",
+        1,
+        date(2026, 11, 9),
+        "event",
+        1.0,
+        0.9,
+        headers=["Monday team meeting", "Numbers, last week (11/2-11/8)"],
+    ).sentence
+    last_week = (date(2026, 11, 9), date(2026, 11, 15))
+    assert not said_during(minutes, last_week)
+    assert of_another_week(minutes, last_week)
+    assert said_during(minutes, (date(2026, 11, 2), date(2026, 11, 8)))

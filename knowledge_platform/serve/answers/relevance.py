@@ -40,7 +40,13 @@ from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
 from knowledge_platform.serve.answers.glossary import capitals, initials, words
-from knowledge_platform.serve.answers.sentences import During, Sentence, said_during, terms
+from knowledge_platform.serve.answers.sentences import (
+    During,
+    Sentence,
+    of_another_week,
+    said_during,
+    terms,
+)
 from knowledge_platform.serve.answers.values import values
 
 MIN_SCORE = 0.72
@@ -302,6 +308,8 @@ def score_sentences(
                 month.add(len(out))
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
+        if during is not None and of_another_week(s, during):
+            score *= KIND_PENALTY  # said then, but of the week before
         if not fit:
             score *= KIND_PENALTY
         if misses_number(numbers, cases, s):
