@@ -254,7 +254,7 @@ def header_date(text: str) -> tuple[dt.date | None, bool]:
         m = _HEADER_DATE.match(line)
         if m is None:
             continue
-        found = next(iter(numeric_dates([m.group("rest")])), None)
+        found = written_date(m.group("rest"))
         if m.group("key").lower().startswith("effective"):
             effective = effective or found
         else:
@@ -318,7 +318,7 @@ def stated_review(text: str) -> dt.date | None:
         for line in ends
         for m in _STATED_REVIEW.finditer(line)
         if len(line) <= REVIEW_LINE_CHARS or m.group(0)[:4].lower() == "last"
-        if (d := next(iter(numeric_dates([m.group("rest")])), None)) is not None
+        if (d := written_date(m.group("rest"))) is not None
     ]
     history = version_history(lines)
     return max([*found, *([history] if history else [])], default=None)
@@ -356,6 +356,11 @@ def numeric_dates(texts: Sequence[str]) -> list[dt.date]:
         except ValueError:
             continue
     return out
+
+
+def written_date(text: str) -> dt.date | None:
+    """A date `text` writes, spelled ("28 Jul 2026", ISO) or in figures ("09/22/2026")."""
+    return next(iter(numeric_dates([text])), None)
 
 
 def marks(text: str) -> list[str]:

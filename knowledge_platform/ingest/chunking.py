@@ -27,9 +27,9 @@ from knowledge_platform.dating import (
     iso_week,
     marks,
     month_heading,
-    numeric_dates,
     section_time,
     weekday_in_week,
+    written_date,
 )
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
@@ -127,18 +127,17 @@ MAIL_HEADER_LINES = 5
 
 def _mail_days(lines: Sequence[str]) -> dict[int, dt.date]:
     """The lines that open a mail message ("From: ..."), each with the day its header's
-    "Date:" line gives: a thread's messages, the newest first and the older quoted below it,
-    are each said on their own day."""
+    "Date:" line (quoted as deep) gives: a thread's messages, the newest first and the older
+    quoted below it, are each said on their own day."""
     out: dict[int, dt.date] = {}
     for i, line in enumerate(lines):
         if (opens := _MAIL_FROM.match(line)) is None:
             continue
+        depth = opens.group("quote").replace(" ", "")
         for later in lines[i + 1 : i + 1 + MAIL_HEADER_LINES]:
             m = _MAIL_DATE.match(later)
-            if m is not None and m.group("quote").replace(" ", "") == opens.group("quote").replace(
-                " ", ""
-            ):
-                if day := next(iter(numeric_dates([m.group("date")])), None):
+            if m is not None and m.group("quote").replace(" ", "") == depth:
+                if day := written_date(m.group("date")):
                     out[i] = day
                 break
     return out
