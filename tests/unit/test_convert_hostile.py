@@ -162,7 +162,9 @@ def test_unsupported_type_is_refused_with_the_types_that_are_read():
 
 
 def test_a_file_past_its_time_limit_is_stopped_and_the_next_converts():
-    slow = office_files.pdf([" ".join(f"word{i}" for i in range(300))] * 20)  # ~0.5-1.5 s
+    # ~1 s to convert on an idle machine (20 pages took 0.4 s: a kill timer that fired late,
+    # under load, found the file done and the test failed), so the kill lands mid-file
+    slow = office_files.pdf([" ".join(f"word{i}" for i in range(300))] * 60)  # ~0.5-1.5 s
     convert(office_files.pdf(["Warm up."]), PDF, "warm.pdf")  # the helper is running
     started = time.perf_counter()
     message = skip_reason(slow, PDF, "slow.pdf", ConversionLimitError, timeout_seconds=0.1)
@@ -183,7 +185,9 @@ def test_a_helper_that_dies_mid_file_is_replaced_for_the_next_file():
     convert(office_files.pdf(["Warm up."]), PDF, "warm.pdf")
     helper = sandbox._helper
     assert helper is not None and helper.alive
-    slow = office_files.pdf([" ".join(f"word{i}" for i in range(300))] * 20)
+    # ~1 s to convert on an idle machine (20 pages took 0.4 s: a kill timer that fired late,
+    # under load, found the file done and the test failed), so the kill lands mid-file
+    slow = office_files.pdf([" ".join(f"word{i}" for i in range(300))] * 60)
     killer = threading.Timer(0.3, helper.process.kill)
     killer.start()
     message = skip_reason(slow, PDF, "slow.pdf", ConversionLimitError)
