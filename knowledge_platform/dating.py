@@ -188,15 +188,14 @@ def document_time(
     reviewed = [d for key in REVIEW_KEYS if (d := parse_date(meta.get(key))) is not None]
     if reviewed:
         return max(reviewed), "standing"
-    header, status = header_date(body)
     said = (
         parse_date(meta.get("date"))
         or parse_date(name)
         or iso_week(name)
         or (text_date(first_heading) if first_heading else None)
-        or header
-        or month_named(name)
     )
+    header, status = header_date(body) if said is None else (None, False)
+    said = said or header or month_named(name)
     if said is not None:
         return said, "standing" if standing or (status and said == header) else "event"
     return stated or known, "standing"

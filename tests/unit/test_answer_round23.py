@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from knowledge_platform.dating import document_time, heading_span, section_time, stated_review
 from knowledge_platform.ingest.chunking import Chunker
 from knowledge_platform.ingest.tokens import WordPieceCounter
@@ -348,7 +350,9 @@ def test_a_log_entrys_last_week_is_the_week_before_it_was_said() -> None:
     November: for "last week" asked on 20 November (9-15 November) they are of another week
     (before: said in the window, they answered it with the week before's 124,180 words)."""
     from knowledge_platform.dating import week_before
-    from knowledge_platform.serve.answers.sentences import of_another_week, said_during
+    from knowledge_platform.embeddings.deterministic import HashEmbedder
+    from knowledge_platform.serve.answers.relevance import KIND_PENALTY, score_sentences
+    from knowledge_platform.serve.answers.sentences import reported_week, said_during
 
     assert week_before("Last week: 136,920 words.", date(2026, 11, 16)) == (
         date(2026, 11, 9),
@@ -366,5 +370,10 @@ def test_a_log_entrys_last_week_is_the_week_before_it_was_said() -> None:
     ).sentence
     last_week = (date(2026, 11, 9), date(2026, 11, 15))
     assert not said_during(minutes, last_week)
-    assert of_another_week(minutes, last_week)
+    assert reported_week(minutes) == (date(2026, 11, 2), date(2026, 11, 8))
+    # and it scores as what it is, another week's figure, in last week's window
+    question = "How many words did we translate last week?"
+    (alone,) = score_sentences(question, [minutes], HashEmbedder())
+    (then,) = score_sentences(question, [minutes], HashEmbedder(), during=last_week)
+    assert then.score == pytest.approx(alone.score * KIND_PENALTY, abs=1e-3)
     assert said_during(minutes, (date(2026, 11, 2), date(2026, 11, 8)))

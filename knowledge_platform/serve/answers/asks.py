@@ -492,7 +492,7 @@ def read_ask(question: str) -> Ask:
 #: "How many [Echolane] seats do ...", "How many top-3 keywords is ...", "How many rounds
 #: of ...": the words between "how many" and the verb or preposition after them
 _COUNTED = re.compile(
-    r"\bhow\s+many\s+((?:[\w-]+\s+){1,3}?)(?:do|does|did|is|are|was|were|have|has|had|will|"
+    r"\bhow\s+many\s+((?:[\w-]+\s+){1,3}?)(?P<end>do|does|did|is|are|was|were|have|has|had|will|"
     r"would|should|can|could|came|come|took|take|went|got|get|of|in|on|per|at|for|to|"
     # "How many people attended ...?"
     r"[a-z]+ed)\b",
@@ -503,12 +503,13 @@ _COUNTED = re.compile(
 #: The end of a count question after its subject: the verb the count is of, then when
 #: ("... did the service desk open yesterday?", "... did on-call receive last week?").
 _DONE = re.compile(r"\b(?:do|does|did|will|can|could|should|have|has|had)\b(?P<rest>.*)", re.I)
-#: Words of a question's time expression, which name no verb.
+#: Words of a question's time expression, which name no verb (a preposition has already cut
+#: the rest: `_WHERE_WORDS`).
 _WHEN_WORDS = frozenset(
     (
-        *("last", "this", "next", "ago", "so", "far", "since", "until", "till", "in", "on"),
-        *("during", "week", "weeks", "month", "months", "quarter", "year", "years", "day"),
-        *("days", "wk", "yr", "the", "of", "before", "after"),
+        *("last", "this", "next", "ago", "so", "far", "since", "until", "till", "during"),
+        *("week", "weeks", "month", "months", "quarter", "year", "years", "day", "days"),
+        *("wk", "yr", "the", "before", "after"),
     )
 )
 #: A place after the verb: "... did the crew plant at Mill Park?"
@@ -530,7 +531,7 @@ def _counted(question: str, kinds: tuple[str, ...]) -> frozenset[str]:
     if m is None:
         return frozenset()
     counted = set(terms(m[1].split()[-1]))
-    done = _DONE.match(question, m.end(0) - len(m.group(0).split()[-1]))
+    done = _DONE.match(question, m.start("end"))
     if done is not None:
         said = re.findall(r"[a-z][\w'-]*", done.group("rest").lower())
         for at, word in enumerate(said):  # "... plant at Marlow Mill Park"

@@ -43,7 +43,7 @@ from knowledge_platform.serve.answers.glossary import capitals, initials, words
 from knowledge_platform.serve.answers.sentences import (
     During,
     Sentence,
-    of_another_week,
+    reported_week,
     said_during,
     terms,
 )
@@ -308,7 +308,7 @@ def score_sentences(
                 month.add(len(out))
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
-        if during is not None and of_another_week(s, during):
+        if during is not None and not then and reported_week(s) is not None:
             score *= KIND_PENALTY  # said then, but of the week before
         if not fit:
             score *= KIND_PENALTY

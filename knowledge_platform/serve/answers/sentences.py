@@ -269,7 +269,7 @@ def candidates(sources: Sources, max_hits: int, during: During | None = None) ->
     return [*top, *more]
 
 
-def _week_before(s: Sentence) -> tuple[dt.date, dt.date] | None:
+def reported_week(s: Sentence) -> tuple[dt.date, dt.date] | None:
     """The week a log entry says it reports on as "last week" ("Last week: 136,920 words"
     said on Monday, or under its heading "Numbers, last week"), if it does."""
     if s.chunk.time_kind != "event":
@@ -278,16 +278,11 @@ def _week_before(s: Sentence) -> tuple[dt.date, dt.date] | None:
     return week_before(heading, s.date) or week_before(s.text, s.date)
 
 
-def of_another_week(s: Sentence, during: During) -> bool:
-    """Whether `s`, said within `during`, reports on the week before, outside it."""
-    return s.date is not None and _week_before(s) is not None and not said_during(s, during)
-
-
 def said_during(s: Sentence, during: During) -> bool:
     """Whether `s` is a log entry (an event) said within `during` (either end open), or
     reporting on it just after (a month's close, `dating.reports_on`)."""
     day, (start, end) = s.date, during
-    before = _week_before(s)
+    before = reported_week(s)
     if before is not None:
         return (start is None or before[1] >= start) and (end is None or before[0] <= end)
     return (
