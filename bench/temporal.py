@@ -12,7 +12,7 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
 
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
-        ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn)
+        ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn, sorrel, gantry)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -91,7 +91,11 @@ from temporal_world.score import Asked, Searched, recalled, reciprocal_rank, typ
 #: quoted below; client notes newest first; handbooks with a version table at the top; numbered
 #: policy notices; monthly dashboards) and `cairn-*` (a chat channel's monthly export with
 #: threaded replies, postmortems, runbooks dated by front matter, ops decision records, weekly
-#: on-call notes) in round 23.
+#: on-call notes) in round 23; `sorrel-*` (a vet group: a branch's handover notes a month with
+#: British dates, "Rev." lines and change logs at the bottom of procedures, formulary notices,
+#: a stock log with day-first dates) and `gantry-*` (a freight forwarder: a dispatch channel a
+#: week, rate sheets adding an "Effective from" row per change, account pages with a changelog
+#: at the bottom, numbered bulletins that cancel or amend others) in round 24.
 HAND_WRITTEN = {
     "dev": (QUESTIONS / "dev", ""),
     **{
@@ -116,6 +120,8 @@ HAND_WRITTEN = {
             "quay",
             "delta",
             "cairn",
+            "sorrel",
+            "gantry",
         )
         for half in ("tune", "check")
     },
