@@ -116,6 +116,8 @@ CHANGE_CUE = re.compile(
     r"(?<!for\s)now(?=\s*[.;!](?:\s|$))|"
     # "idle sites now get torn down after 18 days, not 40": now one value, not the other
     r"now\s(?=[^.;!?]{0,80},\s*not\s+[\w$\u20ac\u00a3])|"
+    # a correction of what was said before: "Correction to yesterday — it's $56/ton, not 61"
+    r"correction\s*(?::|to\b|\u2014|\u2013|-)(?=[^.;!?]{0,80},\s*not\s+[\w$\u20ac\u00a3])|"
     r"(?:goes|go|went)\s+(?:up|down)|(?:goes|go|going)\s+from|"
     # a tool's end and its successor: "Clipwatch contract ends 10 July and we're not
     # renewing. Moving media monitoring to Echolane"

@@ -66,8 +66,9 @@ MAX_CHARS_PER_TOKEN = 16
 #: follows a table of days on its last row's day, a chat export's messages by its day
 #: separators, and no section by a heading's day after its log's own; 10 dates a mail
 #: thread's messages by their "Date:" lines, and a month's file's sections by headings up to
-#: the month's end.
-CHUNKING_VERSION = 10
+#: the month's end; 11 marks a correction ("Correction to yesterday — $56/ton, not 61") as a
+#: statement of change.
+CHUNKING_VERSION = 11
 
 
 @dataclass(frozen=True)

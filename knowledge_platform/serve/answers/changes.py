@@ -119,8 +119,10 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # not 40", "starting next week it is Wednesday 6:30, not Monday": a name or a figure
         # after "not" closing a statement of change is the one it replaced
         (
-            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting)\b.*,\s*not\s",
-            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting)\b.*,\s*not\s+"
+            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting|correction)\b.*,"
+            r"\s*not\s",
+            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting|correction)\b.*,"
+            r"\s*not\s+"
             r"(?P<old>(?-i:(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\b|"
             r"[$\u20ac\u00a3]?\d[\d,.:]*(?:%|\s*(?:pt|px|ms|days?|weeks?|months?|hours?|"
             r"minutes?|mins?|hrs?)\b)?|(?:daily|weekly|fortnightly|monthly|quarterly|yearly|"

@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from knowledge_platform.dating import CHANGE, CHANGE_CUE, months_named, months_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.serve.answers.asks import asks_old, mentions, read_ask
+from knowledge_platform.serve.answers.asks import Ask, asks_old, mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
@@ -51,6 +51,7 @@ from knowledge_platform.serve.answers.sentences import (
     During,
     Sentence,
     candidates,
+    said_during,
     sentences_of,
     split_sentences,
     terms,
@@ -119,6 +120,17 @@ _NAME_RUN = re.compile(r"\b[A-Z][\w&'\u2019-]*(?:\s+(?:&\s+)?[A-Z][\w&'\u2019-]*
 _NOT_A_NAME = re.compile(
     r"^(?:(?:The|A|An|What|Who|Whom|Whose|When|Where|Which|Why|How|Is|Are|Was|Were|Do|Does|"
     r"Did|Can|Could|Should|Has|Have|Had|Any)\s+)+"
+)
+#: A question that asks what happened on one day (`day_pick`) is answered by that day's
+#: log entries at least this alike in meaning, this many of them.
+DAY_SEMANTIC = 0.25
+DAY_SENTENCES = 2
+_ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
+#: "What incident ...?", "Which policy ...?": a question for which thing, not what it says.
+_ASKS_WHICH = re.compile(
+    r"^\s*(?:what|which)\s+(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|"
+    r"could|should|time|day|date|kind|sort|type)\b)[a-z]",
+    re.I,
 )
 #: How many more passages the answer's best sentence looks up in other documents.
 RELATED_HITS = 4
@@ -287,6 +299,32 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
     return picked
 
 
+def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]:
+    """For a question that asks only what happened on one day ("What broke on 12 May?",
+    "What did we damage on 14 May?": one word, no name, no kind of value), which no sentence
+    answers: that day's log entries (DAY_SENTENCES, at least DAY_SEMANTIC alike in meaning),
+    one that names the day first ("On Tuesday 12 May the core switch ... failed"). The day is
+    what the question names; its one word is rarely the log's ("hit the mainline")."""
+    start, end = during
+    if (
+        start is None
+        or start != end
+        or ask.names
+        or ask.kinds
+        or len(ask.subject) > 1
+        or not _ASKS_WHAT.search(ask.text)
+    ):
+        return []
+    said = [s for s in scored if s.semantic >= DAY_SEMANTIC and said_during(s.sentence, during)]
+    day = f"-{start:%m-%d}"
+    said.sort(
+        key=lambda s: (
+            not any(v.kind == "date" and v.norm.endswith(day) for v in values(s.sentence.text))
+        )
+    )
+    return said[:DAY_SENTENCES]
+
+
 def _clear(scored: Sequence[Scored]) -> bool:
     """Whether the best sentence is a clear winner: every subject word, the asked kind of
     value, and the next sentence CLEAR_GAP behind."""
@@ -351,7 +389,9 @@ def newest_first_pick(
         for e in partners
         if e.sentence.date is not None
         and e.sentence.date > when
-        and e.sentence.chunk.doc_id != best.sentence.chunk.doc_id
+        # of one log, a later day's entry only when it says the best one's value is old
+        and (e.sentence.chunk.doc_id != best.sentence.chunk.doc_id or _makes_old(e, best))
+        and _elsewhere(e, best)
         # a statement of change that names the best sentence's value as old need only pass
         # the share of the threshold it lowers (a hand-over rarely repeats the title it
         # hands over)
@@ -381,6 +421,19 @@ def newest_first_pick(
             return list(picked)
         lead = max(rivals, key=lambda e: (e.sentence.date, e.score))
     return [lead, *(p for p in picked if p is not lead)]
+
+
+def _elsewhere(a: Scored, b: Scored) -> bool:
+    """Whether `a` is said apart from `b`: in another document, or in another day's entry of
+    one log (a month's chat export: "Correction to yesterday — Laurel Ridge is $56/ton, not
+    61" of the day before's "tipping goes to $61/ton")."""
+    if a.sentence.chunk.doc_id != b.sentence.chunk.doc_id:
+        return True
+    return (
+        a.sentence.chunk.time_kind == "event"
+        and b.sentence.chunk.time_kind == "event"
+        and a.sentence.date != b.sentence.date
+    )
 
 
 def _makes_old(change: Scored, s: Scored) -> bool:
@@ -559,6 +612,26 @@ def quoted(
     return text
 
 
+def record_titles(question: str, shown: Sequence[Scored]) -> dict[int, str]:
+    """For a question that asks which thing ("What incident did we have on 12 May?"), the
+    title of a numbered record each shown sentence of it is first to quote ("INC-2026-007 —
+    Middle school core switch failure: "), by id, when the sentence does not give the
+    record's number itself: which record it is, is what the question asks."""
+    if not _ASKS_WHICH.search(question):
+        return {}
+    out: dict[int, str] = {}
+    seen: set[str] = set()
+    for s in shown:
+        chunk = s.sentence.chunk
+        if chunk.doc_id in seen:
+            continue
+        seen.add(chunk.doc_id)
+        codes = [v.text for v in values(chunk.title) if v.kind == "code"]
+        if codes and not any(c in s.sentence.text for c in codes):
+            out[id(s)] = f"{chunk.title}: "
+    return out
+
+
 def in_window_cells(text: str, start: dt.date | None, end: dt.date | None) -> str:
     """A table row's sentence without the cells of its columns named by a month the window of
     whole months [start, end] leaves out: "Engineering hours used; October 2026: 34.5;
@@ -713,7 +786,7 @@ def made_old(shown: Sequence[Scored]) -> dict[int, Scored]:
             said = change.sentence
             if (
                 change is not s
-                and said.chunk.doc_id != s.sentence.chunk.doc_id
+                and _elsewhere(change, s)
                 and said.date is not None
                 and (when is None or said.date > when)
                 and _makes_old(change, s)
@@ -788,6 +861,8 @@ def extractive_answer(
         focus = []
         picked = pick(scored, min_score)
     picked = _own_sentences(picked, scored, bool(ask.kinds))
+    if not picked and during is not None:
+        picked = day_pick(ask, scored, during)
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(
@@ -833,9 +908,10 @@ def extractive_answer(
     # the terms of the names the question gives (not `named`, the documents it names)
     name_terms = {t for n in ask.names for t in terms(n)}
     texts = {s.sentence.text for s in shown}
+    titled = record_titles(question, shown)
     body = " ".join(
         f"{'' if id(s) in later else _older_mark(s, conflicts, old)}{labels.get(id(s), '')}"
-        f"{quoted(s, name_terms, texts, during)} [{s.sentence.ref}]"
+        f"{titled.get(id(s), '')}{quoted(s, name_terms, texts, during)} [{s.sentence.ref}]"
         f"{'' if id(s) in items else _superseded_mark(s, later)}"
         for s in shown
     )
