@@ -11,6 +11,7 @@ roster, a runbook, a decision record, a reviewed reference file.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
@@ -304,6 +305,27 @@ PROPERTY_ROWS = 16
 REVIEW_LINE_CHARS = 160
 
 
+#: A page's version line that dates it: "Revision 4 — 11 August 2026 (Marek Rudd)", "Rev. C —
+#: 14/02/2026", "Version 3.1 (approved March 2026)".
+_VERSION_LINE = re.compile(
+    r"^[\s*_#]*(?:version|revision|rev\.?|v(?=\d))\s*[\w.]{1,6}[\s,;:*_()\u2014\u2013-]*"
+    r"(?:(?:approved|issued|dated|published|effective|adopted)\b\s*(?:on\s+)?)?(?P<rest>.{4,40})",
+    re.I,
+)
+_MONTH_YEAR = re.compile(rf"^\W*(?P<month>{_MONTH})\.?,?\s+(?P<year>(?:19|20)\d{{2}})\b", re.I)
+
+
+def version_date(line: str) -> dt.date | None:
+    """The date a version line gives (`_VERSION_LINE`), a month alone its first day."""
+    m = _VERSION_LINE.match(line)
+    if m is None:
+        return None
+    found = written_date(m.group("rest"))
+    if found is None and (month := _MONTH_YEAR.match(m.group("rest"))) is not None:
+        found = dt.date(int(month.group("year")), month_number(month.group("month")), 1)
+    return found
+
+
 def stated_review(text: str) -> dt.date | None:
     """The latest review date a page states in its first or last REVIEW_LINES lines (short
     lines only: a log's sentence "the budget was reviewed on 3 May 2026" is not a footer;
@@ -321,6 +343,7 @@ def stated_review(text: str) -> dt.date | None:
         if len(line) <= REVIEW_LINE_CHARS or m.group(0)[:4].lower() == "last"
         if (d := written_date(m.group("rest"))) is not None
     ]
+    found += [d for line in lines[:head] if (d := version_date(line)) is not None]
     history = version_history(lines)
     return max([*found, *([history] if history else [])], default=None)
 
@@ -405,11 +428,86 @@ def day_in_log(text: str, near: dt.date) -> dt.date | None:
 
 def day_named(text: str, near: dt.date | None) -> dt.date | None:
     """The day a heading or an entry's stamp names: a full date, else a day and month alone
-    ("Tuesday 7 April", "14 Apr") in the year that puts it nearest `near`, if given."""
+    ("Tuesday 7 April", "14 Apr") in the year that puts it nearest `near`, if given; without
+    `near`, a day and month with their weekday ("Week of Monday 16 November" on an undated
+    page) in the latest year that day fell on that weekday (`weekday_year`)."""
     found = text_date(text)
     if found is None and near is not None:
         found = day_in_log(text, near)
+    if found is None and near is None:
+        found = weekday_year(text)
     return found
+
+
+#: A day and month in figures, with a year of two or four figures or none ("06/01/26",
+#: "16/11"), as a table's date column writes them.
+_FIGURES = re.compile(r"^\W*(\d{1,2})[/.](\d{1,2})(?:[/.]((?:19|20)?\d{2}))?(?![\d/.]|\.\d)")
+
+
+def figures_day_first(cells: Sequence[str]) -> bool:
+    """Whether a column's dates in figures put the day first: yes when one of them can only
+    be so (16/11), no when one can only be month first (10/27), else yes, as most write."""
+    found = [m for c in cells if (m := _FIGURES.match(c))]
+    return not (
+        any(int(m.group(2)) > 12 for m in found) and not any(int(m.group(1)) > 12 for m in found)
+    )
+
+
+def figures_date(cell: str, near: dt.date | None, day_first: bool = True) -> dt.date | None:
+    """The date a cell writes in figures ("06/01/26": 6 January 2026 day first; "16/11" in
+    the year that puts it nearest `near`, none without `near`)."""
+    m = _FIGURES.match(cell)
+    if m is None:
+        return None
+    a, b = int(m.group(1)), int(m.group(2))
+    day, month = (a, b) if day_first else (b, a)
+    if m.group(3):
+        years = [int(m.group(3)) + (2000 if len(m.group(3)) == 2 else 0)]
+    elif near is not None:
+        years = [near.year - 1, near.year, near.year + 1]
+    else:
+        return None
+    found = []
+    for year in years:
+        with contextlib.suppress(ValueError):
+            found.append(dt.date(year, month, day))
+    return (
+        min(found, key=lambda d: abs(d - near), default=None) if near else next(iter(found), None)
+    )
+
+
+#: A weekday before a day and month: "Monday 16 November", "Tues 3rd Nov", "Mon, 16 Nov".
+_WEEKDAY_DAY = re.compile(
+    rf"\b(?P<weekday>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(?:the\s+)?(?P<day>\d{{1,2}})"
+    rf"(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH})\b(?!\.?\s*\d)|"
+    rf"\b(?P<weekday2>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(?P<month2>{_MONTH})\.?\s+"
+    rf"(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d)",
+    re.I,
+)
+#: How many years back a weekday's day and month are looked for.
+WEEKDAY_YEARS = 12
+
+
+def weekday_year(text: str, today: dt.date | None = None) -> dt.date | None:
+    """The date of a day and month named with their weekday and no year ("Monday 16
+    November"): in the latest year up to `today`'s next (default: the clock's) in which that
+    day is that weekday. A weekday fixes the year but for a repeat every six years or more,
+    so an undated page's "Week of Monday 9 November" is that week of 2026, not of 2025."""
+    m = _WEEKDAY_DAY.search(text)
+    if m is None:
+        return None
+    weekday = (m.group("weekday") or m.group("weekday2")).lower()
+    month = month_number(m.group("month") or m.group("month2"))
+    day = int(m.group("day") or m.group("day2"))
+    last = (today or dt.datetime.now(dt.UTC).date()).year + 1
+    for year in range(last, last - WEEKDAY_YEARS, -1):
+        try:
+            found = dt.date(year, month, day)
+        except ValueError:
+            continue
+        if WEEKDAYS[found.weekday()].startswith(weekday):
+            return found
+    return None
 
 
 _MONTH_HEADING = re.compile(

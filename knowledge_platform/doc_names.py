@@ -41,7 +41,11 @@ NUMBERED = re.compile(
 #: letters the family ("cr"). A question may write it in any case; a document's title or file
 #: name opens with it in capitals (not "ops-2026-01-12.md").
 CODE = re.compile(r"\b([A-Za-z]{1,4})-0*(\d{1,6})\b(?![.-]\d)")
-_LEADING_CODE = re.compile(r"^([A-Z]{1,4})-0*(\d{1,6})(?![\w.])")
+_LEADING_CODE = re.compile(r"^([A-Z]{1,4})-0*(\d{1,6})(?![\w.]|-\d)")
+#: A code with its year between its letters and its number ("OB-2026-02", "INC-2026-007"):
+#: its family is its letters and year ("ob2026"), so OB-2026-02 is not OB-2025-02.
+YEAR_CODE = re.compile(r"\b([A-Za-z]{1,4})-((?:19|20)\d{2})-0*(\d{1,6})\b(?![.-]\d)")
+_LEADING_YEAR_CODE = re.compile(r"^([A-Z]{1,4})-((?:19|20)\d{2})-0*(\d{1,6})(?![\w.])")
 _FAMILIES = frozenset(_FAMILY.values())
 _LEADING_NUMBER = re.compile(r"^0*(\d{1,6})(?=[-_ .]|$)")
 _KIND_FAMILY = {"decision": "decision", "runbook": "runbook"}
@@ -64,6 +68,7 @@ def numbered(text: str) -> set[tuple[str, int]]:
     """(family, number) of every numbered reference: "ADR 7" -> ("decision", 7), "CR-014"
     -> ("cr", 14)."""
     found = {(_FAMILY[w.lower().rstrip("s")], int(n)) for w, n in NUMBERED.findall(text)}
+    found |= {(f"{w.lower()}{y}", int(n)) for w, y, n in YEAR_CODE.findall(text)}
     return found | {_code(w, n) for w, n in CODE.findall(text) if not _a_year(n)}
 
 
@@ -75,6 +80,8 @@ def reference(name: str) -> tuple[str, int] | None:
         return _FAMILY[whole[1].lower().rstrip("s")], int(whole[2])
     if (code := CODE.fullmatch(text)) and not _a_year(code[2]):
         return _code(code[1], code[2])
+    if dated := YEAR_CODE.fullmatch(text):
+        return f"{dated[1].lower()}{dated[2]}", int(dated[3])
     return None
 
 
@@ -118,6 +125,8 @@ def name_keys(title: str, source_id: str, kind: str) -> list[str]:
     for name in (title, path.stem):  # "CR-014 — Second LED wall", CR-014-led-wall.md
         if code := _LEADING_CODE.match(name):
             numbers.add(_code(*code.groups()))
+        if dated := _LEADING_YEAR_CODE.match(name):
+            numbers.add((f"{dated[1].lower()}{dated[2]}", int(dated[3])))
     for f, n in sorted(numbers):
         keys += [number_key("", n), number_key(f, n)] if f else [number_key("", n)]
     spelled = [source_id]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,6 +24,8 @@ from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import (
     CHAT_STAMP,
     day_named,
+    figures_date,
+    figures_day_first,
     heading_span,
     iso_week,
     marks,
@@ -67,8 +70,10 @@ MAX_CHARS_PER_TOKEN = 16
 #: separators, and no section by a heading's day after its log's own; 10 dates a mail
 #: thread's messages by their "Date:" lines, and a month's file's sections by headings up to
 #: the month's end; 11 marks a correction ("Correction to yesterday — $56/ton, not 61") as a
-#: statement of change.
-CHUNKING_VERSION = 11
+#: statement of change; 12 dates a table's rows by its date column ("Effective from", "w/c")
+#: and by days in figures ("06/01/26", "16/11"), an undated page's headings by a day and month
+#: with their weekday ("Week of Monday 9 November"), and a page by its version line.
+CHUNKING_VERSION = 12
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     ]
     dated = 0
     in_fence = False
+    column, day_first = 0, True  # the table's date column, and how its figures are read
     head: list[str] = []  # the table's header row and rule
     days: list[dt.date] = []  # the table's rows' days
     lines = section.text.split("\n")
@@ -179,9 +185,17 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             if not head or (len(head) == 1 and TABLE_RULE.match(line)):
                 head.append(line)
                 entries[-1][2].append(line)
+                if len(head) == 2:
+                    column = date_column(head[0])
+                    day_first = figures_day_first(_column(_rows_from(lines, at + 1), column))
                 continue
-            cell = line.strip().strip("|").split("|")[0]
-            day = day_named(cell, entries[-1][1] or near) if len(head) == 2 else None
+            cell = next(iter(_column([line], column)), "")
+            around = entries[-1][1] or near
+            day = (
+                day_named(cell, around) or figures_date(cell, around, day_first)
+                if len(head) == 2
+                else None
+            )
             if day is None:
                 entries[-1][2].append(line)
             else:
@@ -211,6 +225,31 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
         for headers, on, kept in entries
         if (text := "\n".join(kept).strip()) and not _only_head(text)
     ]
+
+
+#: A table's column of the day each row was said or takes effect: "Date", "Effective from",
+#: "w/c" (week commencing), "Week of".
+_DATE_HEADER = re.compile(
+    r"^\W*(?:date|day|when|effective(?:\s+(?:from|date|on))?|valid\s+from|in\s+force\s+from|"
+    r"from|since|as\s+of|w/?c|week(?:\s+(?:commencing|of|starting|beginning))?)\W*$",
+    re.I,
+)
+
+
+def date_column(header: str) -> int:
+    """The index of a table's date column by its header row (`_DATE_HEADER`), else its first:
+    a rate sheet adds a row per change with its "Effective from" day in its fifth column."""
+    cells = header.strip().strip("|").split("|")
+    return next((i for i, c in enumerate(cells) if _DATE_HEADER.match(c.strip())), 0)
+
+
+def _column(rows: Sequence[str], i: int) -> list[str]:
+    return [c[i] for row in rows if len(c := row.strip().strip("|").split("|")) > i]
+
+
+def _rows_from(lines: Sequence[str], start: int) -> list[str]:
+    """The table rows from `start` on, up to the first line that is not one."""
+    return list(itertools.takewhile(lambda line: _TABLE_ROW.match(line) is not None, lines[start:]))
 
 
 def _only_head(text: str) -> bool:

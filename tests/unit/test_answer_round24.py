@@ -99,3 +99,151 @@ def test_an_answer_to_which_record_names_the_record() -> None:
     assert record_titles("What did INC-2026-007 find?", [closed]) == {}
     untitled = _scored("Incident closed.", 2, date(2026, 5, 12), "event", 1.0, 0.8)
     assert record_titles("Which incident was closed?", [untitled]) == {}
+
+
+def test_a_pages_version_line_dates_it() -> None:
+    """ "Revision 4 — 11 August 2026 (Marek Rudd)" under a carrier pack's title, "Version 3.1
+    (approved March 2026)" under a handbook's, "Rev. C — 14/02/2026": before, all undated."""
+    from knowledge_platform.dating import stated_review
+
+    pack = "# Carrier onboarding pack\n\nRevision 4 — 11 August 2026 (Marek Rudd). Replaces 3.\n"
+    assert stated_review(pack) == date(2026, 8, 11)
+    handbook = "# Employee Handbook\n\nVersion 3.1 (approved March 2026)\nOwner: Lucy.\n"
+    assert stated_review(handbook) == date(2026, 3, 1)
+    assert stated_review("# SOP-02\n\nRev. C — 14/02/2026\n") == date(2026, 2, 14)
+    assert stated_review("# Notes\n\nVersion control: we use git.\n") is None
+
+
+def test_an_undated_pages_heading_is_dated_by_its_weekday() -> None:
+    """ "## Week of Monday 9 November" on a volumes page with no date of its own: before, its
+    table was undated, so "last week" could not find it. 9 November was a Monday in 2026 (and
+    in 2020, 2015), not in 2025 or 2027."""
+    from knowledge_platform.dating import section_time, weekday_year
+
+    today = date(2027, 3, 1)
+    assert weekday_year("Week of Monday 9 November", today) == date(2026, 11, 9)
+    assert weekday_year("Tues 3rd Nov", today) == date(2026, 11, 3)
+    assert weekday_year("Wed, Nov 4", today) == date(2026, 11, 4)
+    assert weekday_year("Week of 9 November", today) is None
+    assert section_time(["Weekly volumes", "Week of Monday 9 November"], None, "standing") == (
+        date(2026, 11, 9),
+        "event",
+    )
+
+
+def _chunk_days(text: str, name: str, day: date | None, kind: str) -> list[tuple]:
+    from knowledge_platform.ingest.chunking import Chunker
+    from knowledge_platform.ingest.tokens import WordPieceCounter
+    from knowledge_platform.models import Document
+
+    doc = Document(
+        id=f"memory_files:{name}",
+        source="memory_files",
+        source_id=name,
+        scope="internal",
+        title=name,
+        text=text,
+        date=day,
+        time_kind=kind,
+        kind="memory",
+    )
+    return [(c.date, c.time_kind) for c in Chunker(WordPieceCounter(), 400).chunk(doc)]
+
+
+def test_a_tables_rows_are_dated_by_its_date_column() -> None:
+    """A rate sheet adds a row per change with its "Effective from" day in its fifth column;
+    a stock log writes "13/01/26"; a month's KPI page "w/c 16/11". Before: every row undated,
+    or dated by the page, so the newer rate was no newer than the old one."""
+    rates = (
+        "# Ironside Haulage — rate sheet\n\n"
+        "| Lane | Equipment | Rate | Effective from | Notes |\n|---|---|---|---|---|\n"
+        "| Port Newark → Lehigh St | 40' container | $685 | 1 Jan 2026 | |\n"
+        "| Port Newark → Lehigh St | 40' container | $740 | 1 Jun 2026 | agreed 21 May |\n"
+    )
+    days = _chunk_days(rates, "carriers/ironside.md", None, "standing")
+    assert (date(2026, 1, 1), "event") in days and (date(2026, 6, 1), "event") in days
+    log = (
+        "# Stock order log\n\n| Date | Branch | Value |\n|---|---|---|\n"
+        "| 06/01/26 | Northgate | £1,318.80 |\n| 13/01/26 | Ashby | £231.90 |\n"
+    )
+    assert [d for d, _ in _chunk_days(log, "stock-order-log.md", None, "standing")] == [
+        date(2026, 1, 6),
+        date(2026, 1, 13),
+    ]
+    kpi = (
+        "# KPIs — November 2026\n\n## Consults\n\n| w/c | Northgate |\n|---|---|\n"
+        "| 02/11 | 406 |\n| 16/11 (Mon\u2013Thu) | 352 |\n"
+    )
+    assert [d for d, _ in _chunk_days(kpi, "kpi/2026-11.md", date(2026, 11, 1), "event")] == [
+        date(2026, 11, 2),
+        date(2026, 11, 16),
+    ]
+
+
+def test_a_routes_arrow_does_not_hide_what_a_lane_costs() -> None:
+    """ "Port Newark → Lehigh St" read as a move between places made the two rows' disagreement
+    one of names, which the question (an amount) drops: the older $685 was quoted as current
+    beside the newer $740."""
+    from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+
+    question = "What does Ironside charge to dray a 40' container from Port Newark to Lehigh St?"
+    guide = Statement(
+        "Carrier: Ironside; Lane: Port Newark → Lehigh St, 40' container drayage; Base: $685.",
+        "Quoting guide",
+        "Quoting guide",
+        "",
+    )
+    sheet = Statement(
+        "Lane: Port Newark → Lehigh St; Equipment: 40' container, drayage; Rate: $740; "
+        "Effective from: 1 Jun 2026.",
+        "Ironside — rate sheet",
+        "Ironside — rate sheet",
+        "",
+    )
+    found = disagreement(question, guide, sheet, {"money", "phrase"})
+    assert found is not None and (found.a.norm, found.b.norm) == ("$685", "$740")
+
+
+def test_a_code_with_its_year_inside_names_its_record() -> None:
+    """ "What did OB-2026-02 require?": a bulletin's code with its year between letters and
+    number gave no number key (its "2026-0" read as neither), so the question named nothing
+    and the bulletin ranked fourth."""
+    from knowledge_platform.doc_names import name_keys, names, reference
+
+    keys = name_keys(
+        "OB-2026-02 — Forklift pre-use checks", "bulletins/OB-2026-02-forklift-checks.md", "memory"
+    )
+    assert names("What did OB-2026-02 require?", keys)
+    assert names("what's in ob-2026-2", keys)
+    assert not names("What did OB-2026-12 require?", keys)
+    assert not names("What did OB-2025-02 require?", keys)
+    assert reference("INC-2026-007") == ("inc2026", 7)
+    assert "n:*:2026" not in keys  # "OB-2026" is no record of number 2026
+
+
+def test_what_a_record_without_sections_says_is_its_first_sentence_after_its_header() -> None:
+    """ "What does OB-2026-14 change?" quoted its header block ("Issued: 24 Aug 2026 Issued
+    by: ... Supersedes: OB-2026-02") rather than "From Monday 31 August pre-use checks are done
+    in the Checkpoint app"."""
+    from knowledge_platform.serve.answers.extractive import focus_pick
+
+    body = (
+        "Issued: 24 Aug 2026\nStatus: In force\n\n"
+        "From Monday 31 August pre-use checks are done in the Checkpoint app. "
+        "Scan the QR code on the truck's overhead guard."
+    )
+    record = dict(source_id="bulletins/OB-2026-14.md", title="OB-2026-14", chunk_text=body)
+    when = date(2026, 8, 24)
+    issued = _scored("Issued: 24 Aug 2026", 1, when, "standing", 1.0, 0.9, **record)
+    first = _scored(
+        "From Monday 31 August pre-use checks are done in the Checkpoint app.",
+        1,
+        when,
+        "standing",
+        0.3,
+        0.5,
+        **record,
+    )
+    picked = focus_pick("What does OB-2026-14 change?", [issued, first])
+    assert picked[0].sentence.text == first.sentence.text
+    assert all(not p.sentence.text.startswith("Issued:") for p in picked)

@@ -327,17 +327,24 @@ def asked_cell(question: str, s: Statement) -> Statement:
     return Statement(f"{column}: {cell}.", trail, s.title, s.text)
 
 
-def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | None:
-    """The first kind of value (in ORDER) the two give differently, if they speak of the same
-    thing; None when they agree, share no kind of value, or speak of different things."""
+def disagreement(
+    question: str, a: Statement, b: Statement, kinds: frozenset[str] | None = None
+) -> Disagreement | None:
+    """The first kind of value (in ORDER; of `kinds` only, if given: those that answer the
+    question) the two give differently, if they speak of the same thing; None when they agree,
+    share no kind of value, or speak of different things. A route's arrow ("Port Newark →
+    Lehigh St") read as a move between places is no answer to what a lane costs."""
     a, b = asked_cell(question, a), asked_cell(question, b)
     asked = values(question)
     ca, cb = change_in(a.text), change_in(b.text)
     va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))
+    # a change of words only comes after a difference in the asked kind of value
+    deferred: Disagreement | None = None
     for side, change, other, stated in (("a", ca, b, cb.new), ("b", cb, a, ca.new)):
         found = _superseded(change, other, stated)
         if (
             found is not None
+            and (kinds is None or found[0].kind in kinds)
             and not _different_things(a, b)
             # the old value named is evidence enough: one word of the question in common, or
             # the name the question asks about ("Ravi handing Saltmarsh over to Wrenna" for
@@ -349,14 +356,20 @@ def disagreement(question: str, a: Statement, b: Statement) -> Disagreement | No
             )
         ):
             mine, theirs = found
-            return Disagreement(
+            told = Disagreement(
                 mine.kind, *((mine, theirs) if side == "a" else (theirs, mine)), superseding=side
             )
+            if kinds is None or told.kind != "phrase" or not kinds - {"phrase"}:
+                return told
+            deferred = deferred or told
     if va and vb and same_subject(question, a, b, va, vb):
-        found = _first_difference(_labelled(question, a.text, va), _labelled(question, b.text, vb))
+        la, lb = _labelled(question, a.text, va), _labelled(question, b.text, vb)
+        if kinds is not None:
+            la, lb = [v for v in la if v.kind in kinds], [v for v in lb if v.kind in kinds]
+        found = _first_difference(la, lb)
         if found is not None:
             return found
-    return _restatement(a, b, ca, cb)
+    return deferred or _restatement(a, b, ca, cb)
 
 
 def _labelled(question: str, text: str, found: Sequence[Value]) -> list[Value]:

@@ -151,7 +151,8 @@ def claims(sides: Sequence[tuple[int, str, str]], cited: Sequence[Citation]) -> 
 def between(question: str, a: Sentence, b: Sentence) -> Disagreement | None:
     """How two retrieved sentences disagree about what the question asks (conflicts.py), in a
     kind of value that answers it (`_ANSWERED_BY`)."""
-    return _of_asked_kind(question, disagreement(question, _statement(a), _statement(b)))
+    kinds = _answering(question)
+    return _of_asked_kind(question, disagreement(question, _statement(a), _statement(b), kinds))
 
 
 def _statement(sentence: Sentence) -> Statement:

@@ -103,9 +103,11 @@ _ASKS_CONTENT = re.compile(
     r"\bwhat(?:'s|\u2019s|\s+is|\s+was)\s+in\b|\bask(?:s|ed)?\s+for\b|"
     r"\b(?:say|says|said|cover|covers|covered|require[sd]?|propose[sd]?|contain(?:s|ed)?|"
     r"about|set(?:s|ting)?\s+out|la(?:y|ys|id)\s+(?:out|down)|specif(?:y|ies|ied)|"
-    r"state[sd]?)\b",
+    r"state[sd]?|chang(?:e|es|ed))\b",
     re.I,
 )
+#: A line of a record's header block: "Issued: 19 Jan 2026", "Applies to: every forklift".
+_LABELLED = re.compile(r"^\W*[A-Za-z][\w .()/&-]{0,30}:\s")
 #: A sentence its author put in bold, or a bold phrase in it: what a section stresses.
 _STRESSED = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
 #: A sentence that only says which record this one replaces ("Supersedes decision 0003."):
@@ -511,7 +513,8 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         return [first, *(s for s in pick(decided, 0.0) if s is not first)][:MAX_SENTENCES]
     if not decided and asks_content(question) and (lead := _record_lead(focus)):
         # and what it says of the asked kind of value ("... and what does it cost?")
-        return [*lead, *(s for s in pick(fitting, 0.0)[:1] if s not in lead)]
+        more = [s for s in pick(fitting, 0.0) if not _LABELLED.match(s.sentence.text)]
+        return [*lead, *(s for s in more[:1] if s not in lead)]
     return pick(decided or fitting, 0.0)
 
 
@@ -532,12 +535,20 @@ def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
     """What the best record of `focus` says first: of each of its first LEAD_SECTIONS
     sections after its preamble (the "Client:", "Status:" lines before them), the sentence
     it puts in bold, or its first ("## Change: Add a second LED wall ..., 6m x 3.5m",
-    "## Cost: $18,400 ..."). Empty when the record has no sections."""
+    "## Cost: $18,400 ..."); of a record without sections, its first sentence that is not a
+    labelled line of its header block ("Issued: 19 Jan 2026", "Status: In force")."""
     doc = focus[0].sentence.chunk.doc_id
-    mine = sorted(
-        (s for s in focus if s.sentence.chunk.doc_id == doc and _section(s)),
+    said_in_order = sorted(
+        (s for s in focus if s.sentence.chunk.doc_id == doc),
         key=lambda s: (s.sentence.chunk.ordinal, s.sentence.position),
     )
+    mine = [s for s in said_in_order if _section(s)]
+    if not mine:  # no sections: its first sentence after the header block's labelled lines
+        return [
+            s
+            for s in said_in_order
+            if not _LABELLED.match(s.sentence.text) and not _ONLY_SUPERSEDES.match(s.sentence.text)
+        ][:1]
     sections: dict[tuple[str, ...], list[Scored]] = {}
     for s in mine:
         sections.setdefault(_section(s), []).append(s)
