@@ -34,7 +34,9 @@ LINKS = ("supersedes", "superseded_by")
 #: The lines of a preamble (between the title and the first section) that say what replaced
 #: the record or what it replaces, a code or a markdown link's target naming the other.
 _STRONG = r"(?:\*\*|__)?"
-_OTHER = r"(?:\[[^\]]*\]\((?P<{0}>[^)\s]+)\)|(?P<{1}>[A-Za-z]{{1,10}}[ -]?#?\d{{1,6}}))"
+_OTHER = (
+    r"(?:\[[^\]]*\]\((?P<{0}>[^)\s]+)\)|(?P<{1}>[A-Za-z]{{1,10}}[ -]?#?\d{{1,6}}(?:-\d{{1,6}})?))"
+)
 _REPLACED_BY = re.compile(
     rf"^\s*{_STRONG}(?:status|state){_STRONG}\s*:?\s*{_STRONG}[^\n]*?\b(?:superseded|replaced)"
     rf"\s+by\s+{_OTHER.format('link', 'code')}",

@@ -4,6 +4,7 @@ answered by that day's log."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 from knowledge_platform.dating import CHANGE, CHANGE_CUE
@@ -71,9 +72,10 @@ def test_a_question_about_what_happened_on_one_day_is_answered_by_that_days_log(
     scored = [other_day, standing, logged, named]
     picked = day_pick(read_ask("What did we damage on 14 May?"), scored, (day, day))
     assert picked == [named, logged]
-    # a question that names something, asks for a kind of value or covers more than a day
-    # is answered as any other
-    assert day_pick(read_ask("What did Dev damage on 14 May?"), scored, (day, day)) == []
+    # a name the question gives must be the entry's ("Dev: hit the mainline"); a question
+    # that asks for a kind of value or covers more than a day is answered as any other
+    assert day_pick(read_ask("What did Dev damage on 14 May?"), scored, (day, day)) == [logged]
+    assert day_pick(read_ask("What did Priya damage on 14 May?"), scored, (day, day)) == []
     assert day_pick(read_ask("How much did we spend on 14 May?"), scored, (day, day)) == []
     week = (date(2026, 5, 11), date(2026, 5, 17))
     assert day_pick(read_ask("What did we damage last week?"), scored, week) == []
@@ -247,3 +249,92 @@ def test_what_a_record_without_sections_says_is_its_first_sentence_after_its_hea
     picked = focus_pick("What does OB-2026-14 change?", [issued, first])
     assert picked[0].sentence.text == first.sentence.text
     assert all(not p.sentence.text.startswith("Issued:") for p in picked)
+
+
+def test_a_rows_count_under_a_heading_naming_what_it_counts_fits() -> None:
+    """ "How many consults did Northgate do last week?" of "w/c: 09/11; Northgate: 431" under
+    "## Consults": the row names no consults, so its 431 counted nothing asked (not found)."""
+    from knowledge_platform.embeddings.deterministic import HashEmbedder
+    from knowledge_platform.serve.answers.relevance import score_sentences
+
+    row = (
+        "# KPIs — November 2026\n\n## Consults\n\n| w/c | Northgate |\n|---|---|\n| 09/11 | 431 |\n"
+    )
+    said = _scored(
+        "w/c: 09/11; Northgate: 431.",
+        1,
+        date(2026, 11, 9),
+        "event",
+        1.0,
+        0.5,
+        chunk_text=row,
+        headers=["KPIs — November 2026", "Consults"],
+    ).sentence
+    question = "How many consults did Northgate do last week?"
+    (scored,) = score_sentences(question, [said], HashEmbedder())
+    assert scored.fits
+    other = replace(said, chunk=said.chunk.model_copy(update={"headers": ["KPIs"]}))
+    (scored,) = score_sentences(question, [other], HashEmbedder())
+    assert not scored.fits
+
+
+def test_a_long_sections_windows_start_and_end_at_sentence_edges() -> None:
+    """Before, a window ended where its token budget did ("... When do I stop food? Please
+    don't feed"), and the cut sentence outscored the whole one in the next window."""
+    from knowledge_platform.ingest.chunking import windows
+    from knowledge_platform.ingest.tokens import WordPieceCounter
+
+    counter = WordPieceCounter()
+    text = " ".join(
+        f"Sentence {i} says that pallet {i} went to door {i % 7} before noon." for i in range(60)
+    )
+    pieces = list(windows(text, counter, 80, 0.2))
+    assert len(pieces) > 3
+    assert all(p.startswith("Sentence ") and p.endswith("noon.") for p in pieces)
+    assert all(counter.count(p) <= 80 for p in pieces)
+    joined = " ".join(pieces)
+    assert all(f"pallet {i} went" in joined for i in range(60))
+
+
+def test_a_bulletin_that_supersedes_a_year_coded_one_names_it() -> None:
+    """ "Supersedes: OB-2026-02" in OB-2026-14's header: the code stopped at "OB-2026", so
+    OB-2026-02 was never marked superseded."""
+    from knowledge_platform.supersession import stated_links
+
+    header = "# OB-2026-14 — Forklift checks go digital\n\nIssued: 24 Aug 2026\nSupersedes: OB-2026-02\n"
+    assert stated_links(header) == {"supersedes": ["OB-2026-02"]}
+    assert stated_links("# FC-09\n\nSupersedes FC-04.\n") == {"supersedes": ["FC-04"]}
+
+
+def test_a_record_asked_what_it_says_answers_from_itself() -> None:
+    """ "What is OB-2026-18 about?": another bulletin's newer "Issued: 18 Nov 2026" led the
+    answer and its date was drawn as a conflict with the record's own."""
+    from knowledge_platform.embeddings.deterministic import HashEmbedder
+    from knowledge_platform.serve.answers.extractive import extractive_answer
+    from tests.store_fixtures import make_chunk
+    from tests.unit.test_answer_round22 import hits
+
+    kiosk = make_chunk(
+        n=1,
+        source_id="bulletins/OB-2026-18-kiosk.md",
+        title="OB-2026-18 — Driver check-in kiosk",
+        text="Issued: 26 Oct 2026\n\nFrom Monday 2 November every driver checks in at the kiosk.",
+        date=date(2026, 10, 26),
+    )
+    other = make_chunk(
+        n=2,
+        source_id="bulletins/OB-2026-20-thanksgiving.md",
+        title="OB-2026-20 — Thanksgiving week",
+        text="Issued: 18 Nov 2026\n\nThe docks close at noon on Wednesday 25 November.",
+        date=date(2026, 11, 18),
+    )
+    question = "What is OB-2026-18 about?"
+    answer = extractive_answer(
+        question,
+        hits(kiosk, other),
+        scope="internal",
+        embedder=HashEmbedder(),
+        named=[kiosk.doc_id],
+    )
+    assert "kiosk" in answer.answer and "18 Nov 2026" not in answer.answer, answer.answer
+    assert not answer.conflicts

@@ -127,6 +127,7 @@ _NOT_A_NAME = re.compile(
 #: log entries at least this alike in meaning, this many of them.
 DAY_SEMANTIC = 0.25
 DAY_SENTENCES = 2
+DAY_WORDS = 2
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
 #: "What incident ...?", "Which policy ...?": a question for which thing, not what it says.
 _ASKS_WHICH = re.compile(
@@ -302,22 +303,30 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
 
 
 def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]:
-    """For a question that asks only what happened on one day ("What broke on 12 May?",
-    "What did we damage on 14 May?": one word, no name, no kind of value), which no sentence
-    answers: that day's log entries (DAY_SENTENCES, at least DAY_SEMANTIC alike in meaning),
-    one that names the day first ("On Tuesday 12 May the core switch ... failed"). The day is
-    what the question names; its one word is rarely the log's ("hit the mainline")."""
+    """For a question that asks only what happened on one day ("What broke on 12 May?", "What
+    equipment problem did Northgate have on 12 May?": no kind of value, at most DAY_WORDS
+    words besides the names it gives), which no sentence answers: that day's log entries
+    that name what the question names (DAY_SENTENCES, at least DAY_SEMANTIC alike in
+    meaning), one that names the day first ("On Tuesday 12 May the core switch ... failed").
+    The day is what the question names; its words are rarely the log's ("hit the
+    mainline" of "What did we damage on 14 May?")."""
     start, end = during
+    named = {t for n in ask.names for t in terms(n)}
     if (
         start is None
         or start != end
-        or ask.names
         or ask.kinds
-        or len(ask.subject) > 1
+        or len(ask.subject - named) > DAY_WORDS
         or not _ASKS_WHAT.search(ask.text)
     ):
         return []
-    said = [s for s in scored if s.semantic >= DAY_SEMANTIC and said_during(s.sentence, during)]
+    said = [
+        s
+        for s in scored
+        if s.semantic >= DAY_SEMANTIC
+        and said_during(s.sentence, during)
+        and covered(named, words(s.sentence.context)) == len(named)
+    ]
     day = f"-{start:%m-%d}"
     said.sort(
         key=lambda s: (
@@ -890,11 +899,14 @@ def extractive_answer(
         or CHANGE in s.sentence.chunk.marks  # a newer value may score low
         or _restates(s, picked[0])  # so may another page's own wording of the same rule
     ]
-    if not asks_old(question):  # its answer is not moved to the newest
+    # a record asked what it says answers from itself, whatever is newer
+    itself = bool(focus) and asks_content(question)
+    if not asks_old(question) and not itself:  # its answer is not moved to the newest
         picked = newest_first_pick(question, picked, partners, min_score)
         # the newest may be a paragraph another picked sentence is part of
         picked = [p for p in picked if not any(_inside(p, q) for q in picked)]
-    conflicts = find_conflicts(question, picked, partners)
+    # (its successor, if one, is shown as such below; other records are other subjects)
+    conflicts = [] if itself else find_conflicts(question, picked, partners)
     picked = [picked[0], *(p for p in picked[1:] if not _stale(question, p, picked[0], conflicts))]
     # a conflict's side inside a quoted paragraph is quoted there already
     sides = [s for s in _other_sides(conflicts) if not any(_inside(s, p) for p in picked)]

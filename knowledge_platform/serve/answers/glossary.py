@@ -70,6 +70,7 @@ hour hours hr hrs
 deliver delivers delivered delivery
 people attendees attendee headcount delegates guests participants
 dock docks quay quays wharf pier
+operation operations op ops
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.

@@ -286,6 +286,10 @@ def score_sentences(
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         fit = fits(s.text, ask, known)
+        if not fit and ask.counted and not words(s.heading).isdisjoint(ask.counted):
+            # a row's count under a heading naming what it counts ("## Consults" over
+            # "w/c: 09/11; Northgate: 431")
+            fit = fits(s.text, replace(ask, counted=frozenset()), known)
         # a log entry's own day answers when it was done, unless the sentence names the day
         # another way than "today" ("it is read-only from today and gets switched off on 31
         # July": the 6 July it was said)
