@@ -301,7 +301,7 @@ def test_a_bulletin_that_supersedes_a_year_coded_one_names_it() -> None:
     OB-2026-02 was never marked superseded."""
     from knowledge_platform.supersession import stated_links
 
-    header = "# OB-2026-14 — Forklift checks go digital\n\nIssued: 24 Aug 2026\nSupersedes: OB-2026-02\n"
+    header = "# OB-2026-14 — Checks go digital\n\nIssued: 24 Aug 2026\nSupersedes: OB-2026-02\n"
     assert stated_links(header) == {"supersedes": ["OB-2026-02"]}
     assert stated_links("# FC-09\n\nSupersedes FC-04.\n") == {"supersedes": ["FC-04"]}
 
