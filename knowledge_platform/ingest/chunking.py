@@ -9,7 +9,6 @@ brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently tru
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import datetime as dt
 import functools
@@ -73,8 +72,8 @@ MAX_CHARS_PER_TOKEN = 16
 #: the month's end; 11 marks a correction ("Correction to yesterday — $56/ton, not 61") as a
 #: statement of change; 12 dates a table's rows by its date column ("Effective from", "w/c")
 #: and by days in figures ("06/01/26", "16/11"), an undated page's headings by a day and month
-#: with their weekday ("Week of Monday 9 November"), and a page by its version line; 13 snaps
-#: a long section's windows to sentence edges.
+#: with their weekday ("Week of Monday 9 November"), and a page by its version line; 13 links
+#: a record to the year-coded one it supersedes ("Supersedes: OB-2026-02").
 CHUNKING_VERSION = 13
 
 
@@ -432,12 +431,8 @@ def _snap(text: str, pos: int, floor: int) -> int:
 def windows(text: str, counter: TokenCounter, budget: int, overlap: float) -> Iterator[str]:
     """`text` if it fits `budget` tokens, else overlapping windows of at most `budget`.
 
-    Window edges snap to sentence edges where one is near (an end in the window's second
-    half, a start within a quarter of the window before the front), else back to word starts;
-    no window starts after the one before it ended. If snapping the front makes a window too
-    long, its end moves back a token at a time until it fits (the next window starts before
-    it). A sentence cut at a window's edge was read as said in part ("Please don't feed" of
-    "Please don't feed after midnight the night before.")."""
+    Window edges snap back to word starts; if snapping the front makes a window too long, its
+    end moves back a token at a time until it fits (the next window starts before it)."""
     starts = counter.offsets(text)
     if len(starts) <= budget:
         yield text
@@ -445,11 +440,8 @@ def windows(text: str, counter: TokenCounter, budget: int, overlap: float) -> It
     step = max(1, budget - round(budget * overlap))
     n = len(starts)
     a = 0
-    ended = 0
     while True:
-        piece, b, ended = _fitting_piece(
-            text, starts, a, min(a + budget, n), counter, budget, ended
-        )
+        piece, b = _fitting_piece(text, starts, a, min(a + budget, n), counter, budget)
         if piece:
             yield piece
         if b >= n:
@@ -457,62 +449,19 @@ def windows(text: str, counter: TokenCounter, budget: int, overlap: float) -> It
         a = max(a + 1, min(a + step, b - 1))  # never a gap, always progress
 
 
-#: Where one sentence ends and the next begins: a stop (with any closing quote, bracket or
-#: emphasis) and space, a blank line, or a line break before a list item, a heading, a table
-#: row, a chat line's stamp or a quote (a line wrapped mid-sentence is no edge).
-_SENTENCE_GAP = re.compile(
-    r"[.!?][\"')\]*_]*\s+|\n[ \t]*\n\s*|\n[ \t]*(?=[-*+\u2022\u00b7]\s|\d+[.)]\s|[#|\[>])"
-)
-
-
-def _sentence_end(text: str, begin: int, end: int) -> int:
-    """`end` moved back to the last sentence end in the second half of [begin, end), if one."""
-    last = None
-    for m in _SENTENCE_GAP.finditer(text, begin + (end - begin) // 2, end):
-        last = m.end()
-    return last if last is not None else end
-
-
-def _sentence_start(text: str, pos: int, reach: int) -> int:
-    """`pos` moved back to the start of the sentence it falls in, at most `reach` back."""
-    last = None
-    for m in _SENTENCE_GAP.finditer(text, max(0, pos - reach), pos + 1):
-        last = m.end()
-    return min(last, pos) if last is not None else pos
-
-
 def _fitting_piece(
-    text: str,
-    starts: list[int],
-    a: int,
-    b: int,
-    counter: TokenCounter,
-    budget: int,
-    ended: int = 0,
-) -> tuple[str, int, int]:
-    """The piece for tokens [a, b), the b it ended up using (shrunk if it did not fit), and
-    where it ends; it starts no later than `ended`, where the window before it ended."""
+    text: str, starts: list[int], a: int, b: int, counter: TokenCounter, budget: int
+) -> tuple[str, int]:
+    """The piece for tokens [a, b) and the b it ended up using (shrunk if it did not fit)."""
     n = len(starts)
-    begin = 0
-    if a:
-        front = _snap(text, starts[a], 0)
-        reach = (starts[min(b, n - 1)] - starts[a]) // 4
-        begin = min(_sentence_start(text, front, reach), ended or front)
-        # the tokens the front moved back over come off the end
-        b = min(b, bisect.bisect_left(starts, begin) + budget)
-
-    def cut(b: int) -> int:
-        return (
-            len(text) if b >= n else _sentence_end(text, begin, _snap(text, starts[b], begin + 1))
-        )
-
-    end = cut(b)
+    begin = 0 if a == 0 else _snap(text, starts[a], 0)
+    end = len(text) if b >= n else _snap(text, starts[b], begin + 1)
     piece = text[begin:end].strip()
     while piece and b > a + 1 and counter.count(piece) > budget:
         b -= 1
-        end = cut(b)
+        end = _snap(text, starts[b], begin + 1)
         piece = text[begin:end].strip()
-    return piece, b, end
+    return piece, b
 
 
 class Chunker:

@@ -278,24 +278,6 @@ def test_a_rows_count_under_a_heading_naming_what_it_counts_fits() -> None:
     assert not scored.fits
 
 
-def test_a_long_sections_windows_start_and_end_at_sentence_edges() -> None:
-    """Before, a window ended where its token budget did ("... When do I stop food? Please
-    don't feed"), and the cut sentence outscored the whole one in the next window."""
-    from knowledge_platform.ingest.chunking import windows
-    from knowledge_platform.ingest.tokens import WordPieceCounter
-
-    counter = WordPieceCounter()
-    text = " ".join(
-        f"Sentence {i} says that pallet {i} went to door {i % 7} before noon." for i in range(60)
-    )
-    pieces = list(windows(text, counter, 80, 0.2))
-    assert len(pieces) > 3
-    assert all(p.startswith("Sentence ") and p.endswith("noon.") for p in pieces)
-    assert all(counter.count(p) <= 80 for p in pieces)
-    joined = " ".join(pieces)
-    assert all(f"pallet {i} went" in joined for i in range(60))
-
-
 def test_a_bulletin_that_supersedes_a_year_coded_one_names_it() -> None:
     """ "Supersedes: OB-2026-02" in OB-2026-14's header: the code stopped at "OB-2026", so
     OB-2026-02 was never marked superseded."""
