@@ -68,7 +68,7 @@ def numbered(text: str) -> set[tuple[str, int]]:
     """(family, number) of every numbered reference: "ADR 7" -> ("decision", 7), "CR-014"
     -> ("cr", 14)."""
     found = {(_FAMILY[w.lower().rstrip("s")], int(n)) for w, n in NUMBERED.findall(text)}
-    found |= {(f"{w.lower()}{y}", int(n)) for w, y, n in YEAR_CODE.findall(text)}
+    found |= {_year_code(*code) for code in YEAR_CODE.findall(text)}
     return found | {_code(w, n) for w, n in CODE.findall(text) if not _a_year(n)}
 
 
@@ -81,7 +81,7 @@ def reference(name: str) -> tuple[str, int] | None:
     if (code := CODE.fullmatch(text)) and not _a_year(code[2]):
         return _code(code[1], code[2])
     if dated := YEAR_CODE.fullmatch(text):
-        return f"{dated[1].lower()}{dated[2]}", int(dated[3])
+        return _year_code(*dated.groups())
     return None
 
 
@@ -89,6 +89,11 @@ def _code(letters: str, number: str) -> tuple[str, int]:
     """A code's (family, number): "CR-014" -> ("cr", 14), "RFC-12" -> ("rfc", 12)."""
     family = letters.lower()
     return _FAMILY.get(family.rstrip("s"), family), int(number)
+
+
+def _year_code(letters: str, year: str, number: str) -> tuple[str, int]:
+    """A year-coded record's (family, number): "OB-2026-02" -> ("ob2026", 2)."""
+    return f"{letters.lower()}{year}", int(number)
 
 
 def _a_year(number: str) -> bool:
@@ -126,7 +131,7 @@ def name_keys(title: str, source_id: str, kind: str) -> list[str]:
         if code := _LEADING_CODE.match(name):
             numbers.add(_code(*code.groups()))
         if dated := _LEADING_YEAR_CODE.match(name):
-            numbers.add((f"{dated[1].lower()}{dated[2]}", int(dated[3])))
+            numbers.add(_year_code(*dated.groups()))
     for f, n in sorted(numbers):
         keys += [number_key("", n), number_key(f, n)] if f else [number_key("", n)]
     spelled = [source_id]

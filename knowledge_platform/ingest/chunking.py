@@ -190,7 +190,8 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
                     column = date_column(head[0])
                     day_first = figures_day_first(_column(_rows_from(lines, at + 1), column))
                 continue
-            cell = next(iter(_column([line], column)), "")
+            cells = _cells(line)
+            cell = cells[column] if column < len(cells) else ""
             around = entries[-1][1] or near
             day = (
                 day_named(cell, around) or figures_date(cell, around, day_first)
@@ -240,12 +241,16 @@ _DATE_HEADER = re.compile(
 def date_column(header: str) -> int:
     """The index of a table's date column by its header row (`_DATE_HEADER`), else its first:
     a rate sheet adds a row per change with its "Effective from" day in its fifth column."""
-    cells = header.strip().strip("|").split("|")
-    return next((i for i, c in enumerate(cells) if _DATE_HEADER.match(c.strip())), 0)
+    return next((i for i, c in enumerate(_cells(header)) if _DATE_HEADER.match(c.strip())), 0)
+
+
+def _cells(row: str) -> list[str]:
+    return row.strip().strip("|").split("|")
 
 
 def _column(rows: Sequence[str], i: int) -> list[str]:
-    return [c[i] for row in rows if len(c := row.strip().strip("|").split("|")) > i]
+    """The `i`th cell of each row that has one."""
+    return [c[i] for row in rows if len(c := _cells(row)) > i]
 
 
 def _rows_from(lines: Sequence[str], start: int) -> list[str]:

@@ -401,8 +401,8 @@ def newest_first_pick(
         if e.sentence.date is not None
         and e.sentence.date > when
         # of one log, a later day's entry only when it says the best one's value is old
-        and (e.sentence.chunk.doc_id != best.sentence.chunk.doc_id or _makes_old(e, best))
         and _elsewhere(e, best)
+        and (e.sentence.chunk.doc_id != best.sentence.chunk.doc_id or _makes_old(e, best))
         # a statement of change that names the best sentence's value as old need only pass
         # the share of the threshold it lowers (a hand-over rarely repeats the title it
         # hands over)
