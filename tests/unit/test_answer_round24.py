@@ -185,24 +185,31 @@ def test_a_tables_rows_are_dated_by_its_date_column() -> None:
 def test_a_routes_arrow_does_not_hide_what_a_lane_costs() -> None:
     """ "Port Newark → Lehigh St" read as a move between places made the two rows' disagreement
     one of names, which the question (an amount) drops: the older $685 was quoted as current
-    beside the newer $740."""
-    from knowledge_platform.serve.answers.conflicts import Statement, disagreement
+    beside the newer $740. Read as answers read it (`between`: the kinds of value that answer
+    the question)."""
+    from knowledge_platform.serve.answers.disagreements import between
 
     question = "What does Ironside charge to dray a 40' container from Port Newark to Lehigh St?"
-    guide = Statement(
+    guide = _scored(
         "Carrier: Ironside; Lane: Port Newark → Lehigh St, 40' container drayage; Base: $685.",
-        "Quoting guide",
-        "Quoting guide",
-        "",
-    )
-    sheet = Statement(
+        1,
+        date(2026, 4, 14),
+        "standing",
+        0.9,
+        1.0,
+        title="Quoting guide",
+    ).sentence
+    sheet = _scored(
         "Lane: Port Newark → Lehigh St; Equipment: 40' container, drayage; Rate: $740; "
         "Effective from: 1 Jun 2026.",
-        "Ironside — rate sheet",
-        "Ironside — rate sheet",
-        "",
-    )
-    found = disagreement(question, guide, sheet, {"money", "phrase"})
+        2,
+        date(2026, 6, 1),
+        "event",
+        0.9,
+        1.0,
+        title="Ironside — rate sheet",
+    ).sentence
+    found = between(question, guide, sheet)
     assert found is not None and (found.a.norm, found.b.norm) == ("$685", "$740")
 
 
