@@ -157,7 +157,7 @@ class KnowledgeService:
         sentence's client over, or reprices its tool, shares few of its words with the
         question but some with the sentence)."""
         since = {"date_from": None} if flt.in_force else {}
-        changes = flt.model_copy(update={"marks": [CHANGE], **since})
+        changes = flt.model_copy(update={"marks": [CHANGE], "dated": True, **since})
         plain, said = self._search_each(grant, scope, text, [(limit, flt), (CHANGE_HITS, changes)])
         seen = {h.chunk.id for h in plain}
         return [*plain, *(h for h in said if h.chunk.id not in seen)]
@@ -310,7 +310,7 @@ class KnowledgeService:
         if limit > 1:  # newer statements that changed what the hits say rank above them
             # a value changed before the window holds in it, like a standing text
             since = {"date_from": None} if flt.in_force else {}
-            changes = flt.model_copy(update={"marks": [CHANGE], **since})
+            changes = flt.model_copy(update={"marks": [CHANGE], "dated": True, **since})
             searches = [(limit, flt), (CHANGE_HITS, changes)]
             if flt.in_force:  # and what was said in the window, which standing texts outrank
                 searches.append((WINDOW_HITS, flt.model_copy(update={"in_force": False})))

@@ -66,6 +66,9 @@ class SearchFilter(BaseModel):
     #: with dates: also standing texts in force in the window (time_kind "standing", dated
     #: on or before `date_to`, or undated), not only texts dated inside it
     in_force: bool = False
+    #: only texts with a date (any date): a statement of change without one can make no
+    #: other text old (currency.may_supersede), so its search skips them
+    dated: bool = False
 
 
 #: SearchFilter attribute -> the payload field it matches (any of the listed values).
@@ -83,6 +86,10 @@ KEYWORD_FILTERS = {
 def matches_nothing(flt: SearchFilter) -> bool:
     """True if a keyword condition allows no value at all (an empty list)."""
     return any(getattr(flt, attr) == [] for attr in KEYWORD_FILTERS)
+
+
+#: Before any date a text is given: the lower bound of "has a date".
+EVER = date(1, 1, 1)
 
 
 def date_range(flt: SearchFilter) -> tuple[date | None, date | None] | None:

@@ -26,6 +26,7 @@ from knowledge_platform.models import Chunk, Hit, Point, SparseVector
 from knowledge_platform.store import shard_dirs as sd
 from knowledge_platform.store.base import (
     DENSE,
+    EVER,
     FILTER_FIELDS,
     HASH_FIELD,
     KEYWORD_FILTERS,
@@ -84,6 +85,8 @@ def edge_filter(flt: SearchFilter) -> qe.Filter | None:
             conds.append(qe.Filter(should=[dated, standing]))
         else:
             conds.append(dated)
+    if flt.dated:
+        conds.append(qe.FieldCondition("date", range=qe.RangeDateTime(gte=EVER.isoformat())))
     return qe.Filter(must=conds) if conds else None
 
 

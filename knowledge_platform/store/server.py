@@ -26,6 +26,7 @@ from knowledge_platform.errors import ModelMismatchError, StoreError
 from knowledge_platform.models import Chunk, Hit, Point, SparseVector
 from knowledge_platform.store.base import (
     DENSE,
+    EVER,
     FILTER_FIELDS,
     HASH_FIELD,
     KEYWORD_FILTERS,
@@ -78,6 +79,8 @@ def server_filter(flt: SearchFilter) -> models.Filter | None:
             must.append(models.Filter(should=[dated, standing]))
         else:
             must.append(dated)
+    if flt.dated:
+        must.append(models.FieldCondition(key="date", range=models.DatetimeRange(gte=EVER)))
     return models.Filter(must=must) if must else None
 
 

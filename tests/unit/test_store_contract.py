@@ -301,6 +301,29 @@ def test_a_window_in_force_takes_standing_texts_said_before_it(store: VectorStor
     assert {int(h.chunk.title.split()[1]) for h in strict} == {0}
 
 
+def test_a_dated_filter_takes_only_texts_with_a_date(store: VectorStore):
+    """`dated`: any date, however old, and nothing undated; with a window in force too (its
+    undated standing texts are not dated)."""
+    rng = random.Random(6)
+    chunks = [
+        make_chunk(n=0, time_kind="event", date=date(2024, 3, 5)),
+        make_chunk(n=1, time_kind="standing", date=date(1970, 1, 1)),
+        make_chunk(n=2, time_kind="standing", date=None),
+        make_chunk(n=3, time_kind="event", date=None),
+    ]
+    write(store, [make_point(c, rng) for c in chunks])
+
+    def found(flt: SearchFilter) -> set[int]:
+        hits = store.search("internal", [1.0] * DIM, None, limit=10, mode="dense", flt=flt)
+        return {int(h.chunk.title.split()[1]) for h in hits}
+
+    assert found(SearchFilter()) == {0, 1, 2, 3}
+    assert found(SearchFilter(dated=True)) == {0, 1}
+    window = SearchFilter(date_to=date(2024, 3, 31), in_force=True)
+    assert found(window) == {0, 1, 2}
+    assert found(window.model_copy(update={"dated": True})) == {0, 1}
+
+
 def test_point_hashes_cover_one_source_only(store: VectorStore):
     mine = make_points(4, source="memory_files")
     theirs = make_points(3, source="clickup", seed=2)

@@ -192,7 +192,11 @@ _ABBREVIATIONS = frozenset({"ceo", *_SPELLED})
 #: Phrases also read as their own words.
 _KEPT = frozenset({"join", "launch"})
 #: One pass over a text: the name of the group that matched is the word it is read as.
-_PHRASES = re.compile("|".join(f"(?P<{w}>{p})" for w, p in _PHRASE_WORDS.items()), re.I)
+#: Each phrase begins at a word's start (by `\b` or after a space), so the whole pattern
+#: does: the engine then skips the inside of words at once (half the time of a search's pass).
+_PHRASES = re.compile(
+    r"\b(?:" + "|".join(f"(?P<{w}>{p})" for w, p in _PHRASE_WORDS.items()) + ")", re.I
+)
 
 
 @cache
