@@ -26,7 +26,9 @@ kpi metric measure indicator
 primary main headline principal
 login credentials password passwords
 outage incident downtime
-experiment experiments test tests
+acknowledge acknowledged acknowledges acknowledging ack acks acked
+reefer reefers refrigerated chilled
+experiment experiments test tests trial trials
 head lead leader chief
 client customer
 vendor supplier
