@@ -23,6 +23,10 @@ _UNNAMED_STAMP = CHAT_STAMP.replace("?P<said>", "?:")
 _SPLIT = re.compile(
     r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)"
     rf"|\n(?=\s*{_UNNAMED_STAMP})"  # a chat message or its reply
+    # ... or a message or log line stamped another way: "[Mon 06:20] Ines: ...", "[15:20]
+    # Priya: ...", "09:05 — First day back" (a line of its own, full stop or not)
+    r"|\n(?=[ \t]*\[[^\]\n]{0,24}\b\d{1,2}:\d{2}\b[^\]\n]{0,12}\])"
+    r"|\n(?=[ \t]*\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*[\u2014\u2013|-][ \t])"
 )
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
