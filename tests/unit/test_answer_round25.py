@@ -44,3 +44,54 @@ def test_ack_is_acknowledge_and_a_trial_is_a_test() -> None:
     assert covered(list(words("ack")), rule)
     assert covered(list(words("meadow test")), words("Linden Court meadow trial write-up"))
     assert covered(list(words("reefer")), words("chilled trucking"))
+
+
+HEADER = "| Lane | Equipment | Rate | Effective from |\n|---|---|---|---|\n"
+
+
+def _row(cells: str, n: int, day, text: str):
+    from tests.unit.test_answer_round23 import _scored
+
+    return _scored(
+        text,
+        n,
+        day,
+        "event",
+        0.75,
+        0.88,
+        chunk_text=HEADER + cells,
+        source_id="gantry/carriers/ironside-haulage.md",
+        title="Ironside Haulage — rate sheet",
+    )
+
+
+def test_a_later_row_of_a_rate_sheet_makes_the_lanes_earlier_row_old() -> None:
+    """A rate sheet adds a row with its "Effective from" day per change: before, the
+    answer quoted the $685 row beside the $740 one, neither marked, as if both held."""
+    from datetime import date
+
+    from knowledge_platform.serve.answers.extractive import made_old
+
+    old = _row(
+        "| Port Newark → Lehigh St | 40' container | $685 | 1 Jan 2026 |",
+        1,
+        date(2026, 1, 1),
+        "Lane: Port Newark → Lehigh St; Equipment: 40' container; Rate: $685; "
+        "Effective from: 1 Jan 2026.",
+    )
+    new = _row(
+        "| Port Newark → Lehigh St | 40' container | $740 | 1 Jun 2026 |",
+        2,
+        date(2026, 6, 1),
+        "Lane: Port Newark → Lehigh St; Equipment: 40' container; Rate: $740; "
+        "Effective from: 1 Jun 2026.",
+    )
+    other = _row(
+        "| Port of Baltimore → Lehigh St | 40' container | $1,120 | 1 Jun 2026 |",
+        3,
+        date(2026, 6, 1),
+        "Lane: Port of Baltimore → Lehigh St; Equipment: 40' container; Rate: $1,120; "
+        "Effective from: 1 Jun 2026.",
+    )
+    assert made_old([old, new]) == {id(old): new}
+    assert made_old([old, other]) == {}  # another lane's later row says nothing of this one

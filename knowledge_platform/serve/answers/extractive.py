@@ -51,6 +51,7 @@ from knowledge_platform.serve.answers.sentences import (
     During,
     Sentence,
     candidates,
+    row_cells,
     said_during,
     sentences_of,
     split_sentences,
@@ -804,16 +805,38 @@ def made_old(shown: Sequence[Scored]) -> dict[int, Scored]:
         when = s.sentence.date
         for change in shown:
             said = change.sentence
-            if (
-                change is not s
-                and _elsewhere(change, s)
-                and said.date is not None
-                and (when is None or said.date > when)
-                and _makes_old(change, s)
+            if change is not s and (
+                _later_row(change, s)
+                or (
+                    _elsewhere(change, s)
+                    and said.date is not None
+                    and (when is None or said.date > when)
+                    and _makes_old(change, s)
+                )
             ):
                 out[id(s)] = change
                 break
     return out
+
+
+def _later_row(newer: Scored, older: Scored) -> bool:
+    """Whether `newer` is a later row of the table `older` is a row of, for the same thing:
+    one document and heading, the same columns and first cell, other cells that differ, and
+    a later date of its own (a rate sheet adds a row per change, "Port Newark → Lehigh St;
+    ...; Rate: $740; Effective from: 1 Jun 2026" under the lane's "$685 ... 1 Jan 2026")."""
+    a, b = newer.sentence, older.sentence
+    if a.chunk.doc_id != b.chunk.doc_id or a.heading != b.heading:
+        return False
+    if a.date is None or b.date is None or a.date <= b.date:
+        return False
+    ra, rb = row_cells(a.text), row_cells(b.text)
+    return (
+        ra is not None
+        and rb is not None
+        and [c for c, _ in ra] == [c for c, _ in rb]
+        and ra[0] == rb[0]
+        and ra != rb
+    )
 
 
 def _superseded_mark(s: Scored, later: dict[int, Scored]) -> str:
