@@ -12,7 +12,8 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
 
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
-        ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn, sorrel, gantry)
+        ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn, sorrel, gantry, birch,
+        mill)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -122,6 +123,8 @@ HAND_WRITTEN = {
             "cairn",
             "sorrel",
             "gantry",
+            "birch",
+            "mill",
         )
         for half in ("tune", "check")
     },
