@@ -52,6 +52,14 @@ MONTH_NAMES = "|".join([*MONTHS, *(m[:3] for m in MONTHS if m != "may"), "sept"]
 #: the day it was written in group `said`. The chunker dates messages by it, the answers read
 #: past it (the handle after it signs the message).
 CHAT_STAMP = r"(?:[\u21b3>][ \t]*)?\[(?P<said>\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}(?::\d{2})?\]"
+#: A message's stamp that spells its day or writes it in figures, opening its line: "Nov 2,
+#: 2026 8:05 AM — Theo: ...", "30/03 07:48 - Hector: ..." (the day in group `said`, a time
+#: and a dash after it).
+MESSAGE_STAMP = (
+    r"(?:[\u21b3>][ \t]*)?\[?(?P<said>(?:" + MONTH_NAMES + r")\.?\s+\d{1,2},?\s+\d{4}"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?),?\s+\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?\]?[ \t]*"
+    r"[\u2014\u2013|-]"
+)
 #: Numbers written as words, as dates, durations and values say them ("two weeks ago").
 NUMBER_WORDS = {
     "a": 1,
@@ -101,6 +109,12 @@ _SPELLED = [
 #: "moved from X to Y", "replaces", "no longer"). Such chunks are marked CHANGE, so the read
 #: side can look for a newer statement that changed what an older text says.
 _CUE_DAYS = "|".join([MONTH_NAMES, *WEEKDAYS])
+#: A clause's character, a full stop inside a figure ("$0.70") included.
+_IN_CLAUSE = r"(?:[^.;!?\n]|\.(?=\d))"
+#: What "not" names as old: a word or figure, bold or not ("not **72**").
+_OLD = r"\**[\w$\u20ac\u00a3]"
+#: The rest of a clause that ends ", not <old>".
+_TO_NOT = rf"{_IN_CLAUSE}{{0,80}},\s*not\s+{_OLD}"
 CHANGE_CUE = re.compile(
     # "Tue 14:45 -> Wed 11:00": an arrow between two values
     r"\s(?:->|\u2192|=>)\s|"
@@ -116,9 +130,13 @@ CHANGE_CUE = re.compile(
     # a sentence that ends on "now": "All client hosting is on Northvane Cloud now."
     r"(?<!for\s)now(?=\s*[.;!](?:\s|$))|"
     # "idle sites now get torn down after 18 days, not 40": now one value, not the other
-    r"now\s(?=[^.;!?]{0,80},\s*not\s+[\w$\u20ac\u00a3])|"
-    # a correction of what was said before: "Correction to yesterday — it's $56/ton, not 61"
-    r"correction\s*(?::|to\b|\u2014|\u2013|-)(?=[^.;!?]{0,80},\s*not\s+[\w$\u20ac\u00a3])|"
+    rf"now\s(?={_TO_NOT})|"
+    # a correction of what was said before: "Correction to yesterday — it's $56/ton, not 61",
+    # "Correction to yesterday's mileage post — sorry! It's 70 cents a mile ($0.70), not 72"
+    rf"correction\s*(?::|to\b|\u2014|\u2013|-)(?=(?:{_IN_CLAUSE}|[!?]\s+){{0,80}},\s*not\s+{_OLD})|"
+    # "It's Tuesday, not Monday": what it is, not what was said (a name or a figure: "it's a
+    # guideline, not a rule" corrects nothing)
+    rf"\bit(?:'|\u2019)?s(?=\s{_IN_CLAUSE}{{0,80}},\s*not\s+(?-i:\**(?:[A-Z]|[$\u20ac\u00a3]?\d)))|"
     r"(?:goes|go|went)\s+(?:up|down)|(?:goes|go|going)\s+from|"
     # a tool's end and its successor: "Clipwatch contract ends 10 July and we're not
     # renewing. Moving media monitoring to Echolane"
@@ -230,7 +248,11 @@ def heading_span(name: str, date: dt.date | None) -> int:
 #: "Issued: 28 Jul 2026 (Tomasz)", "**Date:** 3 March 2026", a mail's "Date: Wed, 20 May
 #: 2026 09:12 -0500". "Effective:" comes after the day it was said, so it counts only alone.
 _HEADER_DATE = re.compile(
-    r"^[\s*_]*(?P<key>date|dated|issued|published|sent|effective(?:\s+date)?)[*_]*\s*:[*_]*\s*"
+    r"^[\s*_]*(?P<key>date|dated|issued|published|sent|effective(?:\s+date)?"
+    # "Brew date: Thu 11/19/26", "Meeting date:": the day of what the page records (not a
+    # day ahead: "Due date:", "Go-live date:")
+    r"|(?!(?:due|start|end|expiry|expiration|target|renewal|launch|go-live|deadline|delivery|"
+    r"close|closing|completion|next|review|birth)\b)[a-z]+[ \t]+date)[*_]*\s*:[*_]*\s*"
     r"(?P<rest>.{4,60})",
     re.I,
 )
@@ -383,8 +405,35 @@ def numeric_dates(texts: Sequence[str]) -> list[dt.date]:
 
 
 def written_date(text: str) -> dt.date | None:
-    """A date `text` writes, spelled ("28 Jul 2026", ISO) or in figures ("09/22/2026")."""
-    return next(iter(numeric_dates([text])), None)
+    """A date `text` writes, spelled ("28 Jul 2026", ISO) or in figures ("09/22/2026", and
+    "Thu 11/19/26" with a year of two figures)."""
+    return next(iter(numeric_dates([text])), None) or short_year_date(text)
+
+
+#: A day in figures with a year of two, maybe after its weekday: "Thu 11/19/26", "3/3/26".
+_SHORT_YEAR = re.compile(
+    r"(?:\b(?P<weekday>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
+    r"(?<![\d/.])(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<year>\d{2})(?![\d/])",
+    re.I,
+)
+
+
+def short_year_date(text: str) -> dt.date | None:
+    """The first day `text` writes in figures with a two-figure year: read as the one figure
+    over 12 allows, else as its weekday says ("Sat 7/4/26" is 4 July, "Tue 7/4/26" 7 April), else
+    day first."""
+    m = _SHORT_YEAR.search(text)
+    if m is None:
+        return None
+    a, b, year = int(m["a"]), int(m["b"]), 2000 + int(m["year"])
+    readings = []
+    for day, month in ((a, b), (b, a)):
+        with contextlib.suppress(ValueError):
+            readings.append(dt.date(year, month, day))
+    if m["weekday"]:
+        wanted = next(i for i, w in enumerate(WEEKDAYS) if w.startswith(m["weekday"].lower()))
+        readings = [d for d in readings if d.weekday() == wanted] or readings
+    return readings[0] if readings else None
 
 
 def marks(text: str) -> list[str]:
@@ -423,6 +472,18 @@ def day_in_log(text: str, near: dt.date) -> dt.date | None:
             except ValueError:
                 continue
         return min(found, key=lambda d: abs(d - near), default=None)
+    return None
+
+
+def past_day(text: str, today: dt.date | None = None) -> dt.date | None:
+    """A day and month without a year ("w/e 4 Jan") in the latest year it is not after
+    `today` (default: the clock's): a report's row of a week or day gone by."""
+    today = today or dt.datetime.now(dt.UTC).date()
+    found = day_in_log(text, today)
+    if found is None or found <= today:
+        return found
+    with contextlib.suppress(ValueError):  # 29 February: no such day a year before
+        return found.replace(year=found.year - 1)
     return None
 
 

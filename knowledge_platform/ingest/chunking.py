@@ -23,6 +23,7 @@ from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import (
     CHAT_STAMP,
+    MESSAGE_STAMP,
     day_named,
     figures_date,
     figures_day_first,
@@ -30,6 +31,7 @@ from knowledge_platform.dating import (
     iso_week,
     marks,
     month_heading,
+    past_day,
     section_time,
     weekday_in_week,
     written_date,
@@ -43,11 +45,14 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 #: where a log entry starts: a list item, or a line stamped with its time ("09:42 — ...") or
 #: its day and time ("[2026-03-04 09:12] nadia: ...", a chat channel's export)
 _ITEM = re.compile(
-    r"^(?:[-*+]|\d{1,3}[.)]|\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?)[ \t]+\S"
+    r"^(?:[-*+]|\d{1,3}[.)]|\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?"
+    rf"|{MESSAGE_STAMP})[ \t]+\S",
+    re.I,
 )
 #: A message line of a chat export, or a reply under one ("  ↳ [2026-03-04 09:20] omar: ..."):
-#: the day it was written opens it.
-_STAMPED = re.compile(rf"^\s*{CHAT_STAMP}\s")
+#: the day it was written opens it, in figures or spelled ("Nov 2, 2026 8:05 AM — Theo:",
+#: "30/03 07:48 - Hector:", a day and month in the year nearest the export's own date).
+_STAMPED = re.compile(rf"^\s*(?:{CHAT_STAMP}|{MESSAGE_STAMP.replace('<said>', '<day>')})\s", re.I)
 #: How many of a section's lines must be stamped for it to be read as messages.
 STAMPED_SHARE = 0.5
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -73,8 +78,13 @@ MAX_CHARS_PER_TOKEN = 16
 #: statement of change; 12 dates a table's rows by its date column ("Effective from", "w/c")
 #: and by days in figures ("06/01/26", "16/11"), an undated page's headings by a day and month
 #: with their weekday ("Week of Monday 9 November"), and a page by its version line; 13 links
-#: a record to the year-coded one it supersedes ("Supersedes: OB-2026-02").
-CHUNKING_VERSION = 13
+#: a record to the year-coded one it supersedes ("Supersedes: OB-2026-02"); 14 marks a
+#: correction across its "sorry!" and a figure's full stop ("Correction to yesterday's post
+#: — sorry! It's 70 cents a mile ($0.70), not 72") and "It's Tuesday, not Monday", dates a
+#: chat's messages by a spelled or figured stamp ("Nov 4, 2026 3:15 PM — Aisha:", "14/10
+#: 08:55 - Glen:"), a record by its header's "Brew date: Thu 11/19/26", and an undated
+#: page's "Week" column ("w/e 15 Nov") in weeks gone by.
+CHUNKING_VERSION = 14
 
 
 @dataclass(frozen=True)
@@ -93,21 +103,32 @@ def by_day(section: Section, near: dt.date | None = None) -> list[tuple[Section,
     with no day of its own. `near`: the document's date, for a day and month without a year."""
     lines = section.text.split("\n")
     said = [line for line in lines if line.strip()]
-    stamps = [m.group("said") for line in said if (m := _STAMPED.match(line))]
+    stamps = [m for line in said if (m := _STAMPED.match(line))]
     if not stamps or len(stamps) < STAMPED_SHARE * len(said):
         return _by_entry(section, near)
+    # "03/04" is read as the other stamps in figures are: day first unless one says otherwise
+    day_first = figures_day_first([m["day"] for m in stamps if m["day"]])
     days: dict[dt.date | None, list[str]] = {}
     day: dt.date | None = None
     for line in lines:
         if m := _STAMPED.match(line):
-            with contextlib.suppress(ValueError):  # "2026-13-45": stays with the day above
-                day = dt.date.fromisoformat(m.group("said"))
+            day = _stamped_day(m, near, day_first) or day  # "2026-13-45": the day above
         days.setdefault(day, []).append(line)
     return [
         (Section(section.headers, text), on)
         for on, kept in days.items()
         if (text := "\n".join(kept).strip())
     ]
+
+
+def _stamped_day(m: re.Match[str], near: dt.date | None, day_first: bool) -> dt.date | None:
+    """The day a message's stamp gives (`_STAMPED`), None when it is no real day."""
+    if m["said"]:
+        with contextlib.suppress(ValueError):
+            return dt.date.fromisoformat(m["said"])
+        return None
+    said = m["day"]
+    return figures_date(said, near, day_first) if said[:1].isdigit() else day_named(said, near)
 
 
 #: What opens a journal's dated entry: a heading below the section's own ("### 14 Apr"), a
@@ -171,6 +192,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     dated = 0
     in_fence = False
     column, day_first = 0, True  # the table's date column, and how its figures are read
+    named = False  # whether its header names it a date column
     head: list[str] = []  # the table's header row and rule
     days: list[dt.date] = []  # the table's rows' days
     lines = section.text.split("\n")
@@ -188,13 +210,17 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
                 entries[-1][2].append(line)
                 if len(head) == 2:
                     column = date_column(head[0])
+                    named = _DATE_HEADER.match(_cells(head[0])[column].strip()) is not None
                     day_first = figures_day_first(_column(_rows_from(lines, at + 1), column))
                 continue
             cells = _cells(line)
             cell = cells[column] if column < len(cells) else ""
             around = entries[-1][1] or near
             day = (
-                day_named(cell, around) or figures_date(cell, around, day_first)
+                day_named(cell, around)
+                or figures_date(cell, around, day_first)
+                # an undated page's "Week" column ("w/e 4 Jan"): weeks gone by
+                or (past_day(cell) if around is None and named else None)
                 if len(head) == 2
                 else None
             )

@@ -95,3 +95,105 @@ def test_a_later_row_of_a_rate_sheet_makes_the_lanes_earlier_row_old() -> None:
     )
     assert made_old([old, new]) == {id(old): new}
     assert made_old([old, other]) == {}  # another lane's later row says nothing of this one
+
+
+def test_a_correction_after_an_apology_and_a_figures_full_stop_is_a_change() -> None:
+    """ "Correction to yesterday's mileage post — sorry! It's 70 cents a mile ($0.70), not
+    72": before, the "!" and the full stop of "$0.70" hid the correction (its passage was not
+    marked a statement of change, and its sentence named no old value)."""
+    from knowledge_platform.dating import CHANGE, marks
+    from knowledge_platform.serve.answers.changes import change_in
+
+    post = (
+        "Correction to yesterday's mileage post — sorry! It's **70 cents a mile ($0.70), not "
+        "72**. I read the wrong line of Maggie's note."
+    )
+    assert marks(post) == [CHANGE]
+    said = change_in("It's **70 cents a mile ($0.70), not 72**.")
+    assert said.says_change and [v.norm for v in said.old_in("goes up to 72 cents a mile")]
+    assert [v.text for v in change_in("It's Tuesday, not Monday.").old] == ["Monday"]
+    # what something is not, in words, is no correction
+    assert marks("It's a guideline, not a rule.") == []
+    assert not change_in("It's a guideline, not a rule.").says_change
+
+
+def _chunk(path: str, text: str, date=None, kind="standing"):
+    from knowledge_platform.ingest.chunking import Chunker
+    from knowledge_platform.ingest.tokens import WordPieceCounter
+    from knowledge_platform.models import Document
+
+    doc = Document(
+        id=f"memory_files:{path}",
+        source="memory_files",
+        source_id=path,
+        scope="internal",
+        title=path,
+        text=text,
+        date=date,
+        time_kind=kind,
+        kind="memory",
+    )
+    return Chunker(WordPieceCounter(), 400).chunk(doc)
+
+
+def test_a_message_stamped_with_a_spelled_or_figured_day_is_dated_by_it() -> None:
+    """ "Nov 4, 2026 3:15 PM — Aisha: ..." and "14/10 08:55 - Hector: ..." open a chat
+    export's messages: before, every message was dated the file's own first day."""
+    from datetime import date
+
+    channel = (
+        "# #team — November 2026 (export)\n\n"
+        "Nov 2, 2026 8:05 AM — Theo: October wrap: 176 bbl brewed.\n"
+        "Nov 4, 2026 3:15 PM — Aisha: New account: Birch & Barley in Colchester\n"
+        "  ↳ Rosa (3:20 PM): nice\n"
+        "Nov 19, 2026 7:05 AM — Theo: Ember Lane brewed today\n"
+    )
+    chunks = _chunk("team/2026-11.md", channel)
+    day_of = {said: c.date for c in chunks for said in ("wrap", "Birch", "Ember") if said in c.text}
+    assert day_of == {
+        "wrap": date(2026, 11, 2),
+        "Birch": date(2026, 11, 4),
+        "Ember": date(2026, 11, 19),
+    }
+    chat = (
+        "Chat export — PMs — 12/10/2026 to 25/10/2026\n\n"
+        "12/10 07:48 - Hector: Morning.\n14/10 08:55 - Glen: huddle in 5\n"
+        "15/10 09:40 - Priya: car 2 leveling again\n"
+    )
+    dated = _chunk("chat/pm-group_2026-10-12.md", chat, date(2026, 10, 12), "event")
+    assert {c.date for c in dated if "Priya" in c.text} == {date(2026, 10, 15)}
+
+
+def test_a_records_header_date_in_figures_with_a_two_figure_year_dates_it() -> None:
+    """ "Brew date: Thu 11/19/26" in a batch log's header block: before, the log was an
+    undated standing text."""
+    from datetime import date
+
+    from knowledge_platform.dating import document_time, header_date, written_date
+
+    log = "Batch: B-2026-115\nBrew date: Thu 11/19/26\nStyle: Smoked Porter\n\nMash in 7:05."
+    assert header_date(log) == (date(2026, 11, 19), False)
+    assert document_time({}, "batches/B-2026-115.md", None, body=log) == (
+        date(2026, 11, 19),
+        "event",
+    )
+    assert written_date("Sat 7/4/26") == date(2026, 7, 4)  # the weekday says month first
+    assert written_date("3/3/26") == date(2026, 3, 3)
+    assert header_date("# Task\nDue date: 12/01/26\n")[0] is None  # a day ahead: not when
+
+
+def test_an_undated_pages_week_column_dates_its_rows_in_weeks_gone_by() -> None:
+    """ "| w/e 15 Nov | 1,486 | ..." under a "Week" header on a page without a date: before,
+    no row had a day, so "last week" found none of them."""
+    from datetime import date
+
+    from knowledge_platform.dating import past_day
+
+    table = (
+        "# Taproom weekly sales\n\n| Week | Pints |\n|---|---|\n"
+        "| w/e 8 Nov | 1,391 |\n| w/e 15 Nov | 1,486 |\n"
+    )
+    days = {c.date for c in _chunk("taproom/weekly-sales.md", table)}
+    assert {d.month for d in days if d} == {11} and len({d for d in days if d}) == 2
+    assert past_day("w/e 15 Nov", date(2026, 11, 20)) == date(2026, 11, 15)
+    assert past_day("w/e 29 Nov", date(2026, 11, 20)) == date(2025, 11, 29)

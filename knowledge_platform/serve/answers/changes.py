@@ -116,12 +116,15 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"(?:[\w&'-]+\s+){0,6}?(?:over\s+)?to\s+" + _NEW,
         ),
         # "Ilse signs off from now on, not Oona", "idle sites now get torn down after 18 days,
-        # not 40", "starting next week it is Wednesday 6:30, not Monday": a name or a figure
-        # after "not" closing a statement of change is the one it replaced
+        # not 40", "starting next week it is Wednesday 6:30, not Monday", "It's 70 cents a
+        # mile, not 72": a name or a figure after "not" closing a statement of change, or a
+        # sentence that says what it is, is the one it replaced
         (
-            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting|correction)\b.*,"
+            r"(?:\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting|correction)\b|"
+            r"^\W*it(?:'|\u2019)?s\b).*,"
             r"\s*not\s",
-            r"\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting|correction)\b.*,"
+            r"(?:\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting|correction)\b|"
+            r"^\W*it(?:'|\u2019)?s\b).*,"
             r"\s*not\s+"
             r"(?P<old>(?-i:(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\b|"
             r"[$\u20ac\u00a3]?\d[\d,.:]*(?:%|\s*(?:pt|px|ms|days?|weeks?|months?|hours?|"

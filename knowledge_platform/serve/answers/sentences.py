@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from knowledge_platform.convert.markdown import TABLE_RULE
-from knowledge_platform.dating import CHANGE, CHANGE_CUE, CHAT_STAMP, reports_on, week_before
+from knowledge_platform.dating import (
+    CHANGE,
+    CHANGE_CUE,
+    CHAT_STAMP,
+    MESSAGE_STAMP,
+    reports_on,
+    week_before,
+)
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.sources import Sources
@@ -20,6 +27,7 @@ from knowledge_platform.sparse import SparseEncoder
 
 #: A chat stamp without its group: re.split would return what a group captures.
 _UNNAMED_STAMP = CHAT_STAMP.replace("?P<said>", "?:")
+_UNNAMED_MESSAGE = MESSAGE_STAMP.replace("?P<said>", "?:")
 _SPLIT = re.compile(
     r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`])|\n{2,}|\n(?=\s*(?:[-*+]|\d+\.)\s)"
     rf"|\n(?=\s*{_UNNAMED_STAMP})"  # a chat message or its reply
@@ -27,6 +35,7 @@ _SPLIT = re.compile(
     # Priya: ...", "09:05 — First day back" (a line of its own, full stop or not)
     r"|\n(?=[ \t]*\[[^\]\n]{0,24}\b\d{1,2}:\d{2}\b[^\]\n]{0,12}\])"
     r"|\n(?=[ \t]*\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*[\u2014\u2013|-][ \t])"
+    rf"|\n(?=[ \t]*(?i:{_UNNAMED_MESSAGE}))"  # "Nov 2, 2026 8:05 AM — Theo: ..."
 )
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
@@ -46,7 +55,7 @@ _CLOCK_STAMP = re.compile(
 )
 #: So is a chat message's day and time, opening its line or inside a thread quoted whole
 #: ("[2026-11-02 08:59] billie: ... ↳ [2026-11-02 09:28] zephyrine: ugh").
-_THREAD_STAMP = re.compile(rf"{CHAT_STAMP}\s*")
+_THREAD_STAMP = re.compile(rf"{CHAT_STAMP}\s*|^\s*{_UNNAMED_MESSAGE}\s*", re.I)
 terms = SparseEncoder().terms
 
 
