@@ -278,7 +278,7 @@ def header_date(text: str) -> tuple[dt.date | None, bool]:
         m = _HEADER_DATE.match(line)
         if m is None:
             continue
-        found = written_date(m.group("rest"))
+        found = written_date(m.group("rest"), figures_order(text))
         if m.group("key").lower().startswith("effective"):
             effective = effective or found
         else:
@@ -348,12 +348,18 @@ def version_date(line: str) -> dt.date | None:
     return found
 
 
+#: What a page's header line sets a field apart with ("Leasing team · Reviewed: ...").
+_AFTER_SEPARATOR = re.compile(r"(?:^|[\u00b7|\u2022\u2014\u2013(])[\s*_]*$")
+
+
 def stated_review(text: str) -> dt.date | None:
     """The latest review date a page states in its first or last REVIEW_LINES lines (short
     lines only: a log's sentence "the budget was reviewed on 3 May 2026" is not a footer;
-    in a longer line, "last reviewed" only: "_Page owner: Sam. Page last reviewed
-    09/22/2026. Sent to every new client ..._")."""
+    in a longer line, "last reviewed" or one after a separator only: "_Page owner: Sam. Page
+    last reviewed 09/22/2026. Sent to every new client ..._", "Leasing team · Reviewed: Aug
+    12, 2026 — Brooke. Applies to ...")."""
     lines = [line for line in text.split("\n") if line.strip()]
+    order = figures_order(text)
     head = REVIEW_LINES
     while head < min(len(lines), PROPERTY_ROWS) and lines[head].lstrip().startswith("|"):
         head += 1  # a properties table at the top ("| Owner | Dara |", "| Last edited | ... |")
@@ -362,8 +368,12 @@ def stated_review(text: str) -> dt.date | None:
         d
         for line in ends
         for m in _STATED_REVIEW.finditer(line)
-        if len(line) <= REVIEW_LINE_CHARS or m.group(0)[:4].lower() == "last"
-        if (d := written_date(m.group("rest"))) is not None
+        if len(line) <= REVIEW_LINE_CHARS
+        or m.group(0)[:4].lower() == "last"
+        or _AFTER_SEPARATOR.search(line[: m.start()])
+        # "· Updated 9 Sep 2026_": an italic line's closing mark is no part of the year
+        if (d := written_date(m.group("rest").replace("_", " ").replace("*", " "), order))
+        is not None
     ]
     found += [d for line in lines[:head] if (d := version_date(line)) is not None]
     history = version_history(lines)
@@ -404,10 +414,22 @@ def numeric_dates(texts: Sequence[str]) -> list[dt.date]:
     return out
 
 
-def written_date(text: str) -> dt.date | None:
+def written_date(text: str, day_first: bool | None = None) -> dt.date | None:
     """A date `text` writes, spelled ("28 Jul 2026", ISO) or in figures ("09/22/2026", and
-    "Thu 11/19/26" with a year of two figures)."""
-    return next(iter(numeric_dates([text])), None) or short_year_date(text)
+    "Thu 11/19/26" with a year of two figures, read as `day_first` says when it says)."""
+    return next(iter(numeric_dates([text])), None) or short_year_date(text, day_first)
+
+
+_ANY_FIGURES = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
+
+
+def figures_order(text: str) -> bool | None:
+    """How a text writes its days in figures: day first (True) when one can only be read so
+    (13/01/26), month first (False) when one can only be so (1/22/26), else None."""
+    found = [(int(m[1]), int(m[2])) for m in _ANY_FIGURES.finditer(text)]
+    day_first = any(a > 12 >= b for a, b in found)
+    month_first = any(b > 12 >= a for a, b in found)
+    return None if day_first == month_first else day_first
 
 
 #: A day in figures with a year of two, maybe after its weekday: "Thu 11/19/26", "3/3/26".
@@ -418,16 +440,16 @@ _SHORT_YEAR = re.compile(
 )
 
 
-def short_year_date(text: str) -> dt.date | None:
+def short_year_date(text: str, day_first: bool | None = None) -> dt.date | None:
     """The first day `text` writes in figures with a two-figure year: read as the one figure
-    over 12 allows, else as its weekday says ("Sat 7/4/26" is 4 July, "Tue 7/4/26" 7 April), else
-    day first."""
+    over 12 allows, else as its weekday says ("Sat 7/4/26" is 4 July, "Tue 7/4/26" 7 April),
+    else as `day_first` says (the page's other days: `figures_order`), else day first."""
     m = _SHORT_YEAR.search(text)
     if m is None:
         return None
     a, b, year = int(m["a"]), int(m["b"]), 2000 + int(m["year"])
     readings = []
-    for day, month in ((a, b), (b, a)):
+    for day, month in ((b, a), (a, b)) if day_first is False else ((a, b), (b, a)):
         with contextlib.suppress(ValueError):
             readings.append(dt.date(year, month, day))
     if m["weekday"]:

@@ -140,7 +140,10 @@ _ENTRY_STAMP = re.compile(
     r"^(?:#{3,6}[ \t]+(?P<heading>.+?)[ \t#]*|\*\*(?P<bold>[^*\n]{4,160})\*\*[ \t]*"
     # a chat export's day separator: "--- Tuesday, March 3 ---", "=== 3 Mar ==="
     r"|(?P<rule>[-=\u2014\u2013]{2,})[ \t]*(?P<sep>[^-=\u2014\u2013\s][^\n]{2,80}?)[ \t]*(?P=rule)"
-    r"|(?P<line>[\u00b7\u2022][ \t]+.{4,200}))$"
+    r"|(?P<line>[\u00b7\u2022][ \t]+.{4,200})"
+    # a paragraph that opens with the day it was written: "Updated 12 Aug: From 1 Sept ..."
+    r"|(?P<para>(?:updated|update|revised|changed|added|edited)[ \t]+[^:\n]{3,30}?)[ \t]*:[ \t]+\S.*)$",
+    re.I,
 )
 #: A line that labels the entries under it ("**Done**", "Next:", "**Risks**").
 _LABEL = re.compile(r"\**\s*([A-Za-z][\w ]{1,30}?)\s*:?\s*\**\s*:?")
@@ -236,13 +239,18 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             entries.append((section.headers, max(days, default=month), []))
             days = []
         m = None if in_fence else _ENTRY_STAMP.match(line.strip())
-        label = m and (m.group("heading") or m.group("bold") or m.group("sep") or m.group("line"))
-        day = day_named(label, entries[-1][1] or near) if label else None
+        label = m and (
+            m.group("heading") or m.group("bold") or m.group("sep") or m.group("line") or m["para"]
+        )
+        around = entries[-1][1] or near
+        day = day_named(label, around) if label else None
+        if day is None and label and around is None and m and m["para"]:
+            day = past_day(label)  # an undated page's "Updated 12 Aug:": a day gone by
         if day is None or not label:
             entries[-1][2].append(line)
             continue
         dated += 1
-        if m and m.group("line"):  # an activity line: an entry of its own
+        if m and (m.group("line") or m["para"]):  # an activity line: an entry of its own
             entries.append((section.headers, day, [line]))
         else:
             entries.append(((*section.headers, label.strip()), day, []))

@@ -197,3 +197,40 @@ def test_an_undated_pages_week_column_dates_its_rows_in_weeks_gone_by() -> None:
     assert {d.month for d in days if d} == {11} and len({d for d in days if d}) == 2
     assert past_day("w/e 15 Nov", date(2026, 11, 20)) == date(2026, 11, 15)
     assert past_day("w/e 29 Nov", date(2026, 11, 20)) == date(2025, 11, 29)
+
+
+def test_a_pages_review_line_is_read_after_a_separator_and_in_the_pages_own_order() -> None:
+    """ "_... · Updated 9 Sep 2026_" (its closing underscore read as part of the year) and
+    "Leasing team · Reviewed: Aug 12, 2026 — Brooke. Applies to ..." (a long line) dated no
+    page before; "Last updated 2/9/26" on a page that writes "1/22/26" is 9 February."""
+    from datetime import date
+
+    from knowledge_platform.dating import figures_order, stated_review
+
+    faq = "# Resident FAQ\n\n_Birchgate · page owner: Maribel · Updated 9 Sep 2026_\n\nHi."
+    assert stated_review(faq) == date(2026, 9, 9)
+    long = "Leasing team · Reviewed: Aug 12, 2026 — Brooke Tanaka. " + "Applies to all. " * 12
+    assert stated_review(f"# Screening\n\n{long}\n") == date(2026, 8, 12)
+    notes = "# Ridgeline\n\n_Last updated 2/9/26 (Kevin)_\n\n- 1/22/26: rep changed\n"
+    assert figures_order(notes) is False and stated_review(notes) == date(2026, 2, 9)
+    # a sentence of a log that mentions a review is no footer
+    said = "We reviewed the budget on 3 May 2026 and " + "it went on and on, " * 10 + "fine."
+    assert stated_review(f"# Log\n\n{said}\n") is None
+
+
+def test_an_undated_sheets_paragraphs_opened_by_their_day_are_entries_of_it() -> None:
+    """A price sheet kept "newest on top", each change a paragraph "Updated 12 Aug: ...":
+    before, the sheet was one undated standing text and its oldest prices as current as its
+    newest."""
+    from datetime import date
+
+    sheet = (
+        "# Brightfield Maltings\n\nNewest on top. Prices per lb delivered.\n\n"
+        "Updated 12 Aug: From 1 Sept orders, Pilsner goes up to $0.98/lb.\n\n"
+        "Updated 3 Apr: New base malt prices — Pilsner $0.92/lb.\n\n"
+        "Updated 6 Jan: 2026 pricing. Pilsner $0.89/lb.\n"
+    )
+    days = {c.text[8:14]: c.date for c in _chunk("suppliers/brightfield.md", sheet)}
+    today = date.today()
+    assert all(d is not None and d <= today for k, d in days.items() if k[0].isdigit())
+    assert days["12 Aug"] > days["3 Apr:"] > days["6 Jan:"]
