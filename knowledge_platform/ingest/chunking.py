@@ -142,7 +142,8 @@ _ENTRY_STAMP = re.compile(
     r"|(?P<rule>[-=\u2014\u2013]{2,})[ \t]*(?P<sep>[^-=\u2014\u2013\s][^\n]{2,80}?)[ \t]*(?P=rule)"
     r"|(?P<line>[\u00b7\u2022][ \t]+.{4,200})"
     # a paragraph that opens with the day it was written: "Updated 12 Aug: From 1 Sept ..."
-    r"|(?P<para>(?:updated|update|revised|changed|added|edited)[ \t]+[^:\n]{3,30}?)[ \t]*:[ \t]+\S.*)$",
+    r"|(?P<para>(?:updated|update|revised|changed|added|edited)[ \t]+[^:\n]{3,30}?)"
+    r"[ \t]*:[ \t]+\S.*)$",
     re.I,
 )
 #: A line that labels the entries under it ("**Done**", "Next:", "**Risks**").

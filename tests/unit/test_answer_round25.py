@@ -222,7 +222,7 @@ def test_an_undated_sheets_paragraphs_opened_by_their_day_are_entries_of_it() ->
     """A price sheet kept "newest on top", each change a paragraph "Updated 12 Aug: ...":
     before, the sheet was one undated standing text and its oldest prices as current as its
     newest."""
-    from datetime import date
+    from datetime import UTC, datetime
 
     sheet = (
         "# Brightfield Maltings\n\nNewest on top. Prices per lb delivered.\n\n"
@@ -231,6 +231,6 @@ def test_an_undated_sheets_paragraphs_opened_by_their_day_are_entries_of_it() ->
         "Updated 6 Jan: 2026 pricing. Pilsner $0.89/lb.\n"
     )
     days = {c.text[8:14]: c.date for c in _chunk("suppliers/brightfield.md", sheet)}
-    today = date.today()
+    today = datetime.now(UTC).date()
     assert all(d is not None and d <= today for k, d in days.items() if k[0].isdigit())
     assert days["12 Aug"] > days["3 Apr:"] > days["6 Jan:"]
