@@ -234,3 +234,77 @@ def test_an_undated_sheets_paragraphs_opened_by_their_day_are_entries_of_it() ->
     today = datetime.now(UTC).date()
     assert all(d is not None and d <= today for k, d in days.items() if k[0].isdigit())
     assert days["12 Aug"] > days["3 Apr:"] > days["6 Jan:"]
+
+
+def test_another_days_log_figure_is_no_conflict_for_a_question_about_one_day() -> None:
+    """ "How many inspections ... on 16 October?": the day's "28 inspections completed" and a
+    June correction of another week's field days are two periods' figures (before: drawn as
+    sources that disagree, 64 against 59.5)."""
+    from dataclasses import replace
+    from datetime import date
+
+    from knowledge_platform.serve.answers.disagreements import find_conflicts
+    from tests.unit.test_answer_round23 import _scored
+
+    day = _scored(
+        "Numbers: 64 field days billed, 28 inspections completed, 3 near-misses.",
+        1,
+        date(2026, 10, 16),
+        "event",
+        0.67,
+        0.9,
+        source_id="pylon/memory/2026-10-16.md",
+    )
+    june = _scored(
+        "Correction to last week's email: field days billed should have read 59.5, not 95.5.",
+        2,
+        date(2026, 6, 12),
+        "event",
+        0.33,
+        0.5,
+        source_id="pylon/memory/2026-06-12.md",
+    )
+    question = "How many field days did Wystan report as billed on 16 October?"
+    assert find_conflicts(question, [replace(day, during=True)], [june]) == []
+    # a standing page's figure beside the window's log line still is the other side
+    page = _scored(
+        "Field days billed: 59.5 a month on average.",
+        3,
+        date(2026, 3, 1),
+        "standing",
+        0.67,
+        0.8,
+        source_id="pylon/handbook.md",
+    )
+    assert find_conflicts(question, [replace(day, during=True)], [page]) != []
+
+
+def test_the_old_value_said_again_beside_the_change_that_replaced_it_is_left_out() -> None:
+    """ "Going forward the PM huddle is Tuesdays at 8:30, not Mondays 9:00." led the answer,
+    then its message's "Monday mornings are eaten by weekend WOs" was quoted unmarked."""
+    from datetime import date
+
+    from knowledge_platform.serve.answers.extractive import _stale
+    from tests.unit.test_answer_round23 import _scored
+
+    text = (
+        "Glen W: Going forward the PM huddle is Tuesdays at 8:30, not Mondays 9:00. "
+        "Monday mornings are eaten by weekend WOs and nobody's prepped."
+    )
+
+    def said(sentence: str):
+        return _scored(
+            sentence,
+            1,
+            date(2026, 5, 27),
+            "event",
+            0.7,
+            0.9,
+            chunk_text=text,
+            source_id="birch/chat/pm-group_2026-05-25.md",
+        )
+
+    lead = said("Glen W: Going forward the PM huddle is Tuesdays at 8:30, not Mondays 9:00.")
+    again = said("Monday mornings are eaten by weekend WOs and nobody's prepped.")
+    assert _stale("On what day is the weekly PM huddle held?", again, lead, [])
+    assert not _stale("What day was the PM huddle before it moved?", again, lead, [])

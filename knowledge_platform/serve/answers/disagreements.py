@@ -174,7 +174,7 @@ def find_conflicts(
     for p in picked:
         for e in eligible:
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
-            if len(docs) < 2 or docs in pairs:
+            if len(docs) < 2 or docs in pairs or _another_period(p, e):
                 continue
             d = between(question, p.sentence, e.sentence)
             if d is not None:
@@ -189,3 +189,14 @@ def find_conflicts(
             if len(found) >= MAX_CONFLICTS:
                 return found
     return found
+
+
+def _another_period(a: Scored, b: Scored) -> bool:
+    """Whether one is a log entry of the window a question about what happened then asks
+    about and the other a log entry of another day: two periods' figures ("28 inspections
+    completed" on 16 October, a June correction of that week's field days), not two sources
+    that disagree."""
+    if a.during == b.during:
+        return False
+    other = b if a.during else a
+    return other.sentence.chunk.time_kind == "event"

@@ -467,6 +467,19 @@ def _stale(question: str, s: Scored, lead: Scored, conflicts: Sequence[Found]) -
     if any(s is side.scored for found in conflicts for side in found.sides):
         return False
     dates = s.sentence.date, lead.sentence.date
+    if dates[0] is not None and dates[1] is not None and dates[0] > dates[1]:
+        return False
+    # the value a statement of change leading the answer says is old, said again beside it
+    # ("Going forward the PM huddle is Tuesdays at 8:30, not Mondays 9:00." then "Monday
+    # mornings are eaten by weekend WOs"): no answer to what holds now
+    said = change_in(lead.sentence.text)
+    if (
+        said.says_change
+        and said.old_in(s.sentence.text)
+        and not change_in(s.sentence.text).says_change
+        and not asks_old(question)
+    ):
+        return True
     return (
         dates[0] is not None
         and dates[1] is not None
