@@ -82,3 +82,26 @@ def make_points(
         make_point(make_chunk(scope, source, start + i, **fields), rng, dim=dim)
         for i in range(count)
     ]
+
+
+def chunk_file(
+    path: str, text: str, day: date | None = None, kind: str = "standing"
+) -> list[Chunk]:
+    """The chunks the default chunker makes of a memory file `path` holding `text`, dated
+    `day` with `kind` as its source would say."""
+    from knowledge_platform.ingest.chunking import Chunker
+    from knowledge_platform.ingest.tokens import WordPieceCounter
+    from knowledge_platform.models import Document
+
+    doc = Document(
+        id=f"memory_files:{path}",
+        source="memory_files",
+        source_id=path,
+        scope="internal",
+        title=path,
+        text=text,
+        date=day,
+        time_kind=kind,  # type: ignore[arg-type]
+        kind="memory",
+    )
+    return Chunker(WordPieceCounter(), 400).chunk(doc)

@@ -134,22 +134,9 @@ def test_an_undated_pages_heading_is_dated_by_its_weekday() -> None:
 
 
 def _chunk_days(text: str, name: str, day: date | None, kind: str) -> list[tuple]:
-    from knowledge_platform.ingest.chunking import Chunker
-    from knowledge_platform.ingest.tokens import WordPieceCounter
-    from knowledge_platform.models import Document
+    from tests.store_fixtures import chunk_file
 
-    doc = Document(
-        id=f"memory_files:{name}",
-        source="memory_files",
-        source_id=name,
-        scope="internal",
-        title=name,
-        text=text,
-        date=day,
-        time_kind=kind,
-        kind="memory",
-    )
-    return [(c.date, c.time_kind) for c in Chunker(WordPieceCounter(), 400).chunk(doc)]
+    return [(c.date, c.time_kind) for c in chunk_file(name, text, day, kind)]
 
 
 def test_a_tables_rows_are_dated_by_its_date_column() -> None:

@@ -118,22 +118,9 @@ def test_a_correction_after_an_apology_and_a_figures_full_stop_is_a_change() -> 
 
 
 def _chunk(path: str, text: str, date=None, kind="standing"):
-    from knowledge_platform.ingest.chunking import Chunker
-    from knowledge_platform.ingest.tokens import WordPieceCounter
-    from knowledge_platform.models import Document
+    from tests.store_fixtures import chunk_file
 
-    doc = Document(
-        id=f"memory_files:{path}",
-        source="memory_files",
-        source_id=path,
-        scope="internal",
-        title=path,
-        text=text,
-        date=date,
-        time_kind=kind,
-        kind="memory",
-    )
-    return Chunker(WordPieceCounter(), 400).chunk(doc)
+    return chunk_file(path, text, date, kind)
 
 
 def test_a_message_stamped_with_a_spelled_or_figured_day_is_dated_by_it() -> None:
