@@ -54,7 +54,8 @@ _CLOCK_STAMP = re.compile(
     r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d\]?(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
 )
 #: So is a chat message's day and time, opening its line or inside a thread quoted whole
-#: ("[2026-11-02 08:59] billie: ... ↳ [2026-11-02 09:28] zephyrine: ugh").
+#: ("[2026-11-02 08:59] billie: ... ↳ [2026-11-02 09:28] zephyrine: ugh"), or spelled or in
+#: figures opening its line ("Nov 2, 2026 8:05 AM — Theo: ...", "14/10 08:55 - Glen: ...").
 _THREAD_STAMP = re.compile(rf"{CHAT_STAMP}\s*|^\s*{_UNNAMED_MESSAGE}\s*", re.I)
 terms = SparseEncoder().terms
 
