@@ -148,12 +148,19 @@ def _named_ids(
     their best sparse hit, then of the stored name keys its number or path matches."""
     if not store.exists(scope, flt):
         return []  # most scopes hide nothing: saves a sparse search and 20 payloads a call
+    # every chunk the question names holds one of its keys (`names` reads the keys its
+    # document was indexed with): none, and no candidate could be named, so no sparse search
+    # (a claim's "TDP-43" or "IL-10" looks like a record's number)
+    keyed = list(
+        store.scroll(scope, flt.model_copy(update={"names": sorted(question_keys(question))}))
+    )
+    if not keyed:
+        return []
     candidates = [
         h.chunk for h in retriever.search(scope, question, limit=CANDIDATES, flt=flt, mode="sparse")
     ]
     if has_cue(question):  # a number or path the indexed text lacks: the stored name keys
-        keys = sorted(question_keys(question))
-        candidates += store.scroll(scope, flt.model_copy(update={"names": keys}))
+        candidates += keyed
     return list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
 
 
