@@ -44,7 +44,10 @@ async def test_undated_memory_files_carry_no_date_and_are_never_recent(
         "plan.md": days_ago(3),
     }
 
-    runtime = IngestRuntime(kp_env)
+    # the service's clock at noon of the fixtures' today: a run across midnight in New York
+    # would otherwise see one today in the files and another in the service
+    noon = dt.datetime.combine(days_ago(0), dt.time(12))
+    runtime = IngestRuntime(kp_env.model_copy(update={"now": noon}))
     try:
         index_documents(runtime, "internal", "memory_files", docs)
         async with Client(build_server(runtime, default_principal="compass")) as client:
