@@ -151,17 +151,15 @@ def _named_ids(
     # every chunk the question names holds one of its keys (`names` reads the keys its
     # document was indexed with): none, and no candidate could be named, so no sparse search
     # (a claim's "TDP-43" or "IL-10" looks like a record's number)
-    keyed = list(
-        store.scroll(scope, flt.model_copy(update={"names": sorted(question_keys(question))}))
-    )
-    if not keyed:
-        return []
+    keyed = flt.model_copy(update={"names": sorted(question_keys(question))})
+    cued = has_cue(question)  # a number or path the indexed text lacks: the stored name keys
+    found = list(store.scroll(scope, keyed)) if cued else []
+    if not (found if cued else store.exists(scope, keyed)):
+        return []  # (without a cue the keyed chunks only say whether to look: no payloads)
     candidates = [
         h.chunk for h in retriever.search(scope, question, limit=CANDIDATES, flt=flt, mode="sparse")
     ]
-    if has_cue(question):  # a number or path the indexed text lacks: the stored name keys
-        candidates += keyed
-    return list(dict.fromkeys(c.doc_id for c in candidates if names(question, c)))
+    return list(dict.fromkeys(c.doc_id for c in [*candidates, *found] if names(question, c)))
 
 
 def item_hits(
