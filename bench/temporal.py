@@ -125,6 +125,8 @@ HAND_WRITTEN = {
             "gantry",
             "birch",
             "mill",
+            "dune",
+            "spire",
         )
         for half in ("tune", "check")
     },

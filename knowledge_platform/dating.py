@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from knowledge_platform.frontmatter import parse_date
@@ -133,7 +133,9 @@ CHANGE_CUE = re.compile(
     rf"now\s(?={_TO_NOT})|"
     # a correction of what was said before: "Correction to yesterday — it's $56/ton, not 61",
     # "Correction to yesterday's mileage post — sorry! It's 70 cents a mile ($0.70), not 72"
-    rf"correction\s*(?::|to\b|\u2014|\u2013|-)(?=(?:{_IN_CLAUSE}|[!?]\s+){{0,80}},\s*not\s+{_OLD})|"
+    # "Correction: it's 8 cases not 10"
+    rf"correction(?=\s*(?::|to\b|\u2014|\u2013|-)(?:{_IN_CLAUSE}|[!?]\s+){{1,80}}(?:,\s*|\s)"
+    rf"not\s+{_OLD})|"
     # "It's Tuesday, not Monday": what it is, not what was said (a name or a figure: "it's a
     # guideline, not a rule" corrects nothing)
     rf"\bit(?:'|\u2019)?s(?=\s{_IN_CLAUSE}{{0,80}},\s*not\s+(?-i:\**(?:[A-Z]|[$\u20ac\u00a3]?\d)))|"
@@ -165,6 +167,11 @@ CHANGE_CUE = re.compile(
     # "From 1 September, Briony has the Quillbrook account; Obadiah is off it."
     rf"(?<![\w,;:]\s)from\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?(?:\s+(?:{MONTH_NAMES}))?(?=\s*,)|"
     rf"(?<![\w,;:]\s)from\s+(?:{MONTH_NAMES})\s+\d{{1,2}}(?:st|nd|rd|th)?(?=\s*,)|"
+    # "Dana signed off: from 1 July it's $425 for the 3-hour block"
+    rf"from\s+(?:the\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTH_NAMES})|"
+    rf"(?:{MONTH_NAMES})\s+\d{{1,2}}(?:st|nd|rd|th)?)"
+    r"(?=,?\s+(?:it(?:'|\u2019)s|it\s+is|it\s+will|we(?:'ll|\s+will)?|they)\b)|"
+    r"new\s+(?:[\w-]+\s+)?pricing\b|"
     r"(?:is|are|'s|\u2019s|goes|went|comes|came)\s+off\s+(?:it|them|the\s+account)(?=\W))\b",
     re.I,
 )
@@ -199,13 +206,16 @@ def document_time(
     standing: bool = False,
     stated: dt.date | None = None,
     body: str = "",
+    day_first: bool | None = None,
 ) -> tuple[dt.date | None, TimeKind]:
     """A file's effective date and kind of time from its front matter `meta`, file `name`,
     first heading, the date its header block states (`body`'s "Date:", "Issued:" line: see
     `header_date`) and the month its name gives, else the review date its own text states
     (`stated`, see `stated_review`), else `known` (what the source knows: a commit date).
     `standing`: the file's kind is standing text whatever its dates say (a runbook, a
-    decision record); so is a page whose header block gives its status ("Status: Accepted")."""
+    decision record); so is a page whose header block gives its status ("Status: Accepted").
+    `day_first`: how the file's workspace writes days in figures (`usual_order`), for a day
+    the file itself leaves open ("Effective: 6/8/2026")."""
     reviewed = [d for key in REVIEW_KEYS if (d := parse_date(meta.get(key))) is not None]
     if reviewed:
         return max(reviewed), "standing"
@@ -215,7 +225,7 @@ def document_time(
         or iso_week(name)
         or (text_date(first_heading) if first_heading else None)
     )
-    header, status = header_date(body) if said is None else (None, False)
+    header, status = header_date(body, day_first) if said is None else (None, False)
     said = said or header or month_named(name)
     if said is not None:
         return said, "standing" if standing or (status and said == header) else "event"
@@ -262,11 +272,13 @@ _HEADER_STATUS = re.compile(r"^[\s*_]*status[*_]*\s*:", re.I)
 HEADER_LINES = 12
 
 
-def header_date(text: str) -> tuple[dt.date | None, bool]:
+def header_date(text: str, day_first: bool | None = None) -> tuple[dt.date | None, bool]:
     """The date a page's header block states (its first HEADER_LINES non-blank lines, up to
-    its first section heading below the title; a quoted line is another message's), and
-    whether the block states a status too. An "Effective:" date counts only without a
-    date it was said."""
+    its first section heading below the title; a quoted line is another message's; each
+    line's fields, `header_fields`), and whether the block states a status too. An
+    "Effective:" date counts only without a date it was said. Days in figures are read in the
+    page's own order, else `day_first`'s."""
+    order = own_order(text, day_first)
     said: dt.date | None = None
     effective: dt.date | None = None
     status = False
@@ -274,16 +286,40 @@ def header_date(text: str) -> tuple[dt.date | None, bool]:
     for i, line in enumerate(lines[:HEADER_LINES]):
         if i and line.lstrip().startswith("#"):
             break
-        status = status or _HEADER_STATUS.match(line) is not None
-        m = _HEADER_DATE.match(line)
-        if m is None:
-            continue
-        found = written_date(m.group("rest"), figures_order(text))
-        if m.group("key").lower().startswith("effective"):
-            effective = effective or found
-        else:
-            said = said or found
+        for field in header_fields(line):
+            status = status or _HEADER_STATUS.match(field) is not None
+            m = _HEADER_DATE.match(field)
+            if m is None:
+                continue
+            found = written_date(m.group("rest"), order)
+            if m.group("key").lower().startswith("effective"):
+                effective = effective or found
+            else:
+                said = said or found
     return said or effective, status
+
+
+#: What sets the fields of one header line apart: "Policy bulletin · Issued: 3 Mar 2026 ·
+#: Status: Current", "Owner: Rosa | Effective: 6/8/2026".
+_FIELD_SEPARATOR = re.compile(r"\s+[\u00b7\u2022|]\s+")
+#: A table's rule row ("|---|:--:|") or a cell of one.
+_RULE_CELL = re.compile(r"^[\s:-]*$")
+
+
+def header_fields(line: str) -> list[str]:
+    """The fields of a header block's line, each as "Label: value": a properties table's row
+    ("| Effective | 6/8/2026 |" -> "Effective: 6/8/2026"; none of a rule row or a row without
+    a label), or the parts of a line of fields set apart by a middle dot, a bullet or a bar
+    ("Policy bulletin · Issued: 3 Mar 2026 · Status: Superseded by PB-11")."""
+    text = line.strip()
+    if not text.startswith("|"):
+        return [f for f in _FIELD_SEPARATOR.split(text) if f]
+    cells = [c.strip() for c in text.strip("|").split("|")]
+    label = cells[0].strip("*_ ").rstrip(":").strip() if cells else ""
+    value = " ".join(c for c in cells[1:] if c)
+    if not label or not value or _RULE_CELL.match(cells[0]):
+        return []
+    return [f"{label}: {value}"]
 
 
 #: A week's report named by its ISO week ("2026-W14.md", "status 2026W14"): said in that week.
@@ -306,9 +342,11 @@ def iso_week(name: str) -> dt.date | None:
 
 #: A page's own line saying when it was last checked, as wiki exports write it in a header
 #: or footer: "_Last updated: 12 February 2026 by Rhoswen_", "Page owner: Bea · Reviewed
-#: 2026-03-30", or a row of its properties table ("| Last edited | March 4, 2026 2:15 PM |").
+#: 2026-03-30", "Rates current as of Feb 2, 2026 (Fern)", or a row of its properties table
+#: ("| Last edited | March 4, 2026 2:15 PM |").
 _STATED_REVIEW = re.compile(
-    r"\b(?:last\s+)?(?:updated|reviewed|revised|verified|edited|modified)\b[\s:*_|]*(?:on\s+)?"
+    r"\b(?:last\s+)?(?:updated|reviewed|revised|verified|edited|modified|"
+    r"(?:current|correct|accurate|valid)\s+as\s+(?:of|at))\b[\s:*_|]*(?:on\s+)?"
     r"(?P<rest>.{0,40})",
     re.I,
 )
@@ -328,22 +366,29 @@ REVIEW_LINE_CHARS = 160
 
 
 #: A page's version line that dates it: "Revision 4 — 11 August 2026 (Marek Rudd)", "Rev. C —
-#: 14/02/2026", "Version 3.1 (approved March 2026)".
+#: 14/02/2026", "Version 3.1 (approved March 2026)", "Rev. January 2026 — Kevin Marsh", "Rev.
+#: 7/10/26 — RD." (no version id: a month or a day follows).
 _VERSION_LINE = re.compile(
-    r"^[\s*_#]*(?:version|revision|rev\.?|v(?=\d))\s*[\w.]{1,6}[\s,;:*_()\u2014\u2013-]*"
+    rf"^[\s*_#]*(?:version|revision|rev\.?|v(?=\d))\s*"
+    rf"(?:(?!(?:{_MONTH})\b|\d{{1,2}}[/.]\d{{1,2}}[/.]\d)[\w.]{{1,6}})?"
+    r"[\s,;:*_()\u2014\u2013-]*"
     r"(?:(?:approved|issued|dated|published|effective|adopted)\b\s*(?:on\s+)?)?(?P<rest>.{4,40})",
     re.I,
 )
 _MONTH_YEAR = re.compile(rf"^\W*(?P<month>{_MONTH})\.?,?\s+(?P<year>(?:19|20)\d{{2}})\b", re.I)
 
 
-def version_date(line: str) -> dt.date | None:
+def version_date(line: str, day_first: bool | None = None) -> dt.date | None:
     """The date a version line gives (`_VERSION_LINE`), a month alone its first day."""
     m = _VERSION_LINE.match(line)
-    if m is None:
-        return None
-    found = written_date(m.group("rest"))
-    if found is None and (month := _MONTH_YEAR.match(m.group("rest"))) is not None:
+    return None if m is None else day_or_month(m.group("rest"), day_first)
+
+
+def day_or_month(text: str, day_first: bool | None = None) -> dt.date | None:
+    """The day `text` opens with (`written_date`), else the first day of the month and year
+    it opens with ("January 2026")."""
+    found = written_date(text, day_first)
+    if found is None and (month := _MONTH_YEAR.match(text)) is not None:
         found = dt.date(int(month.group("year")), month_number(month.group("month")), 1)
     return found
 
@@ -352,14 +397,15 @@ def version_date(line: str) -> dt.date | None:
 _AFTER_SEPARATOR = re.compile(r"(?:^|[\u00b7|\u2022\u2014\u2013(])[\s*_]*$")
 
 
-def stated_review(text: str) -> dt.date | None:
+def stated_review(text: str, day_first: bool | None = None) -> dt.date | None:
     """The latest review date a page states in its first or last REVIEW_LINES lines (short
     lines only: a log's sentence "the budget was reviewed on 3 May 2026" is not a footer;
     in a longer line, "last reviewed" or one after a separator only: "_Page owner: Sam. Page
     last reviewed 09/22/2026. Sent to every new client ..._", "Leasing team · Reviewed: Aug
-    12, 2026 — Brooke. Applies to ...")."""
+    12, 2026 — Brooke. Applies to ..."); a month alone ("Last reviewed January 2026") its
+    first day. Days in figures are read in the page's own order, else `day_first`'s."""
     lines = [line for line in text.split("\n") if line.strip()]
-    order = figures_order(text)
+    order = own_order(text, day_first)
     head = REVIEW_LINES
     while head < min(len(lines), PROPERTY_ROWS) and lines[head].lstrip().startswith("|"):
         head += 1  # a properties table at the top ("| Owner | Dara |", "| Last edited | ... |")
@@ -372,10 +418,10 @@ def stated_review(text: str) -> dt.date | None:
         or m.group(0)[:4].lower() == "last"
         or _AFTER_SEPARATOR.search(line[: m.start()])
         # "· Updated 9 Sep 2026_": an italic line's closing mark is no part of the year
-        if (d := written_date(m.group("rest").replace("_", " ").replace("*", " "), order))
+        if (d := day_or_month(m.group("rest").replace("_", " ").replace("*", " "), order))
         is not None
     ]
-    found += [d for line in lines[:head] if (d := version_date(line)) is not None]
+    found += [d for line in lines[:head] if (d := version_date(line, order)) is not None]
     history = version_history(lines)
     return max([*found, *([history] if history else [])], default=None)
 
@@ -395,14 +441,14 @@ def version_history(lines: Sequence[str]) -> dt.date | None:
     return max(numeric_dates(dates), default=None)
 
 
-def numeric_dates(texts: Sequence[str]) -> list[dt.date]:
+def numeric_dates(texts: Sequence[str], day_first: bool | None = None) -> list[dt.date]:
     """Every date in `texts`, spelled or in figures; figures are read day first when one of
-    them can only be (13/01/2025), month first when one can only be (01/13/2025), else day
-    first, as most of the world writes them."""
+    them can only be (13/01/2025), month first when one can only be (01/13/2025), else as
+    `day_first` says, else day first, as most of the world writes them."""
     found = [m for t in texts for m in _NUMERIC_DATE.finditer(t)]
-    month_first = any(int(m.group(2)) > 12 for m in found) and not any(
-        int(m.group(1)) > 12 for m in found
-    )
+    days = any(int(m.group(1)) > 12 for m in found)
+    months = any(int(m.group(2)) > 12 for m in found)
+    month_first = (months and not days) or (days == months and day_first is False)
     out = [d for t in texts if (d := text_date(t)) is not None]
     for m in found:
         a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
@@ -417,10 +463,24 @@ def numeric_dates(texts: Sequence[str]) -> list[dt.date]:
 def written_date(text: str, day_first: bool | None = None) -> dt.date | None:
     """A date `text` writes, spelled ("28 Jul 2026", ISO) or in figures ("09/22/2026", and
     "Thu 11/19/26" with a year of two figures, read as `day_first` says when it says)."""
-    return next(iter(numeric_dates([text])), None) or short_year_date(text, day_first)
+    return next(iter(numeric_dates([text], day_first)), None) or short_year_date(text, day_first)
 
 
 _ANY_FIGURES = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
+
+
+def own_order(text: str, day_first: bool | None) -> bool | None:
+    """How `text` writes days in figures (`figures_order`), else `day_first`."""
+    order = figures_order(text)
+    return day_first if order is None else order
+
+
+def usual_order(texts: Iterable[str]) -> bool | None:
+    """How most of the texts that show it write days in figures (a workspace's files): day
+    first (True), month first (False), or None when as many show either or none does."""
+    orders = [figures_order(t) for t in texts]
+    day, month = orders.count(True), orders.count(False)
+    return None if day == month else day > month
 
 
 def figures_order(text: str) -> bool | None:
@@ -738,6 +798,34 @@ def months_named(text: str) -> frozenset[int]:
         and not _A_DAY_BEFORE.search(text, 0, m.start())
         and not _A_DAY_AFTER.match(text, m.end())
     )
+
+
+#: A quarter a text names: "Q4", "4th quarter", "fourth quarter".
+_QUARTER = re.compile(
+    r"\bQ(?P<q>[1-4])\b|\b(?P<word>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b", re.I
+)
+_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_QUARTER_WORDS |= {"1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def names_quarter_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:
+    """Whether `text` names the quarter the window [start, end] is ("Q4 target is 520 bbl",
+    of "this quarter" on 20 November): a window from a quarter's first day to a day in it,
+    not one whole month of it ("last month", October, is no question about Q4)."""
+    if start is None or end is None or start.day != 1 or start.month % 3 != 1 or end < start:
+        return False
+    quarter = (start.month - 1) // 3 + 1
+    if (
+        (end.month - 1) // 3 + 1 != quarter
+        or end.year != start.year
+        or months_of(start, end) == {start.month}
+    ):
+        return False
+    said = {
+        int(m["q"]) if m["q"] else _QUARTER_WORDS[m["word"].lower()]
+        for m in _QUARTER.finditer(text)
+    }
+    return quarter in said
 
 
 def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:

@@ -37,11 +37,13 @@ NUMBERED = re.compile(
     r"(?:\s+(?:no\.?|number))?\s*[-#:]?\s*0*(\d{1,6})\b",
     re.I,
 )
-#: A record's code: a few letters, a hyphen and its number ("CR-014", "P-06", "SD-9"), its
-#: letters the family ("cr"). A question may write it in any case; a document's title or file
+#: A record's code: a few letters, a hyphen and its number ("CR-014", "P-06", "SD-9"), or
+#: letters in up to three hyphened groups ("SOP-CELLAR-09", "POL-HR-3"), its letters the
+#: family ("cr", "sop-cellar"). A question may write it in any case; a document's title or file
 #: name opens with it in capitals (not "ops-2026-01-12.md").
-CODE = re.compile(r"\b([A-Za-z]{1,4})-0*(\d{1,6})\b(?![.-]\d)")
-_LEADING_CODE = re.compile(r"^([A-Z]{1,4})-0*(\d{1,6})(?![\w.]|-\d)")
+_LETTERS = r"[A-Za-z]{1,4}(?:-[A-Za-z]{1,8}){0,2}"
+CODE = re.compile(rf"\b({_LETTERS})-0*(\d{{1,6}})\b(?![.-]\d)")
+_LEADING_CODE = re.compile(r"^([A-Z]{1,4}(?:-[A-Z]{1,8}){0,2})-0*(\d{1,6})(?![\w.]|-\d)")
 #: A code with its year between its letters and its number ("OB-2026-02", "INC-2026-007"):
 #: its family is its letters and year ("ob2026"), so OB-2026-02 is not OB-2025-02.
 YEAR_CODE = re.compile(r"\b([A-Za-z]{1,4})-((?:19|20)\d{2})-0*(\d{1,6})\b(?![.-]\d)")

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
+from knowledge_platform.dating import header_fields
 from knowledge_platform.doc_names import name_keys, number_key, reference
 from knowledge_platform.models import Document
 
@@ -31,20 +32,28 @@ BEFORE = "lifecycle_before"
 LINKS = ("supersedes", "superseded_by")
 
 
-#: The lines of a preamble (between the title and the first section) that say what replaced
-#: the record or what it replaces, a code or a markdown link's target naming the other.
+#: The fields of a preamble's lines (dating.header_fields: "Status: Superseded by RFC-10",
+#: "Policy bulletin · Issued: 3 Mar 2026 · Replaces PB-05", "| Note | This SOP replaces
+#: SOP-CELLAR-04, which is withdrawn |") that say what replaced the record or what it
+#: replaces, a code or a markdown link's target naming the other.
 _STRONG = r"(?:\*\*|__)?"
 _OTHER = (
-    r"(?:\[[^\]]*\]\((?P<{0}>[^)\s]+)\)|(?P<{1}>[A-Za-z]{{1,10}}[ -]?#?\d{{1,6}}(?:-\d{{1,6}})?))"
+    r"(?:\[[^\]]*\]\((?P<{0}>[^)\s]+)\)"
+    r"|(?P<{1}>[A-Za-z]{{1,10}}(?:-[A-Za-z]{{1,10}}){{0,2}}[ -]?#?\d{{1,6}}(?:-\d{{1,6}})?))"
 )
 _REPLACED_BY = re.compile(
-    rf"^\s*{_STRONG}(?:status|state){_STRONG}\s*:?\s*{_STRONG}[^\n]*?\b(?:superseded|replaced)"
+    rf"^\s*{_STRONG}(?:(?:status|state){_STRONG}\s*:?\s*{_STRONG}[^\n]*?\b"
+    rf"|(?:withdrawn|retired|obsolete|archived)\W+)?(?:superseded|replaced)"
     rf"\s+by\s+{_OTHER.format('link', 'code')}",
     re.I,
 )
+#: ... after a field's label or not ("Note: This SOP replaces SOP-CELLAR-04"), the code
+#: followed by nothing, or by what it says of the replaced record ("Replaces P-04 (Heat
+#: stress), retired at the same time"; not "Replaces CR-014's second half").
 _REPLACES = re.compile(
-    rf"^\s*{_STRONG}(?:supersedes|replaces){_STRONG}\s*:?\s*{_STRONG}\s*"
-    rf"{_OTHER.format('link', 'code')}\s*\.?\s*$",
+    rf"^\s*(?:{_STRONG}[A-Za-z][\w ]{{0,20}}:{_STRONG}\s*)?{_STRONG}(?:this\s+[\w-]+\s+)?"
+    rf"(?:supersedes|replaces){_STRONG}\s*:?\s*{_STRONG}\s*"
+    rf"{_OTHER.format('link', 'code')}{_STRONG}(?=\s*(?:[.,;(\u2014\u2013]|-\s|$))",
     re.I,
 )
 #: How many lines of a document's start are read for its preamble.
@@ -52,18 +61,20 @@ PREAMBLE_LINES = 16
 
 
 def stated_links(body: str) -> dict[str, list[str]]:
-    """`supersedes` / `superseded_by` as a record's preamble states them in words: the lines
-    after its title and before its first section ("Status: Superseded by RFC-10", "**Status:**
-    Retired — replaced by P-09", "Replaces CR-014")."""
+    """`supersedes` / `superseded_by` as a record's preamble states them in words: the fields
+    of the lines after its title and before its first section ("Status: Superseded by
+    RFC-10", "**Status:** Retired — replaced by P-09", "Replaces CR-014", "Issued: 19 Oct
+    2026 · Replaces PB-05", a properties table's "| Note | This SOP replaces SOP-CELLAR-04 |")."""
     found: dict[str, list[str]] = {}
     for n, line in enumerate(body.split("\n")[:PREAMBLE_LINES]):
         if line.startswith("#"):
             if n and not line.startswith("# "):
                 break  # the first section: the preamble is over
             continue
-        for key, pattern in (("superseded_by", _REPLACED_BY), ("supersedes", _REPLACES)):
-            if m := pattern.match(line):
-                found.setdefault(key, []).append(m.group("link") or m.group("code"))
+        for field in header_fields(line):
+            for key, pattern in (("superseded_by", _REPLACED_BY), ("supersedes", _REPLACES)):
+                if m := pattern.match(field):
+                    found.setdefault(key, []).append(m.group("link") or m.group("code"))
     return found
 
 

@@ -83,8 +83,13 @@ MAX_CHARS_PER_TOKEN = 16
 #: — sorry! It's 70 cents a mile ($0.70), not 72") and "It's Tuesday, not Monday", dates a
 #: chat's messages by a spelled or figured stamp ("Nov 4, 2026 3:15 PM — Aisha:", "14/10
 #: 08:55 - Glen:"), a record by its header's "Brew date: Thu 11/19/26", and an undated
-#: page's "Week" column ("w/e 15 Nov") in weeks gone by.
-CHUNKING_VERSION = 14
+#: page's "Week" column ("w/e 15 Nov") in weeks gone by; 15 reads a header line's fields
+#: ("Policy bulletin · Issued: 3 Mar 2026 · Replaces PB-05", "| Effective | 6/8/2026 |") for
+#: its date, status and the record it replaces, codes of hyphened letters ("SOP-CELLAR-09")
+#: as a record's number, a month-only review ("Last reviewed January 2026", "Rev. January
+#: 2026"), "Rates current as of Feb 2, 2026", and a day in figures the page leaves open
+#: (6/8/2026) as its workspace writes them.
+CHUNKING_VERSION = 15
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from knowledge_platform.connectors.git_docs.files import BLOB, convert_blob, reu
 from knowledge_platform.connectors.git_docs.repo import GitRepo, TreeEntry, glob_regex, is_url
 from knowledge_platform.connectors.git_docs.settings import SHA, GitDocsSettings
 from knowledge_platform.convert.result import Format
-from knowledge_platform.dating import document_time, stated_review
+from knowledge_platform.dating import document_time, stated_review, usual_order
 from knowledge_platform.errors import ConfigError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
@@ -215,6 +215,13 @@ class GitDocsConnector(Connector[GitCursor]):
                 readable.append(entry)
         blobs = repo.read_blobs(sorted({e.object for e in readable}))
         commits = repo.last_commits(head, {e.path for e in readable})
+        # a day in figures a file leaves open (6/8/2026) is read as the files read with it
+        # write theirs (on an incremental pull, the changed files)
+        order = usual_order(
+            blobs.get(e.object, b"").decode("utf-8", "replace")
+            for e in readable
+            if files.format_of_name(e.path) is None  # its markdown, not a converted file's bytes
+        )
         for entry in sorted(readable, key=lambda e: e.path):
             commit, when = commits.get(entry.path, (head, ""))
             data = blobs.get(entry.object, b"")
@@ -222,7 +229,7 @@ class GitDocsConnector(Connector[GitCursor]):
             result = (
                 self._file_document(entry, data, fmt, commit, when, head)
                 if fmt
-                else self._document(entry.path, data, commit, when, head)
+                else self._document(entry.path, data, commit, when, head, order)
             )
             if isinstance(result, Skipped):
                 skipped.append(result)
@@ -282,7 +289,13 @@ class GitDocsConnector(Connector[GitCursor]):
         return self.config.default_kind
 
     def _document(
-        self, path: str, data: bytes, commit: str, when: str, head: str
+        self,
+        path: str,
+        data: bytes,
+        commit: str,
+        when: str,
+        head: str,
+        day_first: bool | None = None,
     ) -> Document | Skipped:
         def skip(reason: str) -> Skipped:
             return Skipped(source_id=path, reason=reason)
@@ -328,8 +341,9 @@ class GitDocsConnector(Connector[GitCursor]):
             heading,
             known=committed,
             standing=kind in _STANDING_KINDS,
-            stated=stated_review(body),
+            stated=stated_review(body, day_first),
             body=body,
+            day_first=day_first,
         )
         return Document(
             source=self.name,

@@ -11,7 +11,7 @@ from typing import Any
 from knowledge_platform.connectors.base import NOTHING_KNOWN, Connector, Known, PullResult, Skipped
 from knowledge_platform.connectors.cursor import BaseCursor
 from knowledge_platform.connectors.memory_files.settings import MemoryFilesSettings
-from knowledge_platform.dating import document_time, stated_review
+from knowledge_platform.dating import document_time, stated_review, usual_order
 from knowledge_platform.errors import SourceError
 from knowledge_platform.frontmatter import (
     FrontMatterError,
@@ -49,16 +49,24 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
         files = self._files(root)
         # Fingerprint first: a file changed while we read is seen by the next probe.
         cursor = MemoryFilesCursor(fingerprint=_fingerprint(root, files))
-        documents: list[Document] = []
+        texts: dict[str, str] = {}
         skipped: list[Skipped] = []
         for path in files:
             rel = path.relative_to(root).as_posix()
             try:
-                documents.append(self._read(path, rel))
+                texts[rel] = self._text(path)
             except _Skip as exc:
                 skipped.append(Skipped(source_id=rel, reason=str(exc)))
             except OSError as exc:  # unreadable now: keep the last good version
                 skipped.append(Skipped(source_id=rel, reason=f"cannot read: {exc.strerror}"))
+        # a day in figures that a file leaves open (6/8/2026) is read as the workspace writes
+        order = usual_order(texts.values())
+        documents: list[Document] = []
+        for rel, text in texts.items():
+            try:
+                documents.append(self._read(root / rel, rel, text, order))
+            except _Skip as exc:
+                skipped.append(Skipped(source_id=rel, reason=str(exc)))
         return PullResult(documents=documents, full=True, skipped=skipped, cursor=cursor)
 
     def change_token(self, cursor: MemoryFilesCursor | None) -> str | None:
@@ -74,7 +82,7 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
     def _files(self, root: Path) -> list[Path]:
         return [p for p in sorted(root.glob(self.settings.glob)) if p.is_file()]
 
-    def _read(self, path: Path, rel: str) -> Document:
+    def _text(self, path: Path) -> str:
         size = path.stat().st_size
         if size > self.settings.max_bytes:
             raise _Skip(f"file is {size} bytes, over the {self.settings.max_bytes}-byte limit")
@@ -85,6 +93,9 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
             text = data.decode("utf-8").removeprefix("\ufeff")  # as git_docs does
         except UnicodeDecodeError as exc:
             raise _Skip(f"not valid UTF-8 (byte {exc.start})") from None
+        return text
+
+    def _read(self, path: Path, rel: str, text: str, day_first: bool | None) -> Document:
         try:
             meta, body = split_front_matter(text)
             # A note's `status: draft` is its lifecycle; other statuses (`done`, `open`) are
@@ -96,7 +107,12 @@ class MemoryFilesConnector(Connector[MemoryFilesCursor]):
         # Undated files (no front-matter date, dated name or dated first heading) carry no
         # date: a checkout's mtime says nothing about when a note was written.
         when, time_kind = document_time(
-            meta, path.name, _first_heading(body), stated=stated_review(body), body=body
+            meta,
+            path.name,
+            _first_heading(body),
+            stated=stated_review(body, day_first),
+            body=body,
+            day_first=day_first,
         )
         return Document(
             source=self.name,

@@ -26,6 +26,14 @@ _END = (
 _OLD = r"(?P<old>[^;!?()]+?)" + _END
 _NEW = r"(?P<new>[^;!?()]+?)" + _END
 _BEFORE = rf"(?P<new>(?:{_NAMEISH}\s+){{0,3}}?{_NAMEISH})\s+"
+#: What "not" names as the old value closing a statement of change: a name of up to three
+#: words, a figure with its unit, or a frequency.
+_NOT_OLD = (
+    r"(?P<old>(?-i:(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\b|"
+    r"[$\u20ac\u00a3]?\d[\d,.:]*(?:%|\s*(?:pt|px|ms|days?|weeks?|months?|hours?|"
+    r"minutes?|mins?|hrs?)\b)?|(?:daily|weekly|fortnightly|monthly|quarterly|yearly|"
+    r"annually)\b)"
+)
 #: A name of up to four words, "&" between them ("Pomfret & Dray"); not "is"/"was".
 _NAMED = r"(?-i:(?:(?:[A-Z][\w'-]*|&)\s+){0,3}[A-Z][\w'-]*)"
 #: Each pattern marks a span of the sentence as old (group `old`) and, where it says, the
@@ -125,12 +133,10 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"\s*not\s",
             r"(?:\b(?:from\s+now\s+on|from\s+today|going\s+forward|now|starting|correction)\b|"
             r"^\W*it(?:'|\u2019)?s\b).*,"
-            r"\s*not\s+"
-            r"(?P<old>(?-i:(?:[A-Z][\w'-]*\s+){0,2}[A-Z][\w'-]*)\b|"
-            r"[$\u20ac\u00a3]?\d[\d,.:]*(?:%|\s*(?:pt|px|ms|days?|weeks?|months?|hours?|"
-            r"minutes?|mins?|hrs?)\b)?|(?:daily|weekly|fortnightly|monthly|quarterly|yearly|"
-            r"annually)\b)",
+            r"\s*not\s+" + _NOT_OLD,
         ),
+        # "Correction: it's 8 cases not 10": a correction needs no comma before its "not"
+        (r"\bcorrection\b.*\snot\s", r"\bcorrection\b.*\snot\s+" + _NOT_OLD),
         # "Ed planning call moves Tue 14:45 -> Wed 11:00": the words before an arrow are old
         (
             r"->|\u2192|=>",

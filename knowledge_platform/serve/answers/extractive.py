@@ -107,6 +107,8 @@ _ASKS_CONTENT = re.compile(
     r"state[sd]?|chang(?:e|es|ed))\b",
     re.I,
 )
+#: The one thing a question asks what a record says about: "... say about repitching yeast?"
+_ABOUT = re.compile(r"\b(?:about|regarding|concerning)\s+(?P<topic>[^?!.]+)", re.I)
 #: A line of a record's header block: "Issued: 19 Jan 2026", "Applies to: every forklift".
 _LABELLED = re.compile(r"^\W*[A-Za-z][\w .()/&-]{0,30}:\s")
 #: A sentence its author put in bold, or a bold phrase in it: what a section stresses.
@@ -534,6 +536,8 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         # else of it scores best
         first = _first_said(decided)
         return [first, *(s for s in pick(decided, 0.0) if s is not first)][:MAX_SENTENCES]
+    if not decided and asks_content(question) and (on := _on_topic(question, focus)):
+        return pick(on, 0.0)  # what it says of the one thing asked, not what it says first
     if not decided and asks_content(question) and (lead := _record_lead(focus)):
         # and what it says of the asked kind of value ("... and what does it cost?")
         more = [s for s in pick(fitting, 0.0) if not _LABELLED.match(s.sentence.text)]
@@ -545,6 +549,22 @@ def asks_content(question: str) -> bool:
     """Whether the question asks what a record says, covers or asks for, not one of its
     attributes ("What does P-06 require?", "what's in CR-022?")."""
     return bool(_ASKS_CONTENT.search(question))
+
+
+def _on_topic(question: str, focus: Sequence[Scored]) -> list[Scored]:
+    """Of `focus`, best first, the sentences that hold, in their own words or their
+    section's headings (not the record's title, which names all it covers), at least half
+    the terms of the one thing the question asks the record about ("What does SOP-CELLAR-02
+    say about repitching yeast?": its "Before repitching" section); none when it asks of no
+    one thing."""
+    m = _ABOUT.search(question)
+    topic = set(terms(m["topic"])) if m else set()
+    if not topic:
+        return []
+    need = (len(topic) + 1) // 2
+    return [
+        s for s in focus if covered(topic, words(" ".join([*_section(s), s.sentence.text]))) >= need
+    ]
 
 
 def _section(s: Scored) -> tuple[str, ...]:

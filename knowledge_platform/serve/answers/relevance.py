@@ -35,7 +35,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from knowledge_platform.dating import names_month_of
+from knowledge_platform.dating import names_month_of, names_quarter_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
@@ -306,8 +306,13 @@ def score_sentences(
         then = during is not None and said_during(s, during)
         if then and fit:
             score += W_DURING
-            # the month asked about, named: its total, not one of its weeks
-            if during is not None and names_month_of(s.text, *during):
+            # the month (or quarter) asked about, named: its total, not one of its weeks (of
+            # what is asked: "Q4 at 236 bbl so far" is no answer to Q4's target)
+            if (
+                during is not None
+                and lexical > 0
+                and (names_month_of(s.text, *during) or names_quarter_of(s.text, *during))
+            ):
                 score += W_DURING
                 month.add(len(out))
         if asks_change and _changes_away_from(s.text, ask):
