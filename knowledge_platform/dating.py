@@ -53,12 +53,12 @@ MONTH_NAMES = "|".join([*MONTHS, *(m[:3] for m in MONTHS if m != "may"), "sept"]
 #: past it (the handle after it signs the message).
 CHAT_STAMP = r"(?:[\u21b3>][ \t]*)?\[(?P<said>\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}(?::\d{2})?\]"
 #: A message's stamp that spells its day or writes it in figures, opening its line: "Nov 2,
-#: 2026 8:05 AM — Theo: ...", "30/03 07:48 - Hector: ..." (the day in group `said`, a time
-#: and a dash after it).
+#: 2026 8:05 AM — Theo: ...", "30/03 07:48 - Hector: ...", a day book's "19/11 — Till:
+#: $5,218.40" (the day in group `said`, maybe a time, then a dash).
 MESSAGE_STAMP = (
     r"(?:[\u21b3>][ \t]*)?\[?(?P<said>(?:" + MONTH_NAMES + r")\.?\s+\d{1,2},?\s+\d{4}"
-    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?),?\s+\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?\]?[ \t]*"
-    r"[\u2014\u2013|-]"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?)(?:,?\s+\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?\]?[ \t]*"
+    r"|[ \t]+(?=[\u2014\u2013-]))[\u2014\u2013|-]"
 )
 #: Numbers written as words, as dates, durations and values say them ("two weeks ago").
 NUMBER_WORDS = {
@@ -256,9 +256,11 @@ def heading_span(name: str, date: dt.date | None) -> int:
 
 #: A line of a page's header block that says when it was written: "Date: 2026-04-29",
 #: "Issued: 28 Jul 2026 (Tomasz)", "**Date:** 3 March 2026", a mail's "Date: Wed, 20 May
-#: 2026 09:12 -0500". "Effective:" comes after the day it was said, so it counts only alone.
+#: 2026 09:12 -0500", an incident's "Reported: 17th November 2026", a policy's "Approved: 20
+#: April 2026". "Effective:" comes after the day it was said, so it counts only alone.
 _HEADER_DATE = re.compile(
-    r"^[\s*_]*(?P<key>date|dated|issued|published|sent|effective(?:\s+date)?"
+    r"^[\s*_]*(?P<key>date|dated|issued|published|sent|approved|adopted|reported|logged|raised|"
+    r"filed|submitted|recorded|opened|created|written|effective(?:\s+date)?"
     # "Brew date: Thu 11/19/26", "Meeting date:": the day of what the page records (not a
     # day ahead: "Due date:", "Go-live date:")
     r"|(?!(?:due|start|end|expiry|expiration|target|renewal|launch|go-live|deadline|delivery|"
@@ -267,7 +269,7 @@ _HEADER_DATE = re.compile(
     re.I,
 )
 #: A header block's line that gives the page's status: a record's, which stands until changed.
-_HEADER_STATUS = re.compile(r"^[\s*_]*status[*_]*\s*:", re.I)
+_HEADER_STATUS = re.compile(r"^[\s*_]*(?:status|state)[*_]*\s*:", re.I)
 #: How many non-blank lines open a page's header block at most.
 HEADER_LINES = 12
 
@@ -804,14 +806,18 @@ def months_named(text: str) -> frozenset[int]:
 _QUARTER = re.compile(
     r"\bQ(?P<q>[1-4])\b|\b(?P<word>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b", re.I
 )
+_THIS_QUARTER = re.compile(r"\b(?:this|the\s+current)\s+quarter\b|\bquarter\s+to\s+date\b", re.I)
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _QUARTER_WORDS |= {"1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
 
-def names_quarter_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:
+def names_quarter_of(
+    text: str, start: dt.date | None, end: dt.date | None, said: dt.date | None = None
+) -> bool:
     """Whether `text` names the quarter the window [start, end] is ("Q4 target is 520 bbl",
-    of "this quarter" on 20 November): a window from a quarter's first day to a day in it,
-    not one whole month of it ("last month", October, is no question about Q4)."""
+    of "this quarter" on 20 November; "3 new contracts this quarter" said on a day of the
+    window, `said`): a window from a quarter's first day to a day in it, not one whole month
+    of it ("last month", October, is no question about Q4)."""
     if start is None or end is None or start.day != 1 or start.month % 3 != 1 or end < start:
         return False
     quarter = (start.month - 1) // 3 + 1
@@ -821,11 +827,13 @@ def names_quarter_of(text: str, start: dt.date | None, end: dt.date | None) -> b
         or months_of(start, end) == {start.month}
     ):
         return False
-    said = {
+    if said is not None and start <= said <= end and _THIS_QUARTER.search(text):
+        return True
+    named = {
         int(m["q"]) if m["q"] else _QUARTER_WORDS[m["word"].lower()]
         for m in _QUARTER.finditer(text)
     }
-    return quarter in said
+    return quarter in named
 
 
 def names_month_of(text: str, start: dt.date | None, end: dt.date | None) -> bool:

@@ -311,7 +311,7 @@ def score_sentences(
             if (
                 during is not None
                 and lexical > 0
-                and (names_month_of(s.text, *during) or names_quarter_of(s.text, *during))
+                and (names_month_of(s.text, *during) or names_quarter_of(s.text, *during, s.date))
             ):
                 score += W_DURING
                 month.add(len(out))
