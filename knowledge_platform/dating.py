@@ -423,7 +423,9 @@ def stated_review(text: str, day_first: bool | None = None) -> dt.date | None:
         if (d := day_or_month(m.group("rest").replace("_", " ").replace("*", " "), order))
         is not None
     ]
-    found += [d for line in lines[:head] if (d := version_date(line, order)) is not None]
+    # a version line heads or closes it ("*Version 2026.1 — issued December 2025, effective 1
+    # January 2026.*")
+    found += [d for line in ends if (d := version_date(line, order)) is not None]
     history = version_history(lines)
     return max([*found, *([history] if history else [])], default=None)
 

@@ -85,10 +85,10 @@ def make_points(
 
 
 def chunk_file(
-    path: str, text: str, day: date | None = None, kind: str = "standing"
+    path: str, text: str, day: date | None = None, kind: str = "standing", title: str = ""
 ) -> list[Chunk]:
     """The chunks the default chunker makes of a memory file `path` holding `text`, dated
-    `day` with `kind` as its source would say."""
+    `day` with `kind` as its source would say, titled `title` (default: its path)."""
     from knowledge_platform.ingest.chunking import Chunker
     from knowledge_platform.ingest.tokens import WordPieceCounter
     from knowledge_platform.models import Document
@@ -98,7 +98,7 @@ def chunk_file(
         source="memory_files",
         source_id=path,
         scope="internal",
-        title=path,
+        title=title or path,
         text=text,
         date=day,
         time_kind=kind,  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from knowledge_platform.dating import (
 from knowledge_platform.doc_names import name_keys, names, numbered
 from knowledge_platform.ingest.sync import merge_pull
 from knowledge_platform.serve.answers.changes import change_in
+from knowledge_platform.serve.answers.relevance import field_labels
 from knowledge_platform.supersession import stated_links
 from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import chunk_file
@@ -144,3 +145,48 @@ def test_a_record_asked_what_it_says_about_one_thing_answers_from_that_thing(tmp
         )
     assert "generation 6" in got.answer
     assert "7 to 10 days" not in got.answer
+
+
+NOTICE = """# CN-09 — West Highland Way luggage transfers from 2027
+
+**Issued:** Wed 8 Jul 2026 · **By:** Ruaridh MacLeod · **Status:** In force
+
+**Applies to:** West Highland Way departures in the 2027 season.
+
+**Change:** luggage transfers move from Glen Carry Bags to **Loch Linnhe Coaches' luggage
+van**, at £9.50 per bag per stage.
+
+**What planners do:** nothing this season.
+"""
+
+
+def test_a_notice_asked_what_it_was_about_answers_with_its_change_not_its_header(
+    tmp_path,
+) -> None:
+    """ "what was cn-09 about?" quoted the notice's header line ("**Issued:** Wed 8 Jul 2026 ·
+    **By:** Ruaridh MacLeod · **Status:** In force") and what planners do."""
+    assert field_labels("**Issued:** Wed 8 Jul 2026 · **By:** Ruaridh · **Status:** In force")
+    assert not field_labels("Rental: $350 for a 3-hour block.")
+    title = "CN-09 — West Highland Way luggage transfers from 2027"  # its heading, as read
+    chunks = chunk_file("changes/CN-09-whw-luggage.md", NOTICE, date(2026, 7, 8), title=title)
+    with hash_retriever(tmp_path, chunks) as retriever:
+        for question in ("what was cn-09 about?", "cn-09 - what's that one?"):
+            got = answer(question, hits(*chunks), retriever, named={chunks[0].doc_id})
+            assert "Loch Linnhe" in got.answer, question
+            assert "Ruaridh" not in got.answer, question
+
+
+def test_a_day_books_lines_are_entries_of_their_day_and_a_report_is_dated_when_reported() -> None:
+    book = (
+        "# Reception day book — November\n\nDates are day/month.\n\n"
+        "18/11 — Till: $4,870.15\n19/11 — Told Rachel.\n19/11 — Till: $5,218.40\n"
+    )
+    days = {c.date: c.text for c in chunk_file("daybook/2026-11.md", book, date(2026, 11, 1))}
+    assert "$5,218.40" in days[date(2026, 11, 19)]
+    assert "$5,218.40" not in days.get(date(2026, 11, 18), "")
+    report = "# IR-2026-018 — Needlestick injury\n\nReported: 17th November 2026\nStatus: open\n"
+    assert header_date(report) == (date(2026, 11, 17), True)
+    assert header_date("# CR-014\n\nRaised: 28/05/2026\nState: Withdrawn\n") == (
+        date(2026, 5, 28),
+        True,
+    )

@@ -43,6 +43,7 @@ from knowledge_platform.serve.answers.relevance import (
     MIN_SCORE,
     Scored,
     covered,
+    field_labels,
     in_window,
     score_sentences,
 )
@@ -101,7 +102,7 @@ _DECISION = re.compile(
 #: answered by the lead of each of its first LEAD_SECTIONS sections.
 LEAD_SECTIONS = 2
 _ASKS_CONTENT = re.compile(
-    r"\bwhat(?:'s|\u2019s|\s+is|\s+was)\s+in\b|\bask(?:s|ed)?\s+for\b|"
+    r"\bwhat(?:'s|\u2019s|\s+is|\s+was)\s+(?:in|that|this|it)\b|\bask(?:s|ed)?\s+for\b|"
     r"\b(?:say|says|said|cover|covers|covered|require[sd]?|propose[sd]?|contain(?:s|ed)?|"
     r"about|set(?:s|ting)?\s+out|la(?:y|ys|id)\s+(?:out|down)|specif(?:y|ies|ied)|"
     r"state[sd]?|chang(?:e|es|ed))\b",
@@ -109,6 +110,13 @@ _ASKS_CONTENT = re.compile(
 )
 #: The one thing a question asks what a record says about: "... say about repitching yeast?"
 _ABOUT = re.compile(r"\b(?:about|regarding|concerning)\s+(?P<topic>[^?!.]+)", re.I)
+#: A record's paragraph labelled as what it changes or decides: "**Change:** nights 5 and 6
+#: move ...", "Decision: ...", "Summary: ...".
+_LEAD_LABEL = re.compile(
+    r"^\W*(?:what\s+changes|changes?|decision|decided|summary|outcome|resolution|proposal)"
+    r"[*_]*\s*:",
+    re.I,
+)
 #: A line of a record's header block: "Issued: 19 Jan 2026", "Applies to: every forklift".
 _LABELLED = re.compile(r"^\W*[A-Za-z][\w .()/&-]{0,30}:\s")
 #: A sentence its author put in bold, or a bold phrase in it: what a section stresses.
@@ -586,11 +594,15 @@ def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
         key=lambda s: (s.sentence.chunk.ordinal, s.sentence.position),
     )
     mine = [s for s in said_in_order if _section(s)]
-    if not mine:  # no sections: its first sentence after the header block's labelled lines
-        return [
+    if not mine:  # no sections: the paragraph it labels its change or decision ("**Change:**
+        # nights 5 and 6 move to Casa Vicentina"), else its first sentence after the header
+        # block's labelled lines and fields ("**Issued:** Wed 8 Jul 2026 · **By:** Ruaridh")
+        return [s for s in said_in_order if _LEAD_LABEL.match(s.sentence.text)][:1] or [
             s
             for s in said_in_order
-            if not _LABELLED.match(s.sentence.text) and not _ONLY_SUPERSEDES.match(s.sentence.text)
+            if not _LABELLED.match(s.sentence.text)
+            and not _ONLY_SUPERSEDES.match(s.sentence.text)
+            and not field_labels(s.sentence.text)
         ][:1]
     sections: dict[tuple[str, ...], list[Scored]] = {}
     for s in mine:
@@ -651,7 +663,8 @@ def quoted(
     """The sentence as the answer quotes it: with its heading when it is a fragment, with its
     day when that is what the question asks, after the sentence of its paragraph that names
     what it speaks of when it does not (`_lead`; `named`: the terms of the names the question
-    gives; `shown`: the sentences the answer quotes anyway); a table row's cells of months
+    gives; `shown`: the sentences the answer quotes anyway), or after its writer's handle when
+    it speaks in the first person; a table row's cells of months
     outside the month `during` names left out (`in_window_cells`)."""
     text, heading = s.sentence.text, s.sentence.heading
     if during is not None:
@@ -659,6 +672,8 @@ def quoted(
     lead = _lead(s.sentence, named)
     if lead and lead.removesuffix(" …") not in shown:
         text = f"{lead} {text}"
+    elif s.sentence.speaker:  # "Ben: I'm the Pourtrail admin, ..."
+        text = f"{s.sentence.speaker}: {text}"
     if s.on is not None:  # "2026-04-13 (Monday 13 April) — We've moved off Redlinery."
         return f"{s.on.isoformat()} ({s.on:%A} {s.on.day} {s.on:%B}) — {text}"
     if heading and len(text) <= FRAGMENT_CHARS and not set(terms(heading)) & set(terms(text)):

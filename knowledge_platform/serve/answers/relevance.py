@@ -278,6 +278,7 @@ def score_sentences(
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
     happened = during is not None and asks_event(ask.text)
+    ask_words = words(ask.text)
     out = []
     month: set[int] = set()  # of `out`, the sentences that name the asked month
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
@@ -285,7 +286,8 @@ def score_sentences(
         lexical = _lexical(ask.subject, s, ask.text)
         prior = priors.get(s.ref, 0.0) if priors is not None else 1 / (1 + s.rank)
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
-        fit = fits(s.text, ask, known)
+        # a message's writer is the person of what they say of themself ("I'm the admin")
+        fit = fits(s.text, ask, known) or ("person" in ask.kinds and bool(s.speaker))
         if not fit and ask.counted and not words(s.heading).isdisjoint(ask.counted):
             # a row's count under a heading naming what it counts ("## Consults" over
             # "w/c: 09/11; Northgate: 431")
@@ -325,6 +327,8 @@ def score_sentences(
             score *= NUMBER_PENALTY
         if attribute and not covered(attribute, have, words(s.text)):
             score *= ATTRIBUTE_PENALTY
+        if (labels := field_labels(s.text)) and ask_words.isdisjoint(labels):
+            score *= KIND_PENALTY  # what the record is ("Issued: ... · Status: In force")
         # a hand-over rarely repeats the title it hands over
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
@@ -338,6 +342,23 @@ def score_sentences(
             for i, s in enumerate(out)
         ]
     return _window_first(out)
+
+
+#: A line of a record's header fields: two or more "Label: value" set apart by a middle dot,
+#: a bullet or a bar, and few parts without a label ("**Issued:** Wed 10 Jun 2026 · **By:**
+#: Blair Ogilvie · **Status:** In force", "Policy bulletin · Issued: 3 Mar 2026 · Owner: Yolanda").
+_FIELD_SEPARATOR = re.compile(r"\s[\u00b7\u2022|]\s")
+_LABELLED = re.compile(r"^\W*([A-Z][\w /&().-]{0,24}?)[*_]*:[*_]*\s+\S")
+
+
+def field_labels(text: str) -> frozenset[str]:
+    """The terms of the labels of a line of header fields: what it answers ("issued",
+    "status"); none for any other sentence, which says what its record says."""
+    parts = _FIELD_SEPARATOR.split(text)
+    labels = [m.group(1) for p in parts if (m := _LABELLED.match(p))]
+    if len(labels) < 2 or 2 * len(labels) < len(parts):
+        return frozenset()
+    return words(" ".join(labels))
 
 
 def misses_number(numbers: set[str], cases: set[str], s: Sentence) -> bool:

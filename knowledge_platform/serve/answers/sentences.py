@@ -38,6 +38,10 @@ _SPLIT = re.compile(
     rf"|\n(?=[ \t]*(?i:{_UNNAMED_MESSAGE}))"  # "Nov 2, 2026 8:05 AM — Theo: ..."
 )
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
+#: A message's handle opening its text: "Ben: ...", "Rosa Delgado: ..."
+_HANDLE = re.compile(r"^\W{0,3}([A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?):\s")
+#: A sentence its writer says of themself: "I'm the Pourtrail admin", "ask me".
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I\u2019m|I've|I'll|I'd|me|my|mine)\b")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`").
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|dr)\.$", re.I)
 MIN_CHARS = 12
@@ -220,6 +224,16 @@ class Sentence:
             if self.chunk.date is None or day <= self.chunk.date:
                 return day
         return self.chunk.date
+
+    @property
+    def speaker(self) -> str:
+        """Who says the sentence in the first person: the handle its message opens with
+        ("Ben: Big one for the taproom: ... I'm the Pourtrail admin, so logins ... come to
+        me."), for a sentence of it after the first; '' for any other."""
+        if not _FIRST_PERSON.search(self.text) or _HANDLE.match(self.text):
+            return ""
+        handle = _HANDLE.match(self.block)
+        return handle.group(1) if handle else ""
 
     @property
     def heading(self) -> str:
