@@ -277,10 +277,12 @@ HEADER_LINES = 12
 def header_date(text: str, day_first: bool | None = None) -> tuple[dt.date | None, bool]:
     """The date a page's header block states (its first HEADER_LINES non-blank lines, up to
     its first section heading below the title; a quoted line is another message's; each
-    line's fields, `header_fields`), and whether the block states a status too. An
-    "Effective:" date counts only without a date it was said. Days in figures are read in the
-    page's own order, else `day_first`'s."""
+    line's fields, `header_fields`), and whether the block states a status too, of a record
+    that stands (not one of what happened: an incident "Reported:" with its "Status: open" is
+    an event of its day). An "Effective:" date counts only without a date it was said. Days in
+    figures are read in the page's own order, else `day_first`'s."""
     order = own_order(text, day_first)
+    happened = False
     said: dt.date | None = None
     effective: dt.date | None = None
     status = False
@@ -296,9 +298,15 @@ def header_date(text: str, day_first: bool | None = None) -> tuple[dt.date | Non
             found = written_date(m.group("rest"), order)
             if m.group("key").lower().startswith("effective"):
                 effective = effective or found
-            else:
-                said = said or found
-    return said or effective, status
+            elif said is None and found is not None:
+                said = found
+                happened = _HAPPENED.match(m.group("key")) is not None
+    return said or effective, status and not happened
+
+
+#: The keys of a header date that say when something happened was written down, not when a
+#: record that stands was issued: "Reported: 17th November 2026", "Logged:", "Opened:".
+_HAPPENED = re.compile(r"reported|logged|opened", re.I)
 
 
 #: What sets the fields of one header line apart: "Policy bulletin · Issued: 3 Mar 2026 ·

@@ -185,7 +185,7 @@ def test_a_day_books_lines_are_entries_of_their_day_and_a_report_is_dated_when_r
     assert "$5,218.40" in days[date(2026, 11, 19)]
     assert "$5,218.40" not in days.get(date(2026, 11, 18), "")
     report = "# IR-2026-018 — Needlestick injury\n\nReported: 17th November 2026\nStatus: open\n"
-    assert header_date(report) == (date(2026, 11, 17), True)
+    assert header_date(report) == (date(2026, 11, 17), False)  # an event of its day, open or not
     assert header_date("# CR-014\n\nRaised: 28/05/2026\nState: Withdrawn\n") == (
         date(2026, 5, 28),
         True,

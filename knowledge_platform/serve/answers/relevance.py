@@ -91,6 +91,10 @@ NOT_DURING = 0.7
 #: sentences count NOT_MONTH of their score (scores are capped at 1.0, so the bonus alone
 #: does not part a total from its weeks).
 NOT_MONTH = 0.9
+#: A question about a window ("northgate pinecrest order total last wk?") is answered by what
+#: was said then with the asked kind of value: when one is, every other sentence counts
+#: NOT_THEN of its score (a month's row capped at 1.0 like the week's row lost its W_DURING).
+NOT_THEN = 0.97
 DURING_LEXICAL = 0.4
 _ASKS_EVENT = re.compile(
     # "have to pay" is an obligation, not what happened
@@ -281,6 +285,7 @@ def score_sentences(
     ask_words = words(ask.text)
     out = []
     month: set[int] = set()  # of `out`, the sentences that name the asked month
+    within: set[int] = set()  # ... and those said in the window with the asked kind of value
     for s, sem in zip(sentences, semantic.tolist(), strict=True):
         have = words(s.context)
         lexical = _lexical(ask.subject, s, ask.text)
@@ -308,6 +313,7 @@ def score_sentences(
         then = during is not None and said_during(s, during)
         if then and fit:
             score += W_DURING
+            within.add(len(out))
             # the month (or quarter) asked about, named: its total, not one of its weeks (of
             # what is asked: "Q4 at 236 bbl so far" is no answer to Q4's target)
             if (
@@ -339,6 +345,11 @@ def score_sentences(
             replace(s, score=round(s.score * NOT_MONTH, 4))
             if i not in month
             else replace(s, month=True)
+            for i, s in enumerate(out)
+        ]
+    elif within:  # the window's W_DURING, kept where the cap at 1.0 took it away
+        out = [
+            s if i in within else replace(s, score=round(s.score * NOT_THEN, 4))
             for i, s in enumerate(out)
         ]
     return _window_first(out)
