@@ -43,16 +43,17 @@ _OTHER = (
 )
 _REPLACED_BY = re.compile(
     rf"^\s*{_STRONG}(?:(?:status|state){_STRONG}\s*:?\s*{_STRONG}[^\n]*?\b"
-    rf"|(?:withdrawn|retired|obsolete|archived)\W+)?(?:superseded|replaced)"
-    rf"\s+by\s+{_OTHER.format('link', 'code')}",
+    rf"|(?:withdrawn|retired|obsolete|archived)\W+)?"
+    rf"(?:superseded|replaced|cancell?ed|withdrawn|revoked)\s+by\s+{_OTHER.format('link', 'code')}",
     re.I,
 )
-#: ... after a field's label or not ("Note: This SOP replaces SOP-CELLAR-04"), the code
+#: ... after a field's label or not ("Note: This SOP replaces SOP-CELLAR-04", "**Cancels
+#: CN-09.**": a record cancelled by a later one is superseded by it), the code
 #: followed by nothing, or by what it says of the replaced record ("Replaces P-04 (Heat
 #: stress), retired at the same time"; not "Replaces CR-014's second half").
 _REPLACES = re.compile(
     rf"^\s*(?:{_STRONG}[A-Za-z][\w ]{{0,20}}:{_STRONG}\s*)?{_STRONG}(?:this\s+[\w-]+\s+)?"
-    rf"(?:supersedes|replaces){_STRONG}\s*:?\s*{_STRONG}\s*"
+    rf"(?:supersedes|replaces|cancels|withdraws|revokes|rescinds){_STRONG}\s*:?\s*{_STRONG}\s*"
     rf"{_OTHER.format('link', 'code')}{_STRONG}(?=\s*(?:[.,;(\u2014\u2013]|-\s|$))",
     re.I,
 )

@@ -62,6 +62,8 @@ def test_a_header_lines_fields_date_a_record_and_say_what_replaced_it() -> None:
         "supersedes": ["PB-05"]
     }
     assert stated_links(SOP) == {"supersedes": ["SOP-CELLAR-04"]}
+    cancels = "# CN-12 — WHW luggage\n\n**Issued:** Tue 6 Oct 2026\n\n**Cancels CN-09.**\n"
+    assert stated_links(cancels) == {"supersedes": ["CN-09"]}
     # a replacement told in a sentence of the body is no link
     assert stated_links("# Notes\n\nThe new washer replaces the old one.\n") == {}
 

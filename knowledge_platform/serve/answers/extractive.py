@@ -563,15 +563,23 @@ def _on_topic(question: str, focus: Sequence[Scored]) -> list[Scored]:
     """Of `focus`, best first, the sentences that hold, in their own words or their
     section's headings (not the record's title, which names all it covers), at least half
     the terms of the one thing the question asks the record about ("What does SOP-CELLAR-02
-    say about repitching yeast?": its "Before repitching" section); none when it asks of no
-    one thing."""
+    say about repitching yeast?": its "Before repitching" section), or of a question for a
+    kind of value, those holding one with any of those terms; none when it asks of no one
+    thing."""
     m = _ABOUT.search(question)
     topic = set(terms(m["topic"])) if m else set()
     if not topic:
         return []
-    need = (len(topic) + 1) // 2
+    # a question for a kind of value ("... say about how quickly we respond to complaints?"):
+    # the sentences holding one, with any of the topic's terms ("within **3 working days**")
+    fitting = [s for s in focus if s.fits]
+    asks_kind = len(fitting) < len(focus)
+    need = 1 if asks_kind else (len(topic) + 1) // 2
     return [
-        s for s in focus if covered(topic, words(" ".join([*_section(s), s.sentence.text]))) >= need
+        s
+        for s in (fitting if asks_kind else focus)
+        if covered(topic, words(" ".join([*_section(s), s.sentence.text]))) >= need
+        and (_section(s) or not _LABELLED.match(s.sentence.text))  # not "Version: 1.0"
     ]
 
 
