@@ -25,6 +25,7 @@ from knowledge_platform.doc_names import name_keys, names, numbered
 from knowledge_platform.ingest.sync import merge_pull
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.relevance import field_labels
+from knowledge_platform.serve.answers.sentences import Sentence
 from knowledge_platform.supersession import stated_links
 from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import chunk_file
@@ -192,3 +193,20 @@ def test_a_day_books_lines_are_entries_of_their_day_and_a_report_is_dated_when_r
         date(2026, 5, 28),
         True,
     )
+
+
+def test_a_first_person_sentence_of_a_chat_message_is_its_writers() -> None:
+    """ "Who administers Pourtrail?" was not found: "I'm the Pourtrail admin" names no one, and
+    the message's writer ("Ben:") opens the sentence before it."""
+    message = (
+        "Jul 14, 2026 10:30 AM — Ben: TabHouse is out after July 31. I'm the Pourtrail admin, "
+        "so logins come to me."
+    )
+    chat = chunk_file("channel/2026-07.md", f"# Channel\n\n{message}\n", date(2026, 7, 1))[0]
+    block = "Ben: TabHouse is out after July 31. I'm the Pourtrail admin, so logins come to me."
+    said = Sentence("I'm the Pourtrail admin, so logins come to me.", 1, 0, 1, chat, block)
+    assert said.speaker == "Ben"
+    assert Sentence("TabHouse is out after July 31.", 1, 0, 0, chat, block).speaker == ""
+    # a labelled paragraph of a page that is no chat has no writer
+    page = chunk_file("notes.md", "# Notes\n\nNote: I will send it.\n")[0]
+    assert Sentence("I will send it.", 1, 0, 0, page, "Note: I will send it.").speaker == ""

@@ -61,6 +61,14 @@ _CLOCK_STAMP = re.compile(
 #: ("[2026-11-02 08:59] billie: ... ↳ [2026-11-02 09:28] zephyrine: ugh"), or spelled or in
 #: figures opening its line ("Nov 2, 2026 8:05 AM — Theo: ...", "14/10 08:55 - Glen: ...").
 _THREAD_STAMP = re.compile(rf"{CHAT_STAMP}\s*|^\s*{_UNNAMED_MESSAGE}\s*", re.I)
+#: A chat message's or log line's stamp opening a line anywhere in a text (as `_SPLIT` reads
+#: them).
+_STAMPED_LINE = re.compile(
+    rf"(?m)^\s*(?:{CHAT_STAMP}|{_UNNAMED_MESSAGE}"
+    r"|\[[^\]\n]{0,24}\b\d{1,2}:\d{2}\b[^\]\n]{0,12}\]"  # "[Mon 10:05] Marek:", "[15:20]"
+    r"|\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*[\u2014\u2013|-][ \t])",  # "09:05 — ..."
+    re.I,
+)
 terms = SparseEncoder().terms
 
 
@@ -229,8 +237,11 @@ class Sentence:
     def speaker(self) -> str:
         """Who says the sentence in the first person: the handle its message opens with
         ("Ben: Big one for the taproom: ... I'm the Pourtrail admin, so logins ... come to
-        me."), for a sentence of it after the first; '' for any other."""
+        me."), for a sentence of it after the first, in a chat's messages (a stamped line:
+        a paragraph's "Note: ..." label is no writer); '' for any other."""
         if not _FIRST_PERSON.search(self.text) or _HANDLE.match(self.text):
+            return ""
+        if not _STAMPED_LINE.search(self.chunk.text):
             return ""
         handle = _HANDLE.match(self.block)
         return handle.group(1) if handle else ""
