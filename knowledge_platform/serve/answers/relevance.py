@@ -35,7 +35,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from knowledge_platform.dating import names_month_of, names_quarter_of
+from knowledge_platform.dating import header_fields, names_month_of, names_quarter_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
@@ -355,18 +355,18 @@ def score_sentences(
     return _window_first(out)
 
 
-#: A line of a record's header fields: two or more "Label: value" set apart by a middle dot,
-#: a bullet or a bar, and few parts without a label ("**Issued:** Wed 10 Jun 2026 · **By:**
-#: Blair Ogilvie · **Status:** In force", "Policy bulletin · Issued: 3 Mar 2026 · Owner: Yolanda").
-_FIELD_SEPARATOR = re.compile(r"\s[\u00b7\u2022|]\s")
-_LABELLED = re.compile(r"^\W*([A-Z][\w /&().-]{0,24}?)[*_]*:[*_]*\s+\S")
+#: A header field's label: "Issued" of "**Issued:** Wed 10 Jun 2026".
+_FIELD_LABEL = re.compile(r"^\W*([A-Z][\w /&().-]{0,24}?)[*_]*:[*_]*\s+\S")
 
 
 def field_labels(text: str) -> frozenset[str]:
-    """The terms of the labels of a line of header fields: what it answers ("issued",
-    "status"); none for any other sentence, which says what its record says."""
-    parts = _FIELD_SEPARATOR.split(text)
-    labels = [m.group(1) for p in parts if (m := _LABELLED.match(p))]
+    """The terms of the labels of a line of header fields (dating.header_fields): two or more
+    "Label: value" and few parts without a label ("**Issued:** Wed 10 Jun 2026 · **By:** Blair
+    Ogilvie · **Status:** In force", "Policy bulletin · Issued: 3 Mar 2026 · Owner: Yolanda"):
+    what it answers ("issued", "status"); none for any other sentence, which says what its
+    record says."""
+    parts = header_fields(text)
+    labels = [m.group(1) for p in parts if (m := _FIELD_LABEL.match(p))]
     if len(labels) < 2 or 2 * len(labels) < len(parts):
         return frozenset()
     return words(" ".join(labels))
