@@ -136,10 +136,18 @@ _NOT_A_NAME = re.compile(
 )
 #: A question that asks what happened on one day (`day_pick`) is answered by that day's
 #: log entries at least this alike in meaning, this many of them.
-DAY_SEMANTIC = 0.25
+DAY_SEMANTIC = 0.2
 DAY_SENTENCES = 2
 DAY_WORDS = 2
-_ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
+_ASKS_WHAT = re.compile(
+    r"^\s*(?:what|which|whose|anything|any|(?:did|has|had)\s+anything|(?:was|were)\s+there)\b",
+    re.I,
+)
+#: Words that ask what happened, not about what: "What went wrong on one of our departures
+#: on 12 May?", "anything break yesterday?"
+_HAPPENED = frozenset(
+    terms("one went wrong happen happened break broke broken issue problem fail failed")
+)
 #: "What incident ...?", "Which policy ...?": a question for which thing, not what it says.
 _ASKS_WHICH = re.compile(
     r"^\s*(?:what|which)\s+(?!(?:is|are|was|were|do|does|did|has|have|had|will|would|can|"
@@ -315,28 +323,28 @@ def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
 
 def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]:
     """For a question that asks only what happened on one day ("What broke on 12 May?", "What
-    equipment problem did Northgate have on 12 May?": no kind of value, at most DAY_WORDS
-    words besides the names it gives), which no sentence answers: that day's log entries
-    that name what the question names (DAY_SENTENCES, at least DAY_SEMANTIC alike in
-    meaning), one that names the day first ("On Tuesday 12 May the core switch ... failed").
-    The day is what the question names; its words are rarely the log's ("hit the
-    mainline" of "What did we damage on 14 May?")."""
+    equipment problem did Northgate have on 12 May?", "anything go wrong on the 12th of
+    may?": no kind of value or one its sentence holds, at most DAY_WORDS words besides the
+    names it gives, the words that ask what happened and those the entry has), which no
+    sentence answers: that day's log entries that name what the question names
+    (DAY_SENTENCES, at least DAY_SEMANTIC alike in meaning), one that names the day first
+    ("On Tuesday 12 May the core switch ... failed"), each led by the first sentence of its
+    paragraph or list item (what happened, before "No harm done"). The day is what the
+    question names; its words are rarely the log's ("hit the mainline" of "What did we damage
+    on 14 May?")."""
     start, end = during
     named = {t for n in ask.names for t in terms(n)}
-    if (
-        start is None
-        or start != end
-        or ask.kinds
-        or len(ask.subject - named) > DAY_WORDS
-        or not _ASKS_WHAT.search(ask.text)
-    ):
+    if start is None or start != end or not _ASKS_WHAT.search(ask.text):
         return []
+    asked = ask.subject - named - _HAPPENED
     said = [
         s
         for s in scored
         if s.semantic >= DAY_SEMANTIC
+        and (s.fits or not ask.kinds)
         and said_during(s.sentence, during)
         and covered(named, words(s.sentence.context)) == len(named)
+        and len(asked) - covered(asked, words(s.sentence.context)) <= DAY_WORDS
     ]
     day = f"-{start:%m-%d}"
     said.sort(
@@ -344,7 +352,27 @@ def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]
             not any(v.kind == "date" and v.norm.endswith(day) for v in values(s.sentence.text))
         )
     )
-    return said[:DAY_SENTENCES]
+    out: list[Scored] = []
+    for s in said:
+        out.extend(x for x in (_block_lead(s, scored), s) if x not in out)
+    return out[:DAY_SENTENCES]
+
+
+def _block_lead(s: Scored, scored: Sequence[Scored]) -> Scored:
+    """The first sentence of the paragraph or list item `s` is part of, if scored; else `s`."""
+    block = s.sentence.block
+    if not block or block.startswith(s.sentence.text):
+        return s
+    return next(
+        (
+            x
+            for x in scored
+            if x.sentence.block == block
+            and x.sentence.chunk is s.sentence.chunk
+            and block.startswith(x.sentence.text)
+        ),
+        s,
+    )
 
 
 def _clear(scored: Sequence[Scored]) -> bool:
@@ -960,8 +988,9 @@ def extractive_answer(
         focus = []
         picked = pick(scored, min_score)
     picked = _own_sentences(picked, scored, bool(ask.kinds))
-    if not picked and during is not None:
-        picked = day_pick(ask, scored, during)
+    if during is not None and (not picked or not said_during(picked[0].sentence, during)):
+        # what happened that day, not a standing page's line that shares a word with it
+        picked = day_pick(ask, scored, during) or picked
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(

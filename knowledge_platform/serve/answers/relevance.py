@@ -73,6 +73,22 @@ _MEASURED = frozenset({"money", "percent", "duration"})
 ATTRIBUTE_PENALTY = 0.9
 #: Added when the question asks what replaced something and the sentence says it changed.
 W_CHANGE = 0.15
+#: Added when the question asks whom to go to ("my wrenchly sign-in stopped working, who do
+#: i bug?", "who sets up the account?") and the sentence names someone as that ("I'm the
+#: Wrenchly admin, ping me for logins", "If your login doesn't work, Ben resets it").
+W_GO_TO = 0.06
+_ASKS_GO_TO = re.compile(
+    r"(?:^|[,;:.]\s*)who(?:'s|\s+is)?\s+(?:do|should|can|could|would|will|to)?\s*"
+    r"(?:i|we|they|you)?\s*(?:bug|ask|ping|contact|call|chase|talk\s+to|go\s+to|email|message|"
+    r"reset|resets|set|sets|sort|sorts|handle|handles|manage|manages|grant|grants|unlock|"
+    r"unlocks|create|creates|add|adds|give|gives|the\s+admin)\b",
+    re.I,
+)
+_NAMES_GO_TO = re.compile(
+    r"\b(?:admin(?:istrator)?|ask|ping|contact|come\s+to\s+(?:me|her|him)|resets?|"
+    r"sets?\s+(?:it\s+|them\s+)?up|go-to|point\s+of\s+contact)\b",
+    re.I,
+)
 #: "What replaced X?", "Who took over from X?", "What did we switch to?"
 _ASKS_CHANGE = re.compile(
     r"\b(replac\w*|t(?:ook|akes|aken)\s+over|switch\w*|succeed\w*|supersed\w*)\b", re.I
@@ -282,6 +298,8 @@ def score_sentences(
     asks_change = bool(_ASKS_CHANGE.search(ask.text))
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
     happened = during is not None and asks_event(ask.text)
+    go_to = bool(_ASKS_GO_TO.search(ask.text))
+    as_person = replace(ask, kinds=("person",))
     ask_words = words(ask.text)
     out = []
     month: set[int] = set()  # of `out`, the sentences that name the asked month
@@ -323,6 +341,12 @@ def score_sentences(
             ):
                 score += W_DURING
                 month.add(len(out))
+        if (
+            go_to
+            and _NAMES_GO_TO.search(s.text)
+            and (fits(s.text, as_person, known) or bool(s.speaker))
+        ):
+            score += W_GO_TO
         if asks_change and _changes_away_from(s.text, ask):
             score += W_CHANGE
         if during is not None and not then and reported_week(s) is not None:

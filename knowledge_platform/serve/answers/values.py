@@ -272,6 +272,10 @@ def values(text: str) -> list[Value]:
     return list(_values(text))
 
 
+#: A weekday's short form ("Thu"), no name.
+_DAY_SHORT = frozenset({*(d[:3] for d in WEEKDAYS), "tues", "thur", "thurs", "weds"})
+
+
 @lru_cache(maxsize=8192)  # a search compares each hit's sentences with every change it reads
 def _values(text: str) -> tuple[Value, ...]:
     taken = [False] * len(text)
@@ -281,8 +285,9 @@ def _values(text: str) -> tuple[Value, ...]:
             start, end = m.span()
             if any(taken[start:end]):
                 continue
-            if kind == "name" and _sentence_start(text, start) and " " not in m.group(1):
-                continue
+            if kind == "name" and " " not in m.group(1):
+                if _sentence_start(text, start) or m.group(1).lower() in _DAY_SHORT:
+                    continue  # "[Thu 16:31] Ines: ...": when the line was written
             if kind == "time" and _STAMP.match(text, end) and not text[:start].strip():
                 taken[start:end] = [True] * (end - start)  # "10:10 — ...": when it was said
                 continue
