@@ -127,6 +127,8 @@ HAND_WRITTEN = {
             "mill",
             "dune",
             "spire",
+            "heron",
+            "quill",
         )
         for half in ("tune", "check")
     },
