@@ -181,11 +181,20 @@ CHANGE = "change"
 _REVIEW_WORDS = re.compile(r"\b(updated|reviewed|revised|as\s+of|verified)\b", re.I)
 
 
+#: A date written year first with dots ("2026.11.17"), as some journals lead their entries.
+_DOTTED = re.compile(r"(?<![\d.])((?:19|20)\d{2})\.(0?[1-9]|1[0-2])\.([0-3]?\d)(?![\d.]|\.\d)")
+
+
 def text_date(text: str) -> dt.date | None:
-    """A full date (with its year) written in `text`: ISO, "12 May 2026", "May 12, 2026"."""
+    """A full date (with its year) written in `text`: ISO, "2026.11.17", "12 May 2026", "May
+    12, 2026"."""
     found = parse_date(text)
     if found is not None:
         return found
+    dotted = _DOTTED.search(text)
+    if dotted:
+        with contextlib.suppress(ValueError):
+            return dt.date(*(int(g) for g in dotted.groups()))
     for pattern in _SPELLED:
         m = pattern.search(text)
         if m:
@@ -195,6 +204,25 @@ def text_date(text: str) -> dt.date | None:
             except ValueError:
                 return None
     return None
+
+
+#: A heading that names a week by its number and its days: "QA weekly report — Week 46
+#: (9–15 Nov)", "Wk 12: 16-22 March".
+_WEEK_HEADING = re.compile(
+    rf"\bw(?:ee)?k\.?\s*\d{{1,2}}\b\W+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\s*(?:(?P<month>{_MONTH})"
+    rf"\.?\s*)?[\u2013\u2014-]\s*[0-3]?\d(?:st|nd|rd|th)?\s*(?P<month2>{_MONTH})?",
+    re.I,
+)
+
+
+def week_heading(heading: str, today: dt.date | None = None) -> dt.date | None:
+    """The first day of the week a heading names by number and days ("Week 46 (9–15 Nov)"):
+    the year is the latest that day is not after `today` (`past_day`)."""
+    m = _WEEK_HEADING.search(heading)
+    month = m and (m.group("month") or m.group("month2"))
+    if not month:
+        return None
+    return past_day(f"{m.group('day')} {month}", today)
 
 
 def document_time(
@@ -224,6 +252,7 @@ def document_time(
         or parse_date(name)
         or iso_week(name)
         or (text_date(first_heading) if first_heading else None)
+        or (week_heading(first_heading) if first_heading else None)
     )
     header, status = header_date(body, day_first) if said is None else (None, False)
     said = said or header or month_named(name)
@@ -643,18 +672,37 @@ _WEEKDAY_DAY = re.compile(
 WEEKDAY_YEARS = 12
 
 
+#: A day and month in figures beside their weekday: "13/10 (Tue)", "Tue 13/10".
+_WEEKDAY_FIGURES = re.compile(
+    r"(?<![\d/.])(?P<a>\d{1,2})[/.](?P<b>\d{1,2})(?![\d/]|\.\d)\s*\(?\s*"
+    r"(?P<weekday>mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|"
+    r"\b(?P<weekday2>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(?P<a2>\d{1,2})[/.]"
+    r"(?P<b2>\d{1,2})(?![\d/]|\.\d)",
+    re.I,
+)
+
+
 def weekday_year(text: str, today: dt.date | None = None) -> dt.date | None:
     """The date of a day and month named with their weekday and no year ("Monday 16
-    November"): in the latest year up to `today`'s next (default: the clock's) in which that
-    day is that weekday. A weekday fixes the year but for a repeat every six years or more,
-    so an undated page's "Week of Monday 9 November" is that week of 2026, not of 2025."""
-    m = _WEEKDAY_DAY.search(text)
-    if m is None:
-        return None
-    weekday = (m.group("weekday") or m.group("weekday2")).lower()
-    month = month_number(m.group("month") or m.group("month2"))
-    day = int(m.group("day") or m.group("day2"))
+    November", "13/10 (Tue)": day first unless only month first fits the weekday): in the
+    latest year up to `today`'s next (default: the clock's) in which that day is that
+    weekday. A weekday fixes the year but for a repeat every six years or more, so an
+    undated page's "Week of Monday 9 November" is that week of 2026, not of 2025."""
     last = (today or dt.datetime.now(dt.UTC).date()).year + 1
+    m = _WEEKDAY_DAY.search(text)
+    if m is not None:
+        weekday = (m.group("weekday") or m.group("weekday2")).lower()
+        month = month_number(m.group("month") or m.group("month2"))
+        return _on_weekday(int(m.group("day") or m.group("day2")), month, weekday, last)
+    f = _WEEKDAY_FIGURES.search(text)
+    if f is None:
+        return None
+    a, b = int(f.group("a") or f.group("a2")), int(f.group("b") or f.group("b2"))
+    weekday = (f.group("weekday") or f.group("weekday2")).lower()
+    return _on_weekday(a, b, weekday, last) or _on_weekday(b, a, weekday, last)
+
+
+def _on_weekday(day: int, month: int, weekday: str, last: int) -> dt.date | None:
     for year in range(last, last - WEEKDAY_YEARS, -1):
         try:
             found = dt.date(year, month, day)
@@ -698,6 +746,8 @@ def section_time(
             kind == "event" and date is not None and (found - date).days > span
         ):
             return found, "standing" if _REVIEW_WORDS.search(header) else "event"
+    if kind != "event" and headers and (month := month_heading(headers[-1])) is not None:
+        return month, "event"  # "## October 2026" of a page of months: what October did
     return date, kind
 
 

@@ -33,6 +33,7 @@ from knowledge_platform.dating import (
     month_heading,
     past_day,
     section_time,
+    week_heading,
     weekday_in_week,
     written_date,
 )
@@ -88,8 +89,11 @@ MAX_CHARS_PER_TOKEN = 16
 #: its date, status and the record it replaces, codes of hyphened letters ("SOP-CELLAR-09")
 #: as a record's number, a month-only review ("Last reviewed January 2026", "Rev. January
 #: 2026"), "Rates current as of Feb 2, 2026", and a day in figures the page leaves open
-#: (6/8/2026) as its workspace writes them.
-CHUNKING_VERSION = 15
+#: (6/8/2026) as its workspace writes them; 16 dates a journal's paragraphs led by their day
+#: in bold ("**2026.11.17** — ...", "**Thu 19 Nov** — ..."), headings of a day in figures
+#: with its weekday ("### 13/10 (Tue)"), a week's report by its title ("Week 46 (9–15
+#: Nov)") and an undated page's month sections ("## October 2026") by their month.
+CHUNKING_VERSION = 16
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,9 @@ _ENTRY_STAMP = re.compile(
     r"|(?P<line>[\u00b7\u2022][ \t]+.{4,200})"
     # a paragraph that opens with the day it was written: "Updated 12 Aug: From 1 Sept ..."
     r"|(?P<para>(?:updated|update|revised|changed|added|edited)[ \t]+[^:\n]{3,30}?)"
-    r"[ \t]*:[ \t]+\S.*)$",
+    r"[ \t]*:[ \t]+\S.*"
+    # a journal's paragraph led by its day in bold: "**2026.11.17** — RC1 arrived late"
+    r"|\*\*(?P<lead>[^*\n]{4,40})\*\*[ \t]*[\u2014\u2013:|-][ \t]*\S.*)$",
     re.I,
 )
 #: A line that labels the entries under it ("**Done**", "Next:", "**Risks**").
@@ -246,7 +252,12 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             days = []
         m = None if in_fence else _ENTRY_STAMP.match(line.strip())
         label = m and (
-            m.group("heading") or m.group("bold") or m.group("sep") or m.group("line") or m["para"]
+            m.group("heading")
+            or m.group("bold")
+            or m.group("sep")
+            or m.group("line")
+            or m["para"]
+            or m["lead"]
         )
         around = entries[-1][1] or near
         day = day_named(label, around) if label else None
@@ -256,7 +267,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             entries[-1][2].append(line)
             continue
         dated += 1
-        if m and (m.group("line") or m["para"]):  # an activity line: an entry of its own
+        if m and (m.group("line") or m["para"] or m["lead"]):  # an entry of its own
             entries.append((section.headers, day, [line]))
         else:
             entries.append(((*section.headers, label.strip()), day, []))
@@ -547,7 +558,8 @@ class Chunker:
         if not sections and doc.title.strip():
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
-        weekly = iso_week(doc.source_id) is not None  # a week's report: its entries' weekdays
+        # a week's report: its entries' weekdays
+        weekly = iso_week(doc.source_id) is not None or week_heading(doc.title) is not None
         span = heading_span(doc.source_id, doc.date)
         for section, day in (daily for s in sections for daily in by_day(s, doc.date)):
             budget = self.budget(doc.title, section.headers)

@@ -177,7 +177,34 @@ def _partners(
     sentences = candidates(sources, MAX_HITS, during)
     subject = _subject(question, sentences)
     every = _eligible(question, sources, sentences, subject, embedder, True, during)
-    return [s for s in every if mentions(s.sentence.about, subject)], every
+    rest = _rest_of_names(question)
+    return [s for s in every if _names_subject(s.sentence, subject, rest, during)], every
+
+
+def _rest_of_names(question: str) -> dict[str, list[str]]:
+    """A name of several words the question gives -> its other words ("Marlow" -> "Mill",
+    "Park" of "Marlow Mill Park")."""
+    out: dict[str, list[str]] = {}
+    for run in _NAME_RUN.findall(question):
+        first, *rest = _NOT_A_NAME.sub("", run).split() or [""]
+        if rest:
+            out[first.removesuffix("'s").removesuffix("\u2019s")] = rest
+    return out
+
+
+def _names_subject(
+    s: Sentence, subject: Sequence[str], rest: dict[str, list[str]], during: During | None
+) -> bool:
+    """Whether `s` is about what the question names: it names each of `subject`, or, said in
+    the window the question asks about, another word of each one's name (a crew's chat says
+    "4,200 tulips in at the Mill Street beds" of "Marlow Mill Park")."""
+    if mentions(s.about, subject):
+        return True
+    return (
+        during is not None
+        and said_during(s, during)
+        and all(any(mentions(s.about, [w]) for w in (n, *rest.get(n, ()))) for n in subject)
+    )
 
 
 def _subject(question: str, sentences: Sequence[Sentence]) -> list[str]:
@@ -234,7 +261,8 @@ def _eligible(
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors, during)
-        if mentions(s.sentence.about, subject) or (changes and CHANGE_CUE.search(s.sentence.text))
+        if _names_subject(s.sentence, subject, _rest_of_names(question), during)
+        or (changes and CHANGE_CUE.search(s.sentence.text))
     ]
     return best_first(scored)
 
