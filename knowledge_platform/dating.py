@@ -208,6 +208,12 @@ def text_date(text: str) -> dt.date | None:
 
 #: A heading that names a week by its number and its days: "QA weekly report — Week 46
 #: (9–15 Nov)", "Wk 12: 16-22 March".
+_WEEK_OF = re.compile(
+    rf"\b(?:w/c|w\.c\.|week\s+(?:commencing|of|beginning|starting))\s+(?:\w+day,?\s+)?"
+    rf"[0-3]?\d(?:st|nd|rd|th)?\s+(?:{_MONTH})\b|\b(?:w/c|week\s+(?:commencing|of|beginning|"
+    rf"starting))\s+(?:\w+day,?\s+)?(?:{_MONTH})\.?\s+[0-3]?\d\b",
+    re.I,
+)
 _WEEK_HEADING = re.compile(
     rf"\bw(?:ee)?k\.?\s*\d{{1,2}}\b\W+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\s*(?:(?P<month>{_MONTH})"
     rf"\.?\s*)?[\u2013\u2014-]\s*[0-3]?\d(?:st|nd|rd|th)?\s*(?P<month2>{_MONTH})?",
@@ -216,12 +222,14 @@ _WEEK_HEADING = re.compile(
 
 
 def week_heading(heading: str, today: dt.date | None = None) -> dt.date | None:
-    """The first day of the week a heading names by number and days ("Week 46 (9–15 Nov)"):
+    """The first day of the week a heading names by number and days ("Week 46 (9–15 Nov)")
+    or by its first day ("w/c 16 Nov", "Week of Monday 9 November"):
     the year is the latest that day is not after `today` (`past_day`)."""
     m = _WEEK_HEADING.search(heading)
     month = m and (m.group("month") or m.group("month2"))
     if not month:
-        return None
+        of = _WEEK_OF.search(heading)  # "Morning standup notes — w/c 16 Nov"
+        return past_day(of.group(0), today) if of else None
     return past_day(f"{m.group('day')} {month}", today)
 
 
@@ -837,6 +845,21 @@ _WEEKDAY_SAID = re.compile(
 )
 
 
+#: A label that is a weekday alone, over that day's entries: "Thu:", "**Tuesday**", "Wed".
+_WEEKDAY_LABEL_ONLY = re.compile(
+    r"^[\W_]*(?P<day>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?[\W_]*$", re.I
+)
+
+
+def weekday_label(text: str, week: dt.date) -> dt.date | None:
+    """The day of `week`'s ISO week a label of a weekday alone names ("Thu:")."""
+    m = _WEEKDAY_LABEL_ONLY.match(text)
+    if m is None:
+        return None
+    day = next(i for i, d in enumerate(WEEKDAYS) if d.startswith(m.group("day").lower()))
+    return week + dt.timedelta(days=day - week.weekday())
+
+
 def weekday_in_week(text: str, week: dt.date) -> dt.date | None:
     """The day of `week`'s ISO week (Monday to Sunday) that `text`, an entry of that week's
     report, says something happened on: the one weekday it names, if exactly one."""
@@ -847,7 +870,7 @@ def weekday_in_week(text: str, week: dt.date) -> dt.date | None:
 
 
 #: A day's number just before or after a month word: the month is a day's ("19 Oct", "Oct 19").
-_A_DAY_BEFORE = re.compile(r"(?<![\d:.,])\b[0-3]?\d(?:st|nd|rd|th)?\s+(?:of\s+)?$", re.I)
+_A_DAY_BEFORE = re.compile(r"(?<![\d:.,])\b[0-3]?\d(?:st|nd|rd|th)?(?:\s+(?:of\s+)?|-)$", re.I)
 _A_DAY_AFTER = re.compile(r"\s+[0-3]?\d(?:st|nd|rd|th)?\b(?![\d:.,]\d)", re.I)
 
 

@@ -35,6 +35,7 @@ from knowledge_platform.dating import (
     section_time,
     week_heading,
     weekday_in_week,
+    weekday_label,
     written_date,
 )
 from knowledge_platform.doc_names import name_keys
@@ -236,6 +237,8 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
                 or figures_date(cell, around, day_first)
                 # an undated page's "Week" column ("w/e 4 Jan"): weeks gone by
                 or (past_day(cell) if around is None and named else None)
+                # a month's row ("| Mar 2026 | 287,930 | ..."): what that month did
+                or month_heading(cell.strip())
                 if len(head) == 2
                 else None
             )
@@ -575,6 +578,7 @@ class Chunker:
             else:
                 texts = table_pieces(section.text, self.counter)
             ahead = False  # under a week report's "**Next**": its weekdays are next week's
+            labelled = None  # under a week report's "Thu:": that day's entries
             for window in (
                 w for t in texts for w in windows(t, self.counter, budget, self.overlap)
             ):
@@ -585,8 +589,17 @@ class Chunker:
                 if weekly and when[0] is not None and when[1] == "event":
                     if (label := _LABEL.fullmatch(window.strip())) is not None:
                         ahead = _AHEAD.fullmatch(label.group(1).strip()) is not None
+                        labelled = weekday_label(label.group(1), when[0])
+                        said = (labelled or when[0], "event")
                     elif not ahead:
-                        said = (weekday_in_week(window, when[0]) or when[0], "event")
+                        said = (
+                            weekday_in_week(window, when[0])
+                            # an entry read with its label ("Thu:\n- Open tickets: 53")
+                            or weekday_label(window.strip().split("\n", 1)[0], when[0])
+                            or labelled
+                            or when[0],
+                            "event",
+                        )
                 for start in range(0, len(window), cap):
                     piece = window[start : start + cap]
                     chunks.append(self._make(doc, section.headers, said, piece, len(chunks)))

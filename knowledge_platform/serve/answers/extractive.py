@@ -102,8 +102,9 @@ _DECISION = re.compile(
 #: answered by the lead of each of its first LEAD_SECTIONS sections.
 LEAD_SECTIONS = 2
 _ASKS_CONTENT = re.compile(
-    r"\bwhat(?:'s|\u2019s|\s+is|\s+was)\s+(?:in|that|this|it)\b|\bask(?:s|ed)?\s+for\b|"
+    r"\bwhat(?:'s|\u2019s|s|\s+is|\s+was)\s+(?:in|that|this|it)\b|\bask(?:s|ed)?\s+for\b|"
     r"\b(?:say|says|said|cover|covers|covered|require[sd]?|propose[sd]?|contain(?:s|ed)?|"
+    r"announce[sd]?|"
     r"about|set(?:s|ting)?\s+out|la(?:y|ys|id)\s+(?:out|down)|specif(?:y|ies|ied)|"
     r"state[sd]?|chang(?:e|es|ed))\b",
     re.I,
@@ -124,7 +125,8 @@ _STRESSED = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
 #: A sentence that only says which record this one replaces ("Supersedes decision 0003."):
 #: what the record decides is elsewhere.
 _ONLY_SUPERSEDES = re.compile(
-    r"\s*(?:this\s+)?(?:supersedes|replaces)\s+(?:decision|adr|record|rule)?\s*#?[\w-]+\.?\s*$",
+    r"\s*(?:this\s+(?:[a-z]+\s+)?)?(?:supersedes|replaces)\s+(?:decision|adr|record|rule|notice|"
+    r"policy)?\s*#?[\w-]+\.?\s*$",
     re.I,
 )
 #: Capitalised words in a row: one name ("Saltmarsh Outfitters", "Calloway Dental Group").
@@ -661,13 +663,18 @@ def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
     if not mine:  # no sections: the paragraph it labels its change or decision ("**Change:**
         # nights 5 and 6 move to Casa Vicentina"), else its first sentence after the header
         # block's labelled lines and fields ("**Issued:** Wed 8 Jul 2026 · **By:** Ruaridh")
-        return [s for s in said_in_order if _LEAD_LABEL.match(s.sentence.text)][:1] or [
+        first = [s for s in said_in_order if _LEAD_LABEL.match(s.sentence.text)][:1] or [
             s
             for s in said_in_order
             if not _LABELLED.match(s.sentence.text)
             and not _ONLY_SUPERSEDES.match(s.sentence.text)
             and not field_labels(s.sentence.text)
         ][:1]
+        # its paragraph, when short enough to be read whole ("Liftec will modernise lift 2.
+        # Lift 2 will be out of service from Monday 6 July to Friday 24 July 2026.")
+        return [
+            next((w for w in said_in_order if _paragraph_of(w, s)), s) for s in first
+        ]
     sections: dict[tuple[str, ...], list[Scored]] = {}
     for s in mine:
         sections.setdefault(_section(s), []).append(s)
@@ -675,6 +682,15 @@ def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
         next((s for s in said if _STRESSED.search(s.sentence.text)), said[0])
         for said in list(sections.values())[:LEAD_SECTIONS]
     ]
+
+
+def _paragraph_of(whole: Scored, s: Scored) -> bool:
+    """Whether `whole` is the paragraph `s` opens, read as one sentence."""
+    return (
+        whole.sentence.chunk is s.sentence.chunk
+        and len(whole.sentence.text) > len(s.sentence.text)
+        and whole.sentence.text.startswith(s.sentence.text)
+    )
 
 
 def _first_said(sentences: Iterable[Scored]) -> Scored:

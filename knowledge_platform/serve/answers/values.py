@@ -100,7 +100,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?"
+            # "14 May", "the 3rd of June", a table's "14-Oct"
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+(?:of\s+)?|-)({_MONTH})\.?"
             rf"(?:,?\s+(\d{{4}}))?\b",
             re.I,
         ),
