@@ -206,14 +206,15 @@ def text_date(text: str) -> dt.date | None:
     return None
 
 
-#: A heading that names a week by its number and its days: "QA weekly report — Week 46
-#: (9–15 Nov)", "Wk 12: 16-22 March".
+#: A heading that names a week by its first day: "Morning standup notes — w/c 16 Nov".
 _WEEK_OF = re.compile(
     rf"\b(?:w/c|w\.c\.|week\s+(?:commencing|of|beginning|starting))\s+(?:\w+day,?\s+)?"
     rf"[0-3]?\d(?:st|nd|rd|th)?\s+(?:{_MONTH})\b|\b(?:w/c|week\s+(?:commencing|of|beginning|"
     rf"starting))\s+(?:\w+day,?\s+)?(?:{_MONTH})\.?\s+[0-3]?\d\b",
     re.I,
 )
+#: A heading that names a week by its number and its days: "QA weekly report — Week 46
+#: (9-15 Nov)", "Wk 12: 16-22 March".
 _WEEK_HEADING = re.compile(
     rf"\bw(?:ee)?k\.?\s*\d{{1,2}}\b\W+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\s*(?:(?P<month>{_MONTH})"
     rf"\.?\s*)?[\u2013\u2014-]\s*[0-3]?\d(?:st|nd|rd|th)?\s*(?P<month2>{_MONTH})?",
@@ -222,15 +223,14 @@ _WEEK_HEADING = re.compile(
 
 
 def week_heading(heading: str, today: dt.date | None = None) -> dt.date | None:
-    """The first day of the week a heading names by number and days ("Week 46 (9–15 Nov)")
+    """The first day of the week a heading names by number and days ("Week 46 (9-15 Nov)")
     or by its first day ("w/c 16 Nov", "Week of Monday 9 November"):
     the year is the latest that day is not after `today` (`past_day`)."""
     m = _WEEK_HEADING.search(heading)
-    month = m and (m.group("month") or m.group("month2"))
-    if not month:
-        of = _WEEK_OF.search(heading)  # "Morning standup notes — w/c 16 Nov"
-        return past_day(of.group(0), today) if of else None
-    return past_day(f"{m.group('day')} {month}", today)
+    if m is not None and (month := m.group("month") or m.group("month2")):
+        return past_day(f"{m.group('day')} {month}", today)
+    of = _WEEK_OF.search(heading)  # "Morning standup notes — w/c 16 Nov"
+    return past_day(of.group(0), today) if of else None
 
 
 def document_time(
@@ -437,7 +437,13 @@ def day_or_month(text: str, day_first: bool | None = None) -> dt.date | None:
     found = written_date(text, day_first)
     if found is None and (month := _MONTH_YEAR.match(text)) is not None:
         found = dt.date(int(month.group("year")), month_number(month.group("month")), 1)
+    if found is None and (figures := _MONTH_YEAR_FIGURES.match(text)) is not None:
+        found = dt.date(int(figures.group(2)), int(figures.group(1)), 1)  # "Revised: 03.2026"
     return found
+
+
+#: A month and year in figures alone: "03.2026", "3/2026".
+_MONTH_YEAR_FIGURES = re.compile(r"^\W*(0?[1-9]|1[0-2])[./](20\d{2})(?![\d./])")
 
 
 #: What a page's header line sets a field apart with ("Leasing team · Reviewed: ...").

@@ -92,7 +92,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: 2026"), "Rates current as of Feb 2, 2026", and a day in figures the page leaves open
 #: (6/8/2026) as its workspace writes them; 16 dates a journal's paragraphs led by their day
 #: in bold ("**2026.11.17** — ...", "**Thu 19 Nov** — ..."), headings of a day in figures
-#: with its weekday ("### 13/10 (Tue)"), a week's report by its title ("Week 46 (9–15
+#: with its weekday ("### 13/10 (Tue)"), a week's report by its title ("Week 46 (9-15
 #: Nov)") and an undated page's month sections ("## October 2026") by their month.
 CHUNKING_VERSION = 16
 

@@ -45,6 +45,7 @@ from knowledge_platform.serve.answers.relevance import (
     covered,
     field_labels,
     in_window,
+    names_the_window,
     score_sentences,
 )
 from knowledge_platform.serve.answers.sentences import (
@@ -189,8 +190,10 @@ def _rest_of_names(question: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for run in _NAME_RUN.findall(question):
         first, *rest = _NOT_A_NAME.sub("", run).split() or [""]
-        if rest:
-            out[first.removesuffix("'s").removesuffix("\u2019s")] = rest
+        # "Corvina's TTFB": whose, then what; an abbreviation in capitals is no part of a name
+        rest = [w for w in rest if not w.isupper()]
+        if rest and not first.endswith(("'s", "\u2019s")):
+            out[first] = rest
     return out
 
 
@@ -453,16 +456,22 @@ def _own_sentences(
 
 
 def newest_first_pick(
-    question: str, picked: Sequence[Scored], partners: Sequence[Scored], min_score: float
+    question: str,
+    picked: Sequence[Scored],
+    partners: Sequence[Scored],
+    min_score: float,
+    during: During | None = None,
 ) -> list[Scored]:
     """`picked` led by the newest dated sentence of another document that may answer the
     question itself (it scores what a conflict's other side must, of the threshold or of the
     best sentence if higher; a change mark alone is not enough) and gives another value than
     the best one for the same thing (a measurement logged on several dates): the current
-    value comes first, the older ones as its conflicts."""
+    value comes first, the older ones as its conflicts. A best sentence said in the window
+    the question asks about (`during`) that names its month or quarter is its figure,
+    whatever came later."""
     best = picked[0]
     when = best.sentence.date
-    if when is None:
+    if when is None or (during is not None and _names_window(best, during)):
         return list(picked)
     rivals = [
         e
@@ -501,6 +510,10 @@ def newest_first_pick(
             return list(picked)
         lead = max(rivals, key=lambda e: (e.sentence.date, e.score))
     return [lead, *(p for p in picked if p is not lead)]
+
+
+def _names_window(s: Scored, during: During) -> bool:
+    return said_during(s.sentence, during) and names_the_window(s.sentence, during)
 
 
 def _elsewhere(a: Scored, b: Scored) -> bool:
@@ -672,9 +685,7 @@ def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
         ][:1]
         # its paragraph, when short enough to be read whole ("Liftec will modernise lift 2.
         # Lift 2 will be out of service from Monday 6 July to Friday 24 July 2026.")
-        return [
-            next((w for w in said_in_order if _paragraph_of(w, s)), s) for s in first
-        ]
+        return [next((w for w in said_in_order if _paragraph_of(w, s)), s) for s in first]
     sections: dict[tuple[str, ...], list[Scored]] = {}
     for s in mine:
         sections.setdefault(_section(s), []).append(s)
@@ -1054,7 +1065,7 @@ def extractive_answer(
     # a record asked what it says answers from itself, whatever is newer
     itself = bool(focus) and asks_content(question)
     if not asks_old(question) and not itself:  # its answer is not moved to the newest
-        picked = newest_first_pick(question, picked, partners, min_score)
+        picked = newest_first_pick(question, picked, partners, min_score, during)
         # the newest may be a paragraph another picked sentence is part of
         picked = [p for p in picked if not any(_inside(p, q) for q in picked)]
     # (its successor, if one, is shown as such below; other records are other subjects)

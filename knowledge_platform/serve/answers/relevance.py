@@ -35,7 +35,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from knowledge_platform.dating import header_fields, names_month_of, names_quarter_of
+from knowledge_platform.dating import (
+    header_fields,
+    month_heading,
+    names_month_of,
+    names_quarter_of,
+)
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
@@ -104,8 +109,8 @@ NOT_DURING = 0.7
 #: A question about a whole month ("How many words did we deliver last month?") is answered
 #: by the sentence that names that month with the asked kind of value ("October close:
 #: 894,410 words"), not by one of its weeks' rows: when one does, the window's other
-#: sentences count NOT_MONTH of their score (scores are capped at 1.0, so the bonus alone
-#: does not part a total from its weeks).
+#: sentences count NOT_MONTH of their score, or of the best such sentence's if lower (scores
+#: are capped at 1.0, so the bonus alone does not part a total from its weeks).
 NOT_MONTH = 0.9
 #: A question about a window ("northgate pinecrest order total last wk?") is answered by what
 #: was said then with the asked kind of value: when one is, every other sentence counts
@@ -123,6 +128,16 @@ _ASKS_EVENT = re.compile(
     r"|^\s*any(?:thing|one|body)\b",
     re.I,
 )
+
+
+def names_the_window(s: Sentence, during: During) -> bool:
+    """Whether `s` names the month or quarter the window is, in its words ("October close:
+    ...", "Q4 target is 520 bbl") or by its month heading (a row under "## October 2026")."""
+    return (
+        names_month_of(s.text, *during)
+        or names_quarter_of(s.text, *during, s.date)
+        or (month_heading(s.heading) is not None and names_month_of(s.heading, *during))
+    )
 
 
 def asks_event(question: str) -> bool:
@@ -334,11 +349,7 @@ def score_sentences(
             within.add(len(out))
             # the month (or quarter) asked about, named: its total, not one of its weeks (of
             # what is asked: "Q4 at 236 bbl so far" is no answer to Q4's target)
-            if (
-                during is not None
-                and lexical > 0
-                and (names_month_of(s.text, *during) or names_quarter_of(s.text, *during, s.date))
-            ):
+            if during is not None and lexical > 0 and names_the_window(s, during):
                 score += W_DURING
                 month.add(len(out))
         if (
@@ -365,8 +376,9 @@ def score_sentences(
         score = round(min(score, 1.0), 4)
         out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened))
     if month:
+        top = max(out[i].score for i in month)  # below the best that names it, whatever cap
         out = [
-            replace(s, score=round(s.score * NOT_MONTH, 4))
+            replace(s, score=round(min(s.score, top) * NOT_MONTH, 4))
             if i not in month
             else replace(s, month=True)
             for i, s in enumerate(out)

@@ -286,9 +286,13 @@ def _values(text: str) -> tuple[Value, ...]:
             start, end = m.span()
             if any(taken[start:end]):
                 continue
-            if kind == "name" and " " not in m.group(1):
-                if _sentence_start(text, start) or m.group(1).lower() in _DAY_SHORT:
-                    continue  # "[Thu 16:31] Ines: ...": when the line was written
+            if (
+                kind == "name"
+                and " " not in m.group(1)
+                # "[Thu 16:31] Ines: ...": when the line was written
+                and (_sentence_start(text, start) or m.group(1).lower() in _DAY_SHORT)
+            ):
+                continue
             if kind == "time" and _STAMP.match(text, end) and not text[:start].strip():
                 taken[start:end] = [True] * (end - start)  # "10:10 — ...": when it was said
                 continue
