@@ -109,8 +109,9 @@ NOT_DURING = 0.7
 #: A question about a whole month ("How many words did we deliver last month?") is answered
 #: by the sentence that names that month with the asked kind of value ("October close:
 #: 894,410 words"), not by one of its weeks' rows: when one does, the window's other
-#: sentences count NOT_MONTH of their score, or of the best such sentence's if lower (scores
-#: are capped at 1.0, so the bonus alone does not part a total from its weeks).
+#: sentences count NOT_MONTH of their score, or of the best such sentence's if lower and it
+#: reaches MIN_SCORE (scores are capped at 1.0, so the bonus alone does not part a total from
+#: its weeks).
 NOT_MONTH = 0.9
 #: A question about a window ("northgate pinecrest order total last wk?") is answered by what
 #: was said then with the asked kind of value: when one is, every other sentence counts
@@ -132,11 +133,13 @@ _ASKS_EVENT = re.compile(
 
 def names_the_window(s: Sentence, during: During) -> bool:
     """Whether `s` names the month or quarter the window is, in its words ("October close:
-    ...", "Q4 target is 520 bbl") or by its month heading (a row under "## October 2026")."""
+    ...", "Q4 target is 520 bbl") or by the month heading it is said under (a row under "##
+    October 2026" that gives no day of its own)."""
     return (
         names_month_of(s.text, *during)
         or names_quarter_of(s.text, *during, s.date)
-        or (month_heading(s.heading) is not None and names_month_of(s.heading, *during))
+        # ... not a week's row under it ("Week of: 19 Oct; Words delivered: 224,705")
+        or (month_heading(s.heading) == s.date and names_month_of(s.heading, *during))
     )
 
 
@@ -376,7 +379,9 @@ def score_sentences(
         score = round(min(score, 1.0), 4)
         out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened))
     if month:
-        top = max(out[i].score for i in month)  # below the best that names it, whatever cap
+        # below the best that names it, whatever the cap, when that one may answer
+        top = max(out[i].score for i in month)
+        top = top if top >= MIN_SCORE else 1.0
         out = [
             replace(s, score=round(min(s.score, top) * NOT_MONTH, 4))
             if i not in month
