@@ -626,14 +626,15 @@ def past_day(text: str, today: dt.date | None = None) -> dt.date | None:
 
 def day_named(text: str, near: dt.date | None) -> dt.date | None:
     """The day a heading or an entry's stamp names: a full date, else a day and month alone
-    ("Tuesday 7 April", "14 Apr") in the year that puts it nearest `near`, if given; without
-    `near`, a day and month with their weekday ("Week of Monday 16 November" on an undated
-    page) in the latest year that day fell on that weekday (`weekday_year`)."""
+    ("Tuesday 7 April", "14 Apr") in the year that puts it nearest `near`, if given; else a
+    day and month with their weekday ("Week of Monday 16 November" on an undated page, "13/10
+    (Tue)" after an earlier entry) in the latest year up to `near`'s next, or the clock's, that
+    day fell on that weekday (`weekday_year`)."""
     found = text_date(text)
     if found is None and near is not None:
         found = day_in_log(text, near)
-    if found is None and near is None:
-        found = weekday_year(text)
+    if found is None:  # a weekday settles the year: "Monday 16 November", "13/10 (Tue)"
+        found = weekday_year(text, near)
     return found
 
 

@@ -391,6 +391,35 @@ def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]
     return out[:DAY_SENTENCES]
 
 
+#: A best sentence of this few words is a lead-in ("**2026.05.12** — Bad one."): what
+#: happened is the sentence after it.
+LEAD_IN_WORDS = 3
+_BOLD_LEAD = re.compile(r"^\s*\*\*[^*\n]*\*\*\s*[\u2014\u2013:|-]?\s*")
+
+
+def _with_what_follows(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
+    """`picked` with the sentence that follows its first in the same paragraph next, when
+    the first is only a lead-in (LEAD_IN_WORDS words or fewer after its bold lead)."""
+    if not picked:
+        return picked
+    first = picked[0].sentence
+    if len(_BOLD_LEAD.sub("", first.text).split()) > LEAD_IN_WORDS or not first.block:
+        return picked
+    after = next(
+        (
+            s
+            for s in every
+            if s.sentence.chunk is first.chunk
+            and s.sentence.position == first.position + 1
+            and s.sentence.block == first.block
+        ),
+        None,
+    )
+    if after is None or after in picked:
+        return picked
+    return [picked[0], after, *picked[1:]]
+
+
 def _block_lead(s: Scored, scored: Sequence[Scored]) -> Scored:
     """The first sentence of the paragraph or list item `s` is part of, if scored; else `s`."""
     block = s.sentence.block
@@ -1043,6 +1072,7 @@ def extractive_answer(
         focus = []
         picked = pick(scored, min_score)
     picked = _own_sentences(picked, scored, bool(ask.kinds))
+    picked = _with_what_follows(picked, every)
     if during is not None and (not picked or not said_during(picked[0].sentence, during)):
         # what happened that day, not a standing page's line that shares a word with it
         picked = day_pick(ask, scored, during) or picked
