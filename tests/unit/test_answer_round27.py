@@ -70,7 +70,10 @@ def test_days_weeks_and_months_a_heading_names_date_what_is_under_it() -> None:
     assert weekday_year("Tue 13/10", NOW) == date(2026, 10, 13)
     assert weekday_year("04/02 (Wed)", NOW) == date(2026, 2, 4)  # day first
     assert weekday_year("10/13 (Tue)", NOW) == date(2026, 10, 13)  # only month first fits
-    calls = "# Vendor call notes\n\n### 04/02 (Wed)\n- Rates live.\n\n### 13/10 (Tue)\n- Holiday cover agreed.\n"
+    calls = (
+        "# Vendor call notes\n\n### 04/02 (Wed)\n- Rates live.\n\n"
+        "### 13/10 (Tue)\n- Holiday cover agreed.\n"
+    )
     said = {c.date: c.text for c in chunk_file("meetings/vendor-calls.md", calls)}
     assert "Holiday cover" in said[date(2026, 10, 13)]  # after an entry of February
     assert week_heading("QA weekly report — Week 46 (9\u201315 Nov)", NOW) == date(2026, 11, 9)
