@@ -483,17 +483,28 @@ def stated_review(text: str, day_first: bool | None = None) -> dt.date | None:
 
 def version_history(lines: Sequence[str]) -> dt.date | None:
     """The newest date in a page's table of versions ("## Version history", then rows
-    "| v3 | 02/04/2026 | Rate card updated |"): the page is as of its last version."""
+    "| v3 | 02/04/2026 | Rate card updated |") or its changelog's lines ("## Changelog", then
+    "2026-07-06  Tallybird: per diem (TD-014)", "- 12 Mar 2026: ..."): the page is as of its
+    last version."""
     dates: list[str] = []
     under = False
     for line in lines:
         if _HISTORY.match(line):
             under = True
-        elif under and line.lstrip().startswith("|"):
+        elif under and (line.lstrip().startswith("|") or _DATED_LINE.match(line)):
             dates.append(line)
         elif under and dates:
-            break  # the table ended
+            break  # the table or list ended
     return max(numeric_dates(dates), default=None)
+
+
+#: A changelog's line that opens with its day ("2026-07-06  ...", "- 12 Mar 2026: ...").
+_DATED_LINE = re.compile(
+    rf"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:(?:19|20)\d{{2}}-\d{{2}}-\d{{2}}|\d{{1,2}}\s+{_MONTH}\.?\s+"
+    rf"(?:19|20)\d{{2}}|{_MONTH}\.?\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]"
+    rf"(?:19|20)\d{{2}})\b",
+    re.I,
+)
 
 
 def numeric_dates(texts: Sequence[str], day_first: bool | None = None) -> list[dt.date]:

@@ -97,6 +97,11 @@ def test_days_weeks_and_months_a_heading_names_date_what_is_under_it() -> None:
     rows = {c.date: c.text for c in chunk_file("energy/readings.md", meters)}
     assert "55,380" in rows[date(2026, 3, 1)] and "55,380" not in rows[date(2026, 2, 1)]
     assert day_or_month("03.2026") == date(2026, 3, 1)
+    guide = (
+        "# French style guide\n\nParlane FR queries go to Élodie.\n\n## Changelog\n\n"
+        "2026-01-12  first version\n2026-07-06  Tallybird: per diem (TD-014)\n"
+    )
+    assert stated_review(guide) == date(2026, 7, 6)  # as of its last change
     assert stated_review("# Tower B — Building Manual\n\nRevised: 03.2026\n\nLifts: Liftec.\n") == (
         date(2026, 3, 1)
     )
