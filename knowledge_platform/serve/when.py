@@ -40,12 +40,15 @@ _D = r"[0-3]?\d(?:st|nd|rd|th)?"
 #: An absolute date: 2026-05-12, 12 May [2026], 12th of May, May 12[th][, 2026].
 _DATE = (
     rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|{_D}\s+(?:of\s+)?(?:{_MONTH_NAMES})\.?(?:,?\s+{_Y})?"
-    rf"|(?:{_MONTH_NAMES})\.?\s+{_D}(?:,?\s+{_Y})?)(?![\w-])"
+    rf"|(?:{_MONTH_NAMES})\.?\s+{_D}(?:,?\s+{_Y})?"
+    # a day and month in figures ("13/10", "10/13/2026"): only when one order alone is a day
+    rf"|(?<![\d/.])\d{{1,2}}/\d{{1,2}}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]))(?![\w-])"
 )
 _DATE_PARTS = [
     re.compile(p, re.I)
     for p in (
         r"(?P<iso>\d{4}-\d{2}-\d{2})",
+        r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<y>\d{4}|\d{2}))?",
         rf"(?P<day>\d+)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH_NAMES})\.?(?:,?\s+(?P<year>\d{{4}}))?",
         rf"(?P<month>{_MONTH_NAMES})\.?\s+(?P<day>\d+)(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{{4}}))?",
     )
@@ -174,8 +177,21 @@ def _parse_date(text: str, today: dt.date) -> dt.date | None:
                 return dt.date.fromisoformat(g["iso"])
             except ValueError:
                 return None
+        if g.get("a"):
+            return _figures_day(int(g["a"]), int(g["b"]), g.get("y"), today)
         return _latest_day(today, month_number(g["month"]), int(g["day"]), g.get("year"))
     return None
+
+
+def _figures_day(a: int, b: int, year: str | None, today: dt.date) -> dt.date | None:
+    """A day and month in figures read the one way that is a day ("13/10": 13 October;
+    "10/13": 13 October); both ("4/5") or neither, and "24/7" (round the clock): none."""
+    if (a, b) == (24, 7) or (a > 12) == (b > 12):
+        return None
+    day, month = (a, b) if a > 12 else (b, a)
+    if year is not None and len(year) == 2:
+        year = f"20{year}"
+    return _latest_day(today, month, day, year)
 
 
 def _day(day: dt.date) -> tuple[dt.date, dt.date]:

@@ -24,6 +24,7 @@ from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.extractive import asks_content, extractive_answer
 from knowledge_platform.serve.answers.relevance import _ASKS_GO_TO, _NAMES_GO_TO
 from knowledge_platform.serve.answers.values import values
+from knowledge_platform.serve.when import resolve
 from tests.answer_fixtures import answer, hash_retriever, hits
 from tests.store_fixtures import chunk_file
 
@@ -197,3 +198,13 @@ def test_a_notice_asked_what_it_announced_answers_with_its_first_paragraph(tmp_p
             named={chunks[0].doc_id},
         )
     assert "6 July" in got.answer
+
+
+def test_a_day_in_figures_in_a_question_is_a_window_when_only_one_order_is_a_day() -> None:
+    """ "vendor call 13/10 - what did we agree?" had no window: "13/10" was two numbers."""
+    window = resolve("vendor call 13/10 - what did we agree?", NOW).window
+    assert window is not None and (window.start, window.end) == (date(2026, 10, 13),) * 2
+    window = resolve("what did we ship on 10/13/2026?", NOW).window
+    assert window is not None and window.start == date(2026, 10, 13)
+    for question in ("do we have 24/7 support?", "what happened on 4/5?", "the 50/50 split?"):
+        assert resolve(question, NOW).window is None, question
