@@ -436,6 +436,13 @@ class Ask:
 
 #: Shorthand a question writes in capitals that names nothing: "before I need Imogen to OK it".
 _SHORTHAND = frozenset({"ok", "okay", "asap", "fyi", "eta", "tbd"})
+#: A language, capitalised as English writes it, is what something is in, not whom or what
+#: it is about: "Who is the lead French linguist on Parlane?" is about Parlane (its notes say
+#: "FR lead").
+_LANGUAGES = frozenset(
+    "english french german spanish italian portuguese dutch japanese chinese mandarin korean "
+    "arabic russian polish swedish danish norwegian finnish greek turkish hindi".split()
+)
 
 
 def read_ask(question: str) -> Ask:
@@ -466,7 +473,7 @@ def read_ask(question: str) -> Ask:
         and w != "I"
         and w not in later
         and w not in _TITLES
-        and w.lower() not in CALENDAR | _MEASURES | _SHORTHAND
+        and w.lower() not in CALENDAR | _MEASURES | _SHORTHAND | _LANGUAGES
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
