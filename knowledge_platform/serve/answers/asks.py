@@ -440,8 +440,29 @@ _SHORTHAND = frozenset({"ok", "okay", "asap", "fyi", "eta", "tbd"})
 #: it is about: "Who is the lead French linguist on Parlane?" is about Parlane (its notes say
 #: "FR lead").
 _LANGUAGES = frozenset(
-    "english french german spanish italian portuguese dutch japanese chinese mandarin korean "
-    "arabic russian polish swedish danish norwegian finnish greek turkish hindi".split()
+    {
+        "english",
+        "french",
+        "german",
+        "spanish",
+        "italian",
+        "portuguese",
+        "dutch",
+        "japanese",
+        "chinese",
+        "mandarin",
+        "korean",
+        "arabic",
+        "russian",
+        "polish",
+        "swedish",
+        "danish",
+        "norwegian",
+        "finnish",
+        "greek",
+        "turkish",
+        "hindi",
+    }
 )
 
 
