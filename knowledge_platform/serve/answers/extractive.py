@@ -263,10 +263,11 @@ def _eligible(
     it speaks of the same thing."""
     ask = read_ask(question)
     priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
+    rest = _rest_of_names(question)
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors, during)
-        if _names_subject(s.sentence, subject, _rest_of_names(question), during)
+        if _names_subject(s.sentence, subject, rest, during)
         or (changes and CHANGE_CUE.search(s.sentence.text))
     ]
     return best_first(scored)
