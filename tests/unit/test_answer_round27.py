@@ -21,7 +21,11 @@ from knowledge_platform.dating import (
     weekday_year,
 )
 from knowledge_platform.embeddings.factory import make_embedder
-from knowledge_platform.serve.answers.extractive import asks_content, extractive_answer
+from knowledge_platform.serve.answers.extractive import (
+    _rest_of_names,
+    asks_content,
+    extractive_answer,
+)
 from knowledge_platform.serve.answers.relevance import _ASKS_GO_TO, _NAMES_GO_TO
 from knowledge_platform.serve.answers.values import values
 from knowledge_platform.serve.when import resolve
@@ -208,3 +212,31 @@ def test_a_day_in_figures_in_a_question_is_a_window_when_only_one_order_is_a_day
     assert window is not None and window.start == date(2026, 10, 13)
     for question in ("do we have 24/7 support?", "what happened on 4/5?", "the 50/50 split?"):
         assert resolve(question, NOW).window is None, question
+
+
+def test_whom_to_go_to_is_answered_by_the_one_a_page_names_as_that() -> None:
+    """ "my till login stopped working, who can reset it?" was not found: "If your login
+    doesn't work, Ben resets it" scored below the threshold (no "till", no "stopped")."""
+    faq = (
+        "# Taproom staff FAQ\n\nUpdated Aug 14, 2026 — Ben.\n\n## Where do I clock in?\n"
+        "Pourtrail, on the bar iPad or the app on your phone. Same PIN you use to ring sales. "
+        "If your login doesn't work, Ben resets it — don't share someone else's.\n\n"
+        "## Growlers\nNo. Crowlers only.\n"
+    )
+    chunks = chunk_file("taproom/staff-faq.md", faq, date(2026, 8, 14), title="Taproom staff FAQ")
+    embedder = make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
+    got = extractive_answer(
+        "my till login stopped working, who can reset it?",
+        hits(*chunks),
+        scope="internal",
+        embedder=embedder,
+    )
+    assert got.mode == "extractive" and "Ben resets it" in got.answer
+
+
+def test_the_rest_of_a_name_is_its_other_words_not_what_it_owns() -> None:
+    assert _rest_of_names("How many bulbs went in at Marlow Mill Park yesterday?") == {
+        "Marlow": ["Mill", "Park"]
+    }
+    # "Corvina's TTFB": whose, then what; "TTFB" had let another client's log answer
+    assert _rest_of_names("What was Corvina's TTFB last week?") == {}
