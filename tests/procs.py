@@ -22,9 +22,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """`n` distinct free ports: each socket stays bound until all are picked, so two calls in
+    a row cannot be handed the same port (a CI run once got one port for both services)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
 
 
 @contextlib.contextmanager
@@ -131,7 +139,7 @@ class Platform:
 def kp_up(tmp_path: Path, config: Path | None = None) -> Iterator[Platform]:
     """`kp up` on free ports over `tmp_path/home`, with the registry `config` (default: the
     demo registry, as on a fresh clone)."""
-    dagster_port, mcp_port = free_port(), free_port()
+    dagster_port, mcp_port = free_ports(2)
     home = tmp_path / "home"
     env = {**os.environ, "KP_HOME": str(home), "KP_MCP_PORT": str(mcp_port)}
     env.pop("KP_CONFIG", None)

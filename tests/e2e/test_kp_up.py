@@ -19,7 +19,7 @@ import pytest
 from fastmcp import Client
 
 from knowledge_platform.config.registry import load_registry
-from tests.procs import Platform, free_port, kp_up, listening, stop_group
+from tests.procs import Platform, free_ports, kp_up, listening, stop_group
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
@@ -190,7 +190,7 @@ def test_kp_up_indexes_the_demo_and_serves_search_and_status(tmp_path):
 
 @pytest.mark.parametrize("busy", ["--dagster-port", "--mcp-port"])
 def test_kp_up_on_a_busy_port_says_which_and_starts_nothing(tmp_path, busy):
-    ports = {"--dagster-port": free_port(), "--mcp-port": free_port()}
+    ports = dict(zip(("--dagster-port", "--mcp-port"), free_ports(2), strict=True))
     home = tmp_path / "home"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", ports[busy]))

@@ -28,7 +28,7 @@ from knowledge_platform.serve.access import ensure_admin_token
 from knowledge_platform.settings import DEMO_CONFIG, Settings
 from tests.fakes.oidc_issuer import OidcIssuer
 from tests.fakes.tls import LocalTls, local_tls
-from tests.procs import free_port, listening, stop_group
+from tests.procs import free_port, free_ports, listening, stop_group
 
 pytestmark = pytest.mark.e2e
 BIN = Path(sys.executable).parent
@@ -88,7 +88,7 @@ def failures(report: dict[str, Any]) -> dict[str, str]:
 def test_mcpscore_fails_nothing_but_https_on_loopback(tmp_path: Path) -> None:
     tls: LocalTls = local_tls(tmp_path / "tls")
     home = tmp_path / "home"
-    http_port, tls_port = free_port(), free_port()
+    http_port, tls_port = free_ports(2)
     with OidcIssuer(tls.server_context()) as issuer:
         env = {
             **os.environ,

@@ -39,7 +39,7 @@ from tests.fakes.http_fake import LoggedRequest
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.supabase_server import SupabaseFake
 from tests.mcp.fixtures import build_corpus, corpus, make_runtime, make_settings, registry_data
-from tests.procs import free_port, listening, served_in_thread
+from tests.procs import free_ports, listening, served_in_thread
 
 pytestmark = pytest.mark.integration
 
@@ -618,7 +618,7 @@ def test_mcp_restart_with_dagster_down_keeps_search_and_reports_status_unavailab
     settings = make_settings(tmp_path)
     token = read_admin_token(settings)
     assert token
-    port, closed = free_port(), free_port()  # nothing listens on `closed`: Dagster is down
+    port, closed = free_ports(2)  # nothing listens on `closed`: Dagster is down
     url = f"http://127.0.0.1:{port}/mcp"
     readers = settings.shards_dir / "internal" / "readers"
 

@@ -30,7 +30,7 @@ from knowledge_platform.settings import Settings
 from kp.app import app
 from mcp_service.dagster_client import DagsterClient
 from tests.conftest import write_registry
-from tests.procs import free_port
+from tests.procs import free_port, free_ports
 
 pytestmark = pytest.mark.integration
 
@@ -365,7 +365,7 @@ def test_postgres_backed_dagster_records_kp_index_and_reports_it(
 
     # The code location as compose serves it (dagster-code's command) and the production
     # workspace file pointing at it; the code server boots while `kp index` runs.
-    grpc_port, web_port = free_port(), free_port()
+    grpc_port, web_port = free_ports(2)
     code = compose_command("dagster-code")
     code[code.index("-p") + 1] = str(grpc_port)
     ws = load(DEPLOY / "workspace.prod.yaml")
