@@ -129,6 +129,8 @@ HAND_WRITTEN = {
             "spire",
             "heron",
             "quill",
+            "kestrel",
+            "loom",
         )
         for half in ("tune", "check")
     },
