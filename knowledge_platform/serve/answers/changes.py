@@ -95,12 +95,13 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             + r"|\b(?:(?:up|down)\s+from|used\s+to\s+be)\s+"
             + _OLD.replace("?P<old>", "?P<old2>"),
         ),
-        # "raised to $5,000 from $3,000", "moved the review to Thursday from Tuesday"
+        # "raised to $5,000 from $3,000", "moved the review to Thursday from Tuesday", "raised
+        # to $42,000 (from $38,500)"
         (
             r"\bto\s.*\bfrom\s",
             r"\b(?:rais|increas|cut|reduc|lower|mov|chang|switch|bump|extend|shorten|upgrad|"
             r"downgrad|push|went\s+(?:up|down))\w*\s+(?:[\w&'-]+\s+){0,3}?to\s+"
-            rf"(?P<new>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+from\s+" + _OLD,
+            rf"(?P<new>(?:{_WORD}\s+){{0,5}}?{_WORD})\s+(?:\(\s*)?from\s+" + _OLD,
         ),
         # "moved the sites off X", "migrating away from X"
         (
@@ -177,6 +178,12 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         (
             r"\bis\s+out\b.*\bis\s+in\b",
             rf"(?P<old>{_NAMED})\s+(?:is|are)\s+out\s*[,;]\s*(?P<new>{_NAMED})\s+(?:is|are)\s+in\b",
+        ),
+        # "Lingodock is out, we use Scribeway now", "Tessaly is out - we're on Pomfret now"
+        (
+            r"\bis\s+out\b.*\b(?:use|using|on|with)\b",
+            rf"(?P<old>{_NAMED})\s+(?:is|are)\s+out\s*[,;:\u2014\u2013-]\s*(?:we(?:'re|\u2019re|\s+are)?"
+            rf"\s+(?:now\s+)?(?:use|using|on|with|going\s+with|go\s+with))\s+(?P<new>{_NAMED})",
         ),
         # "we're off frameproof", "we've come off Ledgerly": what we are off is old
         (

@@ -187,7 +187,9 @@ def same_subject(
     # a question about the head of design)
     # ... and not a value one of them gives ("weekly" of a delivery review that moved, for
     # a question about the weekly WIP meeting): a value is what differs, not what it is about
-    valued = {t for v in (*va, *vb) for t in terms(v.text)}
+    # ... unless both write it outside their values too ("waste" of "General waste ... collected
+    # by GreenCart Waste" and "Waste and recycling ... collected by Metro Recycling")
+    valued = {t for v in (*va, *vb) for t in terms(v.text)} - (sa & sb)
     # ... but one is enough when both name what the question names: "Client contact: Maren"
     # under "## Pellucid Skincare" and Pellucid's own "Main contact: Esme" speak of one thing
     if _both_name(question, a, b):
@@ -372,11 +374,18 @@ def disagreement(
     return deferred or _restatement(a, b, ca, cb)
 
 
+#: The word between what is done and who does it ("collected by GreenCart Waste", "handled by
+#: Vic"): a name after it is labelled by the verb as a name after a colon is by its label.
+_AGENT = r"(?:by|is|are|was|were)"
+
+
 def _labelled(question: str, text: str, found: Sequence[Value]) -> list[Value]:
     """`found` with its names narrowed to the one `text` labels with a word of what the
     question asks, where it names several and labels one ("Our contact: **Derek Amsel,
     Director of Facilities.** Everything goes through Derek; he copies the Head of School
-    (James Whitcombe)" gives Derek Amsel for a question about a contact)."""
+    (James Whitcombe)" gives Derek Amsel for a question about a contact; "collected by
+    GreenCart Waste from the shared Kingsbridge Plaza bin store" gives GreenCart Waste for who
+    collects the waste)."""
     names = [v for v in found if v.kind == "name"]
     if len(names) < 2:
         return list(found)
@@ -385,7 +394,11 @@ def _labelled(question: str, text: str, found: Sequence[Value]) -> list[Value]:
         v
         for v in names
         if any(
-            re.search(rf"\b{re.escape(t)}\w*\W{{1,4}}{re.escape(v.text)}\b", text, re.I)
+            re.search(
+                rf"\b{re.escape(t)}\w*\W{{1,4}}(?:{_AGENT}\W{{1,3}})?{re.escape(v.text)}\b",
+                text,
+                re.I,
+            )
             for t in asked
         )
     ]

@@ -73,6 +73,8 @@ deliver delivers delivered delivery
 people attendees attendee headcount delegates guests participants
 dock docks quay quays wharf pier
 operation operations op ops
+waste trash rubbish garbage refuse
+pickup pickups collection collections collect collects collected
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.
