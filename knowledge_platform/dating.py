@@ -416,9 +416,9 @@ REVIEW_LINE_CHARS = 160
 #: 14/02/2026", "Version 3.1 (approved March 2026)", "Rev. January 2026 — Kevin Marsh", "Rev.
 #: 7/10/26 — RD." (no version id: a month or a day follows).
 _VERSION_LINE = re.compile(
-    rf"^[\s*_#]*(?:version|revision|rev\.?|v(?=\d))\s*"
+    rf"^[\s*_#|]*(?:version|revision|rev\.?|v(?=\d))\s*"
     rf"(?:(?!(?:{_MONTH})\b|\d{{1,2}}[/.]\d{{1,2}}[/.]\d)[\w.]{{1,6}})?"
-    r"[\s,;:*_()\u2014\u2013-]*"
+    r"[\s,;:*_()|\u2014\u2013-]*"
     r"(?:(?:approved|issued|dated|published|effective|adopted)\b\s*(?:on\s+)?)?(?P<rest>.{4,40})",
     re.I,
 )
@@ -433,15 +433,22 @@ def version_date(line: str, day_first: bool | None = None) -> dt.date | None:
 
 def day_or_month(text: str, day_first: bool | None = None) -> dt.date | None:
     """The day `text` opens with (`written_date`), else the first day of the month and year
-    it opens with ("January 2026")."""
+    it opens with ("January 2026", "03.2026"), or of the quarter ("Q2 2026")."""
     found = written_date(text, day_first)
     if found is None and (month := _MONTH_YEAR.match(text)) is not None:
         found = dt.date(int(month.group("year")), month_number(month.group("month")), 1)
     if found is None and (figures := _MONTH_YEAR_FIGURES.match(text)) is not None:
         found = dt.date(int(figures.group(2)), int(figures.group(1)), 1)  # "Revised: 03.2026"
+    if found is None and (iso := _ISO_MONTH_START.match(text)) is not None:
+        found = dt.date(int(iso.group(1)), int(iso.group(2)), 1)  # "Rev C — 2026-04"
+    if found is None and (quarter := _QUARTER_YEAR.match(text)) is not None:
+        # "Reviewed Q2 2026 by Ike": the quarter's first day
+        found = dt.date(int(quarter.group(2)), 3 * int(quarter.group(1)) - 2, 1)
     return found
 
 
+#: A quarter and its year: "Q2 2026", "Q3/2026", "Q4-26" is not one (no year of four figures).
+_QUARTER_YEAR = re.compile(r"^\W*Q([1-4])[\s/-]*(20\d{2})\b", re.I)
 #: A month and year in figures alone: "03.2026", "3/2026".
 _MONTH_YEAR_FIGURES = re.compile(r"^\W*(0?[1-9]|1[0-2])[./](20\d{2})(?![\d./])")
 
@@ -635,6 +642,26 @@ def past_day(text: str, today: dt.date | None = None) -> dt.date | None:
     return None
 
 
+#: A week's figures by the day it ended: "Numbers w/e 15.11.", "Week ending 8 Nov".
+_WEEK_ENDING = re.compile(
+    r"\b(?:w/e|w\.e\.|week\s+ending|wk\s+ending|week\s+to)\s+(?P<day>(?:\w+day,?\s+)?[0-3]?\d.{0,12})",
+    re.I,
+)
+_DOTTED_DAY = re.compile(r"^(?P<d>[0-3]?\d)[./](?P<m>[01]?\d)\.?(?![\d/.])")
+
+
+def week_ending(text: str, near: dt.date | None) -> dt.date | None:
+    """The day a week's label says it ended ("Numbers w/e 15.11.": 15 November, the year
+    nearest `near`); a day in figures is read day first, as writers of "w/e" do."""
+    m = _WEEK_ENDING.search(text)
+    if m is None:
+        return None
+    said = m.group("day")
+    if (dotted := _DOTTED_DAY.match(said)) is not None and near is not None:
+        return figures_date(f"{dotted['d']}/{dotted['m']}", near, day_first=True)
+    return day_named(said, near)
+
+
 def day_named(text: str, near: dt.date | None) -> dt.date | None:
     """The day a heading or an entry's stamp names: a full date, else a day and month alone
     ("Tuesday 7 April", "14 Apr") in the year that puts it nearest `near`, if given; else a
@@ -642,6 +669,8 @@ def day_named(text: str, near: dt.date | None) -> dt.date | None:
     (Tue)" after an earlier entry) in the latest year up to `near`'s next, or the clock's, that
     day fell on that weekday (`weekday_year`)."""
     found = text_date(text)
+    if found is None and near is not None and _WEEKDAY_FIGURES.search(text):
+        found = weekday_year(text, near)  # "Fri 11/6": the weekday says which order it is
     if found is None and near is not None:
         found = day_in_log(text, near)
     if found is None:  # a weekday settles the year: "Monday 16 November", "13/10 (Tue)"
@@ -710,10 +739,10 @@ _WEEKDAY_FIGURES = re.compile(
 
 def weekday_year(text: str, today: dt.date | None = None) -> dt.date | None:
     """The date of a day and month named with their weekday and no year ("Monday 16
-    November", "13/10 (Tue)": day first unless only month first fits the weekday): in the
-    latest year up to `today`'s next (default: the clock's) in which that day is that
-    weekday. A weekday fixes the year but for a repeat every six years or more, so an
-    undated page's "Week of Monday 9 November" is that week of 2026, not of 2025."""
+    November", "13/10 (Tue)"): in the latest year up to `today`'s next (default: the
+    clock's) in which that day is that weekday; in figures, the order and year that fit the
+    weekday nearest `today`. A weekday fixes the year but for a repeat every six years or
+    more, so an undated page's "Week of Monday 9 November" is that week of 2026, not of 2025."""
     last = (today or dt.datetime.now(dt.UTC).date()).year + 1
     m = _WEEKDAY_DAY.search(text)
     if m is not None:
@@ -725,18 +754,26 @@ def weekday_year(text: str, today: dt.date | None = None) -> dt.date | None:
         return None
     a, b = int(f.group("a") or f.group("a2")), int(f.group("b") or f.group("b2"))
     weekday = (f.group("weekday") or f.group("weekday2")).lower()
-    return _on_weekday(a, b, weekday, last) or _on_weekday(b, a, weekday, last)
+    # the order and year that fit the weekday nearest `today`: "Mon 11/2" is 2 November 2026,
+    # not 11 February 2019; "Fri 11/6" of that week 6 November, not 11 June 2027
+    near = today or dt.datetime.now(dt.UTC).date()
+    found = [*_weekday_dates(a, b, weekday, last), *_weekday_dates(b, a, weekday, last)]
+    return min(found, key=lambda d: abs(d - near), default=None)
 
 
 def _on_weekday(day: int, month: int, weekday: str, last: int) -> dt.date | None:
+    return next(iter(_weekday_dates(day, month, weekday, last)), None)
+
+
+def _weekday_dates(day: int, month: int, weekday: str, last: int) -> list[dt.date]:
+    """The dates of that day and month that fell on that weekday, latest first, from `last`
+    back WEEKDAY_YEARS years."""
+    found: list[dt.date] = []
     for year in range(last, last - WEEKDAY_YEARS, -1):
-        try:
-            found = dt.date(year, month, day)
-        except ValueError:
-            continue
-        if WEEKDAYS[found.weekday()].startswith(weekday):
-            return found
-    return None
+        with contextlib.suppress(ValueError):
+            if WEEKDAYS[(d := dt.date(year, month, day)).weekday()].startswith(weekday):
+                found.append(d)
+    return found
 
 
 _MONTH_HEADING = re.compile(
@@ -745,9 +782,40 @@ _MONTH_HEADING = re.compile(
 
 
 def month_heading(heading: str) -> dt.date | None:
-    """The first day of the month a heading names and nothing else ("October 2026")."""
+    """The first day of the month a heading names and nothing else ("October 2026",
+    "2026-10")."""
     m = _MONTH_HEADING.match(heading)
-    return dt.date(int(m.group("year")), month_number(m.group("month")), 1) if m else None
+    if m is not None:
+        return dt.date(int(m.group("year")), month_number(m.group("month")), 1)
+    iso = _ISO_MONTH.match(heading)
+    return dt.date(int(iso.group(1)), int(iso.group(2)), 1) if iso else None
+
+
+#: A year and month in figures, ISO's way: "2026-10" (not a day's "2026-10-05").
+_ISO_MONTH = re.compile(r"^\W*((?:19|20)\d{2})-(0[1-9]|1[0-2])(?![\d-])\W*$")
+_ISO_MONTH_START = re.compile(r"^\W*((?:19|20)\d{2})-(0[1-9]|1[0-2])(?![\d-])")
+#: A month alone in a table's month column: "Jan", "Nov (to 11/19)".
+_MONTH_ALONE = re.compile(rf"^\W*(?P<month>{MONTH_NAMES})\.?(?:\s*\([^()]*\))?\W*$", re.I)
+#: An ISO week alone in a table's week column: "W38 (09/14-09/18)", "Wk 46".
+_WEEK_CELL = re.compile(r"^\W*w(?:k|eek)?\.?\s*([0-5]?\d)\b", re.I)
+
+
+def month_alone(cell: str, near: dt.date) -> dt.date | None:
+    """The first day of the month a table's cell names alone ("Jan"), in `near`'s year."""
+    m = _MONTH_ALONE.match(cell)
+    return dt.date(near.year, month_number(m.group("month")), 1) if m else None
+
+
+def week_cell(cell: str, near: dt.date) -> dt.date | None:
+    """The Friday (`REPORT_WEEKDAY`) of the ISO week a table's cell names ("W38 (09/14-09/18)")
+    in `near`'s year."""
+    m = _WEEK_CELL.match(cell)
+    if m is None:
+        return None
+    try:
+        return dt.date.fromisocalendar(near.year, int(m.group(1)), REPORT_WEEKDAY)
+    except ValueError:
+        return None
 
 
 #: How many days after its own date a log's heading may date a section of it: a week's log
@@ -872,6 +940,21 @@ _WEEKDAY_LABEL_ONLY = re.compile(
 def weekday_label(text: str, week: dt.date) -> dt.date | None:
     """The day of `week`'s ISO week a label of a weekday alone names ("Thu:")."""
     m = _WEEKDAY_LABEL_ONLY.match(text)
+    if m is None:
+        return None
+    day = next(i for i, d in enumerate(WEEKDAYS) if d.startswith(m.group("day").lower()))
+    return week + dt.timedelta(days=day - week.weekday())
+
+
+#: An entry led by its weekday: "- Wed, needle bar jammed on machine 4", "Thu: 53 open".
+_WEEKDAY_LEAD = re.compile(
+    r"^[-*+\s]*(?P<day>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*[\u2013\u2014:-]\s*\S", re.I
+)
+
+
+def weekday_lead(text: str, week: dt.date) -> dt.date | None:
+    """The day of `week`'s ISO week an entry that opens with its weekday names."""
+    m = _WEEKDAY_LEAD.match(text)
     if m is None:
         return None
     day = next(i for i, d in enumerate(WEEKDAYS) if d.startswith(m.group("day").lower()))

@@ -27,15 +27,21 @@ from knowledge_platform.dating import (
     day_named,
     figures_date,
     figures_day_first,
+    figures_order,
     heading_span,
     iso_week,
     marks,
+    month_alone,
     month_heading,
     past_day,
     section_time,
+    stated_review,
+    week_cell,
+    week_ending,
     week_heading,
     weekday_in_week,
     weekday_label,
+    weekday_lead,
     written_date,
 )
 from knowledge_platform.doc_names import name_keys
@@ -94,7 +100,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: in bold ("**2026.11.17** — ...", "**Thu 19 Nov** — ..."), headings of a day in figures
 #: with its weekday ("### 13/10 (Tue)"), a week's report by its title ("Week 46 (9-15
 #: Nov)") and an undated page's month sections ("## October 2026") by their month.
-CHUNKING_VERSION = 16
+CHUNKING_VERSION = 17
 
 
 @dataclass(frozen=True)
@@ -155,7 +161,9 @@ _ENTRY_STAMP = re.compile(
     r"|(?P<para>(?:updated|update|revised|changed|added|edited)[ \t]+[^:\n]{3,30}?)"
     r"[ \t]*:[ \t]+\S.*"
     # a journal's paragraph led by its day in bold: "**2026.11.17** — RC1 arrived late"
-    r"|\*\*(?P<lead>[^*\n]{4,40})\*\*[ \t]*[\u2014\u2013:|-][ \t]*\S.*)$",
+    r"|\*\*(?P<lead>[^*\n]{4,40})\*\*[ \t]*[\u2014\u2013:|-][ \t]*\S.*"
+    # a running list of calls led by its day in brackets: "- (3 Nov) spoke to Sgt Okoro"
+    r"|[-*+][ \t]+\((?P<paren>[^()\n]{3,25})\)[ \t]+\S.*)$",
     re.I,
 )
 #: A line that labels the entries under it ("**Done**", "Next:", "**Risks**").
@@ -170,19 +178,28 @@ MAIL_HEADER_LINES = 5
 
 
 def _mail_days(lines: Sequence[str]) -> dict[int, dt.date]:
-    """The lines that open a mail message ("From: ..."), each with the day its header's
-    "Date:" line (quoted as deep) gives: a thread's messages, the newest first and the older
-    quoted below it, are each said on their own day."""
+    """The lines that open a mail message ("From: ...", or its header's "Date:" line when
+    that comes first), each with the day its header's "Date:" line (quoted as deep) gives: a
+    thread's messages, the newest first and the older quoted below it, and an archive's
+    pasted one after another, are each said on their own day. Days in figures are read as
+    the text writes them elsewhere ("06/15/2026" makes "01/06/2026" 6 January)."""
     out: dict[int, dt.date] = {}
+    order = figures_order("\n".join(lines))
     for i, line in enumerate(lines):
         if (opens := _MAIL_FROM.match(line)) is None:
             continue
         depth = opens.group("quote").replace(" ", "")
-        for later in lines[i + 1 : i + 1 + MAIL_HEADER_LINES]:
-            m = _MAIL_DATE.match(later)
+        after = [(j, lines[j]) for j in range(i + 1, min(len(lines), i + 1 + MAIL_HEADER_LINES))]
+        before = []  # "Date: 06/15/2026" over "From: Gwen Marchetti", up to the blank line
+        for j in range(i - 1, max(-1, i - 1 - MAIL_HEADER_LINES), -1):
+            if not lines[j].strip():
+                break
+            before.append((j, lines[j]))
+        for j, header in (*after, *before):
+            m = _MAIL_DATE.match(header)
             if m is not None and m.group("quote").replace(" ", "") == depth:
-                if day := written_date(m.group("date")):
-                    out[i] = day
+                if day := written_date(m.group("date"), order):
+                    out[min(i, j)] = day
                 break
     return out
 
@@ -206,6 +223,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
         (section.headers, month, [])
     ]
     dated = 0
+    ended = False  # a week's figures under the day it ended: an entry of that week alone
     in_fence = False
     column, day_first = 0, True  # the table's date column, and how its figures are read
     named = False  # whether its header names it a date column
@@ -239,6 +257,13 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
                 or (past_day(cell) if around is None and named else None)
                 # a month's row ("| Mar 2026 | 287,930 | ..."): what that month did
                 or month_heading(cell.strip())
+                # ... or a month's or an ISO week's alone, in a column named so, the year the
+                # page's ("| Jan | 78.0% |" under "# OEE — monthly, 2026"; "| W38 (09/14-09/18) |")
+                or (
+                    month_alone(cell, around) or week_cell(cell, around)
+                    if named and around
+                    else None
+                )
                 if len(head) == 2
                 else None
             )
@@ -261,20 +286,23 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             or m.group("line")
             or m["para"]
             or m["lead"]
+            or m["paren"]
         )
         around = entries[-1][1] or near
         day = day_named(label, around) if label else None
-        if day is None and label and around is None and m and m["para"]:
+        if day is None and label and (day := week_ending(label, around)) is not None:
+            ended = True  # "**Numbers w/e 15.11.**" in Monday's notes: last week's figures
+        if day is None and label and around is None and m and (m["para"] or m["paren"]):
             day = past_day(label)  # an undated page's "Updated 12 Aug:": a day gone by
         if day is None or not label:
             entries[-1][2].append(line)
             continue
         dated += 1
-        if m and (m.group("line") or m["para"] or m["lead"]):  # an entry of its own
+        if m and (m.group("line") or m["para"] or m["lead"] or m["paren"]):  # its own entry
             entries.append((section.headers, day, [line]))
         else:
             entries.append(((*section.headers, label.strip()), day, []))
-    if dated < STAMPED_ENTRIES:
+    if dated < STAMPED_ENTRIES and not ended:
         return [(section, None)]
     return [
         (Section(headers, text), on)
@@ -287,7 +315,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
 #: "w/c" (week commencing), "Week of".
 _DATE_HEADER = re.compile(
     r"^\W*(?:date|day|when|effective(?:\s+(?:from|date|on))?|valid\s+from|in\s+force\s+from|"
-    r"from|since|as\s+of|w/?c|week(?:\s+(?:commencing|of|starting|beginning))?)\W*$",
+    r"from|since|as\s+of|w/?c|week(?:\s+(?:commencing|of|starting|beginning))?|month)\W*$",
     re.I,
 )
 
@@ -571,6 +599,15 @@ class Chunker:
                 if day
                 else section_time(section.headers, doc.date, doc.time_kind, span)
             )
+            if (
+                when == (doc.date, doc.time_kind)
+                and doc.time_kind == "standing"
+                and section.headers
+            ):
+                # a binder's section that states its own review ("Reviewed Q1 2026 by Ike"
+                # under "## SOP-06"): as of then, not as of the binder's latest
+                own = stated_review(section.text)
+                when = (own, "standing") if own else when
             if whole:
                 texts = [section.text]
             elif when[1] == "event":
@@ -593,7 +630,8 @@ class Chunker:
                         said = (labelled or when[0], "event")
                     elif not ahead:
                         said = (
-                            weekday_in_week(window, when[0])
+                            weekday_lead(window.strip(), when[0])  # "- Wed, needle bar ..."
+                            or weekday_in_week(window, when[0])
                             # an entry read with its label ("Thu:\n- Open tickets: 53")
                             or weekday_label(window.strip().split("\n", 1)[0], when[0])
                             or labelled

@@ -643,9 +643,30 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     opening = _OPENING.match(text)
     if opening and "name" in ask.kinds and opening[1].lower() in known:
         found.append(Value("name", opening[1].lower(), opening[1]))
-    if ask.counted and not counts(text, ask.counted):
+    if (
+        ask.counted
+        and not counts(text, ask.counted)
+        and not (ask.counted <= _MEASURED and _named_cell(text, ask.names))
+    ):
         return False  # a number, but not of what is counted
     return any(v.kind in ask.kinds for v in found)
+
+
+#: Units a question may count in ("How many kWh ..."): a table gives its unit once, above
+#: its rows, where a count of things ("How many consults ...") is named by its column.
+_MEASURED = frozenset(
+    terms(
+        "kwh mwh kw kg kgs lb lbs tonnes tons km miles litres liters gallons kilowatt hours "
+        "megawatt hours"
+    )
+)
+
+
+def _named_cell(text: str, names: Collection[str]) -> bool:
+    """Whether a table's row gives a figure in the column of a name the question gives
+    ("Month: Mar 2026; Tower A: 287,930; Annex: 55,380" for how many kWh the Annex used): the
+    table names its unit once, above its rows."""
+    return any(re.search(rf"(?:^|;\s*){re.escape(n)}:\s*[$\u00a3\u20ac]?\d", text) for n in names)
 
 
 #: How many words may stand between a count and what it counts ("54 client sites", "site

@@ -107,7 +107,8 @@ _ASKS_CONTENT = re.compile(
     r"\b(?:say|says|said|cover|covers|covered|require[sd]?|propose[sd]?|contain(?:s|ed)?|"
     r"announce[sd]?|"
     r"about|set(?:s|ting)?\s+out|la(?:y|ys|id)\s+(?:out|down)|specif(?:y|ies|ied)|"
-    r"state[sd]?|chang(?:e|es|ed))\b",
+    r"state[sd]?|chang(?:e|es|ed)|conclu(?:de[sd]?|sions?)|find(?:s|ings?)?|found|"
+    r"happen(?:s|ed)?|recommend(?:s|ed|ations?)?)\b",
     re.I,
 )
 #: The one thing a question asks what a record says about: "... say about repitching yeast?"
@@ -126,9 +127,16 @@ _STRESSED = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
 #: A sentence that only says which record this one replaces ("Supersedes decision 0003."):
 #: what the record decides is elsewhere.
 _ONLY_SUPERSEDES = re.compile(
-    r"\s*(?:this\s+(?:[a-z]+\s+)?)?(?:supersedes|replaces)\s+(?:decision|adr|record|rule|notice|"
-    r"policy)?\s*#?[\w-]+\.?\s*$",
+    r"[\s*_]*(?:this\s+(?:[a-z]+\s+)?)?(?:supersedes|replaces)\s+(?:decision|adr|record|rule|"
+    r"notice|policy)?\s*#?[\w-]+\.?[\s*_]*$",
     re.I,
+)
+#: A question for what a record found or concluded ("What did NM-2026-12 find?"), answered by
+#: its paragraph led by why it happened or what it found ("**Why**", "**Root cause:**"),
+#: rather than by what happened first.
+_ASKS_FINDING = re.compile(r"\b(?:conclu\w*|find(?:s|ings?)?|found|why|causes?|caused)\b", re.I)
+_FINDING_LEAD = re.compile(
+    r"^\W*(?:why|root\s+cause|causes?|findings?|conclusions?|what\s+we\s+found|lessons?)\b", re.I
 )
 #: Capitalised words in a row: one name ("Saltmarsh Outfitters", "Calloway Dental Group").
 _NAME_RUN = re.compile(r"\b[A-Z][\w&'\u2019-]*(?:\s+(?:&\s+)?[A-Z][\w&'\u2019-]*)+")
@@ -647,7 +655,7 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         return [first, *(s for s in pick(decided, 0.0) if s is not first)][:MAX_SENTENCES]
     if not decided and asks_content(question) and (on := _on_topic(question, focus)):
         return pick(on, 0.0)  # what it says of the one thing asked, not what it says first
-    if not decided and asks_content(question) and (lead := _record_lead(focus)):
+    if not decided and asks_content(question) and (lead := _record_lead(question, focus)):
         # and what it says of the asked kind of value ("... and what does it cost?")
         more = [s for s in pick(fitting, 0.0) if not _LABELLED.match(s.sentence.text)]
         return [*lead, *(s for s in more[:1] if s not in lead)]
@@ -691,12 +699,14 @@ def _section(s: Scored) -> tuple[str, ...]:
     return tuple(h for h in chunk.headers if h != chunk.title)
 
 
-def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
+def _record_lead(question: str, focus: Sequence[Scored]) -> list[Scored]:
     """What the best record of `focus` says first: of each of its first LEAD_SECTIONS
     sections after its preamble (the "Client:", "Status:" lines before them), the sentence
     it puts in bold, or its first ("## Change: Add a second LED wall ..., 6m x 3.5m",
     "## Cost: $18,400 ..."); of a record without sections, its first sentence that is not a
-    labelled line of its header block ("Issued: 19 Jan 2026", "Status: In force")."""
+    labelled line of its header block ("Issued: 19 Jan 2026", "Status: In force"); asked
+    what it found, its paragraph led by why ("**Why** U-100 syringes were in the same ward
+    drawer ...")."""
     doc = focus[0].sentence.chunk.doc_id
     said_in_order = sorted(
         (s for s in focus if s.sentence.chunk.doc_id == doc),
@@ -706,13 +716,20 @@ def _record_lead(focus: Sequence[Scored]) -> list[Scored]:
     if not mine:  # no sections: the paragraph it labels its change or decision ("**Change:**
         # nights 5 and 6 move to Casa Vicentina"), else its first sentence after the header
         # block's labelled lines and fields ("**Issued:** Wed 8 Jul 2026 · **By:** Ruaridh")
-        first = [s for s in said_in_order if _LEAD_LABEL.match(s.sentence.text)][:1] or [
-            s
-            for s in said_in_order
-            if not _LABELLED.match(s.sentence.text)
-            and not _ONLY_SUPERSEDES.match(s.sentence.text)
-            and not field_labels(s.sentence.text)
-        ][:1]
+        found = [s for s in said_in_order if _FINDING_LEAD.match(s.sentence.text)]
+        if not _ASKS_FINDING.search(question):
+            found = []
+        first = (
+            found[:1]
+            or [s for s in said_in_order if _LEAD_LABEL.match(s.sentence.text)][:1]
+            or [
+                s
+                for s in said_in_order
+                if not _LABELLED.match(s.sentence.text)
+                and not _ONLY_SUPERSEDES.match(s.sentence.text)
+                and not field_labels(s.sentence.text)
+            ][:1]
+        )
         # its paragraph, when short enough to be read whole ("Liftec will modernise lift 2.
         # Lift 2 will be out of service from Monday 6 July to Friday 24 July 2026.")
         return [next((w for w in said_in_order if _paragraph_of(w, s)), s) for s in first]
@@ -930,10 +947,13 @@ def successor_sentences(
     scored: Sequence[Scored],
 ) -> dict[int, Scored]:
     """For the first shown sentence of each superseded document (by id), the best sentence
-    of the document that supersedes it (of its decision section, for a decision record),
-    where one was retrieved."""
+    of the document that supersedes it (of its decision section, for a decision record;
+    not the line that only says it supersedes), where one was retrieved."""
     best: dict[str, Scored] = {}
-    for s in sorted(scored, key=lambda s: not _in_decision(s)):  # stable: best first
+    # stable: best first; a line that only says it supersedes says nothing of what it holds
+    for s in sorted(
+        scored, key=lambda s: (not _in_decision(s), bool(_ONLY_SUPERSEDES.match(s.sentence.text)))
+    ):
         best.setdefault(s.sentence.chunk.doc_id, s)
     later: dict[int, Scored] = {}
     done: set[str] = set()
@@ -1048,10 +1068,13 @@ def extractive_answer(
     question's own words name ("last week"), if any."""
     when = retrieved_at or now_utc()
     sources = Sources(hits)
-    item = None if named else find_item(question, hits)  # a record's own file answers first
+    ask = read_ask(question)
+    # a record's own file answers first, asked what it says; asked for a kind of value ("How
+    # quickly must someone attend a P1 emergency?") its sentence is weighed with the other
+    # sources' like any other, so a handbook's row that says otherwise is found
+    item = None if named or ask.kinds else find_item(question, hits)
     if item is not None:
         return item_answer(item, sources, warnings=warnings, when=when)
-    ask = read_ask(question)
     unknown = unknown_name(question, hits)
     if unknown and not named:
         return not_found(
