@@ -294,10 +294,12 @@ def heading_span(name: str, date: dt.date | None) -> int:
 #: A line of a page's header block that says when it was written: "Date: 2026-04-29",
 #: "Issued: 28 Jul 2026 (Tomasz)", "**Date:** 3 March 2026", a mail's "Date: Wed, 20 May
 #: 2026 09:12 -0500", an incident's "Reported: 17th November 2026", a policy's "Approved: 20
-#: April 2026". "Effective:" comes after the day it was said, so it counts only alone.
+#: April 2026", a decision's "Decided: 2026-02-05". "Effective:" comes after the day it was
+#: said, so it counts only alone.
 _HEADER_DATE = re.compile(
     r"^[\s*_]*(?P<key>date|dated|issued|published|sent|approved|adopted|reported|logged|raised|"
-    r"filed|submitted|recorded|opened|created|written|effective(?:\s+date)?"
+    r"filed|submitted|recorded|opened|created|written|decided|accepted|agreed|received|"
+    r"effective(?:\s+date)?"
     # "Brew date: Thu 11/19/26", "Meeting date:": the day of what the page records (not a
     # day ahead: "Due date:", "Go-live date:")
     r"|(?!(?:due|start|end|expiry|expiration|target|renewal|launch|go-live|deadline|delivery|"

@@ -100,7 +100,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: in bold ("**2026.11.17** — ...", "**Thu 19 Nov** — ..."), headings of a day in figures
 #: with its weekday ("### 13/10 (Tue)"), a week's report by its title ("Week 46 (9-15
 #: Nov)") and an undated page's month sections ("## October 2026") by their month.
-CHUNKING_VERSION = 17
+CHUNKING_VERSION = 18
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from knowledge_platform.dating import CHAT_STAMP, MONTHS, NUMBER_WORDS, WEEKDAYS
-from knowledge_platform.serve.answers.glossary import phrases, words
+from knowledge_platform.serve.answers.glossary import abbreviates, phrases, words
 from knowledge_platform.serve.answers.lexicon import english
 from knowledge_platform.serve.answers.values import NOT_NAMES, Value, same, values
 from knowledge_platform.sparse import SparseEncoder
@@ -147,6 +147,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"lock-in|minimum|review)\s+period\b",
             ("duration",),
         ),
+        # "From what date does the $210 fee apply?", "On which day did the price change?": a
+        # day, whatever money words follow (not "what day rate": a price)
+        (
+            r"\b(?:from|since|until|till|on|by)\s+(?:what|which)\s+(?:date|day)\b(?!\s*rates?\b)",
+            ("date", "weekday"),
+        ),
         # "What contingency do we put on client budgets?": a share of it or an amount (the
         # word stays in the subject), whatever money words follow ("What surcharge do we
         # charge for rush jobs?": "The rush surcharge is 30%")
@@ -185,6 +191,11 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("percent", "number"),
         ),
         (r"\b(what|which)\s+time\b|\bat\s+what\s+time\b|\bwhat\s+hour\b", ("time",)),
+        # "At what temperature does plastisol cure?": a measure, a figure with its unit
+        (
+            r"\b(?:what|which)\s+(?:temperature|temp|speed|pressure|voltage|humidity|setting)\b",
+            ("number", "percent"),
+        ),
         (
             # a score's cut-off is a threshold, not a day
             r"\b(what|which)\s+(date|day)\b|\bdeadline\b|(?<!scoring\s)(?<!score\s)"
@@ -495,6 +506,7 @@ def read_ask(question: str) -> Ask:
         and w not in later
         and w not in _TITLES
         and w.lower() not in CALENDAR | _MEASURES | _SHORTHAND | _LANGUAGES
+        and not abbreviates(w)  # "OOH" of "out-of-hours": a phrase's short form, no name
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")

@@ -110,10 +110,12 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             + _OLD,
         ),
         # "no longer X", "stopped using X", "dropped X"
+        # ... "No more Wednesday 07:30" (not "no more than 5": a limit)
         (
-            r"\b(?:no\s+longer|stopped\s+using|dropped|retired|discontinued|phased\s+out)\s",
-            r"\b(?:no\s+longer(?:\s+\w+)?|stopped\s+using|dropped|retired|discontinued|phased\s+"
-            r"out)\s+" + _OLD,
+            r"\b(?:no\s+longer|no\s+more|stopped\s+using|dropped|retired|discontinued|"
+            r"phased\s+out)\s",
+            r"\b(?:no\s+longer(?:\s+\w+)?|no\s+more(?!\s+than\b)|stopped\s+using|dropped|retired|"
+            r"discontinued|phased\s+out)\s+" + _OLD,
         ),
         # "Dana handed the Acme account over to Lee", "Dana is handing the desk to Lee": the one
         # who hands over is the old value

@@ -60,7 +60,7 @@ from knowledge_platform.serve.answers.sentences import (
     terms,
 )
 from knowledge_platform.serve.answers.sources import Sources
-from knowledge_platform.serve.answers.values import same, values
+from knowledge_platform.serve.answers.values import Value, same, values
 
 MAX_SENTENCES = 3
 MAX_ANSWER_CHARS = 900
@@ -333,14 +333,15 @@ def _may_differ(text: str, kinds: Collection[str]) -> bool:
     return any(v.kind in kinds for v in values(text)) or change_in(text).says_change
 
 
-def pick(scored: Sequence[Scored], min_score: float) -> list[Scored]:
+def pick(scored: Sequence[Scored], min_score: float, given: Sequence[Value] = ()) -> list[Scored]:
     """The best sentence if it reaches `min_score`, and the next ones that come close, hold
-    the asked kind of value and say something new."""
+    the asked kind of value and say something new. `given`: the values the question gives
+    ("is rounds still wednesday first thing?")."""
     if scored and _clear(scored):
         min_score -= CLEAR_BELOW
     elif scored and in_window(scored[0]):
         min_score -= DURING_BELOW
-    elif scored and _made_old(scored):
+    elif scored and (_made_old(scored) or _says_given_old(scored[0], given)):
         min_score -= CHANGED_BELOW
     if not scored or scored[0].score < min_score:
         return []
@@ -465,6 +466,15 @@ def _made_old(scored: Sequence[Scored]) -> bool:
         s.fits and s.sentence.date is not None and s.sentence.date > said and _makes_old(s, best)
         for s in scored[1:]
     )
+
+
+def _says_given_old(best: Scored, given: Sequence[Value]) -> bool:
+    """Whether the best sentence holds the asked kind of value and says a value the question
+    gives is old ("No more Wednesday 07:30" for "is rounds still wednesday?"): asked whether
+    it still holds, the change that ended it answers."""
+    if not best.fits or not given:
+        return False
+    return any(same(old, g) for old in change_in(best.sentence.text).old for g in given)
 
 
 def _own_sentences(
@@ -1094,7 +1104,7 @@ def extractive_answer(
         picked = []  # "the Gannet Rooms booking page TTFB" is the log's, not the client page's
     if not picked:  # a named page without the asked kind of value: what else says it
         focus = []
-        picked = pick(scored, min_score)
+        picked = pick(scored, min_score, ask.given)
     picked = _own_sentences(picked, scored, bool(ask.kinds))
     picked = _with_what_follows(picked, every)
     if during is not None and (not picked or not said_during(picked[0].sentence, during)):

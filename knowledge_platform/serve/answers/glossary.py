@@ -75,6 +75,7 @@ dock docks quay quays wharf pier
 operation operations op ops
 waste trash rubbish garbage refuse
 pickup pickups collection collections collect collects collected
+unit units pcs pc piece pieces qty quantity
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.
@@ -137,6 +138,7 @@ _PHRASE_WORDS = {
     "manage": r"\blook(?:s|ed|ing)?\s+after\b|\bt(?:ake|akes|ook|aking|aken)\s+over\b|"
     r"\bowns\b|\bowned\s+by\b",
     "ttfb": r"\btime\s+to\s+first\s+byte\b",
+    "ooh": r"\bout[-\s]of[-\s]hours\b",
     # "before I need a life jacket on?": a PFD
     "pfd": r"\blife[-\s]?(?:jackets?|vests?)\b|\bbuoyancy\s+aids?\b|"
     r"\bpersonal\s+flotation\s+devices?\b",
@@ -190,9 +192,18 @@ _SPELLED = {
     "ttfb": "time to first byte",
     "mql": "marketing qualified lead",
     "sql": "sales qualified lead",
+    "ooh": "out of hours",
 }
 #: Phrases a text may write as the abbreviation instead: a search for one also looks for it.
 _ABBREVIATIONS = frozenset({"ceo", *_SPELLED})
+
+
+def abbreviates(word: str) -> bool:
+    """Whether `word` is an abbreviation a text may spell out ("OOH": "out-of-hours"), so
+    no name a passage must write as it is."""
+    return word.lower() in _ABBREVIATIONS
+
+
 #: Phrases also read as their own words.
 _KEPT = frozenset({"join", "launch"})
 #: One pass over a text: the name of the group that matched is the word it is read as.

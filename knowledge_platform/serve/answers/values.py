@@ -126,6 +126,11 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    # "twice daily": twice as often as "daily" (and not the same value as "once daily")
+    (
+        "frequency",
+        re.compile(r"\b(once|twice|three times)\s+(" + "|".join(_FREQ_WORDS) + r")\b", re.I),
+    ),
     ("frequency", re.compile(r"\b(" + "|".join(_FREQ_WORDS) + r")\b", re.I)),
     (
         "frequency",
@@ -154,6 +159,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ),
     ("weekday", re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)),
     ("number", re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[x\u00d7](?!\w)")),  # a ratio: "4.2x"
+    # a temperature, with its scale: "cure at 320°F" (its unit sets it apart from "125 mesh")
+    ("number", re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?\u00b0\s?[CF]\b")),
     # "1,803.5 hours" is one number, not 1 and 803.5
     ("number", re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?![\w.]*\w)")),
     # a measure written with its unit: "TTFB 468ms", "LCP 2.4s", "page weight 850kb"
@@ -260,7 +267,7 @@ def _frequency(g: tuple[str | None, ...]) -> str:
     first, second = (g[0] or "").lower(), (g[1] or "").lower()
     if first in ("once", "twice", "three times"):
         times = {"once": 1, "twice": 2, "three times": 3}[first]
-        return _fmt(_UNITS[second] / times)
+        return _fmt((_FREQ_WORDS.get(second) or _UNITS[second]) / times)
     every = _ORDINAL.get(first) or (_number(first) if first else 1)
     unit = second.rstrip("s")
     if unit in WEEKDAYS:
