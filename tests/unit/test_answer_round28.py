@@ -220,3 +220,39 @@ def test_a_tables_unit_named_once_above_its_rows_counts_its_named_column() -> No
     assert not fits(
         "w/c: 09/11; Northgate: 431.", read_ask("How many consults did Northgate do last week?")
     )
+
+
+def test_what_a_question_asks_for_and_values_said_more_exactly() -> None:
+    """ "From what date does the $210 fee apply?" asked for money (the fee), "OOH" was a name
+    every passage had to write, "twice daily" and "once daily" were one value, and "320°F"
+    the same bare number as "125 mesh"."""
+    from knowledge_platform.serve.answers.values import values
+
+    assert read_ask("From what date does the $210 out-of-hours fee apply?").kinds[0] == "date"
+    assert read_ask("What day rate do we charge?").kinds == ("money",)
+    assert "number" in read_ask("At what temperature does plastisol have to cure?").kinds
+    assert "OOH" not in read_ask("what does an OOH emergency consult cost?").names
+    (once,), (twice,) = values("once daily"), values("twice daily")
+    assert once.norm != twice.norm
+    assert [v.text for v in values("cure at 320°F, underbase 125 mesh")] == ["320°F", "125"]
+    no_more = change_in("No more Wednesday 07:30 - the night team never made it.")
+    assert "wednesday" in {v.norm for v in no_more.old}
+    assert not change_in("No more than 5 people per room.").says_change
+
+
+def test_asked_whether_a_value_still_holds_the_change_that_ended_it_answers() -> None:
+    """ "is rounds still wednesday first thing?" was not found: the huddle entry saying "No
+    more Wednesday 07:30" and the new day scored just under the threshold."""
+    notes = (
+        "# Huddle Mon 31.8.\n\n**Group**\n- Clinical rounds are moving. No more Wednesday 07:30, "
+        "the night team never made it. From this week rounds are **Thursday 12:30-13:30**, "
+        "library + video link.\n- Shauna to fix the handbook.\n"
+    )
+    chunks = chunk_file("huddles/2026-08-31.md", notes, date(2026, 8, 31), "event")
+    got = extractive_answer(
+        "is rounds still wednesday first thing?",
+        hits(*chunks),
+        scope="internal",
+        embedder=_local(),
+    )
+    assert got.mode == "extractive" and "Thursday" in got.answer
