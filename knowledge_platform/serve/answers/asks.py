@@ -270,7 +270,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             # "Which writer joined in March?": a person, and the role is what it is about
             r"\bwhich\s+(?:new\s+)?(?P<about>engineer|writer|editor|designer|developer|"
             r"freelancer|contractor|photographer|hire|recruit|strategist|planner|producer|"
-            r"analyst|intern|manager|director)s?\b",
+            r"analyst|intern|manager|director|vet|nurse|doctor|dentist|surgeon|technician|"
+            r"driver|linguist|translator|teacher|coach|guide|chef|lawyer|accountant)s?\b",
             ("person",),
         ),
         (r"^\s*(?:(?:since|from|until|till)\s+)?when\b", (*_TEMPORAL, "condition")),

@@ -368,6 +368,7 @@ def disagreement(
         la, lb = _labelled(question, a.text, va), _labelled(question, b.text, vb)
         if kinds is not None:
             la, lb = [v for v in la if v.kind in kinds], [v for v in lb if v.kind in kinds]
+        la, lb = _counted_alike(a.text, la, b.text, lb)
         found = _first_difference(la, lb)
         if found is not None:
             return found
@@ -377,6 +378,36 @@ def disagreement(
 #: The word between what is done and who does it ("collected by GreenCart Waste", "handled by
 #: Vic"): a name after it is labelled by the verb as a name after a colon is by its label.
 _AGENT = r"(?:by|is|are|was|were)"
+
+
+#: How many words either side of a bare number say what it counts ("Units sewn: 380", "down
+#: 25 min", "125 mesh").
+COUNT_WORDS = 2
+_NEAR_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def _beside(text: str, value: Value) -> frozenset[str]:
+    """The words (stemmed, with their glossary groups) within COUNT_WORDS words of where
+    `text` writes `value`."""
+    at = text.find(value.text)
+    if at < 0:
+        return frozenset()
+    before = _NEAR_WORD.findall(text[:at])[-COUNT_WORDS:]
+    after = _NEAR_WORD.findall(text[at + len(value.text) :])[:COUNT_WORDS]
+    return glossary.words(" ".join([*before, *after]))
+
+
+def _counted_alike(
+    a: str, va: Sequence[Value], b: str, vb: Sequence[Value]
+) -> tuple[list[Value], list[Value]]:
+    """The two sides' values, bare numbers only where one beside a number of the other side
+    counts the same thing (a word in common within COUNT_WORDS): "Units sewn: 380" and "Down
+    25 min on shift A" give two numbers of two things, not two answers to one."""
+    na = {id(v): _beside(a, v) for v in va if v.kind == "number"}
+    nb = {id(v): _beside(b, v) for v in vb if v.kind == "number"}
+    keep_a = [v for v in va if v.kind != "number" or any(na[id(v)] & w for w in nb.values())]
+    keep_b = [v for v in vb if v.kind != "number" or any(nb[id(v)] & w for w in na.values())]
+    return keep_a, keep_b
 
 
 def _labelled(question: str, text: str, found: Sequence[Value]) -> list[Value]:
