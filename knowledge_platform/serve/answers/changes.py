@@ -141,8 +141,11 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # "Correction: it's 8 cases not 10": a correction needs no comma before its "not"
         (r"\bcorrection\b.*\snot\s", r"\bcorrection\b.*\snot\s+" + _NOT_OLD),
         # "Ed planning call moves Tue 14:45 -> Wed 11:00": the words before an arrow are old
+        # ... not a shift's hand-over ("Night → day (Colm → Maud)"): the same shifts each day
         (
             r"->|\u2192|=>",
+            r"(?<![\w-])(?!(?:night|day|days|nights|morning|afternoon|evening|am|pm|early|late)\s*"
+            r"(?:->|\u2192|=>))"
             rf"(?P<old>(?:{_WORD}\s+){{0,2}}{_WORD})\s*(?:->|\u2192|=>)\s*{_NEW}",
         ),
         # "Clipwatch contract ends 10 July and we're not renewing": what is not renewed (or

@@ -371,8 +371,9 @@ def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]
     names it gives, the words that ask what happened and those the entry has), which no
     sentence answers: that day's log entries that name what the question names
     (DAY_SENTENCES, at least DAY_SEMANTIC alike in meaning), one that names the day first
-    ("On Tuesday 12 May the core switch ... failed"), each led by the first sentence of its
-    paragraph or list item (what happened, before "No harm done"). The day is what the
+    ("On Tuesday 12 May the core switch ... failed") and one its writer put in bold ("**Power
+    cut 02:10**") first, each led by the first sentence of its paragraph or list item (what
+    happened, before "No harm done") unless in bold itself. The day is what the
     question names; its words are rarely the log's ("hit the mainline" of "What did we damage
     on 14 May?")."""
     start, end = during
@@ -392,13 +393,25 @@ def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]
     day = f"-{start:%m-%d}"
     said.sort(
         key=lambda s: (
-            not any(v.kind == "date" and v.norm.endswith(day) for v in values(s.sentence.text))
+            not any(v.kind == "date" and v.norm.endswith(day) for v in values(s.sentence.text)),
+            # what the writer put in bold ("**Power cut 02:10**, whole avenue dark")
+            not _STRESSED.search(s.sentence.text),
         )
     )
     out: list[Scored] = []
     for s in said:
-        out.extend(x for x in (_block_lead(s, scored), s) if x not in out)
+        lead = s if _STRESSED.search(s.sentence.text) else _block_lead(s, scored)
+        out.extend(x for x in (lead, s) if x not in out)
     return out[:DAY_SENTENCES]
+
+
+def _notable(s: Scored, during: During) -> bool:
+    """Whether a day's entry says what happened notably: its writer put it in bold, or it
+    names that day."""
+    day = f"-{during[0]:%m-%d}" if during[0] else "~"
+    return bool(_STRESSED.search(s.sentence.text)) or any(
+        v.kind == "date" and v.norm.endswith(day) for v in values(s.sentence.text)
+    )
 
 
 #: A best sentence of this few words is a lead-in ("**2026.05.12** — Bad one."): what
@@ -1110,6 +1123,10 @@ def extractive_answer(
     if during is not None and (not picked or not said_during(picked[0].sentence, during)):
         # what happened that day, not a standing page's line that shares a word with it
         picked = day_pick(ask, scored, during) or picked
+    elif during is not None and not _notable(picked[0], during):
+        # ... or what its writer stressed, not its line that happens to score best
+        day = day_pick(ask, scored, during)
+        picked = day if day and _notable(day[0], during) else picked
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(
