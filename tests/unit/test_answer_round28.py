@@ -23,7 +23,13 @@ from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
-from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.extractive import (
+    _notable,
+    _partners,
+    day_pick,
+    extractive_answer,
+)
+from knowledge_platform.serve.answers.sources import Sources
 from tests.answer_fixtures import hits
 from tests.store_fixtures import chunk_file
 
@@ -256,3 +262,34 @@ def test_asked_whether_a_value_still_holds_the_change_that_ended_it_answers() ->
         embedder=_local(),
     )
     assert got.mode == "extractive" and "Thursday" in got.answer
+
+
+def test_what_happened_on_a_day_is_what_its_writer_stressed() -> None:
+    """ "What happened at Hillcrest on 12 May?" quoted "Second-on tonight: Hal." and "Moxie
+    discharged." of that day's handover, not its "**Power cut 02:10**"; and the handover's
+    "Night → day" was read as a change of words, set against other pages as a conflict."""
+    handover = (
+        "# Hillcrest shift handover\n\n"
+        "07:45 \u2014 Night \u2192 day (Colm \u2192 Maud). **Power cut 02:10**, whole avenue "
+        "dark. Generator picked up after 40 s; ICU came back first. The oxygen concentrator "
+        "did not restart by itself, so two patients went onto cylinders.\n"
+        "07:50 \u2014 Rest of the ward: Moxie (spaniel, spay yesterday) eating, home today. New "
+        "overnight: a collie with pelvic fractures, stable, on methadone.\n"
+        "07:55 \u2014 Cylinders: used two of the spares overnight. Ordered two more.\n"
+        "13:00 \u2014 Moxie discharged. Biscuit eating small amounts, lactate normal.\n"
+        "19:30 \u2014 Day \u2192 night (Maud \u2192 Aurelio). Biscuit stable. Second-on tonight: "
+        "Hal. Spare oxygen cylinders delivered 17:10, two full.\n"
+    )
+    assert "day" not in change_in("07:45 \u2014 Night \u2192 day (Colm \u2192 Maud).").new_text
+    title = "Hillcrest shift handover"
+    chunks = chunk_file(
+        "handover/hillcrest/2026-05-12.md", handover, date(2026, 5, 12), "event", title
+    )
+    question, day = "What happened at Hillcrest on 12 May?", (date(2026, 5, 12),) * 2
+    scored, _ = _partners(question, Sources(hits(*chunks)), _local(), day)
+    # the day's best-scoring line first, as a search that ranks it so would give it
+    best = next(s for s in scored if "Second-on" in s.sentence.text)
+    ordered = [best, *(s for s in scored if s is not best)]
+    assert not _notable(best, day)
+    picked = day_pick(read_ask(question), ordered, day)
+    assert picked and "Power cut" in picked[0].sentence.text and _notable(picked[0], day)
