@@ -941,14 +941,10 @@ _WEEKDAY_LABEL_ONLY = re.compile(
 
 def weekday_label(text: str, week: dt.date) -> dt.date | None:
     """The day of `week`'s ISO week a label of a weekday alone names ("Thu:")."""
-    m = _WEEKDAY_LABEL_ONLY.match(text)
-    if m is None:
-        return None
-    day = next(i for i, d in enumerate(WEEKDAYS) if d.startswith(m.group("day").lower()))
-    return week + dt.timedelta(days=day - week.weekday())
+    return _day_in_week(_WEEKDAY_LABEL_ONLY.match(text), week)
 
 
-#: An entry led by its weekday: "- Wed, needle bar jammed on machine 4", "Thu: 53 open".
+#: An entry led by its weekday: "- Wed - needle bar jammed on machine 4", "Thu: 53 open".
 _WEEKDAY_LEAD = re.compile(
     r"^[-*+\s]*(?P<day>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*[\u2013\u2014:-]\s*\S", re.I
 )
@@ -956,7 +952,11 @@ _WEEKDAY_LEAD = re.compile(
 
 def weekday_lead(text: str, week: dt.date) -> dt.date | None:
     """The day of `week`'s ISO week an entry that opens with its weekday names."""
-    m = _WEEKDAY_LEAD.match(text)
+    return _day_in_week(_WEEKDAY_LEAD.match(text), week)
+
+
+def _day_in_week(m: re.Match[str] | None, week: dt.date) -> dt.date | None:
+    """The day of `week`'s ISO week whose weekday `m`'s group "day" names."""
     if m is None:
         return None
     day = next(i for i, d in enumerate(WEEKDAYS) if d.startswith(m.group("day").lower()))
