@@ -671,11 +671,12 @@ def day_named(text: str, near: dt.date | None) -> dt.date | None:
     (Tue)" after an earlier entry) in the latest year up to `near`'s next, or the clock's, that
     day fell on that weekday (`weekday_year`)."""
     found = text_date(text)
+    tried = False  # whether `weekday_year` has read it already
     if found is None and near is not None and _WEEKDAY_FIGURES.search(text):
-        found = weekday_year(text, near)  # "Fri 11/6": the weekday says which order it is
+        found, tried = weekday_year(text, near), True  # "Fri 11/6": its weekday tells the order
     if found is None and near is not None:
         found = day_in_log(text, near)
-    if found is None:  # a weekday settles the year: "Monday 16 November", "13/10 (Tue)"
+    if found is None and not tried:  # a weekday settles the year: "Monday 16 November"
         found = weekday_year(text, near)
     return found
 
@@ -794,8 +795,9 @@ def month_heading(heading: str) -> dt.date | None:
 
 
 #: A year and month in figures, ISO's way: "2026-10" (not a day's "2026-10-05").
-_ISO_MONTH = re.compile(r"^\W*((?:19|20)\d{2})-(0[1-9]|1[0-2])(?![\d-])\W*$")
+#: ... opening a text ("2026-04 (W. Okafor)"), and as the whole of a heading.
 _ISO_MONTH_START = re.compile(r"^\W*((?:19|20)\d{2})-(0[1-9]|1[0-2])(?![\d-])")
+_ISO_MONTH = re.compile(_ISO_MONTH_START.pattern + r"\W*$")
 #: A month alone in a table's month column: "Jan", "Nov (to 11/19)".
 _MONTH_ALONE = re.compile(rf"^\W*(?P<month>{MONTH_NAMES})\.?(?:\s*\([^()]*\))?\W*$", re.I)
 #: An ISO week alone in a table's week column: "W38 (09/14-09/18)", "Wk 46".

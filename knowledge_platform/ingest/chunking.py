@@ -99,7 +99,11 @@ MAX_CHARS_PER_TOKEN = 16
 #: (6/8/2026) as its workspace writes them; 16 dates a journal's paragraphs led by their day
 #: in bold ("**2026.11.17** — ...", "**Thu 19 Nov** — ..."), headings of a day in figures
 #: with its weekday ("### 13/10 (Tue)"), a week's report by its title ("Week 46 (9-15
-#: Nov)") and an undated page's month sections ("## October 2026") by their month.
+#: Nov)") and an undated page's month sections ("## October 2026") by their month; 17 dates
+#: an archive's mails by the "Date:" line over their "From:", a binder's sections by their
+#: own "Reviewed Q2 2026", "w/e 15.11.", "- (3 Nov) ...", "Mon 11/2" in the order its weekday
+#: fits, a week report's "- Wed - ..." notes, "## 2026-10", "| Jan |" and "| W38 |" in a
+#: Month or Week column and "Rev C - 2026-04"; 18 a record by its "Decided:" line.
 CHUNKING_VERSION = 18
 
 
@@ -630,7 +634,7 @@ class Chunker:
                         said = (labelled or when[0], "event")
                     elif not ahead:
                         said = (
-                            weekday_lead(window.strip(), when[0])  # "- Wed, needle bar ..."
+                            weekday_lead(window.strip(), when[0])  # "- Wed - needle bar ..."
                             or weekday_in_week(window, when[0])
                             # an entry read with its label ("Thu:\n- Open tickets: 53")
                             or weekday_label(window.strip().split("\n", 1)[0], when[0])
