@@ -390,10 +390,9 @@ def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]
         and covered(named, words(s.sentence.context)) == len(named)
         and len(asked) - covered(asked, words(s.sentence.context)) <= DAY_WORDS
     ]
-    day = f"-{start:%m-%d}"
     said.sort(
         key=lambda s: (
-            not any(v.kind == "date" and v.norm.endswith(day) for v in values(s.sentence.text)),
+            not _names_day(s, start),
             # what the writer put in bold ("**Power cut 02:10**, whole avenue dark")
             not _STRESSED.search(s.sentence.text),
         )
@@ -408,10 +407,13 @@ def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]
 def _notable(s: Scored, during: During) -> bool:
     """Whether a day's entry says what happened notably: its writer put it in bold, or it
     names that day."""
-    day = f"-{during[0]:%m-%d}" if during[0] else "~"
-    return bool(_STRESSED.search(s.sentence.text)) or any(
-        v.kind == "date" and v.norm.endswith(day) for v in values(s.sentence.text)
-    )
+    return bool(_STRESSED.search(s.sentence.text)) or _names_day(s, during[0])
+
+
+def _names_day(s: Scored, day: dt.date | None) -> bool:
+    """Whether the sentence names `day` ("On Tuesday 12 May the core switch failed")."""
+    said = f"-{day:%m-%d}" if day else "~"
+    return any(v.kind == "date" and v.norm.endswith(said) for v in values(s.sentence.text))
 
 
 #: A best sentence of this few words is a lead-in ("**2026.05.12** — Bad one."): what
