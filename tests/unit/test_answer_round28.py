@@ -96,8 +96,9 @@ def test_a_weeks_figures_under_the_day_it_ended_are_of_that_week() -> None:
 
 
 def test_a_running_list_of_calls_is_dated_by_each_items_bracketed_day() -> None:
+    # the year in its heading, so the days do not hang on the clock's year
     page = (
-        "# K-9 account notes\n\n## Calls\n\n- (2 Jul) New PO 27-0188 from the July invoice.\n"
+        "# K-9 account notes 2026\n\n## Calls\n\n- (2 Jul) New PO 27-0188 from the July invoice.\n"
         "- (28 Sep) Lena takes over the account from Mateo on 1 Oct.\n"
     )
     days = _by_day(chunk_file("clients/k9.md", page))
@@ -106,7 +107,7 @@ def test_a_running_list_of_calls_is_dated_by_each_items_bracketed_day() -> None:
 
 def test_a_shift_reports_rows_and_notes_are_days_of_its_week() -> None:
     """ "Mon 11/2" was read day first, in whichever year 11 February was a Monday (2019), and
-    "- Wed, ..." notes were all said on the report's Friday."""
+    "- Wed - ..." notes were all said on the report's Friday."""
     assert weekday_year("Mon 11/2", date(2026, 11, 6)) == date(2026, 11, 2)
     assert weekday_year("Fri 11/6", date(2026, 11, 6)) == date(2026, 11, 6)
     report = (
