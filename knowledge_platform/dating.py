@@ -378,15 +378,29 @@ _ISO_WEEK = re.compile(r"(?<![\dA-Za-z])((?:19|20)\d{2})-?W([0-5]\d)(?!\d)")
 REPORT_WEEKDAY = 5
 
 
-def iso_week(name: str) -> dt.date | None:
-    """The Friday of the ISO week a name gives ("2026-W14.md": 3 April 2026), if one."""
+#: ... or by its week's number alone ("digests/wk46.md", "week-46.md").
+_WEEK_NAME = re.compile(r"(?:^|/)(?:wk|week)[-_ ]?([0-5]?\d)(?!\d)[^/]*$", re.I)
+
+
+def iso_week(name: str, today: dt.date | None = None) -> dt.date | None:
+    """The Friday of the ISO week a name gives ("2026-W14.md": 3 April 2026), if one; of a
+    week's number alone ("wk46.md"), in the latest year up to `today` (default: the clock's)
+    in which that Friday had come."""
     m = _ISO_WEEK.search(name)
-    if m is None:
+    if m is not None:
+        with contextlib.suppress(ValueError):
+            return dt.date.fromisocalendar(int(m.group(1)), int(m.group(2)), REPORT_WEEKDAY)
         return None
-    try:
-        return dt.date.fromisocalendar(int(m.group(1)), int(m.group(2)), REPORT_WEEKDAY)
-    except ValueError:
+    alone = _WEEK_NAME.search(name)
+    if alone is None:
         return None
+    now = today or dt.datetime.now(dt.UTC).date()
+    for year in (now.year, now.year - 1):
+        with contextlib.suppress(ValueError):
+            friday = dt.date.fromisocalendar(year, int(alone.group(1)), REPORT_WEEKDAY)
+            if friday <= now:
+                return friday
+    return None
 
 
 #: A page's own line saying when it was last checked, as wiki exports write it in a header
@@ -600,10 +614,12 @@ def marks(text: str) -> list[str]:
 
 #: A day and month without a year, as a week's log heads its days: "Tuesday 7 April",
 #: "Tue 7 Apr", "April 7", "7th April".
+#: What numbers the figure after it, not a day: "Box week 25 — 29 Oct" is the 29th.
+_NUMBERED = re.compile(r"\b(?:week|wk|no\.?|number|#)\s*$", re.I)
 _DAY_MONTH = [
     # a range's first day: "(9-16 Nov)" of a week's handover is the 9th (an en dash too)
     re.compile(
-        rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s*[-\u2013\u2014]\s*\d{{1,2}}(?:st|nd|rd|th)?\s+"
+        rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s*[-\u2013\u2014]\s*(?P<end>\d{{1,2}})(?:st|nd|rd|th)?\s+"
         rf"(?P<month>{_MONTH})\b",
         re.I,
     ),
@@ -619,7 +635,11 @@ def day_in_log(text: str, near: dt.date) -> dt.date | None:
     the week of 6 April 2026's log), in the year that puts it nearest the log's own date."""
     for pattern in _DAY_MONTH:
         m = pattern.search(text)
-        if m is None:
+        # (a range ends after it starts: "Box week 27 — 12 Nov" is the 12th, of week 27)
+        if m is None or (
+            "end" in m.groupdict()
+            and (int(m["end"]) <= int(m["day"]) or _NUMBERED.search(text[: m.start()]))
+        ):
             continue
         month, day = month_number(m.group("month")), int(m.group("day"))
         found = []
@@ -827,6 +847,9 @@ def week_cell(cell: str, near: dt.date) -> dt.date | None:
 LOG_SPAN_DAYS = 6
 
 
+_A_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+
 def section_time(
     headers: list[str] | tuple[str, ...],
     date: dt.date | None,
@@ -838,8 +861,13 @@ def section_time(
     dates its section too, unless that day comes more than `span` days after the log's own
     (`heading_span`: a week's log is named by its first day): a week's report says what
     happened under "Lanternfall 2026 (3-13 Dec)", the festival's dates, not its own."""
+    near = date if kind == "event" else None
+    if date is None:  # an undated page whose title gives its year: "Veg box notes - 2026
+        # season" above "## Box week 27 — 12 Nov"
+        year = next((int(m[0]) for h in headers if (m := _A_YEAR.search(h))), None)
+        near = dt.date(year, 7, 1) if year else None
     for header in reversed(headers):
-        found = day_named(header, date if kind == "event" else None)
+        found = day_named(header, near)
         if found is not None and not (
             kind == "event" and date is not None and (found - date).days > span
         ):

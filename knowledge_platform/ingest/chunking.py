@@ -103,8 +103,10 @@ MAX_CHARS_PER_TOKEN = 16
 #: an archive's mails by the "Date:" line over their "From:", a binder's sections by their
 #: own "Reviewed Q2 2026", "w/e 15.11.", "- (3 Nov) ...", "Mon 11/2" in the order its weekday
 #: fits, a week report's "- Wed - ..." notes, "## 2026-10", "| Jan |" and "| W38 |" in a
-#: Month or Week column and "Rev C - 2026-04"; 18 a record by its "Decided:" line.
-CHUNKING_VERSION = 18
+#: Month or Week column and "Rev C - 2026-04"; 18 a record by its "Decided:" line; 19 a
+#: week's digest named "wk46.md", "| w/c 09/11 |", "| 10-14 |" under "## October 2026", a
+#: "Created (UTC)" column, "## Box week 27 - 12 Nov" on an undated page titled with its year.
+CHUNKING_VERSION = 19
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,7 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     day, under the table's header row); what lies between them goes with the entry above,
     and what follows a table sums it up, said on its last row's day ("**October close:**
     ..." under the rows of October's weeks: no earlier than the week of 26 Oct it counts)."""
+    said = near  # the page's own date
     year = next((m for h in reversed(section.headers) if (m := _YEAR.search(h))), None)
     if year is not None:  # "## 2026" above "### 14 Apr"
         near = dt.date(int(year.group(0)), 7, 1)
@@ -256,7 +259,10 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             around = entries[-1][1] or near
             day = (
                 day_named(cell, around)
-                or figures_date(cell, around, day_first)
+                # "w/c 09/11": the week that commences on that day
+                or figures_date(_WEEK_OF.sub("", cell), around, day_first)
+                # "| 10-14 |" under "## October 2026": the month's day
+                or (_in_month(cell, month) if named else None)
                 # an undated page's "Week" column ("w/e 4 Jan"): weeks gone by
                 or (past_day(cell) if around is None and named else None)
                 # a month's row ("| Mar 2026 | 287,930 | ..."): what that month did
@@ -280,7 +286,10 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             continue
         if head and line.strip():  # the table ended: what follows sums it up, said after it
             head = []
-            entries.append((section.headers, max(days, default=month), []))
+            if days:  # (a table of no days goes on in the entry it is part of)
+                # (a schedule's rows to come sum up nothing: what follows them is the page's)
+                done = [d for d in days if said is None or d <= said]
+                entries.append((section.headers, max(done, default=month), []))
             days = []
         m = None if in_fence else _ENTRY_STAMP.match(line.strip())
         label = m and (
@@ -315,11 +324,34 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
     ]
 
 
+_MONTH_DAY = re.compile(r"^\W*(\d{1,2})-(\d{1,2})\W*$")
+
+
+def _in_month(cell: str, month: dt.date | None) -> dt.date | None:
+    """The day a cell writes as "10-14" (month, day) or "14-10" (day, month) under a heading
+    of that month, whose figure tells the order."""
+    m = _MONTH_DAY.match(cell)
+    if m is None or month is None:
+        return None
+    a, b = int(m[1]), int(m[2])
+    day = b if a == month.month else a if b == month.month else None
+    try:
+        return month.replace(day=day) if day else None
+    except ValueError:
+        return None
+
+
+#: What a week's cell writes before the day that names it: "w/c 09/11", "Week of 9/11",
+#: "w/e 15/11" (week commencing, ending).
+_WEEK_OF = re.compile(r"^\W*(?:w/[ce]|wk|week)\b(?:\s+(?:of|commencing|ending|starting))?\W*", re.I)
+
 #: A table's column of the day each row was said or takes effect: "Date", "Effective from",
-#: "w/c" (week commencing), "Week of".
+#: "w/c" (week commencing), "Week of", "Created (UTC)".
 _DATE_HEADER = re.compile(
     r"^\W*(?:date|day|when|effective(?:\s+(?:from|date|on))?|valid\s+from|in\s+force\s+from|"
-    r"from|since|as\s+of|w/?c|week(?:\s+(?:commencing|of|starting|beginning))?|month)\W*$",
+    r"from|since|as\s+of|w/?c|week(?:\s+(?:commencing|of|starting|beginning))?|month|"
+    # a ticket's or a record's own day: "Created (UTC)", "Opened", "Logged"
+    r"created|opened|raised|logged|reported|received|submitted)(?:\s*\([^()]*\))?\W*$",
     re.I,
 )
 

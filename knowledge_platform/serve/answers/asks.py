@@ -138,6 +138,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"\b(?:point|font|type|file)\s+sizes?\b",
             ("number", "money", "percent", "duration"),
         ),
+        # "what % inside SLA are we aiming for?", "SLA compliance target?": a share, whatever
+        # time words follow ("a 10% discount" gives its share: it asks no share)
+        (r"(?<![\d\s])\s?%|\bper\s?cent(?:age)?\b|\bcompliance\b", ("percent", "number")),
         # "How long do clients have to pay?": a duration, whatever the money words after it
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
@@ -393,13 +396,18 @@ _SMALL_TAKER = re.compile(
 #: Words of the calendar (lower case): a value a text gives, never a name it is about.
 CALENDAR = frozenset((*MONTHS, *WEEKDAYS, "today", "tomorrow", "yesterday"))
 _PLACE = re.compile(
-    r"\b(?:in|on|at|into|inside|under|via|through|within)\s+(?:the\s+|our\s+|a\s+|an\s+|"
+    r"\b(?:in|on|at|into|inside|under|via|through|within|behind|beside|outside|opposite|near|"
+    r"next\s+to|by(?=\s+the\b))\s+(?:the\s+|our\s+|a\s+|an\s+|"
     r"their\s+|your\s+|each\s+|every\s+)?(?!(?:"
     + "|".join(sorted(CALENDAR))
-    + r"|time|once|least|most|advance|total|person|full|case|order)s?\b)"
+    + r"|time|once|least|most|advance|total|person|full|case|order|end|way|book"
+    # (nor an article read as the word: "at the end" is no place by "the")
+    r"|the|our|a|an|their|your|each|every)s?\b)"
     r"[A-Za-z#@][\w-]*",
     re.I,
 )
+#: A line that labels what follows with what it is: "Assembly point: the north parking lot".
+_LABEL = re.compile(r"^\W*([A-Za-z][A-Za-z' -]{0,40}?):\s+\S")
 #: A capitalised run opening with a verb done to the name that follows it.
 _DONE_TO = re.compile(r"[A-Z][a-z]+ed\s+[A-Z]")
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
@@ -641,6 +649,13 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     if "place" in ask.kinds:  # a name where something is, not what the sentence is about
         opening = re.match(r"\W*(?:(?:a|an|the|our|every|each)\s+)?", text, re.I)
         start = opening.end() if opening else 0
+        label = _LABEL.match(text)
+        if (
+            label
+            and ask.subject
+            and len(set(terms(label[1])) & ask.subject) * 2 >= len(ask.subject)
+        ):
+            return True  # what the question asks where of, labelled: the rest says where
         return bool(_PLACE.search(text)) or any(
             v.kind == "code"
             or (v.kind == "name" and not text.startswith(v.text, start))
@@ -669,7 +684,7 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
 #: its rows, where a count of things ("How many consults ...") is named by its column.
 _MEASURED = frozenset(
     terms(
-        "kwh mwh kw kg kgs lb lbs tonnes tons km miles litres liters gallons kilowatt hours "
+        "kwh mwh kw kg kgs lb lbs pounds tonnes tons km miles litres liters gallons kilowatt hours "
         "megawatt hours"
     )
 )

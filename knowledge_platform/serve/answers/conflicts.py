@@ -29,7 +29,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
-from knowledge_platform.dating import CHANGE_CUE
+from knowledge_platform.dating import CHANGE_CUE, MONTH_NAMES, month_number
 from knowledge_platform.serve.answers import glossary
 from knowledge_platform.serve.answers.asks import CALENDAR, ROLE_NOUNS, fits, mentions, read_ask
 from knowledge_platform.serve.answers.changes import Change, change_in
@@ -337,6 +337,8 @@ def disagreement(
     share no kind of value, or speak of different things. A route's arrow ("Port Newark →
     Lehigh St") read as a move between places is no answer to what a lane costs."""
     a, b = asked_cell(question, a), asked_cell(question, b)
+    if _other_quarters(a.text, b.text) or _other_quarters(b.text, a.text):
+        return None
     asked = values(question)
     ca, cb = change_in(a.text), change_in(b.text)
     va, vb = _drop_shared_names(_answers(ca, asked), _answers(cb, asked))
@@ -375,6 +377,23 @@ def disagreement(
     return deferred or _restatement(a, b, ca, cb)
 
 
+_QUARTER = re.compile(r"\bQ([1-4])\b")
+_A_MONTH = re.compile(rf"\b({MONTH_NAMES})\b", re.I)
+
+
+def _other_quarters(a: str, b: str) -> bool:
+    """Whether `a` names a quarter ("Q3 (Jul-Sep): 2,686.5 h against the 2,750 target") and
+    `b` speaks only of other quarters' months or quarters ("a target of 2,400 volunteer hours
+    for October to December"): two periods' figures, not two sources that disagree."""
+    mine = {int(q) for q in _QUARTER.findall(a)}
+    if not mine:
+        return False
+    theirs = {int(q) for q in _QUARTER.findall(b)} | {
+        (month_number(m) - 1) // 3 + 1 for m in _A_MONTH.findall(b) if m.lower() != "may"
+    }
+    return bool(theirs) and not mine & theirs
+
+
 #: The word between what is done and who does it ("collected by GreenCart Waste", "handled by
 #: Vic"): a name after it is labelled by the verb as a name after a colon is by its label.
 _AGENT = r"(?:by|is|are|was|were)"
@@ -403,11 +422,18 @@ def _counted_alike(
     """The two sides' values, bare numbers only where one beside a number of the other side
     counts the same thing (a word in common within COUNT_WORDS): "Units sewn: 380" and "Down
     25 min on shift A" give two numbers of two things, not two answers to one."""
-    na = {id(v): _beside(a, v) for v in va if v.kind == "number"}
-    nb = {id(v): _beside(b, v) for v in vb if v.kind == "number"}
+    # a unit the number is written with counts as a word beside it: "320°F" and "330°F"
+    na = {id(v): _beside(a, v) | _written_unit(v) for v in va if v.kind == "number"}
+    nb = {id(v): _beside(b, v) | _written_unit(v) for v in vb if v.kind == "number"}
     keep_a = [v for v in va if v.kind != "number" or any(na[id(v)] & w for w in nb.values())]
     keep_b = [v for v in vb if v.kind != "number" or any(nb[id(v)] & w for w in na.values())]
     return keep_a, keep_b
+
+
+def _written_unit(value: Value) -> frozenset[str]:
+    """The unit a number's own text carries ("°F" of "320°F"), as a word beside it."""
+    unit = re.sub(r"[\d.,\s]+", "", value.text)
+    return frozenset({f"unit:{unit.lower()}"}) if unit else frozenset()
 
 
 def _labelled(question: str, text: str, found: Sequence[Value]) -> list[Value]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.asks import is_person, read_ask
 from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
 from knowledge_platform.serve.answers.contract import Citation, Claim, Conflict
 from knowledge_platform.serve.answers.relevance import Scored
@@ -152,7 +152,15 @@ def between(question: str, a: Sentence, b: Sentence) -> Disagreement | None:
     """How two retrieved sentences disagree about what the question asks (conflicts.py), in a
     kind of value that answers it (`_ANSWERED_BY`)."""
     kinds = _answering(question)
-    return _of_asked_kind(question, disagreement(question, _statement(a), _statement(b), kinds))
+    found = _of_asked_kind(question, disagreement(question, _statement(a), _statement(b), kinds))
+    if (
+        found is not None
+        and found.kind == "name"
+        and read_ask(question).kinds == ("person",)
+        and not (is_person(found.a) and is_person(found.b))
+    ):
+        return None  # asked who, a platform's name is no one's ("Zubair" and "Google Form")
+    return found
 
 
 def _statement(sentence: Sentence) -> Statement:

@@ -93,10 +93,11 @@ FRAGMENT_CHARS = 60
 #: Two sentences sharing this share of their terms say the same thing: one is quoted.
 REPEAT_JACCARD = 0.7
 #: The headings of a record's section that says what it decides: "## Decision", "## Outcome",
-#: and of a standard or policy kept as a record, what it lays down ("## Standard", "## Policy").
+#: a change record's "## Change", and of a standard or policy kept as a record, what it lays
+#: down ("## Standard", "## Policy").
 _DECISION = re.compile(
     r"\s*(decision|outcome|resolution|we\s+decided|standard|proposal|specification|policy|"
-    r"rules?)\b",
+    r"rules?|(?:the\s+)?changes?)\b",
     re.I,
 )
 #: A record the question names and asks what it says, without a section that decides, is
@@ -1072,7 +1073,12 @@ def _older_mark(s: Scored, conflicts: Sequence[Found], old: dict[int, Scored]) -
 
 
 def _other_sides(conflicts: Sequence[Found]) -> list[Scored]:
-    return [side.scored for found in conflicts for side in found.sides]
+    """Each sentence a conflict quotes, once: two conflicts may share a side."""
+    sides: dict[tuple[int, str], Scored] = {}
+    for found in conflicts:
+        for side in found.sides:
+            sides.setdefault((side.sentence.ref, side.sentence.text), side.scored)
+    return list(sides.values())
 
 
 def extractive_answer(

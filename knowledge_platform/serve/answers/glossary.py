@@ -25,6 +25,7 @@ GROUPS = """
 kpi metric measure indicator
 primary main headline principal
 login credentials password passwords
+fix fixes fixed fixing repair repairs repaired reset resets resetting
 outage incident downtime
 acknowledge acknowledged acknowledges acknowledging ack acks acked
 reefer reefers refrigerated chilled
@@ -62,6 +63,10 @@ timesheet timesheets timekeeping
 traffic sessions visits
 helpdesk servicedesk
 decide decided decides decision decisions
+respond responds responded responding response responses
+pound pounds lb lbs
+renew renews renewed renewal renewals
+arrive arrives arrived arrival arrivals
 production prod
 database databases db
 launch launches launched ship ships shipped
@@ -107,7 +112,11 @@ _SIGNING = r"(?:sign(?:ed)?|w[io]n|land(?:ed)?)"
 #: Phrases written as two words or with a hyphen, read as the one word of their group.
 #: ("the test log in the client folder" is not a log-in: only "sign in" takes a space)
 _PHRASE_WORDS = {
-    "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b",
+    # "locked out of Plotline": out of its login
+    "login": r"\bsign(?:-|\s)?(?:in|on)s?\b|\blog-?(?:in|on)s?\b|\blocked\s+out\b",
+    # "who can sort my login?", "sort it out": who fixes it (not "sort by date")
+    "fix": r"\bsort(?:s|ed|ing)?\s+(?:(?:it|this|that|them|my|your|our|the)\b\s*)?"
+    r"(?:[a-z]+\s+)?out\b|\bsort(?:s|ed|ing)?(?=\s+(?:my|your|our)\b)",
     "leave": r"\btime[-\s]off\b",
     # "Which bay came out ahead?": which won
     "win": r"\b(?:came|come|comes|coming)\s+out\s+(?:ahead|on\s+top|best|in\s+front)\b",

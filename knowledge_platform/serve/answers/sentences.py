@@ -269,13 +269,19 @@ class Sentence:
         return f"{self.context} {self.block}" if self.block else self.context
 
 
+#: A section's own number or record code and the dash after it: "5. ", "SOP-13 — ".
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]{2,}-\d+)\s*[\u2013\u2014:.-]?\s+")
+
+
 def names_a_thing(heading: str) -> bool:
     """A heading that names something (a client, a product: "HOT", "The Shade Store"), not a
-    section label ("Notes", "Leads", "Decisions")."""
-    words = heading.split()
+    section label ("Notes", "Leads", "Decisions"; a binder's "5. Curing" or "SOP-13 —
+    Facilities and equipment checks": its number orders sections, it names no subject)."""
+    words = [w for w in _SECTION_NUMBER.sub("", heading).split() if any(c.isalpha() for c in w)]
+    label = " ".join(words)
     return (
         any(w.isupper() and len(w) > 1 for w in words)
-        or any(v.kind in ("name", "code") for v in values(heading))
+        or any(v.kind in ("name", "code") for v in values(label))
         or (len(words) > 1 and all(w[:1].isupper() for w in words if w.isalpha()))
     )
 

@@ -85,6 +85,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     # "17/06/2026", "Weds 10/7", "signed Weds (10/28)": a day in digits, not two numbers
     # ("24/7 cover" and "4/5 stars" have no year and no weekday before them)
     ("date", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")),
+    # a table row's date cell without a year: "Date: 07-30" (month first unless over 12)
+    ("date", re.compile(r"(?:(?<=date: )|(?<=day: ))(\d{1,2})[-/](\d{1,2})(?![\d/-])", re.I)),
     (
         "date",
         re.compile(
