@@ -409,7 +409,9 @@ def iso_week(name: str, today: dt.date | None = None) -> dt.date | None:
 #: ("| Last edited | March 4, 2026 2:15 PM |").
 _STATED_REVIEW = re.compile(
     r"\b(?:last\s+)?(?:updated|reviewed|revised|verified|edited|modified|"
-    r"(?:current|correct|accurate|valid)\s+as\s+(?:of|at))\b[\s:*_|]*(?:on\s+)?"
+    r"(?:current|correct|accurate|valid)\s+as\s+(?:of|at)|"
+    # "Approved by the board: March 2026 · Next review: March 2027"
+    r"(?:approved|adopted)(?:\s+by\s+the\s+[a-z]+)?)\b[\s:*_|]*(?:on\s+)?"
     r"(?P<rest>.{0,40})",
     re.I,
 )

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
@@ -105,7 +106,8 @@ MAX_CHARS_PER_TOKEN = 16
 #: fits, a week report's "- Wed - ..." notes, "## 2026-10", "| Jan |" and "| W38 |" in a
 #: Month or Week column and "Rev C - 2026-04"; 18 a record by its "Decided:" line; 19 a
 #: week's digest named "wk46.md", "| w/c 09/11 |", "| 10-14 |" under "## October 2026", a
-#: "Created (UTC)" column, "## Box week 27 - 12 Nov" on an undated page titled with its year.
+#: "Created (UTC)" column, "## Box week 27 - 12 Nov" on an undated page titled with its
+#: year, and a page by its "Approved by the board: March 2026" line.
 CHUNKING_VERSION = 19
 
 
@@ -115,7 +117,9 @@ class Section:
     text: str
 
 
-def by_day(section: Section, near: dt.date | None = None) -> list[tuple[Section, dt.date | None]]:
+def by_day(
+    section: Section, near: dt.date | None = None, timezone: str = "America/New_York"
+) -> list[tuple[Section, dt.date | None]]:
     """A section of dated entries as one section per entry (or day), each with its day: a
     chat channel's export ("[2026-03-04 09:12] nadia: ...", most of its lines: a reply or an
     unstamped line goes with the message above it), or a journal whose entries open with a
@@ -127,7 +131,7 @@ def by_day(section: Section, near: dt.date | None = None) -> list[tuple[Section,
     said = [line for line in lines if line.strip()]
     stamps = [m for line in said if (m := _STAMPED.match(line))]
     if not stamps or len(stamps) < STAMPED_SHARE * len(said):
-        return _by_entry(section, near)
+        return _by_entry(section, near, timezone)
     # "03/04" is read as the other stamps in figures are: day first unless one says otherwise
     day_first = figures_day_first([m["day"] for m in stamps if m["day"]])
     days: dict[dt.date | None, list[str]] = {}
@@ -215,7 +219,9 @@ STAMPED_ENTRIES = 2
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
-def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.date | None]]:
+def _by_entry(
+    section: Section, near: dt.date | None, timezone: str = "America/New_York"
+) -> list[tuple[Section, dt.date | None]]:
     """`by_day` for a section of dated entry stamps, or of table rows whose first cell is a
     day ("| 9 Nov | 248,320 | 96.2% |" under "## November 2026": each row an entry of its
     day, under the table's header row); what lies between them goes with the entry above,
@@ -258,7 +264,9 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
             cell = cells[column] if column < len(cells) else ""
             around = entries[-1][1] or near
             day = (
-                day_named(cell, around)
+                # "2026-11-20T01:05Z": the evening of the 19th where the service is
+                local_day(cell, timezone)
+                or day_named(cell, around)
                 # "w/c 09/11": the week that commences on that day
                 or figures_date(_WEEK_OF.sub("", cell), around, day_first)
                 # "| 10-14 |" under "## October 2026": the month's day
@@ -322,6 +330,26 @@ def _by_entry(section: Section, near: dt.date | None) -> list[tuple[Section, dt.
         for headers, on, kept in entries
         if (text := "\n".join(kept).strip()) and not _only_head(text)
     ]
+
+
+#: A timestamp with its offset from UTC: "2026-11-20T01:05Z", "2026-11-19 20:05-05:00".
+_STAMP_WITH_ZONE = re.compile(
+    r"^\W*(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})\b"
+)
+
+
+def local_day(cell: str, timezone: str) -> dt.date | None:
+    """The day in `timezone` of a cell's timestamp written with its offset from UTC."""
+    m = _STAMP_WITH_ZONE.match(cell)
+    if m is None:
+        return None
+    zone = m[4].replace("UTC", "Z").replace("Z", "+00:00")
+    zone = zone if ":" in zone else f"{zone[:3]}:{zone[3:]}"
+    try:
+        at = dt.datetime.fromisoformat(f"{m[1]}T{m[2]}:{m[3]}{zone}")
+        return at.astimezone(ZoneInfo(timezone)).date()
+    except (ValueError, ZoneInfoNotFoundError):
+        return None
 
 
 _MONTH_DAY = re.compile(r"^\W*(\d{1,2})-(\d{1,2})\W*$")
@@ -588,10 +616,18 @@ def _fitting_piece(
 
 
 class Chunker:
-    def __init__(self, counter: TokenCounter, window_tokens: int, overlap: float = 0.2) -> None:
+    def __init__(
+        self,
+        counter: TokenCounter,
+        window_tokens: int,
+        overlap: float = 0.2,
+        timezone: str = "America/New_York",
+    ) -> None:
         self.counter = counter
         self.window_tokens = window_tokens
         self.overlap = overlap
+        #: the registry's timezone: the day a timestamp in UTC ("2026-11-20T01:05Z") falls on
+        self.timezone = timezone
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -603,6 +639,7 @@ class Chunker:
             "tokenizer": self.counter.name,
             "window_tokens": self.window_tokens,
             "overlap": self.overlap,
+            "timezone": self.timezone,
             "max_target": MAX_TARGET,
             "min_budget": MIN_BUDGET,
             "max_chars_per_token": MAX_CHARS_PER_TOKEN,
@@ -628,7 +665,9 @@ class Chunker:
         # a week's report: its entries' weekdays
         weekly = iso_week(doc.source_id) is not None or week_heading(doc.title) is not None
         span = heading_span(doc.source_id, doc.date)
-        for section, day in (daily for s in sections for daily in by_day(s, doc.date)):
+        for section, day in (
+            daily for s in sections for daily in by_day(s, doc.date, self.timezone)
+        ):
             budget = self.budget(doc.title, section.headers)
             when = (
                 (day, "event")

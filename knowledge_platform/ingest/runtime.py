@@ -15,7 +15,11 @@ from knowledge_platform.runtime import Runtime
 
 def build_chunker(registry: Registry, embedder: Embedder) -> Chunker:
     """Chunks sized to `embedder`'s window, counted in its provider's tokens."""
-    return Chunker(counter_for(registry.embedding.provider), embedder.window_tokens)
+    return Chunker(
+        counter_for(registry.embedding.provider),
+        embedder.window_tokens,
+        timezone=registry.timezone,
+    )
 
 
 class IngestRuntime(Runtime):

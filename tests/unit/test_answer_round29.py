@@ -1,5 +1,6 @@
 """Round 29 (issue 25): a week's digest named by its number alone, a rota's "w/c 09/11" rows,
-a harvest table's "10-14" rows under their month, a ticket export's "Created (UTC)" column,
+a harvest table's "10-14" rows under their month, a ticket export's "Created (UTC)" column
+(each row the day in the registry's timezone),
 an undated page's dated headings read in the year its title gives; two numbered sections of
 a binder that disagree, two readings in one unit; a labelled place; a change record's own
 "## Change"."""
@@ -10,7 +11,7 @@ import os
 from datetime import date
 from pathlib import Path
 
-from knowledge_platform.dating import day_named, iso_week
+from knowledge_platform.dating import day_named, iso_week, stated_review
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
@@ -72,11 +73,17 @@ def test_a_month_tables_month_day_rows_and_a_tickets_created_column() -> None:
     export = (
         "# Ticket export\n\n| Ticket | Created (UTC) | Client | Summary |\n|---|---|---|---|\n"
         "| T-58812 | 2026-11-18T14:10Z | Brightside | Scanner not saving |\n"
+        "| T-58830 | 2026-11-19T03:40Z | Brightside | Backup warnings |\n"
         "| T-58844 | 2026-11-19T11:02Z | Calder | Disk warning |\n"
+        "| T-58871 | 2026-11-20T01:05Z | Brightside | Locked out of Outlook |\n"
         "| T-58890 | 2026-11-20T13:20Z | Brightside | Printer offline |\n"
     )
     chunks = chunk_file("tickets/export.md", export, date(2026, 11, 20), "event")
     assert _dated(chunks, "T-58844") == date(2026, 11, 19)
+    # a time in UTC is a day where the service is (the registry's timezone, New York here):
+    # 01:05 on the 20th in UTC was the evening of the 19th, 03:40 on the 19th the 18th's night
+    assert _dated(chunks, "T-58871") == date(2026, 11, 19)
+    assert _dated(chunks, "T-58830") == date(2026, 11, 18)
 
 
 def test_an_undated_pages_headings_are_read_in_the_year_its_title_gives() -> None:
@@ -188,3 +195,47 @@ def test_a_word_and_its_other_form_are_one_subject_and_locked_out_is_a_login() -
     said = words("locked out of plotline, who can sort my login?")
     assert {"login", "fix"} <= said and "sort" not in said
     assert "fix" not in words("sort the list by date")
+
+
+def test_a_tables_rows_asked_for_none_by_name_answer_with_its_total() -> None:
+    """ "How much did the market stall take last week?" quoted the Veg, Flowers and Preserves
+    rows of the Saturday's table, never its Total row: the question names no row."""
+    takings = (
+        "# Market stall takings 2026\n\nCarver Square, Saturdays 8am-1pm.\n\n"
+        "## Saturdays\n\n### Sat 14 Nov\n\n| | Cash | Card | Total |\n"
+        "|---|---|---|---|\n| Veg | $417.58 | $541.25 | $958.83 |\n"
+        "| Flowers | $38.62 | $74.02 | $112.64 |\n"
+        "| **Total** | $490.51 | $671.99 | **$1,162.50** |\n\n### Sat 7 Nov\n\n"
+        "| | Cash | Card | Total |\n|---|---|---|---|\n| Veg | $394.21 | $690.97 | $1,085.18 |\n"
+        "| **Total** | $495.40 | $822.60 | **$1,318.00** |\n"
+    )
+    title = "Market stall takings 2026"
+    chunks = chunk_file("market/takings-2026.md", takings, None, "standing", title)
+    got = extractive_answer(
+        "How much did the market stall take on Saturday 14 November?",
+        hits(*chunks),
+        scope="internal",
+        embedder=_local(),
+        during=(date(2026, 11, 14), date(2026, 11, 14)),
+    )
+    assert got.answer.index("$1,162.50") < got.answer.index("$958.83")
+    # a row the question names is its answer, not the total
+    flowers = extractive_answer(
+        "How much did the flowers take on Saturday 14 November?",
+        hits(*chunks),
+        scope="internal",
+        embedder=_local(),
+        during=(date(2026, 11, 14), date(2026, 11, 14)),
+    )
+    total_at = flowers.answer.find("$1,162.50")
+    assert total_at == -1 or flowers.answer.index("$112.64") < total_at
+
+
+def test_a_page_approved_by_the_board_is_as_of_that_month() -> None:
+    """The volunteer handbook's footer "Approved by the board: March 2026 · Next review: March
+    2027" dated nothing, so its 16-or-older rule had no date against the FAQ's 18."""
+    handbook = (
+        "# Volunteer Handbook\n\nVolunteers aged 16 or older can come on their own.\n\n"
+        "Approved by the board: March 2026 · Next review: March 2027 · Owner: Zubair\n"
+    )
+    assert stated_review(handbook) == date(2026, 3, 1)

@@ -1072,6 +1072,39 @@ def _older_mark(s: Scored, conflicts: Sequence[Found], old: dict[int, Scored]) -
     return ""
 
 
+#: A table's row that sums the others up: "| **Total** | **137** |", "Client: Total; ...".
+_TOTAL_ROW = re.compile(r"^\W*(?:[A-Za-z ()]+:\s*)?\**\s*(?:grand\s+)?totals?\b", re.I)
+#: ... or the line under it that does: "Week total: 186.5 volunteer hours."
+_TOTAL_LINE = re.compile(r"^\W*(?:[A-Za-z]+\s+)?totals?\s*:", re.I)
+
+
+def _total_first(ask: Ask, picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
+    """Rows of a table asked for none of them by name ("How much did the stall take last
+    week?" of a Saturday's Veg, Flowers and Preserves rows): the table's total row (or the
+    "Week total:" line under it) first, what the question asks of them all."""
+    if not picked or CELL_JOIN not in picked[0].sentence.text:
+        return picked
+    best = picked[0].sentence
+    label = best.text.split(CELL_JOIN)[0].split(":")[-1]
+    if _TOTAL_ROW.match(best.text) or set(terms(label)) & ask.terms:
+        return picked
+    total = next(
+        (
+            s
+            for s in every
+            if s.sentence.chunk.doc_id == best.chunk.doc_id
+            and s.sentence.trail == best.trail
+            and (
+                (CELL_JOIN in s.sentence.text and _TOTAL_ROW.match(s.sentence.text))
+                or _TOTAL_LINE.match(s.sentence.text)
+            )
+            and (s.fits or not ask.kinds)
+        ),
+        None,
+    )
+    return picked if total is None else [total, *(p for p in picked if p is not total)]
+
+
 def _other_sides(conflicts: Sequence[Found]) -> list[Scored]:
     """Each sentence a conflict quotes, once: two conflicts may share a side."""
     sides: dict[tuple[int, str], Scored] = {}
@@ -1135,6 +1168,7 @@ def extractive_answer(
         # ... or what its writer stressed, not its line that happens to score best
         day = day_pick(ask, scored, during)
         picked = day if day and _notable(day[0], during) else picked
+    picked = _total_first(ask, picked, every)
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(

@@ -65,6 +65,9 @@ helpdesk servicedesk
 decide decided decides decision decisions
 respond responds responded responding response responses
 pound pounds lb lbs
+volunteer volunteers volunteering vol vols
+character characters char chars
+effective implemented
 renew renews renewed renewal renewals
 arrive arrives arrived arrival arrivals
 production prod
@@ -121,6 +124,8 @@ _PHRASE_WORDS = {
     # "Which bay came out ahead?": which won
     "win": r"\b(?:came|come|comes|coming)\s+out\s+(?:ahead|on\s+top|best|in\s+front)\b",
     "cutoff": r"\bcut[-\s]off\b",
+    # "When did the 10% threshold take effect?": when it was effective, implemented
+    "effective": r"\bt(?:ake|akes|ook|aking|aken)\s+effect\b|\bin\s+effect\b",
     # "The advent calendar went to press today": off to the printer
     "printer": r"\b(?:went|go|goes|going|gone|sent|send|sends)\s+to\s+press\b",
     # "Who gives the OK on ...?", "sign-off", "who signs things off", "need Imogen to OK
