@@ -195,6 +195,9 @@ def test_a_word_and_its_other_form_are_one_subject_and_locked_out_is_a_login() -
     said = words("locked out of plotline, who can sort my login?")
     assert {"login", "fix"} <= said and "sort" not in said
     assert "fix" not in words("sort the list by date")
+    # "When did the 10% threshold take effect?" of "Implemented Thursday 17 September"
+    assert "implement" in words("When did the threshold take effect?")
+    assert "charact" in words("how many chars does a password need?")
 
 
 def test_a_tables_rows_asked_for_none_by_name_answer_with_its_total() -> None:
