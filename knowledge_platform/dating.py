@@ -614,10 +614,10 @@ def marks(text: str) -> list[str]:
     return [CHANGE] if CHANGE_CUE.search(text) else []
 
 
-#: A day and month without a year, as a week's log heads its days: "Tuesday 7 April",
-#: "Tue 7 Apr", "April 7", "7th April".
 #: What numbers the figure after it, not a day: "Box week 25 — 29 Oct" is the 29th.
 _NUMBERED = re.compile(r"\b(?:week|wk|no\.?|number|#)\s*$", re.I)
+#: A day and month without a year, as a week's log heads its days: "Tuesday 7 April",
+#: "Tue 7 Apr", "April 7", "7th April".
 _DAY_MONTH = [
     # a range's first day: "(9-16 Nov)" of a week's handover is the 9th (an en dash too)
     re.compile(
@@ -849,7 +849,8 @@ def week_cell(cell: str, near: dt.date) -> dt.date | None:
 LOG_SPAN_DAYS = 6
 
 
-_A_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+#: A year in figures: "2026" of "Veg box notes - 2026 season", of "## 2026".
+YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
 def section_time(
@@ -866,7 +867,7 @@ def section_time(
     near = date if kind == "event" else None
     if date is None:  # an undated page whose title gives its year: "Veg box notes - 2026
         # season" above "## Box week 27 — 12 Nov"
-        year = next((int(m[0]) for h in headers if (m := _A_YEAR.search(h))), None)
+        year = next((int(m[0]) for h in headers if (m := YEAR.search(h))), None)
         near = dt.date(year, 7, 1) if year else None
     for header in reversed(headers):
         found = day_named(header, near)

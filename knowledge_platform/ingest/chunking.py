@@ -25,6 +25,7 @@ from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import (
     CHAT_STAMP,
     MESSAGE_STAMP,
+    YEAR,
     day_named,
     figures_date,
     figures_day_first,
@@ -216,7 +217,6 @@ def _mail_days(lines: Sequence[str]) -> dict[int, dt.date]:
 
 #: How many dated entry stamps make a section a journal of entries.
 STAMPED_ENTRIES = 2
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
 def _by_entry(
@@ -228,7 +228,7 @@ def _by_entry(
     and what follows a table sums it up, said on its last row's day ("**October close:**
     ..." under the rows of October's weeks: no earlier than the week of 26 Oct it counts)."""
     said = near  # the page's own date
-    year = next((m for h in reversed(section.headers) if (m := _YEAR.search(h))), None)
+    year = next((m for h in reversed(section.headers) if (m := YEAR.search(h))), None)
     if year is not None:  # "## 2026" above "### 14 Apr"
         near = dt.date(int(year.group(0)), 7, 1)
     month = month_heading(section.headers[-1]) if section.headers else None
