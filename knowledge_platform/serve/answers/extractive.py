@@ -93,11 +93,12 @@ FRAGMENT_CHARS = 60
 #: Two sentences sharing this share of their terms say the same thing: one is quoted.
 REPEAT_JACCARD = 0.7
 #: The headings of a record's section that says what it decides: "## Decision", "## Outcome",
-#: a change record's "## Change", and of a standard or policy kept as a record, what it lays
-#: down ("## Standard", "## Policy").
+#: and of a standard or policy kept as a record, what it lays down ("## Standard", "## Policy").
+#: A change record's "## Outcome" says what came of its "## Change", not what it decided: the
+#: record is read from its lead ("What did CHG-0044 change?").
 _DECISION = re.compile(
     r"\s*(decision|outcome|resolution|we\s+decided|standard|proposal|specification|policy|"
-    r"rules?|(?:the\s+)?changes?)\b",
+    r"rules?)\b",
     re.I,
 )
 #: A record the question names and asks what it says, without a section that decides, is
@@ -661,7 +662,13 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
     workspace), each one's best; of one record without a decision section that the question
     asks what it says ("What did CR-014 ask for?"), its lead (`_record_lead`)."""
     fitting = [s for s in focus if s.fits]
-    decided = [s for s in fitting if _in_decision(s)]
+    changed = {s.sentence.chunk.doc_id for s in focus if _CHANGE_SECTION.match(_section_of(s))}
+    decided = [
+        s
+        for s in fitting
+        if _in_decision(s)
+        and not (s.sentence.chunk.doc_id in changed and _OUTCOME.match(_section_of(s)))
+    ]
     records = list(dict.fromkeys(s.sentence.chunk.doc_id for s in decided))
     if len(records) > 1:
         # every sentence fits when the question asks for no kind of value ("What does decision
@@ -808,6 +815,16 @@ def _restates(s: Scored, best: Scored) -> bool:
         return False
     mine, theirs = words(a.text), words(b.text)
     return bool(mine) and len(mine & theirs) >= RESTATED_SHARE * min(len(mine), len(theirs))
+
+
+_CHANGE_SECTION = re.compile(r"\s*(?:the\s+)?changes?\s*$", re.I)
+_OUTCOME = re.compile(r"\s*outcome\b", re.I)
+
+
+def _section_of(s: Scored) -> str:
+    """The heading of the section `s` is in, below its record's title ("" when none)."""
+    chunk = s.sentence.chunk
+    return next((h for h in reversed(chunk.headers) if h != chunk.title), "")
 
 
 def _in_decision(s: Scored) -> bool:
