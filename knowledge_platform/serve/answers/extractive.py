@@ -662,12 +662,12 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
     workspace), each one's best; of one record without a decision section that the question
     asks what it says ("What did CR-014 ask for?"), its lead (`_record_lead`)."""
     fitting = [s for s in focus if s.fits]
-    changed = {s.sentence.chunk.doc_id for s in focus if _CHANGE_SECTION.match(_section_of(s))}
+    changed = {s.sentence.chunk.doc_id for s in focus if _CHANGE_SECTION.match(_heading(s))}
     decided = [
         s
         for s in fitting
         if _in_decision(s)
-        and not (s.sentence.chunk.doc_id in changed and _OUTCOME.match(_section_of(s)))
+        and not (s.sentence.chunk.doc_id in changed and _OUTCOME.match(_heading(s)))
     ]
     records = list(dict.fromkeys(s.sentence.chunk.doc_id for s in decided))
     if len(records) > 1:
@@ -821,18 +821,15 @@ _CHANGE_SECTION = re.compile(r"\s*(?:the\s+)?changes?\s*$", re.I)
 _OUTCOME = re.compile(r"\s*outcome\b", re.I)
 
 
-def _section_of(s: Scored) -> str:
-    """The heading of the section `s` is in, below its record's title ("" when none)."""
-    chunk = s.sentence.chunk
-    return next((h for h in reversed(chunk.headers) if h != chunk.title), "")
+def _heading(s: Scored) -> str:
+    """The nearest heading of the section `s` is in, below its record's title ("" when none)."""
+    return next(reversed(_section(s)), "")
 
 
 def _in_decision(s: Scored) -> bool:
     """Whether `s` is in a record's decision section, or in a record of one section whose
     title names it a decision ("Decision 0004: A second person reviews ...")."""
-    chunk = s.sentence.chunk
-    sections = [h for h in chunk.headers if h != chunk.title]
-    return any(_DECISION.match(h) for h in sections or [chunk.title])
+    return any(_DECISION.match(h) for h in _section(s) or (s.sentence.chunk.title,))
 
 
 def quoted(
