@@ -16,6 +16,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from knowledge_platform.frontmatter import parse_date
 from knowledge_platform.models import TimeKind
@@ -840,6 +841,45 @@ def week_cell(cell: str, near: dt.date) -> dt.date | None:
         return None
     try:
         return dt.date.fromisocalendar(near.year, int(m.group(1)), REPORT_WEEKDAY)
+    except ValueError:
+        return None
+
+
+#: The timezone a timestamp's day is read in when none is given (the registry's default).
+DEFAULT_TIMEZONE = "America/New_York"
+#: A timestamp with its offset from UTC: "2026-11-20T01:05Z", "2026-11-19 20:05-05:00".
+_STAMP_WITH_ZONE = re.compile(
+    r"^\W*(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})\b"
+)
+
+
+def local_day(cell: str, timezone: str) -> dt.date | None:
+    """The day in `timezone` of a cell's timestamp written with its offset from UTC."""
+    m = _STAMP_WITH_ZONE.match(cell)
+    if m is None:
+        return None
+    zone = m[4].replace("UTC", "Z").replace("Z", "+00:00")
+    zone = zone if ":" in zone else f"{zone[:3]}:{zone[3:]}"
+    try:
+        at = dt.datetime.fromisoformat(f"{m[1]}T{m[2]}:{m[3]}{zone}")
+        return at.astimezone(ZoneInfo(timezone)).date()
+    except (ValueError, ZoneInfoNotFoundError):
+        return None
+
+
+_MONTH_DAY = re.compile(r"^\W*(\d{1,2})-(\d{1,2})\W*$")
+
+
+def month_day(cell: str, month: dt.date | None) -> dt.date | None:
+    """The day a cell writes as "10-14" (month, day) or "14-10" (day, month) under a heading
+    of that month, whose figure tells the order."""
+    m = _MONTH_DAY.match(cell)
+    if m is None or month is None:
+        return None
+    a, b = int(m[1]), int(m[2])
+    day = b if a == month.month else a if b == month.month else None
+    try:
+        return month.replace(day=day) if day else None
     except ValueError:
         return None
 

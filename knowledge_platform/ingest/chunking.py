@@ -18,12 +18,12 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from knowledge_platform.convert.markdown import TABLE_RULE
 from knowledge_platform.convert.result import locate
 from knowledge_platform.dating import (
     CHAT_STAMP,
+    DEFAULT_TIMEZONE,
     MESSAGE_STAMP,
     YEAR,
     day_named,
@@ -32,8 +32,10 @@ from knowledge_platform.dating import (
     figures_order,
     heading_span,
     iso_week,
+    local_day,
     marks,
     month_alone,
+    month_day,
     month_heading,
     past_day,
     section_time,
@@ -119,7 +121,7 @@ class Section:
 
 
 def by_day(
-    section: Section, near: dt.date | None = None, timezone: str = "America/New_York"
+    section: Section, near: dt.date | None = None, timezone: str = DEFAULT_TIMEZONE
 ) -> list[tuple[Section, dt.date | None]]:
     """A section of dated entries as one section per entry (or day), each with its day: a
     chat channel's export ("[2026-03-04 09:12] nadia: ...", most of its lines: a reply or an
@@ -220,7 +222,7 @@ STAMPED_ENTRIES = 2
 
 
 def _by_entry(
-    section: Section, near: dt.date | None, timezone: str = "America/New_York"
+    section: Section, near: dt.date | None, timezone: str = DEFAULT_TIMEZONE
 ) -> list[tuple[Section, dt.date | None]]:
     """`by_day` for a section of dated entry stamps, or of table rows whose first cell is a
     day ("| 9 Nov | 248,320 | 96.2% |" under "## November 2026": each row an entry of its
@@ -270,7 +272,7 @@ def _by_entry(
                 # "w/c 09/11": the week that commences on that day
                 or figures_date(_WEEK_OF.sub("", cell), around, day_first)
                 # "| 10-14 |" under "## October 2026": the month's day
-                or (_in_month(cell, month) if named else None)
+                or (month_day(cell, month) if named else None)
                 # an undated page's "Week" column ("w/e 4 Jan"): weeks gone by
                 or (past_day(cell) if around is None and named else None)
                 # a month's row ("| Mar 2026 | 287,930 | ..."): what that month did
@@ -330,43 +332,6 @@ def _by_entry(
         for headers, on, kept in entries
         if (text := "\n".join(kept).strip()) and not _only_head(text)
     ]
-
-
-#: A timestamp with its offset from UTC: "2026-11-20T01:05Z", "2026-11-19 20:05-05:00".
-_STAMP_WITH_ZONE = re.compile(
-    r"^\W*(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})\b"
-)
-
-
-def local_day(cell: str, timezone: str) -> dt.date | None:
-    """The day in `timezone` of a cell's timestamp written with its offset from UTC."""
-    m = _STAMP_WITH_ZONE.match(cell)
-    if m is None:
-        return None
-    zone = m[4].replace("UTC", "Z").replace("Z", "+00:00")
-    zone = zone if ":" in zone else f"{zone[:3]}:{zone[3:]}"
-    try:
-        at = dt.datetime.fromisoformat(f"{m[1]}T{m[2]}:{m[3]}{zone}")
-        return at.astimezone(ZoneInfo(timezone)).date()
-    except (ValueError, ZoneInfoNotFoundError):
-        return None
-
-
-_MONTH_DAY = re.compile(r"^\W*(\d{1,2})-(\d{1,2})\W*$")
-
-
-def _in_month(cell: str, month: dt.date | None) -> dt.date | None:
-    """The day a cell writes as "10-14" (month, day) or "14-10" (day, month) under a heading
-    of that month, whose figure tells the order."""
-    m = _MONTH_DAY.match(cell)
-    if m is None or month is None:
-        return None
-    a, b = int(m[1]), int(m[2])
-    day = b if a == month.month else a if b == month.month else None
-    try:
-        return month.replace(day=day) if day else None
-    except ValueError:
-        return None
 
 
 #: What a week's cell writes before the day that names it: "w/c 09/11", "Week of 9/11",
@@ -621,7 +586,7 @@ class Chunker:
         counter: TokenCounter,
         window_tokens: int,
         overlap: float = 0.2,
-        timezone: str = "America/New_York",
+        timezone: str = DEFAULT_TIMEZONE,
     ) -> None:
         self.counter = counter
         self.window_tokens = window_tokens
