@@ -14,11 +14,13 @@ from pathlib import Path
 from knowledge_platform.dating import day_named, iso_week, stated_review
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
-from knowledge_platform.serve.answers.conflicts import Statement, disagreement
-from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
+from knowledge_platform.serve.answers.disagreements import Found, Side, _of_asked_kind
+from knowledge_platform.serve.answers.extractive import _other_sides, _partners, extractive_answer
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.sentences import names_a_thing
-from knowledge_platform.serve.answers.values import values
+from knowledge_platform.serve.answers.sources import Sources
+from knowledge_platform.serve.answers.values import Value, values
 from tests.answer_fixtures import hits
 from tests.store_fixtures import chunk_file
 
@@ -242,3 +244,25 @@ def test_a_page_approved_by_the_board_is_as_of_that_month() -> None:
         "Approved by the board: March 2026 · Next review: March 2027 · Owner: Zubair\n"
     )
     assert stated_review(handbook) == date(2026, 3, 1)
+
+
+def test_asked_who_a_platforms_name_is_no_ones_and_a_shared_side_is_quoted_once() -> None:
+    """ "locked out of plotline, who can sort my login?" flagged Zubair against "Google Form",
+    and the minutes' sentence both conflicts shared was quoted twice."""
+    question = "Who looks after Plotline?"
+    zubair, form = Value("name", "zubair", "Zubair"), Value("name", "google form", "Google Form")
+    assert _of_asked_kind(question, Disagreement("name", zubair, form)) is None
+    ike = Value("name", "ike", "Ike")
+    assert _of_asked_kind(question, Disagreement("name", zubair, ike)) is not None
+    page = (
+        "# Volunteer FAQ\n\nMessage Zubair: he's the Plotline admin.\n\n"
+        "Ike set Plotline up in March.\n\nPlotline replaced the Google Form.\n"
+    )
+    chunks = chunk_file("volunteers/faq.md", page, date(2026, 9, 2), title="Volunteer FAQ")
+    scored, _ = _partners(question, Sources(hits(*chunks)), _local())
+    a, b, c = scored[:3]
+    shared = [
+        Found("name", (Side(a, "x"), Side(b, "y"))),
+        Found("name", (Side(c, "z"), Side(b, "y"))),
+    ]
+    assert [s.sentence.text for s in _other_sides(shared)] == [s.sentence.text for s in (a, b, c)]

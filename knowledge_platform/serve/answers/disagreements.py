@@ -49,7 +49,15 @@ def _answering(question: str) -> frozenset[str] | None:
 
 
 def _of_asked_kind(question: str, found: Disagreement | None) -> Disagreement | None:
-    """`found` if it is of a kind of value that answers the question (`_ANSWERED_BY`)."""
+    """`found` if it is of a kind of value that answers the question (`_ANSWERED_BY`); asked
+    who, two names of which one is a platform's ("Zubair" and "Google Form") answer nothing."""
+    if (
+        found is not None
+        and found.kind == "name"
+        and read_ask(question).kinds == ("person",)
+        and not (is_person(found.a) and is_person(found.b))
+    ):
+        return None
     answering = _answering(question)
     if found is None or answering is None or found.kind in answering:
         return found
@@ -152,15 +160,7 @@ def between(question: str, a: Sentence, b: Sentence) -> Disagreement | None:
     """How two retrieved sentences disagree about what the question asks (conflicts.py), in a
     kind of value that answers it (`_ANSWERED_BY`)."""
     kinds = _answering(question)
-    found = _of_asked_kind(question, disagreement(question, _statement(a), _statement(b), kinds))
-    if (
-        found is not None
-        and found.kind == "name"
-        and read_ask(question).kinds == ("person",)
-        and not (is_person(found.a) and is_person(found.b))
-    ):
-        return None  # asked who, a platform's name is no one's ("Zubair" and "Google Form")
-    return found
+    return _of_asked_kind(question, disagreement(question, _statement(a), _statement(b), kinds))
 
 
 def _statement(sentence: Sentence) -> Statement:
