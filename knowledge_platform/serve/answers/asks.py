@@ -406,8 +406,9 @@ _PLACE = re.compile(
     r"[A-Za-z#@][\w-]*",
     re.I,
 )
-#: A line that labels what follows with what it is: "Assembly point: the north parking lot".
-_LABEL = re.compile(r"^\W*([A-Za-z][A-Za-z' -]{0,40}?):\s+\S")
+#: A line that labels what follows with what it is: a record's header line ("Issued: 19 Jan
+#: 2026", "Applies to: every forklift"), "Assembly point: the north parking lot".
+LABELLED = re.compile(r"^\W*([A-Za-z][\w .()/&-]{0,30}):\s")
 #: A capitalised run opening with a verb done to the name that follows it.
 _DONE_TO = re.compile(r"[A-Z][a-z]+ed\s+[A-Z]")
 _CONDITION = re.compile(r"\b(when|if|after|before|once|until|unless|within|whenever)\b", re.I)
@@ -649,7 +650,7 @@ def fits(text: str, ask: Ask, known: Collection[str] = ()) -> bool:
     if "place" in ask.kinds:  # a name where something is, not what the sentence is about
         opening = re.match(r"\W*(?:(?:a|an|the|our|every|each)\s+)?", text, re.I)
         start = opening.end() if opening else 0
-        label = _LABEL.match(text)
+        label = LABELLED.match(text)
         if (
             label
             and ask.subject

@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from knowledge_platform.dating import CHANGE, CHANGE_CUE, months_named, months_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
-from knowledge_platform.serve.answers.asks import Ask, asks_old, mentions, read_ask
+from knowledge_platform.serve.answers.asks import LABELLED, Ask, asks_old, mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUND, Answer, now_utc
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
@@ -122,8 +122,6 @@ _LEAD_LABEL = re.compile(
     r"[*_]*\s*:",
     re.I,
 )
-#: A line of a record's header block: "Issued: 19 Jan 2026", "Applies to: every forklift".
-_LABELLED = re.compile(r"^\W*[A-Za-z][\w .()/&-]{0,30}:\s")
 #: A sentence its author put in bold, or a bold phrase in it: what a section stresses.
 _STRESSED = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
 #: A sentence that only says which record this one replaces ("Supersedes decision 0003."):
@@ -690,7 +688,7 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         return pick(on, 0.0)  # what it says of the one thing asked, not what it says first
     if not decided and asks_content(question) and (lead := _record_lead(question, focus)):
         # and what it says of the asked kind of value ("... and what does it cost?")
-        more = [s for s in pick(fitting, 0.0) if not _LABELLED.match(s.sentence.text)]
+        more = [s for s in pick(fitting, 0.0) if not LABELLED.match(s.sentence.text)]
         return [*lead, *(s for s in more[:1] if s not in lead)]
     return pick(decided or fitting, 0.0)
 
@@ -721,7 +719,7 @@ def _on_topic(question: str, focus: Sequence[Scored]) -> list[Scored]:
         s
         for s in (fitting if asks_kind else focus)
         if covered(topic, words(" ".join([*_section(s), s.sentence.text]))) >= need
-        and (_section(s) or not _LABELLED.match(s.sentence.text))  # not "Version: 1.0"
+        and (_section(s) or not LABELLED.match(s.sentence.text))  # not "Version: 1.0"
     ]
 
 
@@ -758,7 +756,7 @@ def _record_lead(question: str, focus: Sequence[Scored]) -> list[Scored]:
             or [
                 s
                 for s in said_in_order
-                if not _LABELLED.match(s.sentence.text)
+                if not LABELLED.match(s.sentence.text)
                 and not _ONLY_SUPERSEDES.match(s.sentence.text)
                 and not field_labels(s.sentence.text)
             ][:1]
