@@ -1084,10 +1084,60 @@ def _older_mark(s: Scored, conflicts: Sequence[Found], old: dict[int, Scored]) -
     return ""
 
 
-#: A table's row that sums the others up: "| **Total** | **137** |", "Client: Total; ...".
-_TOTAL_ROW = re.compile(r"^\W*(?:[A-Za-z ()]+:\s*)?\**\s*(?:grand\s+)?totals?\b", re.I)
+#: A table's row that sums the others up: "| **Total** | **137** |", "Client: Total; ...",
+#: "| **Week to date** | **122,400** |".
+_TOTAL_ROW = re.compile(
+    r"^\W*(?:[A-Za-z ()]+:\s*)?\**\s*(?:(?:grand\s+)?totals?|(?:week|month|quarter|year|season|"
+    r"q[1-4])\s+to\s+date|[wmqy]td)\b",
+    re.I,
+)
 #: ... or the line under it that does: "Week total: 186.5 volunteer hours."
 _TOTAL_LINE = re.compile(r"^\W*(?:[A-Za-z]+\s+)?totals?\s*:", re.I)
+
+
+#: A running total a log keeps: "Q4 to date (BQE): 3,144.25 fee-earning hrs", "MTD: 41".
+_TO_DATE = re.compile(
+    r"\b(?:(?:week|month|quarter|year|season|q[1-4])\s+to\s+date|[wmqy]td)\b", re.I
+)
+#: A question after a sum: "How many ... since Monday?", "total hours this quarter?"
+_ASKS_SUM = re.compile(r"\bhow\s+(?:many|much)\b|\btotals?\b|\bso\s+far\b", re.I)
+#: How much less of the question's words a total may share than a day's figure ("Week to
+#: date" names no day; "Q4 to date (BQE)" says "hrs" where the question says "hours").
+TOTAL_LEXICAL_SLACK = 0.25
+
+
+def _sums(text: str) -> bool:
+    return bool(
+        (CELL_JOIN in text and _TOTAL_ROW.match(text))
+        or _TOTAL_LINE.match(text)
+        or _TO_DATE.search(text)
+    )
+
+
+def _window_total(
+    question: str, picked: list[Scored], every: Sequence[Scored], during: During | None
+) -> list[Scored]:
+    """Asked how many over days ("since Monday", "this quarter") of a log that gives each
+    day's or week's figure: the window's total row, or the newest running total said in it
+    ("Q4 to date: 3,144.25 hrs" of 20 Nov, not 13 Nov's 2,726), first — not one day's."""
+    if during is None or not picked or not _ASKS_SUM.search(question):
+        return picked
+    start, end = during
+    if start is None or (end is not None and end <= start):
+        return picked  # one day's figure is that day's
+    best = picked[0]
+    totals = [
+        s
+        for s in every
+        if _sums(s.sentence.text)
+        and said_during(s.sentence, during)
+        and s.fits
+        and s.lexical >= best.lexical - TOTAL_LEXICAL_SLACK
+    ]
+    if not totals:
+        return picked
+    top = max(totals, key=lambda s: (s.sentence.date or dt.date.min, s.score))
+    return [top, *(p for p in picked if p is not top)]
 
 
 def _total_first(ask: Ask, picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
@@ -1180,7 +1230,7 @@ def extractive_answer(
         # ... or what its writer stressed, not its line that happens to score best
         day = day_pick(ask, scored, during)
         picked = day if day and _notable(day[0], during) else picked
-    picked = _total_first(ask, picked, every)
+    picked = _window_total(question, _total_first(ask, picked, every), every, during)
     if not picked:
         best = scored[0].score if scored else 0.0
         return not_found(

@@ -322,6 +322,10 @@ _STAMP = re.compile(r"\s*[\u2014\u2013|]|\s+-\s")
 
 def _sentence_start(text: str, pos: int) -> bool:
     before = text[:pos].rstrip()
+    # a word in bold or italics starts no sentence by being so ("logged in **FixTrack**"),
+    # though a list's "* " does
+    if before.endswith(("**", "__")) or (before.endswith("_") and not before.endswith("\\_")):
+        before = before.rstrip("*_").rstrip()
     return not before or before[-1] in ".!?;(\n-*#>"
 
 
