@@ -13,7 +13,7 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
         ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn, sorrel, gantry, birch,
-        mill, dune, spire, heron, quill, kestrel, loom, osprey, thistle)
+        mill, dune, spire, heron, quill, kestrel, loom, osprey, thistle, fathom, juniper)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -133,6 +133,8 @@ HAND_WRITTEN = {
             "loom",
             "osprey",
             "thistle",
+            "fathom",
+            "juniper",
         )
         for half in ("tune", "check")
     },
