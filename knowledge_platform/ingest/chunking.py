@@ -10,6 +10,7 @@ brief's 800 tokens (OpenAI's 8k model), so a 256-token MiniLM never silently tru
 from __future__ import annotations
 
 import contextlib
+import csv
 import datetime as dt
 import functools
 import itertools
@@ -110,8 +111,9 @@ MAX_CHARS_PER_TOKEN = 16
 #: Month or Week column and "Rev C - 2026-04"; 18 a record by its "Decided:" line; 19 a
 #: week's digest named "wk46.md", "| w/c 09/11 |", "| 10-14 |" under "## October 2026", a
 #: "Created (UTC)" column, "## Box week 27 - 12 Nov" on an undated page titled with its
-#: year, and a page by its "Approved by the board: March 2026" line.
-CHUNKING_VERSION = 19
+#: year, and a page by its "Approved by the board: March 2026" line; 20 a fence of
+#: comma-separated values as a table, a row a day, and a docket's "5/12 — ..." lines.
+CHUNKING_VERSION = 20
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,8 @@ def by_day(
     day: dt.date | None = None
     for line in lines:
         if m := _STAMPED.match(line):
-            day = _stamped_day(m, near, day_first) or day  # "2026-13-45": the day above
+            # (the day above, if any, for a day and month on a page of no date)
+            day = _stamped_day(m, near or day, day_first) or day  # "2026-13-45": the day above
         days.setdefault(day, []).append(line)
     return [
         (Section(section.headers, text), on)
@@ -157,7 +160,19 @@ def _stamped_day(m: re.Match[str], near: dt.date | None, day_first: bool) -> dt.
             return dt.date.fromisoformat(m["said"])
         return None
     said = m["day"]
-    return figures_date(said, near, day_first) if said[:1].isdigit() else day_named(said, near)
+    if not said[:1].isdigit():
+        return day_named(said, near)
+    if near is not None:
+        return figures_date(said, near, day_first)
+    # a page of no date ("5/12 — Rule 16 scheduling conference" down a docket sheet): the
+    # latest year the day had come by
+    today = dt.datetime.now(dt.UTC).date()
+    found = figures_date(said, today, day_first)
+    if found is None or found <= today:
+        return found
+    with contextlib.suppress(ValueError):  # 29 February: no such day a year before
+        return found.replace(year=found.year - 1)
+    return None
 
 
 #: What opens a journal's dated entry: a heading below the section's own ("### 14 Apr"), a
@@ -188,17 +203,27 @@ _AHEAD = re.compile(r"next(?:\s+week)?|upcoming|coming\s+up|plans?|to\s*do|todo"
 _MAIL_FROM = re.compile(r"^(?P<quote>(?:>[ \t]?)*)From:[ \t]+\S")
 _MAIL_DATE = re.compile(r"^(?P<quote>(?:>[ \t]?)*)(?:Date|Sent):[ \t]+(?P<date>.{6,80})$")
 MAIL_HEADER_LINES = 5
+#: A reply's attribution line over the message it quotes: "> On Mon, Jul 27, 2026 at 11:20
+#: AM Ravi Sood wrote:" opens that message, said that day.
+_MAIL_WROTE = re.compile(
+    r"^(?:>[ \t]?)*On[ \t]+(?P<date>[^\n]{6,40}?\d{4})(?:,?[ \t]+at\b|,)[^\n]{0,80}\bwrote:\s*$"
+)
 
 
 def _mail_days(lines: Sequence[str]) -> dict[int, dt.date]:
     """The lines that open a mail message ("From: ...", or its header's "Date:" line when
-    that comes first), each with the day its header's "Date:" line (quoted as deep) gives: a
+    that comes first, or a reply's "On Mon, Jul 27, 2026 at 11:20 AM Ravi Sood wrote:"), each
+    with the day its header's "Date:" line (quoted as deep) or the attribution gives: a
     thread's messages, the newest first and the older quoted below it, and an archive's
     pasted one after another, are each said on their own day. Days in figures are read as
     the text writes them elsewhere ("06/15/2026" makes "01/06/2026" 6 January)."""
     out: dict[int, dt.date] = {}
     order = figures_order("\n".join(lines))
     for i, line in enumerate(lines):
+        if (wrote := _MAIL_WROTE.match(line)) is not None:
+            if day := written_date(wrote.group("date"), order):
+                out[i] = day
+            continue
         if (opens := _MAIL_FROM.match(line)) is None:
             continue
         depth = opens.group("quote").replace(" ", "")
@@ -373,6 +398,56 @@ def _only_head(text: str) -> bool:
     """Whether `text` is a table's header row and rule and nothing else."""
     lines = text.split("\n")
     return len(lines) <= 2 and all(_TABLE_ROW.match(x) for x in lines)
+
+
+#: A fence opened for comma-separated values, or for nothing in particular.
+_CSV_FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*(?:csv|text|txt)?[ \t]*$", re.I)
+
+
+def csv_tables(text: str) -> str:
+    """Each fenced block of comma-separated values pasted from a sheet, a header line above
+    rows of as many fields ("week_starting,diesel_gal,occupancy_pct" over "2026-11-09,412,
+    72"), as the markdown table it is: its rows are then dated and read as a table's, a row
+    a day. Any other fence is left as written."""
+    if "," not in text or ("```" not in text and "~~~" not in text):
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    at = 0
+    while at < len(lines):
+        opened = _FENCE.match(lines[at])
+        end = (
+            None
+            if opened is None
+            else next(
+                (i for i in range(at + 1, len(lines)) if lines[i].strip() == opened.group(1)),
+                None,
+            )
+        )
+        if opened is None or end is None:
+            out.append(lines[at])
+            at += 1
+            continue
+        table = _csv_table(lines[at + 1 : end]) if _CSV_FENCE.match(lines[at]) else None
+        out.extend(table if table is not None else lines[at : end + 1])
+        at = end + 1
+    return "\n".join(out)
+
+
+def _csv_table(block: Sequence[str]) -> list[str] | None:
+    """The markdown table of a fence's lines, if they are a header and rows of values."""
+    rows = [r for r in csv.reader(line for line in block if line.strip())]
+    if len(rows) < 2 or len({len(r) for r in rows}) != 1 or len(rows[0]) < 2:
+        return None
+    head = [c.strip().replace("_", " ") for c in rows[0]]
+    if not all(re.search(r"[A-Za-z]", c) for c in head):
+        return None
+    cells = [[c.strip().replace("|", "\\|") for c in r] for r in rows[1:]]
+    return [
+        f"| {' | '.join(head)} |",
+        f"|{'---|' * len(head)}",
+        *(f"| {' | '.join(r)} |" for r in cells),
+    ]
 
 
 def normalize(text: str) -> str:
@@ -623,7 +698,7 @@ class Chunker:
 
     def chunk(self, doc: Document) -> list[Chunk]:
         whole = doc.extra.get("chunking") == "whole"
-        sections = split_sections(normalize(doc.text), whole=whole)
+        sections = split_sections(csv_tables(normalize(doc.text)), whole=whole)
         if not sections and doc.title.strip():
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []

@@ -138,7 +138,8 @@ def test_a_row_a_newer_change_makes_old_is_marked_older_before_its_value() -> No
 
 def test_the_change_marks_the_old_row_with_no_conflict_drawn() -> None:
     """With no conflict between them, the statement of change alone makes the page's row
-    old (`made_old`): the row goes after it and is marked; the change itself is not."""
+    old (`made_old`): the row goes after it and is marked; the change itself is not marked
+    older, only led by what it changed from."""
     sources = Sources(hits(PAGE, LOG))
     row, moved = (
         Scored(s, 0.9, 1.0, 0.5)
@@ -150,7 +151,7 @@ def test_the_change_marks_the_old_row_with_no_conflict_drawn() -> None:
     assert old == {id(row): moved}
     assert newest_first([row, moved], [], old) == [moved, row]
     assert _older_mark(row, [], old) == f"(older; [{moved.sentence.ref}] is newer) "
-    assert _older_mark(moved, [], old) == ""
+    assert _older_mark(moved, [], old) == "(changed from Kestrelmark) "
 
 
 def test_a_plural_in_capitals_is_its_singular() -> None:

@@ -110,7 +110,9 @@ _ASKS_CONTENT = re.compile(
     r"announce[sd]?|"
     r"about|set(?:s|ting)?\s+out|la(?:y|ys|id)\s+(?:out|down)|specif(?:y|ies|ied)|"
     r"state[sd]?|chang(?:e|es|ed)|conclu(?:de[sd]?|sions?)|find(?:s|ings?)?|found|"
-    r"happen(?:s|ed)?|recommend(?:s|ed|ations?)?)\b",
+    r"happen(?:s|ed)?|recommend(?:s|ed|ations?)?)\b|"
+    # "fp-14, what's the gist?", "what's the rule in there?", "sn-07 in a nutshell"
+    r"\b(?:gist|nutshell|tl;?dr|summary|summari[sz]e|in\s+(?:there|it)|the\s+rule)\b",
     re.I,
 )
 #: The one thing a question asks what a record says about: "... say about repitching yeast?"
@@ -688,7 +690,11 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         return pick(on, 0.0)  # what it says of the one thing asked, not what it says first
     if not decided and asks_content(question) and (lead := _record_lead(question, focus)):
         # and what it says of the asked kind of value ("... and what does it cost?")
-        more = [s for s in pick(fitting, 0.0) if not LABELLED.match(s.sentence.text)]
+        more = [
+            s
+            for s in pick(fitting, 0.0)
+            if not LABELLED.match(s.sentence.text) and not _HEADER_BLOCK.search(s.sentence.text)
+        ]
         return [*lead, *(s for s in more[:1] if s not in lead)]
     return pick(decided or fitting, 0.0)
 
@@ -759,11 +765,17 @@ def _record_lead(question: str, focus: Sequence[Scored]) -> list[Scored]:
                 if not LABELLED.match(s.sentence.text)
                 and not _ONLY_SUPERSEDES.match(s.sentence.text)
                 and not field_labels(s.sentence.text)
+                and not _HEADER_BLOCK.search(s.sentence.text)
             ][:1]
         )
         # its paragraph, when short enough to be read whole ("Liftec will modernise lift 2.
         # Lift 2 will be out of service from Monday 6 July to Friday 24 July 2026.")
-        return [next((w for w in said_in_order if _paragraph_of(w, s)), s) for s in first]
+        lead = [next((w for w in said_in_order if _paragraph_of(w, s)), s) for s in first]
+        # ... and a paragraph that opens a list ("At the fuel dock:"), the list's first item
+        opened = [s for s in lead if s.sentence.text.rstrip().endswith(":")]
+        return lead + [
+            nxt for s in opened for nxt in _next_said(said_in_order, s) if nxt not in lead
+        ]
     sections: dict[tuple[str, ...], list[Scored]] = {}
     for s in mine:
         sections.setdefault(_section(s), []).append(s)
@@ -771,6 +783,26 @@ def _record_lead(question: str, focus: Sequence[Scored]) -> list[Scored]:
         next((s for s in said if _STRESSED.search(s.sentence.text)), said[0])
         for said in list(sections.values())[:LEAD_SECTIONS]
     ]
+
+
+#: A record's header line that the splitter ran into the next ("Rev. 1 · March 2022 Status:
+#: Current"): a revision line, or a field of the header block within it.
+_HEADER_BLOCK = re.compile(
+    r"^\W*(?:rev(?:ision)?\.?|version|v)\s*\d|\b(?:status|owner|issued|approved|signed)\s*:",
+    re.I,
+)
+
+
+def _next_said(said_in_order: Sequence[Scored], s: Scored) -> list[Scored]:
+    """The sentence said right after `s` (and not inside it), if any."""
+    key = (s.sentence.chunk.ordinal, s.sentence.position)
+    after = [
+        w
+        for w in said_in_order
+        if (w.sentence.chunk.ordinal, w.sentence.position) > key
+        and w.sentence.text not in s.sentence.text
+    ]
+    return after[:1]
 
 
 def _paragraph_of(whole: Scored, s: Scored) -> bool:
@@ -1081,7 +1113,26 @@ def _older_mark(s: Scored, conflicts: Sequence[Found], old: dict[int, Scored]) -
             return f"(older; [{newer.sentence.ref}] is newer) "
     if id(s) in old:
         return f"(older; [{old[id(s)].sentence.ref}] is newer) "
-    return ""
+    return _changed_mark(s)
+
+
+_ARROW = re.compile(r"\s(?:->|\u2192|=>)\s")
+
+
+def _changed_mark(s: Scored) -> str:
+    """What a quoted statement of change says it changed from, named ahead of it ("(changed
+    from Mondays) Going forward the PM huddle is Tuesdays at 8:30, not Mondays 9:00."), so
+    that the old value it mentions is not read as current."""
+    text = s.sentence.text
+    # (an arrow alone is no cue here: "client asked about X → new matter M-26-0103")
+    if not CHANGE_CUE.search(_ARROW.sub(" ", text)):
+        return ""
+    change = change_in(text)
+    # the values it names as old (not a bare number: "Replaced heater element #2"); else its
+    # words for them that name something
+    old = [v.text for v in change.old if v.text in text and v.kind != "number"]
+    old = old or [w for w in change.old_text if w in text and re.search(r"[A-Z0-9]", w)]
+    return f"(changed from {', '.join(dict.fromkeys(old))}) " if old else ""
 
 
 #: A table's row that sums the others up: "| **Total** | **137** |", "Client: Total; ...",

@@ -65,6 +65,8 @@ helpdesk servicedesk
 decide decided decides decision decisions
 respond responds responded responding response responses
 pound pounds lb lbs
+gallon gallons gal gals
+percent percentage pct
 volunteer volunteers volunteering vol vols
 character characters char chars
 effective implemented
