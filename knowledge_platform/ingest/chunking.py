@@ -164,8 +164,13 @@ def _stamped_day(m: re.Match[str], near: dt.date | None, day_first: bool) -> dt.
         return day_named(said, near)
     if near is not None:
         return figures_date(said, near, day_first)
-    # a page of no date ("5/12 — Rule 16 scheduling conference" down a docket sheet): the
-    # latest year the day had come by
+    # a page of no date: "5/12 — Rule 16 scheduling conference" down a docket sheet
+    return _past_figures(said, day_first)
+
+
+def _past_figures(said: str, day_first: bool) -> dt.date | None:
+    """A day and month in figures on a page of no date, in the latest year it had come by
+    (the clock's): a docket's "5/12", an intake log's "| 11/16 |" in its Opened column."""
     today = dt.datetime.now(dt.UTC).date()
     found = figures_date(said, today, day_first)
     if found is None or found <= today:
@@ -296,6 +301,8 @@ def _by_entry(
                 or day_named(cell, around)
                 # "w/c 09/11": the week that commences on that day
                 or figures_date(_WEEK_OF.sub("", cell), around, day_first)
+                # an undated page's "| 11/16 |" in its "Opened" column: a day gone by
+                or (_past_figures(cell.strip(), day_first) if around is None and named else None)
                 # "| 10-14 |" under "## October 2026": the month's day
                 or (month_day(cell, month) if named else None)
                 # an undated page's "Week" column ("w/e 4 Jan"): weeks gone by

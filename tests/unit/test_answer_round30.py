@@ -61,6 +61,13 @@ def test_a_dockets_month_day_lines_on_an_undated_page_and_a_replys_quoted_day() 
     chunks = chunk_file("matters/docket.md", docket, None, "standing")
     assert _dated(chunks, "Rule 16") == date(2026, 5, 12)  # "1/30": month first
     assert _dated(chunks, "Complaint filed") == date(2026, 1, 30)
+    intake = (
+        "# New-matter intake log\n\nKept by Gwen.\n\n"
+        "| Opened | Matter no. | Client |\n|---|---|---|\n"
+        "| 11/12 | M-26-0100 | Oakhurst Dental Group |\n| 11/16 | M-26-0101 | Lakeview Charter |\n"
+    )
+    chunks = chunk_file("firm/intake-log.md", intake, None, "standing")
+    assert _dated(chunks, "Lakeview Charter") == date(2026, 11, 16)
     thread = (
         "# Cutover (email thread)\n\nNewest message first.\n\nEveryone, LexLedger from 8/1.\n\n"
         "> On Mon, Jul 27, 2026 at 11:20 AM Ravi Sood wrote:\n>\n> Test migration finished.\n>\n"
@@ -84,6 +91,7 @@ def test_a_name_in_bold_is_a_name_and_a_rows_abbreviation_ends_no_sentence() -> 
         "Timekeeper: Tess Morley; Init.: TM; 2026 rate (eff. 7/1): $190."
     ]
     assert len(split_sentences("Line stopped 1 h 40 min on shift A. Ordered another spare.")) == 2
+    assert len(split_sentences("Okoye v. Lakeview Charter Schools, FMLA retaliation.")) == 1
 
 
 def test_a_sum_asked_over_days_answers_with_the_total_row() -> None:

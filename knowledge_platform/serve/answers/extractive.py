@@ -1128,10 +1128,11 @@ def _changed_mark(s: Scored) -> str:
     if not CHANGE_CUE.search(_ARROW.sub(" ", text)):
         return ""
     change = change_in(text)
-    # the values it names as old (not a bare number: "Replaced heater element #2"); else its
-    # words for them that name something
-    old = [v.text for v in change.old if v.text in text and v.kind != "number"]
-    old = old or [w for w in change.old_text if w in text and re.search(r"[A-Z0-9]", w)]
+    # the values it names as old, each where it also names a value of that kind that
+    # replaced it (not "moves to the parts counter from Monday the 14th", the day it starts;
+    # not a bare number: "Replaced heater element #2")
+    kinds = {v.kind for v in change.new} - {"number"}
+    old = [v.text for v in change.old if v.text in text and v.kind in kinds]
     return f"(changed from {', '.join(dict.fromkeys(old))}) " if old else ""
 
 

@@ -66,6 +66,7 @@ decide decided decides decision decisions
 respond responds responded responding response responses
 pound pounds lb lbs
 gallon gallons gal gals
+severance separation
 percent percentage pct
 volunteer volunteers volunteering vol vols
 character characters char chars

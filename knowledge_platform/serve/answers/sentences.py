@@ -43,9 +43,10 @@ _HANDLE = re.compile(r"^\W{0,3}([A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?):\s")
 #: A sentence its writer says of themself: "I'm the Pourtrail admin", "ask me".
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I\u2019m|I've|I'll|I'd|me|my|mine)\b")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`", "2026 rate
-#: (eff. 7/1)", "Rev. 3 (Aug 2026)"). (Not a capital alone: "on shift A." ends one.)
+#: (eff. 7/1)", "Rev. 3 (Aug 2026)", "Okoye v. Lakeview"). (Not a capital alone: "on shift A."
+#: ends one.)
 _ABBREVIATION = re.compile(
-    r"\b(?:e\.g|i\.e|etc|vs|cf|incl|approx|no|fig|mr|ms|mrs|dr|eff|init|rev|est|dept|ext|ref|"
+    r"\b(?:e\.g|i\.e|etc|vs?|cf|incl|approx|no|fig|mr|ms|mrs|dr|eff|init|rev|est|dept|ext|ref|"
     r"tel|avg|qty|pp|para|sec|jr|sr)\.$",
     re.I,
 )
