@@ -11,6 +11,7 @@ from pathlib import Path
 
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.ingest.chunking import csv_tables
+from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.extractive import asks_content, extractive_answer
 from knowledge_platform.serve.answers.sentences import split_sentences
 from knowledge_platform.serve.answers.values import values
@@ -171,3 +172,13 @@ def test_a_record_asked_for_its_gist_answers_with_its_rule_not_its_header() -> N
         named={chunks[0].doc_id},
     )
     assert "10 miles" in got.answer, got.answer
+
+
+def test_a_day_a_change_starts_from_is_not_what_it_changed_from() -> None:
+    """ "Kelsey moves to the parts counter with Nadia from Monday the 14th" made the crew
+    sheet's "Staff meeting: Mondays 07:30" old, and answered the staff meeting's day."""
+    starts = change_in("Kelsey moves to the parts counter with Nadia from Monday the 14th.")
+    assert not starts.old and not starts.makes_old("Staff meeting: Mondays 07:30, yard office.")
+    moved = change_in("We moved the review to Thursday from Tuesday.")
+    assert [v.text for v in moved.old] == ["Tuesday"]
+    assert "wednesday" in {v.norm for v in change_in("No more Wednesday 07:30.").old}

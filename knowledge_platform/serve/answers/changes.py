@@ -392,6 +392,16 @@ def change_in(text: str) -> Change:
         new = [v for v in found if not _inside(v, text, spans)]
         old = [_with_unit(v, new) for v in found if _inside(v, text, spans)]
         words = [_phrase(text[a:b]) for a, b in spans]
+        # "Kelsey moves to the parts counter from Monday the 14th": a day after "from", with
+        # no day or time the change is to, is the day it starts, not one it changed from
+        starts = [
+            (a, b)
+            for a, b in spans
+            if re.search(r"\bfrom\s+$", text[:a], re.I) and _only_days(text[a:b])
+        ]
+        if starts and not any(v.kind in _WHEN for v in new):
+            old = [v for v in old if not _inside(v, text, starts)]
+            words = [w for (a, b), w in zip(spans, words, strict=True) if (a, b) not in starts]
         later = [_phrase(text[a:b]) for a, b in _spans(text, "new")]
         whom = {m["old"] for m in _FROM_WHOM.finditer(text) if m["old"] not in _NOT_WHOM}
         change = Change(
@@ -411,6 +421,23 @@ def change_in(text: str) -> Change:
         role = " ".join(by["role"].lower().split())
         return Change((), tuple(found), (), (by["new"],), role, titled=held is not None)
     return Change((), tuple(found))
+
+
+#: The kinds of value that say which day; and those a day may be changed to.
+_DAYS = frozenset({"weekday", "date"})
+_WHEN = _DAYS | {"time"}
+
+
+def _only_days(phrase: str) -> bool:
+    """Whether `phrase` says nothing but a day ("Monday the 14th", "1 June")."""
+    found = values(phrase)
+    return (
+        bool(found)
+        and all(v.kind in _DAYS for v in found)
+        and not re.search(
+            r"\b(?!(?:the|of|on|a)\b)[a-z]{4,}\b", re.sub(r"\b\w+day\b|\b\d+\w*\b", " ", phrase)
+        )
+    )
 
 
 def _phrase(text: str) -> str:
