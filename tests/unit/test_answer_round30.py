@@ -11,6 +11,7 @@ from pathlib import Path
 
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.ingest.chunking import csv_tables
+from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.extractive import asks_content, extractive_answer
 from knowledge_platform.serve.answers.sentences import split_sentences
@@ -182,3 +183,13 @@ def test_a_day_a_change_starts_from_is_not_what_it_changed_from() -> None:
     moved = change_in("We moved the review to Thursday from Tuesday.")
     assert [v.text for v in moved.old] == ["Tuesday"]
     assert "wednesday" in {v.norm for v in change_in("No more Wednesday 07:30.").old}
+
+
+def test_a_radio_channel_or_a_floor_is_asked_by_its_number() -> None:
+    """ "Which VHF channel ...?" asked for a name, like a tool's ("Which Slack channel"), so
+    "hail the dockmaster on **VHF 71**" held nothing it asked for: not found."""
+    assert read_ask("Which VHF channel should a boat use to hail the dock office?").kinds[0] == (
+        "number"
+    )
+    assert read_ask("which floor is the server room on?").kinds[0] == "number"
+    assert read_ask("Which Slack channel do alerts go to?").kinds[0] == "name"

@@ -218,6 +218,12 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             ("percent", "money"),
         ),
         (r"\bhow\s+much\b|\bwhat\s+amount\b", ("money", "number", "percent", "duration")),
+        # "Which VHF channel ...?", "what extension is reception?": a thing known by its number
+        (
+            r"\b(?:which|what)\s+(?P<about>(?:vhf|uhf|radio|cb)\s+channel|extension|floor|gate|bay|"
+            r"berth|pier|lane)s?\b",
+            ("number", "code", "name"),
+        ),
         (
             r"\b(which|what)\s+(?P<about>(?:[\w/-]+\s+){1,2})?(tool|platform|system|app|application|service|vendor|"
             r"software|channel|library|engine|crm|cms|provider|"
