@@ -15,7 +15,7 @@ from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.extractive import asks_content, extractive_answer
 from knowledge_platform.serve.answers.sentences import split_sentences
-from knowledge_platform.serve.answers.values import values
+from knowledge_platform.serve.answers.values import same, values
 from tests.answer_fixtures import hits
 from tests.store_fixtures import chunk_file
 
@@ -193,3 +193,11 @@ def test_a_radio_channel_or_a_floor_is_asked_by_its_number() -> None:
     )
     assert read_ask("which floor is the server room on?").kinds[0] == "number"
     assert read_ask("Which Slack channel do alerts go to?").kinds[0] == "name"
+
+
+def test_net_30_is_thirty_days_to_pay() -> None:
+    """The policy's "Payment terms are net 30" held no duration, so the FAQ's "45 days to
+    pay" had nothing to disagree with."""
+    (terms,) = values("Payment terms are net 30 from the invoice date.")
+    assert terms.kind == "duration" and same(terms, values("30 days")[0])
+    assert [v.kind for v in values("net 3,000 units")] == ["number"]

@@ -1310,7 +1310,13 @@ def extractive_answer(
     picked = [picked[0], *(p for p in picked[1:] if not _stale(question, p, picked[0], conflicts))]
     # a conflict's side inside a quoted paragraph is quoted there already
     sides = [s for s in _other_sides(conflicts) if not any(_inside(s, p) for p in picked)]
-    shown = [*picked, *(s for s in sides if s not in picked)]
+    # ... and a picked sentence a side quotes within its paragraph is quoted once, there
+    wider = {id(p): w for p in picked for w in sides if _inside(p, w)}
+    quoting: list[Scored] = []
+    for p in picked:
+        if (q := wider.get(id(p), p)) not in quoting:
+            quoting.append(q)
+    shown = [*quoting, *(s for s in sides if s not in quoting)]
     old = made_old(shown)
     if not focus:  # a named record is answered first, whatever came after it
         shown = newest_first(shown, conflicts, old)

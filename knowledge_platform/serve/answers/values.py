@@ -152,6 +152,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    # an invoice's payment terms: "net 30" is 30 days to pay
+    ("duration", re.compile(r"\b[Nn]et[\s-]?(\d{1,3})(?:\s+(days?))?\b(?![.,]\d)")),
     # "by the end of the next working day": a day's wait
     (
         "duration",
@@ -249,7 +251,7 @@ def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
         scale = {"k": 1e3, "m": 1e6}.get((g[2] or "").lower(), 1)
         return f"{g[0]}{float(g[1].replace(',', '')) * scale:g}"
     if kind == "duration":
-        unit = g[1].lower().split()[-1]
+        unit = (g[1] or "day").lower().split()[-1]  # "net 30": days
         return _fmt((1 if g[0].lower() == "next" else _number(g[0])) * _UNITS[unit])
     if kind == "weekday":  # a weekday, or a day of each month
         day = " ".join(g[0].lower().replace("business", "working").split())
