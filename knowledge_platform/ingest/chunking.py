@@ -112,7 +112,9 @@ MAX_CHARS_PER_TOKEN = 16
 #: week's digest named "wk46.md", "| w/c 09/11 |", "| 10-14 |" under "## October 2026", a
 #: "Created (UTC)" column, "## Box week 27 - 12 Nov" on an undated page titled with its
 #: year, and a page by its "Approved by the board: March 2026" line; 20 a fence of
-#: comma-separated values as a table, a row a day, and a docket's "5/12 — ..." lines.
+#: comma-separated values as a table, a row a day, a docket's "5/12 — ..." lines and an
+#: intake log's "| 11/16 |" Opened column on a page of no date, and a reply's "On Mon, Jul
+#: 27, 2026 at 11:20 AM ... wrote:".
 CHUNKING_VERSION = 20
 
 

@@ -1136,21 +1136,20 @@ def _changed_mark(s: Scored) -> str:
     return f"(changed from {', '.join(dict.fromkeys(old))}) " if old else ""
 
 
+#: A running total: "Week to date", "Q4 to date", "MTD".
+_RUNNING = r"(?:week|month|quarter|year|season|q[1-4])\s+to\s+date|[wmqy]td"
 #: A table's row that sums the others up: "| **Total** | **137** |", "Client: Total; ...",
 #: "| **Week to date** | **122,400** |".
 _TOTAL_ROW = re.compile(
-    r"^\W*(?:[A-Za-z ()]+:\s*)?\**\s*(?:(?:grand\s+)?totals?|(?:week|month|quarter|year|season|"
-    r"q[1-4])\s+to\s+date|[wmqy]td)\b",
-    re.I,
+    rf"^\W*(?:[A-Za-z ()]+:\s*)?\**\s*(?:(?:grand\s+)?totals?|{_RUNNING})\b", re.I
 )
 #: ... or the line under it that does: "Week total: 186.5 volunteer hours."
 _TOTAL_LINE = re.compile(r"^\W*(?:[A-Za-z]+\s+)?totals?\s*:", re.I)
 
 
-#: A running total a log keeps: "Q4 to date (BQE): 3,144.25 fee-earning hrs", "MTD: 41".
-_TO_DATE = re.compile(
-    r"\b(?:(?:week|month|quarter|year|season|q[1-4])\s+to\s+date|[wmqy]td)\b", re.I
-)
+#: A running total a log keeps anywhere in a line: "Q4 to date (BQE): 3,144.25 fee-earning
+#: hrs", "MTD: 41".
+_TO_DATE = re.compile(rf"\b(?:{_RUNNING})\b", re.I)
 #: A question after a sum: "How many ... since Monday?", "total hours this quarter?"
 _ASKS_SUM = re.compile(r"\bhow\s+(?:many|much)\b|\btotals?\b|\bso\s+far\b", re.I)
 #: How much less of the question's words a total may share than a day's figure ("Week to
