@@ -116,9 +116,10 @@ _IN_CLAUSE = r"(?:[^.;!?\n]|\.(?=\d))"
 _OLD = r"\**[\w$\u20ac\u00a3]"
 #: The rest of a clause that ends ", not <old>".
 _TO_NOT = rf"{_IN_CLAUSE}{{0,80}},\s*not\s+{_OLD}"
+#: An arrow between two values: "Tue 14:45 -> Wed 11:00".
+ARROW = re.compile(r"\s(?:->|\u2192|=>)\s")
 CHANGE_CUE = re.compile(
-    # "Tue 14:45 -> Wed 11:00": an arrow between two values
-    r"\s(?:->|\u2192|=>)\s|"
+    rf"{ARROW.pattern}|"
     r"\b(hand(?:ed|s|ing)\s+(?:\w+\s+){0,6}?(?:over|to)|took\s+over|takes\s+over|"
     # "changes" only as a verb: "fewer late design changes next time" changes nothing
     r"moved|moves|switched|switches|changed|changes\s+(?:to|from|hands|over|back)|raised|"
@@ -659,7 +660,19 @@ def past_day(text: str, today: dt.date | None = None) -> dt.date | None:
     """A day and month without a year ("w/e 4 Jan") in the latest year it is not after
     `today` (default: the clock's): a report's row of a week or day gone by."""
     today = today or dt.datetime.now(dt.UTC).date()
-    found = day_in_log(text, today)
+    return _come_by(day_in_log(text, today), today)
+
+
+def past_figures(said: str, day_first: bool, today: dt.date | None = None) -> dt.date | None:
+    """A day and month in figures ("5/12", read day or month first) in the latest year it
+    is not after `today` (default: the clock's): a docket's line or an intake log's Opened
+    cell on a page of no date."""
+    today = today or dt.datetime.now(dt.UTC).date()
+    return _come_by(figures_date(said, today, day_first), today)
+
+
+def _come_by(found: dt.date | None, today: dt.date) -> dt.date | None:
+    """`found` (a day read in the year nearest `today`), a year earlier if it had not come."""
     if found is None or found <= today:
         return found
     with contextlib.suppress(ValueError):  # 29 February: no such day a year before

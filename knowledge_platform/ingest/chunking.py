@@ -39,6 +39,7 @@ from knowledge_platform.dating import (
     month_day,
     month_heading,
     past_day,
+    past_figures,
     section_time,
     stated_review,
     week_cell,
@@ -167,19 +168,7 @@ def _stamped_day(m: re.Match[str], near: dt.date | None, day_first: bool) -> dt.
     if near is not None:
         return figures_date(said, near, day_first)
     # a page of no date: "5/12 — Rule 16 scheduling conference" down a docket sheet
-    return _past_figures(said, day_first)
-
-
-def _past_figures(said: str, day_first: bool) -> dt.date | None:
-    """A day and month in figures on a page of no date, in the latest year it had come by
-    (the clock's): a docket's "5/12", an intake log's "| 11/16 |" in its Opened column."""
-    today = dt.datetime.now(dt.UTC).date()
-    found = figures_date(said, today, day_first)
-    if found is None or found <= today:
-        return found
-    with contextlib.suppress(ValueError):  # 29 February: no such day a year before
-        return found.replace(year=found.year - 1)
-    return None
+    return past_figures(said, day_first)
 
 
 #: What opens a journal's dated entry: a heading below the section's own ("### 14 Apr"), a
@@ -304,7 +293,7 @@ def _by_entry(
                 # "w/c 09/11": the week that commences on that day
                 or figures_date(_WEEK_OF.sub("", cell), around, day_first)
                 # an undated page's "| 11/16 |" in its "Opened" column: a day gone by
-                or (_past_figures(cell.strip(), day_first) if around is None and named else None)
+                or (past_figures(cell.strip(), day_first) if around is None and named else None)
                 # "| 10-14 |" under "## October 2026": the month's day
                 or (month_day(cell, month) if named else None)
                 # an undated page's "Week" column ("w/e 4 Jan"): weeks gone by
@@ -445,7 +434,7 @@ def csv_tables(text: str) -> str:
 
 def _csv_table(block: Sequence[str]) -> list[str] | None:
     """The markdown table of a fence's lines, if they are a header and rows of values."""
-    rows = [r for r in csv.reader(line for line in block if line.strip())]
+    rows = list(csv.reader(line for line in block if line.strip()))
     if len(rows) < 2 or len({len(r) for r in rows}) != 1 or len(rows[0]) < 2:
         return None
     head = [c.strip().replace("_", " ") for c in rows[0]]

@@ -30,7 +30,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from knowledge_platform.dating import CHANGE, CHANGE_CUE, months_named, months_of
+from knowledge_platform.dating import ARROW, CHANGE, CHANGE_CUE, months_named, months_of
 from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.models import Chunk, Hit
 from knowledge_platform.serve.answers.asks import LABELLED, Ask, asks_old, mentions, read_ask
@@ -1116,16 +1116,13 @@ def _older_mark(s: Scored, conflicts: Sequence[Found], old: dict[int, Scored]) -
     return _changed_mark(s)
 
 
-_ARROW = re.compile(r"\s(?:->|\u2192|=>)\s")
-
-
 def _changed_mark(s: Scored) -> str:
     """What a quoted statement of change says it changed from, named ahead of it ("(changed
     from Mondays) Going forward the PM huddle is Tuesdays at 8:30, not Mondays 9:00."), so
     that the old value it mentions is not read as current."""
     text = s.sentence.text
     # (an arrow alone is no cue here: "client asked about X → new matter M-26-0103")
-    if not CHANGE_CUE.search(_ARROW.sub(" ", text)):
+    if not CHANGE_CUE.search(ARROW.sub(" ", text)):
         return ""
     change = change_in(text)
     # the values it names as old, each where it also names a value of that kind that
@@ -1157,12 +1154,14 @@ _ASKS_SUM = re.compile(r"\bhow\s+(?:many|much)\b|\btotals?\b|\bso\s+far\b", re.I
 TOTAL_LEXICAL_SLACK = 0.25
 
 
+def _totals(text: str) -> bool:
+    """Whether `text` is a table's total row or the total line under it."""
+    return bool((CELL_JOIN in text and _TOTAL_ROW.match(text)) or _TOTAL_LINE.match(text))
+
+
 def _sums(text: str) -> bool:
-    return bool(
-        (CELL_JOIN in text and _TOTAL_ROW.match(text))
-        or _TOTAL_LINE.match(text)
-        or _TO_DATE.search(text)
-    )
+    """... or a line that keeps a running total anywhere in it."""
+    return _totals(text) or bool(_TO_DATE.search(text))
 
 
 def _window_total(
@@ -1207,10 +1206,7 @@ def _total_first(ask: Ask, picked: list[Scored], every: Sequence[Scored]) -> lis
             for s in every
             if s.sentence.chunk.doc_id == best.chunk.doc_id
             and s.sentence.trail == best.trail
-            and (
-                (CELL_JOIN in s.sentence.text and _TOTAL_ROW.match(s.sentence.text))
-                or _TOTAL_LINE.match(s.sentence.text)
-            )
+            and _totals(s.sentence.text)
             and (s.fits or not ask.kinds)
         ),
         None,
