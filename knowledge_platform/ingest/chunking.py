@@ -115,8 +115,9 @@ MAX_CHARS_PER_TOKEN = 16
 #: year, and a page by its "Approved by the board: March 2026" line; 20 a fence of
 #: comma-separated values as a table, a row a day, a docket's "5/12 — ..." lines and an
 #: intake log's "| 11/16 |" Opened column on a page of no date, and a reply's "On Mon, Jul
-#: 27, 2026 at 11:20 AM ... wrote:".
-CHUNKING_VERSION = 20
+#: 27, 2026 at 11:20 AM ... wrote:"; 21 a week report's table of its days ("| Thu | 446 |"),
+#: a row a day.
+CHUNKING_VERSION = 21
 
 
 @dataclass(frozen=True)
@@ -489,7 +490,9 @@ def entries(text: str) -> list[str]:
     """A log section's entries: each top-level list item (with its continuation lines and
     sub-items) and each paragraph. A day's log says unrelated things; one chunk per entry
     keeps each one's embedding, and what it supersedes, its own. A paragraph that ends in a
-    colon ("Decisions:") leads every item of the list after it; a sub-heading inside the
+    colon ("Decisions:"), or a short line that ends no sentence ("Numbers w/e 11/20"; not a
+    word label alone: `_LABEL`), leads
+    every item of the list after it; a sub-heading inside the
     section ("### Site visit: Larkspire") leads every entry under it."""
     groups: list[tuple[str, list[str]]] = []  # (the sub-heading above it, its lines)
     current: list[str] = []
@@ -540,7 +543,15 @@ def entries(text: str) -> list[str]:
             continue
         if lead and not led:
             out.append(lead)  # a lead no list followed is a paragraph of its own
-        lead, led = (f"{head}{body}", False) if body.endswith(":") else ("", False)
+        labels = body.endswith(":") or (  # "Numbers w/e 11/20" over its list: a label too
+            _LABEL_LINE.fullmatch(body) is not None
+            and _LABEL.fullmatch(body) is None  # ("**Next**" labels a week report's own way)
+            and i + 1 < len(groups)
+            and groups[i + 1][0] == heading
+            and bool(groups[i + 1][1])
+            and _ITEM.match(groups[i + 1][1][0]) is not None
+        )
+        lead, led = (f"{head}{body}", False) if labels else ("", False)
         if not lead:
             out.append(f"{head}{body}")
     if lead and not led:
@@ -548,11 +559,20 @@ def entries(text: str) -> list[str]:
     return out
 
 
-def table_pieces(text: str, counter: TokenCounter, row_tokens: int = ROW_TOKENS) -> list[str]:
+#: A line that labels the list under it without a colon: a few words, no sentence's end
+#: ("Numbers w/e 11/20").
+_LABEL_LINE = re.compile(r"[^\n.!?]{1,60}(?<![.!?;,])", re.S)
+
+
+def table_pieces(
+    text: str, counter: TokenCounter, row_tokens: int = ROW_TOKENS, *, days: bool = False
+) -> list[str]:
     """`text` with each markdown table whose rows outgrow `row_tokens` cut out: the prose
     before it, then its rows a few at a time (as many as fit `row_tokens`, at least one),
     each group under the table's header and rule lines, then the prose after it. A table
-    inside a code fence is text."""
+    inside a code fence is text. With `days`, only a table whose rows are a week's days
+    ("| Thu | 446 | 1,288 |": `_days_of_week`) is cut, a row at a time, so that each row is
+    dated by its weekday."""
     lines = text.split("\n")
     pieces: list[str] = []
     prose: list[str] = []
@@ -581,7 +601,11 @@ def table_pieces(text: str, counter: TokenCounter, row_tokens: int = ROW_TOKENS)
         end = i + 2
         while end < len(lines) and _TABLE_ROW.match(lines[end]):
             end += 1
-        groups = _row_groups(lines[i + 2 : end], counter, row_tokens)
+        rows = lines[i + 2 : end]
+        if days:
+            groups = [[row] for row in rows] if _days_of_week(line, rows) else []
+        else:
+            groups = _row_groups(rows, counter, row_tokens)
         if len(groups) > 1:
             flush()
             head = f"{line}\n{lines[i + 1]}\n"
@@ -591,6 +615,32 @@ def table_pieces(text: str, counter: TokenCounter, row_tokens: int = ROW_TOKENS)
         i = end
     flush()
     return pieces
+
+
+#: A weekday alone, as a week report's table writes its rows' days: "Thu", "**Tuesday**".
+_WEEKDAY_CELL = re.compile(
+    r"^[\W_]*(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\.?[\W_]*$",
+    re.I,
+)
+
+
+def _days_of_week(header: str, rows: Sequence[str]) -> bool:
+    """Whether a table's date column (`date_column`) names its rows' days by weekday alone,
+    two or more of them."""
+    column = date_column(header)
+    return sum(_WEEKDAY_CELL.match(cell) is not None for cell in _column(rows, column)) >= 2
+
+
+def _row_weekday(piece: str, week: dt.date) -> dt.date | None:
+    """The day of `week`'s ISO week that a table's one row (under its header and rule, as
+    `table_pieces` cuts a table of days) names in its date column by weekday alone."""
+    lines = piece.strip().split("\n")
+    if len(lines) != 3 or TABLE_RULE.match(lines[1]) is None or not _TABLE_ROW.match(lines[2]):
+        return None
+    cells, column = _cells(lines[2]), date_column(lines[0])
+    if column >= len(cells) or _WEEKDAY_CELL.match(cells[column]) is None:
+        return None
+    return weekday_label(cells[column], week)
 
 
 def _row_groups(rows: list[str], counter: TokenCounter, row_tokens: int) -> list[list[str]]:
@@ -725,6 +775,8 @@ class Chunker:
                 texts = [section.text]
             elif when[1] == "event":
                 texts = entries(section.text)
+                if weekly:  # a week report's table of its days: a row a day
+                    texts = [p for t in texts for p in table_pieces(t, self.counter, days=True)]
             else:
                 texts = table_pieces(section.text, self.counter)
             ahead = False  # under a week report's "**Next**": its weekdays are next week's
@@ -744,6 +796,7 @@ class Chunker:
                     elif not ahead:
                         said = (
                             weekday_lead(window.strip(), when[0])  # "- Wed - needle bar ..."
+                            or _row_weekday(window, when[0])  # "| Thu | 446 | 1,288 |"
                             or weekday_in_week(window, when[0])
                             # an entry read with its label ("Thu:\n- Open tickets: 53")
                             or weekday_label(window.strip().split("\n", 1)[0], when[0])

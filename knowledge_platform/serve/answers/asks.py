@@ -559,6 +559,12 @@ _COUNTED = re.compile(
 #: The end of a count question after its subject: the verb the count is of, then when
 #: ("... did the service desk open yesterday?", "... did on-call receive last week?").
 _DONE = re.compile(r"\b(?:do|does|did|will|can|could|should|have|has|had)\b(?P<rest>.*)", re.I)
+#: A count's passive verb: "... were opened last week?", "... was sold since Monday?"
+_PASSIVE = re.compile(
+    r"(?:is|are|was|were)\s+(?:\w+ly\s+)?(?P<verb>[a-z]+(?:ed|en)|sold|made|paid|held|sent|built|"
+    r"run|done|seen|lost|won|found|kept|met|told|caught|brought|bought|taught)\b",
+    re.I,
+)
 #: Words of a question's time expression, which name no verb (a preposition has already cut
 #: the rest: `_WHERE_WORDS`).
 _WHEN_WORDS = frozenset(
@@ -587,6 +593,9 @@ def _counted(question: str, kinds: tuple[str, ...]) -> frozenset[str]:
     if m is None:
         return frozenset()
     counted = set(terms(m[1].split()[-1]))
+    passive = _PASSIVE.match(question, m.start("end"))
+    if passive is not None:  # "How many tickets were opened ...?": "Opened: 137"
+        counted.update(terms(passive.group("verb")))
     done = _DONE.match(question, m.start("end"))
     if done is not None:
         said = re.findall(r"[a-z][\w'-]*", done.group("rest").lower())

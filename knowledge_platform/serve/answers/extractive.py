@@ -1075,7 +1075,36 @@ def made_old(shown: Sequence[Scored]) -> dict[int, Scored]:
             ):
                 out[id(s)] = change
                 break
+    rows = [(s, out[id(s)]) for s in shown if id(s) in out and _later_row(out[id(s)], s)]
+    for s in shown:
+        if id(s) in out:
+            continue
+        for row, newer in rows:
+            if _repeats_old_row(s, row, newer):
+                out[id(s)] = newer
+                break
     return out
+
+
+#: The kinds of value a page that repeats a table's old row gives as that row did.
+_RATE_KINDS = frozenset({"money", "percent", "duration", "time", "weekday"})
+
+
+def _repeats_old_row(s: Scored, row: Scored, newer: Scored) -> bool:
+    """Whether `s`, of another document and no later than `newer`, gives the value of a
+    table's row that a later row of that table replaced (`_later_row`), and not the later
+    one's: an FAQ's "A routine hygiene appointment (scale and polish, 30 minutes) is $85"
+    beside the price list's "$85; Effective: 5 Jan 2026" and "$95; Effective: 1 Jul
+    2026" is as old as the first row."""
+    said, then = s.sentence.date, newer.sentence.date
+    if not _elsewhere(s, row) or then is None or (said is not None and said >= then):
+        return False
+    mine = [v for v in values(s.sentence.text) if v.kind in _RATE_KINDS]
+    gone = [v for v in values(row.sentence.text) if v.kind in _RATE_KINDS]
+    now = [v for v in values(newer.sentence.text) if v.kind in _RATE_KINDS]
+    return any(same(v, g) for v in mine for g in gone) and not any(
+        same(v, n) for v in mine for n in now
+    )
 
 
 def _later_row(newer: Scored, older: Scored) -> bool:

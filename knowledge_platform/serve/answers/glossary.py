@@ -108,6 +108,10 @@ begin began begun
 write wrote written
 tell told
 grow grew grown
+find found
+break broke broken
+lose lost
+catch caught
 rise rose risen
 fall fell fallen
 """
