@@ -13,7 +13,8 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
     .venv/bin/python bench/temporal.py [--split holdout|tune|dev|<set>-{tune,check}]
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
         ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn, sorrel, gantry, birch,
-        mill, dune, spire, heron, quill, kestrel, loom, osprey, thistle, fathom, juniper)
+        mill, dune, spire, heron, quill, kestrel, loom, osprey, thistle, fathom, juniper,
+        bramble, vesper)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -135,6 +136,8 @@ HAND_WRITTEN = {
             "thistle",
             "fathom",
             "juniper",
+            "bramble",
+            "vesper",
         )
         for half in ("tune", "check")
     },
