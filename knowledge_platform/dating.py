@@ -120,6 +120,8 @@ _TO_NOT = rf"{_IN_CLAUSE}{{0,80}},\s*not\s+{_OLD}"
 ARROW = re.compile(r"\s(?:->|\u2192|=>)\s")
 CHANGE_CUE = re.compile(
     rf"{ARROW.pattern}|"
+    # a struck-through value before the one that replaced it: "| Wellness exam | ~~$68~~ $74 |"
+    r"~~[^~\n]{1,60}~~(?=[ \t]*[^\s~|;])|"
     r"\b(hand(?:ed|s|ing)\s+(?:\w+\s+){0,6}?(?:over|to)|took\s+over|takes\s+over|"
     # "changes" only as a verb: "fewer late design changes next time" changes nothing
     r"moved|moves|switched|switches|changed|changes\s+(?:to|from|hands|over|back)|raised|"
@@ -984,6 +986,31 @@ def week_before(text: str, said: dt.date | None) -> tuple[dt.date, dt.date] | No
         return None
     monday = said - dt.timedelta(days=said.weekday() + 7)
     return monday, monday + dt.timedelta(days=6)
+
+
+#: A week named by its ISO number in a log's words: "W45 totals", "wk46", "week 46".
+#: (Not a week of something: "week 3 of the trial".)
+_WEEK_NUMBER = re.compile(
+    r"(?<![\w-])(?:W|wk|week[ \t]?)(?P<week>[0-5]?\d)(?![\d:.,/]|\w|[ \t]+of\b)", re.I
+)
+
+
+def week_numbered(text: str, said: dt.date | None) -> tuple[dt.date, dt.date] | None:
+    """The ISO week (Monday to Sunday) a log entry said on `said` names by its number alone
+    ("W45 totals: PWM 452 appts" on Monday 9 November: 2-8 November), if exactly one, in
+    the latest year it had begun by `said`; else None."""
+    if said is None:
+        return None
+    weeks = {int(m.group("week")) for m in _WEEK_NUMBER.finditer(text)}
+    if len(weeks) != 1:
+        return None
+    week = weeks.pop()
+    for year in (said.year, said.year - 1):
+        with contextlib.suppress(ValueError):
+            monday = dt.date.fromisocalendar(year, week, 1)
+            if monday <= said:
+                return monday, monday + dt.timedelta(days=6)
+    return None
 
 
 #: A weekday that opens a line labels what happened that day ("Thurs: Hobnail Creek report

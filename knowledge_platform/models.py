@@ -28,6 +28,9 @@ CONFIDENTIALITY_LEVELS: tuple[Confidentiality, ...] = ("public", "internal", "re
 FILE_NAME, MIME_TYPE = "file_name", "mime_type"
 UNITS = ("page", "slide", "sheet")
 STALE, LAST_REFRESHED = "stale", "last_refreshed"
+#: Key of `extra` naming a single mail's writer (its "From:" line, chunking.mail_writer): who
+#: its first-person sentences are said by ("message me — I'm the Scribeway admin").
+WRITER = "writer"
 
 CHUNK_NAMESPACE = uuid.UUID("5f1c2b9e-8d0a-4c31-9a57-3e6f0b7d2c41")
 

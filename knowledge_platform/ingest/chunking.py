@@ -52,7 +52,15 @@ from knowledge_platform.dating import (
 )
 from knowledge_platform.doc_names import name_keys
 from knowledge_platform.ingest.tokens import TokenCounter
-from knowledge_platform.models import MIME_TYPE, Chunk, Document, TimeKind, chunk_id, content_hash
+from knowledge_platform.models import (
+    MIME_TYPE,
+    WRITER,
+    Chunk,
+    Document,
+    TimeKind,
+    chunk_id,
+    content_hash,
+)
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -116,7 +124,8 @@ MAX_CHARS_PER_TOKEN = 16
 #: comma-separated values as a table, a row a day, a docket's "5/12 — ..." lines and an
 #: intake log's "| 11/16 |" Opened column on a page of no date, and a reply's "On Mon, Jul
 #: 27, 2026 at 11:20 AM ... wrote:"; 21 a week report's table of its days ("| Thu | 446 |"),
-#: a row a day.
+#: a row a day, a single mail's chunks by its writer, and a channel export's "#front-desk —
+#: Tue Nov 17" day lines.
 CHUNKING_VERSION = 21
 
 
@@ -174,13 +183,15 @@ def _stamped_day(m: re.Match[str], near: dt.date | None, day_first: bool) -> dt.
 
 #: What opens a journal's dated entry: a heading below the section's own ("### 14 Apr"), a
 #: line all in bold ("**Comment — Ines Varga · 12 Mar 2026, 14:05**"), a chat export's day
-#: separator ("--- Tuesday, March 3 ---"), each read as the entry's heading; or an activity
-#: line ("· Status changed to Done — 2 Apr 2026"), an entry of its own. Each counts only when
-#: it holds a date.
+#: separator ("--- Tuesday, March 3 ---", "#front-desk — Tue Nov 17"), each read as the
+#: entry's heading; or an activity line ("· Status changed to Done — 2 Apr 2026"), an entry
+#: of its own. Each counts only when it holds a date.
 _ENTRY_STAMP = re.compile(
     r"^(?:#{3,6}[ \t]+(?P<heading>.+?)[ \t#]*|\*\*(?P<bold>[^*\n]{4,160})\*\*[ \t]*"
     # a chat export's day separator: "--- Tuesday, March 3 ---", "=== 3 Mar ==="
     r"|(?P<rule>[-=\u2014\u2013]{2,})[ \t]*(?P<sep>[^-=\u2014\u2013\s][^\n]{2,80}?)[ \t]*(?P=rule)"
+    # ... or its channel's name over the day's messages: "#front-desk — Tue Nov 17"
+    r"|(?P<channel>\#[a-z0-9][\w.-]{0,40}[ \t]+[\u2014\u2013|-][ \t]+[^\n]{3,60}?)"
     r"|(?P<line>[\u00b7\u2022][ \t]+.{4,200})"
     # a paragraph that opens with the day it was written: "Updated 12 Aug: From 1 Sept ..."
     r"|(?P<para>(?:updated|update|revised|changed|added|edited)[ \t]+[^:\n]{3,30}?)"
@@ -330,6 +341,7 @@ def _by_entry(
             m.group("heading")
             or m.group("bold")
             or m.group("sep")
+            or m["channel"]
             or m.group("line")
             or m["para"]
             or m["lead"]
@@ -750,6 +762,7 @@ class Chunker:
         if not sections and doc.title.strip():
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
+        writer = mail_writer(doc.text)
         # a week's report: its entries' weekdays
         weekly = iso_week(doc.source_id) is not None or week_heading(doc.title) is not None
         span = heading_span(doc.source_id, doc.date)
@@ -806,7 +819,9 @@ class Chunker:
                         )
                 for start in range(0, len(window), cap):
                     piece = window[start : start + cap]
-                    chunks.append(self._make(doc, section.headers, said, piece, len(chunks)))
+                    chunks.append(
+                        self._make(doc, section.headers, said, piece, len(chunks), writer)
+                    )
         return chunks
 
     def _make(
@@ -816,8 +831,12 @@ class Chunker:
         when: tuple[dt.date | None, TimeKind],
         text: str,
         ordinal: int,
+        writer: str | None = None,
     ) -> Chunk:
         date, time_kind = when
+        extra = _located(doc.extra, headers)
+        if writer:  # a single mail's: who its first-person sentences are said by
+            extra = {**extra, WRITER: writer}
         chunk = Chunk(
             id=chunk_id(doc.scope, doc.source, doc.source_id, ordinal),
             doc_id=doc.doc_id,
@@ -839,7 +858,7 @@ class Chunker:
             lifecycle=doc.lifecycle,
             trust=doc.trust,
             confidentiality=doc.confidentiality,
-            extra=_located(doc.extra, headers),
+            extra=extra,
         )
         embed_text = chunk.embedding_text()
         provenance = chunk.model_dump_json(exclude={"tokens", "content_hash", "fingerprint"})
@@ -851,6 +870,23 @@ class Chunker:
                 "fingerprint": content_hash(hashed + json.dumps(provenance)),
             }
         )
+
+
+#: A mail's writer, on its "From:" line: "From: Owen Tate", "From: **Gwen Marchetti** <gm@...>".
+_WRITER = re.compile(
+    r"(?m)^[ \t]*From:[ \t]+\**(?P<name>[A-Z][\w'-]+(?:[ \t]+[A-Z][\w'-]+){0,2})\**"
+    r"[ \t]*(?:<[^>\n]*>|\([^)\n]*\))?[ \t]*$"
+)
+_ANY_FROM = re.compile(r"(?m)^[ \t>]*From:")
+
+
+def mail_writer(text: str) -> str | None:
+    """The writer a document that is one mail names on its "From:" line; None for any other
+    (a thread of several has a writer a message)."""
+    if len(_ANY_FROM.findall(text)) != 1:
+        return None
+    m = _WRITER.search(text)
+    return m.group("name") if m else None
 
 
 def _located(extra: dict[str, Any], headers: tuple[str, ...]) -> dict[str, Any]:

@@ -42,6 +42,8 @@ _NAMED = r"(?-i:(?:(?:[A-Z][\w'-]*|&)\s+){0,3}[A-Z][\w'-]*)"
 _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(trigger, re.I), re.compile(p, re.I))
     for trigger, p in (
+        # a struck-through value before its successor: "Price: ~~$68~~ $74"
+        (r"~~", r"~~(?P<old>[^~\n]{1,60})~~(?=[ \t]*[^\s~|;])"),
         # "from X to Y", "from X over to Y" (X: up to 6 words)
         (
             r"\bfrom\s",

@@ -87,6 +87,11 @@ operation operations op ops
 waste trash rubbish garbage refuse
 pickup pickups collection collections collect collects collected
 unit units pcs pc piece pieces qty quantity
+appointment appointments appt appts
+minute minutes mins
+surgery surgeries surg
+manager mgr
+department dept
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.

@@ -18,8 +18,9 @@ from knowledge_platform.dating import (
     MESSAGE_STAMP,
     reports_on,
     week_before,
+    week_numbered,
 )
-from knowledge_platform.models import Chunk, Hit
+from knowledge_platform.models import WRITER, Chunk, Hit
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import values
@@ -244,11 +245,13 @@ class Sentence:
         """Who says the sentence in the first person: the handle its message opens with
         ("Ben: Big one for the taproom: ... I'm the Pourtrail admin, so logins ... come to
         me."), for a sentence of it after the first, in a chat's messages (a stamped line:
-        a paragraph's "Note: ..." label is no writer); '' for any other."""
+        a paragraph's "Note: ..." label is no writer), or a single mail's writer (its
+        "From:" line: `WRITER`); '' for any other."""
         if not _FIRST_PERSON.search(self.text) or _HANDLE.match(self.text):
             return ""
         if not _STAMPED_LINE.search(self.chunk.text):
-            return ""
+            # a mail's: its writer ("From: Owen Tate" over "... I'm the Scribeway admin")
+            return str(self.chunk.extra.get(WRITER) or "")
         handle = _HANDLE.match(self.block)
         return handle.group(1) if handle else ""
 
@@ -322,11 +325,14 @@ def candidates(sources: Sources, max_hits: int, during: During | None = None) ->
 
 def reported_week(s: Sentence) -> tuple[dt.date, dt.date] | None:
     """The week a log entry says it reports on as "last week" ("Last week: 136,920 words"
-    said on Monday, or under its heading "Numbers, last week"), if it does."""
+    said on Monday, or under its heading "Numbers, last week"), or by its number ("W45
+    totals: PWM 452 appts" said on 9 November), if it does."""
     if s.chunk.time_kind != "event":
         return None
     heading = s.chunk.headers[-1] if s.chunk.headers else ""
-    return week_before(heading, s.date) or week_before(s.text, s.date)
+    return (
+        week_before(heading, s.date) or week_before(s.text, s.date) or week_numbered(s.text, s.date)
+    )
 
 
 def said_during(s: Sentence, during: During) -> bool:

@@ -1,0 +1,149 @@
+"""Round 31 (issue 25): a week report's table of its days, a short line over the list it
+labels, a count asked in the passive, a page that repeats a rate table's replaced row, and a
+mail's first-person sentence said by its writer."""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+
+from knowledge_platform.embeddings.factory import make_embedder
+from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.extractive import extractive_answer
+from tests.answer_fixtures import hits
+from tests.store_fixtures import chunk_file
+
+
+def _local():
+    # the local model the service answers with
+    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
+
+
+def _dated(chunks, text: str) -> date | None:
+    """The date of the chunk holding `text`."""
+    return next(c.date for c in chunks if text in c.text)
+
+
+SHIFT_REPORT = (
+    "# Shift A report — 2026-W47 (Nov 16-20)\n\nLead: Marisa Coelho · posted Fri 11/20\n\n"
+    "| Day | Units sewn | Rejects |\n|---|---:|---:|\n| Mon | 428 | 7 |\n| Tue | 417 | 9 |\n"
+    "| Wed | 409 | 8 |\n| Thu | 446 | 6 |\n| Fri | 395 | 10 |\n"
+    "| **Week** | **2,095** | **40** |\n\n"
+    "## Notes\n- Thu - overlocker #3 down 25 min in the morning.\n"
+)
+
+
+def test_a_week_reports_table_of_its_days_dates_each_row_by_its_weekday() -> None:
+    """ "| Thu | 446 | 6 |" in the week report of 16-20 November was part of one chunk dated
+    the Monday: "How many units did shift A sew yesterday?" (the 19th) had no row of that
+    day to answer from."""
+    chunks = chunk_file("shifts/2026-W47-A.md", SHIFT_REPORT, date(2026, 11, 20), "event")
+    assert _dated(chunks, "| Thu | 446 |") == date(2026, 11, 19)
+    assert _dated(chunks, "| Mon | 428 |") == date(2026, 11, 16)
+    assert _dated(chunks, "| Fri | 395 |") == date(2026, 11, 20)
+    row = next(c.text for c in chunks if "| Thu | 446 |" in c.text)
+    assert row.startswith("| Day | Units sewn | Rejects |") and "| Wed |" not in row
+    # a week's schedule of days on a standing page stays one table
+    rota = (
+        "# Opening hours\n\n| Day | Open | Close |\n|---|---|---|\n| Mon | 8:00 | 18:00 |\n"
+        "| Tue | 8:00 | 18:00 |\n"
+    )
+    kept = chunk_file("docs/hours.md", rota, date(2026, 3, 1), "standing")
+    assert sum("| Mon | 8:00" in c.text and "| Tue | 8:00" in c.text for c in kept) == 1
+
+
+def test_a_short_line_over_a_list_labels_each_of_its_items() -> None:
+    """ "Numbers w/e 11/20" over "- Q4 to date (BQE): 3,144.25 fee-earning hrs" was an entry of
+    its own, and the item a chunk of three words nobody's search found."""
+    thread = (
+        "# Weekly studio numbers\n\n**Comment — Joan Ferreira · 13 Nov 2026, 14:55**\n\n"
+        "Week ending 13 Nov: fee-earning hours **431.5**. Q4 to date: 2,726 hrs.\n\n"
+        "**Comment — Joan Ferreira · 20 Nov 2026, 15:30**\n\nNumbers w/e 11/20\n"
+        "- Fee-earning hours: 418.25\n- Q4 to date (BQE): 3,144.25 fee-earning hrs\n\n"
+        "Early post, I'm out at 4.\n"
+    )
+    chunks = chunk_file("tasks/weekly-numbers.md", thread, date(2026, 11, 20), "event")
+    texts = [c.text for c in chunks]
+    assert "Numbers w/e 11/20\n- Q4 to date (BQE): 3,144.25 fee-earning hrs" in texts
+    assert _dated(chunks, "3,144.25") == date(2026, 11, 20)
+    assert "Early post, I'm out at 4." in texts  # a sentence after the list is its own
+
+
+def test_a_count_asked_in_the_passive_counts_what_its_verb_says() -> None:
+    """ "How many tickets were opened across all clients last week?" counted tickets only, so
+    the digest's "Client: **Total**; Opened: **137**" row (no word "tickets") did not fit, and
+    the leavers runbook's "One Deskline ticket per leaver" was the answer."""
+    assert "open" in read_ask("How many tickets were opened across all clients last week?").counted
+    assert "sold" in read_ask("How many units were sold yesterday?").counted
+    digest = (
+        "# Service desk digest\n\nPriya's weekly roll-up.\n\n| Client | Opened | Closed |\n"
+        "|---|---|---|\n| Pennine Freight | 35 | 38 |\n| Kirkstall Joinery | 6 | 5 |\n"
+        "| **Total** | **137** | **141** |\n"
+    )
+    runbook = (
+        "# Leaver offboarding\n\nUse this for every leaver. One Deskline ticket per leaver, "
+        'category "Leaver", linked to the client\'s "Leavers" parent ticket.\n'
+    )
+    got = extractive_answer(
+        "How many tickets were opened across all clients last week?",
+        hits(
+            *chunk_file("digests/wk46.md", digest, date(2026, 11, 13), "event"),
+            *chunk_file("runbooks/leaver.md", runbook, None, "standing"),
+        ),
+        scope="internal",
+        embedder=_local(),
+        during=(date(2026, 11, 9), date(2026, 11, 15)),
+    )
+    assert "137" in got.answer and "One Deskline ticket" not in got.answer, got.answer
+
+
+def test_a_page_that_repeats_a_rate_tables_replaced_row_is_as_old_as_that_row() -> None:
+    """The FAQ's undated "A routine hygiene appointment ... is $85" led the answer, ahead of
+    the price list's "$95; Effective: 1 Jul 2026" row, which replaced its "$85; Effective: 5
+    Jan 2026" row: the old price was given as the price."""
+    prices = (
+        "# Price list\n\n| Treatment | Price | Effective |\n|---|---|---|\n"
+        "| Hygiene visit (30 min) | $85 | 5 Jan 2026 |\n"
+        "| Hygiene visit (30 min) | $95 | 1 Jul 2026 |\n"
+    )
+    faq = (
+        "# Website FAQ\n\n**How much does it cost to see the hygienist?** A routine hygiene "
+        "appointment (scale and polish, 30 minutes) is $85.\n"
+    )
+    got = extractive_answer(
+        "How much does a 30-minute hygiene visit cost?",
+        hits(
+            *chunk_file("website-faq.md", faq, None, "standing"),
+            *chunk_file("price-list.md", prices, None, "standing"),
+        ),
+        scope="internal",
+        embedder=_local(),
+    )
+    assert got.answer.index("$95") < got.answer.index("$85"), got.answer
+    faq_ref = next(c.number for c in got.citations if c.source_id == "website-faq.md")
+    list_ref = next(c.number for c in got.citations if c.source_id == "price-list.md")
+    assert f"(older; [{list_ref}] is newer) **How much" in got.answer or (
+        f"(older; [{list_ref}] is newer) A routine" in got.answer
+    ), (faq_ref, got.answer)
+
+
+def test_a_mails_first_person_sentence_is_said_by_its_writer() -> None:
+    """ "message me — I'm the Scribeway admin" in Owen's mail did not answer "Who administers
+    Scribeway?": the sentence names no one, and a mail's writer was no speaker."""
+    from knowledge_platform.ingest.chunking import mail_writer
+
+    mail = (
+        "# Moving to Scribeway\n\nFrom: Owen Tate\nTo: all-staff@\nSent: Fri 31 Jul 2026 16:45\n"
+        "Subject: Lingodock → Scribeway this weekend\n\nHi everyone,\n\n"
+        "Short version: **Lingodock is out, we use Scribeway now.**\n\nWhat you need to do:\n\n"
+        "1. Look for an invite from Scribeway in your inbox. If your login doesn't work on "
+        "Monday, message me — I'm the Scribeway admin and the only one who can reset accounts.\n"
+    )
+    assert mail_writer(mail) == "Owen Tate"
+    assert mail_writer(mail + "\n> From: Ravi Sood\n> Sent: Thu\n") is None  # a thread
+    chunks = chunk_file("announcements/2026-07-31-scribeway.md", mail, date(2026, 7, 31), "event")
+    got = extractive_answer(
+        "Who administers Scribeway?", hits(*chunks), scope="internal", embedder=_local()
+    )
+    assert got.mode == "extractive" and "Owen Tate: " in got.answer, got.answer
