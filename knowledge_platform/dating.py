@@ -989,10 +989,30 @@ def week_before(text: str, said: dt.date | None) -> tuple[dt.date, dt.date] | No
 
 
 #: A week named by its ISO number in a log's words: "W45 totals", "wk46", "week 46".
-#: (Not a week of something: "week 3 of the trial".)
+#: (Not a week of something, "week 3 of the trial", nor a count of other weeks a word
+#: before it names: "box week 28".)
 _WEEK_NUMBER = re.compile(
-    r"(?<![\w-])(?:W|wk|week[ \t]?)(?P<week>[0-5]?\d)(?![\d:.,/]|\w|[ \t]+of\b)", re.I
+    r"(?<![\w-])(?:(?-i:W)(?P<w>[0-5]\d)|wk[ \t]?(?P<wk>[0-5]?\d)"
+    r"|(?<![A-Za-z][ \t])week[ \t](?P<week>[0-5]?\d))(?![\d:.,/]|\w|[ \t]+of\b)",
+    re.I,
 )
+
+
+#: A batch or lot id that writes its day as month and day: "R-1117-03" (17 November, batch 3).
+_CODED_DAY = re.compile(r"^[\W_]*[A-Z]{1,4}-(?P<month>[01]\d)(?P<day>[0-3]\d)-\d{1,3}[\W_]*$")
+
+
+def coded_day(cell: str, near: dt.date) -> dt.date | None:
+    """The day a batch id in a table's cell writes ("R-1117-03", a roast log's batch 3 of 17
+    November), in the year that puts it nearest `near`, the page's own date."""
+    m = _CODED_DAY.match(cell)
+    if m is None:
+        return None
+    found = []
+    for year in (near.year - 1, near.year, near.year + 1):
+        with contextlib.suppress(ValueError):
+            found.append(dt.date(year, int(m["month"]), int(m["day"])))
+    return min(found, key=lambda d: abs(d - near), default=None)
 
 
 def week_numbered(text: str, said: dt.date | None) -> tuple[dt.date, dt.date] | None:
@@ -1001,7 +1021,7 @@ def week_numbered(text: str, said: dt.date | None) -> tuple[dt.date, dt.date] | 
     the latest year it had begun by `said`; else None."""
     if said is None:
         return None
-    weeks = {int(m.group("week")) for m in _WEEK_NUMBER.finditer(text)}
+    weeks = {int(m["w"] or m["wk"] or m["week"]) for m in _WEEK_NUMBER.finditer(text)}
     if len(weeks) != 1:
         return None
     week = weeks.pop()

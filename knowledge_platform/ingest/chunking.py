@@ -27,6 +27,7 @@ from knowledge_platform.dating import (
     DEFAULT_TIMEZONE,
     MESSAGE_STAMP,
     YEAR,
+    coded_day,
     day_named,
     figures_date,
     figures_day_first,
@@ -124,8 +125,8 @@ MAX_CHARS_PER_TOKEN = 16
 #: comma-separated values as a table, a row a day, a docket's "5/12 — ..." lines and an
 #: intake log's "| 11/16 |" Opened column on a page of no date, and a reply's "On Mon, Jul
 #: 27, 2026 at 11:20 AM ... wrote:"; 21 a week report's table of its days ("| Thu | 446 |"),
-#: a row a day, a single mail's chunks by its writer, and a channel export's "#front-desk —
-#: Tue Nov 17" day lines.
+#: a row a day, a single mail's chunks by its writer, a channel export's "#front-desk — Tue
+#: Nov 17" day lines, and a dated page's table rows by a batch id's day ("| R-1117-03 |").
 CHUNKING_VERSION = 21
 
 
@@ -312,6 +313,8 @@ def _by_entry(
                 or (past_day(cell) if around is None and named else None)
                 # a month's row ("| Mar 2026 | 287,930 | ..."): what that month did
                 or month_heading(cell.strip())
+                # a roast log's batch id on a dated page: "| R-1117-03 |", 17 November's
+                or (coded_day(cell, around) if around else None)
                 # ... or a month's or an ISO week's alone, in a column named so, the year the
                 # page's ("| Jan | 78.0% |" under "# OEE — monthly, 2026"; "| W38 (09/14-09/18) |")
                 or (

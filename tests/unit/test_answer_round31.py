@@ -10,6 +10,7 @@ from pathlib import Path
 
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import read_ask
+from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from tests.answer_fixtures import hits
 from tests.store_fixtures import chunk_file
@@ -147,3 +148,50 @@ def test_a_mails_first_person_sentence_is_said_by_its_writer() -> None:
         "Who administers Scribeway?", hits(*chunks), scope="internal", embedder=_local()
     )
     assert got.mode == "extractive" and "Owen Tate: " in got.answer, got.answer
+
+
+def test_a_channel_exports_day_lines_date_the_messages_under_them() -> None:
+    """ "#front-desk — Tue Nov 17" over the day's "[5:50 PM] Dana R.: EOD PWM: 79 checked in"
+    was a line of text: every message of the week was dated its first day, so "How many
+    patients were checked in at Portland yesterday?" had no message of that day."""
+    export = (
+        "#front-desk — Mon Nov 16\n[7:55 AM] Heather Q.: W46 totals: PWM 473 appts\n"
+        "[5:58 PM] Dana R.: EOD PWM: 84 checked in, 3 no-shows\n\n"
+        "#front-desk — Thu Nov 19\n[5:52 PM] Dana R.: EOD PWM: 82 checked in, 1 no-show\n"
+    )
+    chunks = chunk_file("slack/front-desk-2026-11-16_to_20.md", export, date(2026, 11, 16), "event")
+    assert _dated(chunks, "82 checked in") == date(2026, 11, 19)
+    assert _dated(chunks, "84 checked in") == date(2026, 11, 16)
+    assert not any(c.text.startswith("#front-desk") for c in chunks)  # a heading, not a line
+
+
+def test_a_log_entrys_week_by_number_and_a_struck_through_price() -> None:
+    """ "W45 totals: PWM 452 appts" said on Monday 9 November was read as that week's
+    figure: "How many appointments did Portland complete last week?" (9-15 November) led
+    with it. And "Price: ~~$68~~ $74" stated no change, so the FAQ's "$68" stood as
+    current beside it."""
+    week = (
+        "# Portland (Forest Ave) — weekly numbers\n\n"
+        "| Wk | w/c | Appts | Surg |\n|---|---|---|---|\n"
+        "| wk45 | 2 Nov | 452 | 41 |\n| wk46 | 9 Nov | 437 | 38 |\n"
+    )
+    chat = (
+        "#front-desk — Mon Nov 9\n[7:58 AM] Heather Q.: W45 totals: PWM 452 appts / 41 surg\n"
+        "[5:57 PM] Dana R.: EOD PWM: 85 checked in, 4 no-shows\n"
+    )
+    got = extractive_answer(
+        "How many appointments did the Portland clinic complete last week?",
+        hits(
+            *chunk_file("slack/front-desk-2026-11-09_to_14.md", chat, date(2026, 11, 9), "event"),
+            *chunk_file("numbers/portland-weekly-2026.md", week, None, "standing"),
+        ),
+        scope="internal",
+        embedder=_local(),
+        during=(date(2026, 11, 9), date(2026, 11, 15)),
+    )
+    assert "437" in got.answer and (
+        "452" not in got.answer or got.answer.index("437") < got.answer.index("452")
+    ), got.answer
+    row = "Item: Wellness exam; Price: ~~$68~~ $74; As of: 09/01/2026."
+    change = change_in(row)
+    assert [v.text for v in change.old] == ["$68"] and "$74" in [v.text for v in change.new]

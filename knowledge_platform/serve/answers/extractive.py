@@ -878,7 +878,9 @@ def quoted(
     if during is not None:
         text = in_window_cells(text, *during)
     lead = _lead(s.sentence, named)
-    if lead and lead.removesuffix(" …") not in shown:
+    if s.led:  # what it fits by is the line its list item is led by
+        text = f"{s.sentence.lead}: {text}"
+    elif lead and lead.removesuffix(" …") not in shown:
         text = f"{lead} {text}"
     elif s.sentence.speaker:  # "Ben: I'm the Pourtrail admin, ..."
         text = f"{s.sentence.speaker}: {text}"

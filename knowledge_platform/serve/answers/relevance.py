@@ -82,6 +82,15 @@ W_CHANGE = 0.15
 #: i bug?", "who sets up the account?") and the sentence names someone as that ("I'm the
 #: Wrenchly admin, ping me for logins", "If your login doesn't work, Ben resets it").
 W_GO_TO = 0.06
+#: A question that asks for a budget by that word ("What is the budget for the staff holiday
+#: party?", "How much have we budgeted for the offsite?"): an amount is its answer only
+#: where the passage says it is a budget (a venue's deposit or a gift exchange's "$25 max"
+#: at the same party is not the party's budget).
+_ASKS_BUDGET = re.compile(
+    r"\b(?:what(?:'s|\s+is|\s+was|\s+are)?\s+(?:the\s+|our\s+|their\s+)?"
+    r"(?:[\w'-]+\s+){0,3}?budgets?\b|budgeted\b)",
+    re.I,
+)
 _ASKS_GO_TO = re.compile(
     r"(?:^|[,;:.]\s*)who(?:'s|\s+is)?\s+(?:do|should|can|could|would|will|to)?\s*"
     r"(?:i|we|they|you)?\s*(?:bug|ask|ping|contact|call|chase|talk\s+to|go\s+to|email|message|"
@@ -186,6 +195,14 @@ class Scored:
     during: bool = False
     #: names the whole month the question asks about ("March close: ... site visits 39")
     month: bool = False
+    #: fits by the line its list item is led by, quoted ahead of it ("What changes from 1
+    #: September: **Nightjar** espresso, 5 lb: $58.50 → **$63.00**")
+    led: bool = False
+
+
+def _says_budget(s: Sentence) -> bool:
+    """Whether the sentence, its paragraph or its headings speak of a budget."""
+    return "budget" in f"{s.context} {s.block}".lower()
 
 
 def _masked(text: str) -> str:
@@ -317,6 +334,7 @@ def score_sentences(
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
     happened = during is not None and asks_event(ask.text)
     go_to = bool(_ASKS_GO_TO.search(ask.text))
+    budget = bool(_ASKS_BUDGET.search(ask.text))
     as_person = replace(ask, kinds=("person",))
     ask_words = words(ask.text)
     out = []
@@ -329,6 +347,11 @@ def score_sentences(
         score = W_LEXICAL * lexical + W_SEMANTIC * max(sem, 0.0) + W_PRIOR * prior
         # a message's writer is the person of what they say of themself ("I'm the admin")
         fit = fits(s.text, ask, known) or ("person" in ask.kinds and bool(s.speaker))
+        # "What changes from 1 September:" over "- Nightjar, 5 lb: $58.50 → $63.00"
+        led = not fit and bool(ask.kinds) and bool(s.lead) and fits(s.lead, ask, known)
+        fit = fit or led
+        if fit and budget and not _says_budget(s):
+            fit = False
         if not fit and ask.counted and not words(s.heading).isdisjoint(ask.counted):
             # a row's count under a heading naming what it counts ("## Consults" over
             # "w/c: 09/11; Northgate: 431")
@@ -377,7 +400,7 @@ def score_sentences(
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
         score = round(min(score, 1.0), 4)
-        out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened))
+        out.append(Scored(s, score, lexical, sem, prior, fit, on, then and happened, led=led))
     if month:
         # below the best that names it, whatever the cap, when that one may answer
         top = max(out[i].score for i in month)

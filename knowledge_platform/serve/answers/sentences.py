@@ -40,7 +40,7 @@ _SPLIT = re.compile(
 )
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.|#+)\s+")
 #: A message's handle opening its text: "Ben: ...", "Rosa Delgado: ..."
-_HANDLE = re.compile(r"^\W{0,3}([A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?):\s")
+_HANDLE = re.compile(r"^\W{0,3}([A-Z][\w'-]+(?:\s[A-Z](?:[\w'-]+|\.))?):\s")
 #: A sentence its writer says of themself: "I'm the Pourtrail admin", "ask me".
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I\u2019m|I've|I'll|I'd|me|my|mine)\b")
 #: A split after one of these was not the end of a sentence ("e.g. `HOT-2611`", "2026 rate
@@ -62,7 +62,8 @@ _LEADING_DATE = re.compile(
 #: The clock time a log line opens with ("- 09:40 render farm queue cleared", "[14:05] FYI:"):
 #: when it was written down, not a value it states.
 _CLOCK_STAMP = re.compile(
-    r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d\]?(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
+    r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?"
+    r"(?:\s*[\u2014\u2013|-]\s*(?![\d:])|\s+)(?=[^\d\s\u2013-])"
 )
 #: So is a chat message's day and time, opening its line or inside a thread quoted whole
 #: ("[2026-11-02 08:59] billie: ... ↳ [2026-11-02 09:28] zephyrine: ugh"), or spelled or in
@@ -100,7 +101,7 @@ def _blocks(text: str) -> dict[str, str]:
             out[parts[0]] = f"{lead}: {parts[0]}"
             continue
         titled = _LEAD_LINE.match(block)
-        lead = titled[1].strip() if titled else lead if item else ""
+        lead = (titled[1] or titled[2]).strip() if titled else lead if item else ""
         if len(parts) > 1:
             whole = " ".join(parts)
             out.update((p, whole) for p in parts)
@@ -108,8 +109,9 @@ def _blocks(text: str) -> dict[str, str]:
 
 
 #: A bold line of its own over a list ("**Borough of West Marlow — Marlow Mill Park**" over
-#: "- Mowing: 24 visits/season"): a heading the file did not mark as one.
-_LEAD_LINE = re.compile(r"^\s*\*\*([^*\n]{3,80})\*\*\s*$")
+#: "- Mowing: 24 visits/season"): a heading the file did not mark as one; or a line that
+#: leads into it with a colon ("What changes from 1 September:").
+_LEAD_LINE = re.compile(r"^\s*(?:\*\*([^*\n]{3,80})\*\*|([^*\n]{3,80}?):)\s*$")
 #: A list's item (not a heading line, which `_BULLET` also strips): what a bold line leads.
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 
@@ -239,6 +241,15 @@ class Sentence:
             if self.chunk.date is None or day <= self.chunk.date:
                 return day
         return self.chunk.date
+
+    @property
+    def lead(self) -> str:
+        """The line a list item is led by ("What changes from 1 September" over "- **Nightjar**
+        espresso, 5 lb: $58.50 → **$63.00**"), '' for any other sentence."""
+        if self.block.endswith(f": {self.text}") and "\n" not in self.block:
+            lead = self.block[: -len(self.text) - 2]
+            return lead if len(_split(lead)) == 1 else ""
+        return ""
 
     @property
     def speaker(self) -> str:
