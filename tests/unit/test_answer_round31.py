@@ -195,3 +195,62 @@ def test_a_log_entrys_week_by_number_and_a_struck_through_price() -> None:
     row = "Item: Wellness exam; Price: ~~$68~~ $74; As of: 09/01/2026."
     change = change_in(row)
     assert [v.text for v in change.old] == ["$68"] and "$74" in [v.text for v in change.new]
+
+
+def test_a_roast_logs_batch_ids_date_its_rows() -> None:
+    """ "| R-1119-04 | Guji Uraga | ... | 14.1% |" on the week's roast log was dated with the
+    whole table: "What was the roast loss on the Guji Uraga batch yesterday?" had no row of
+    the 19th to answer from."""
+    log = (
+        "# Roast log — week of R-1116\n\nBatch id = R-MMDD-NN.\n\n"
+        "| Batch | Coffee | In | Out | Loss |\n|---|---|---|---|---|\n"
+        "| R-1117-06 | Guji Uraga | 30.0 | 25.9 | 13.7% |\n"
+        "| R-1119-04 | Guji Uraga | 30.0 | 25.8 | 14.1% |\n"
+    )
+    chunks = chunk_file("production/roast-log-2026-W47.md", log, date(2026, 11, 20), "event")
+    assert _dated(chunks, "| R-1119-04 |") == date(2026, 11, 19)
+    assert _dated(chunks, "| R-1117-06 |") == date(2026, 11, 17)
+
+
+def test_a_list_item_fits_by_the_line_that_leads_it() -> None:
+    """ "From what date does the $63.00 Nightjar price apply?" of "What changes from 1
+    September:" over "- **Nightjar** espresso, 5 lb: $58.50 → **$63.00**": the item names no
+    date, so the answer was "Not found"."""
+    mail = (
+        "# September pricing\n\nOur wholesale prices change from 1 September.\n\n"
+        "What changes from 1 September:\n\n- **Nightjar** espresso, 5 lb: $58.50 → **$63.00**\n"
+        "- **Lakewalk** house blend, 5 lb: $52.00 → **$55.50**\n"
+    )
+    chunks = chunk_file("email/2026-08-03-september-pricing.md", mail, date(2026, 8, 3), "event")
+    got = extractive_answer(
+        "From what date does the $63.00 Nightjar price apply?",
+        hits(*chunks),
+        scope="internal",
+        embedder=_local(),
+    )
+    assert "What changes from 1 September: **Nightjar**" in got.answer, got.answer
+
+
+def test_a_budget_is_answered_only_where_a_budget_is_named() -> None:
+    """ "What is the budget for the staff holiday party?" was answered with the party memo's
+    "Secret Santa is optional, $25 max." — an amount, but no budget."""
+    memo = (
+        "# Holiday party!\n\nFriday 12/11 at The Chart Room, 7 PM. Partners welcome. RSVP on "
+        "the sheet by Friday 11/27. Secret Santa is optional, $25 max.\n"
+    )
+    chunks = chunk_file("memos/2026-11-03-holiday-party.md", memo, date(2026, 11, 3), "event")
+    got = extractive_answer(
+        "What is the budget for the staff holiday party?",
+        hits(*chunks),
+        scope="internal",
+        embedder=_local(),
+    )
+    assert got.mode == "not_found", got.answer
+    budget = "# Events\n\nThe holiday party budget is $3,000 (The Chart Room, food and drinks).\n"
+    got = extractive_answer(
+        "What is the budget for the staff holiday party?",
+        hits(*chunk_file("events.md", budget, date(2026, 10, 1), "standing"), *chunks),
+        scope="internal",
+        embedder=_local(),
+    )
+    assert "$3,000" in got.answer, got.answer
