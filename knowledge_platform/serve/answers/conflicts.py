@@ -162,6 +162,28 @@ def _different_things(a: Statement, b: Statement) -> bool:
     )
 
 
+def _look_alikes(question: str, a: Statement, b: Statement) -> bool:
+    """Whether the two are pages of two look-alike things whose titles tell them apart, and
+    the question names one: "Falmouth (Route 1) — weekly appts" and "Portland (Forest Ave)
+    — weekly appointments" give two clinics' figures for "falmouth appt count the week before
+    last", not two sources that disagree."""
+    if not a.title or not b.title or a.title == b.title:
+        return False
+    asked = set(terms(question))
+    whole_a = set(terms(f"{a.title} {a.context} {a.text} {a.around}"))
+    whole_b = set(terms(f"{b.title} {b.context} {b.text} {b.around}"))
+    # two titles of one kind ("... — weekly appts + surgeries 2026" twice) ...
+    if len(glossary.words(a.title) & glossary.words(b.title)) < LOOK_ALIKE_SHARED:
+        return False
+    own_a = set(terms(a.title)) - whole_b  # ... each naming what the other never does
+    own_b = set(terms(b.title)) - whole_a
+    return bool(own_a and own_b) and bool((own_a | own_b) & asked)
+
+
+#: How many words two look-alike pages' titles have in common.
+LOOK_ALIKE_SHARED = 2
+
+
 def same_subject(
     question: str,
     a: Statement,
@@ -173,7 +195,7 @@ def same_subject(
     """Whether two statements speak of the same thing: enough words of their own in common,
     else words of the question both have, and `shared_terms` words in common in all (fewer
     for a short question)."""
-    if _different_things(a, b):
+    if _different_things(a, b) or _look_alikes(question, a, b):
         return False
     sa, sb = _subject(a, va), _subject(b, vb)
     if sa and sb and len(sa & sb) / len(sa | sb) >= MIN_JACCARD:

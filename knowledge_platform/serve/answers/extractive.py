@@ -1152,16 +1152,31 @@ def _changed_mark(s: Scored) -> str:
     from Mondays) Going forward the PM huddle is Tuesdays at 8:30, not Mondays 9:00."), so
     that the old value it mentions is not read as current."""
     text = s.sentence.text
-    # (an arrow alone is no cue here: "client asked about X → new matter M-26-0103")
-    if not CHANGE_CUE.search(ARROW.sub(" ", text)):
-        return ""
     change = change_in(text)
     # the values it names as old, each where it also names a value of that kind that
     # replaced it (not "moves to the parts counter from Monday the 14th", the day it starts;
     # not a bare number: "Replaced heater element #2")
     kinds = {v.kind for v in change.new} - {"number"}
-    old = [v.text for v in change.old if v.text in text and v.kind in kinds]
-    return f"(changed from {', '.join(dict.fromkeys(old))}) " if old else ""
+    # (an arrow alone is no cue here: "client asked about X → new matter M-26-0103")
+    if CHANGE_CUE.search(ARROW.sub(" ", text)):
+        old = [v.text for v in change.old if v.text in text and v.kind in kinds]
+        if old:
+            return f"(changed from {', '.join(dict.fromkeys(old))}) "
+    # ... or only a day and time that are gone, with none in their place: "So: no more
+    # Thursday 12:30 meetings after this week." (the new day is another sentence's)
+    cue = _GONE_CUE.search(text)
+    if cue is None or kinds & _GONE_KINDS:
+        return ""
+    said = text[cue.end() : cue.end() + GONE_REACH]
+    gone = sorted((v.text for v in values(said) if v.kind in _GONE_KINDS), key=said.find)
+    return f"(no longer {' '.join(dict.fromkeys(gone))}) " if gone else ""
+
+
+#: What says a day or time is gone, right before it: "no more Thursday 12:30 meetings", "no
+#: longer Mondays".
+_GONE_CUE = re.compile(r"\bno\s+(?:more|longer)\b(?!\s+than)", re.I)
+GONE_REACH = 24
+_GONE_KINDS = frozenset({"weekday", "time"})
 
 
 #: A running total: "Week to date", "Q4 to date", "MTD".
