@@ -11,6 +11,7 @@ from pathlib import Path
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
+from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from tests.answer_fixtures import hits
 from tests.store_fixtures import chunk_file
@@ -254,3 +255,43 @@ def test_a_budget_is_answered_only_where_a_budget_is_named() -> None:
         embedder=_local(),
     )
     assert "$3,000" in got.answer, got.answer
+
+
+def test_two_look_alike_pages_are_no_conflict_for_a_question_naming_one() -> None:
+    """ "falmouth appt count the week before last" quoted Portland's "Appts: 452" row beside
+    Falmouth's "Appts: 301" as two sources that disagree: two clinics' weekly tables."""
+    fal = Statement(
+        "Wk: wk45; w/c: 2 Nov; Appts: 301; Surg: 31.",
+        "Falmouth (Route 1) — weekly appts + surgeries 2026",
+        "Falmouth (Route 1) — weekly appts + surgeries 2026",
+    )
+    pwm = Statement(
+        "Wk: wk45; w/c: 2 Nov; Appts: 452; Surg: 41.",
+        "Portland (Forest Ave) — weekly appointments & surgeries, 2026",
+        "Portland (Forest Ave) — weekly appointments & surgeries, 2026",
+    )
+    assert disagreement("falmouth appt count the week before last", fal, pwm) is None
+    # two pages of other kinds still disagree: the on-call page and the contacts page
+    oncall = Statement("Out-of-hours escalations go to Nina Park.", "On-call", "On-call")
+    contacts = Statement("Out-of-hours escalations go to Theo Lind.", "Contacts", "Contacts")
+    assert disagreement("Who should I call at night?", oncall, contacts) is not None
+
+
+def test_a_sentence_that_says_a_day_is_gone_is_led_by_it() -> None:
+    """ "So: no more Thursday 12:30 meetings after this week." led the answer to "On which
+    day is the weekly all-staff meeting held?" with nothing to say Thursday is the old day."""
+    memo = (
+        "# From Heather — staff meeting is moving\n\nPosted 3/27\n\nThe Thursday lunch slot "
+        "keeps getting eaten by surgeries. So: no more Thursday 12:30 meetings after this "
+        "week.\n\n**Starting Tuesday, April 7, the all-staff meeting moves to Tuesdays at 7:45 "
+        "AM**, before doors open.\n"
+    )
+    chunks = chunk_file("memos/2026-03-27-staff-meeting.md", memo, date(2026, 3, 27), "event")
+    got = extractive_answer(
+        "On which day is the weekly all-staff meeting held?",
+        hits(*chunks),
+        scope="internal",
+        embedder=_local(),
+    )
+    assert "Tuesday" in got.answer, got.answer
+    assert "(no longer Thursday 12:30) So: no more Thursday" in got.answer, got.answer
