@@ -173,15 +173,18 @@ def _look_alikes(question: str, a: Statement, b: Statement) -> bool:
     whole_a = set(terms(f"{a.title} {a.context} {a.text} {a.around}"))
     whole_b = set(terms(f"{b.title} {b.context} {b.text} {b.around}"))
     # two titles of one kind ("... — weekly appts + surgeries 2026" twice) ...
-    if len(glossary.words(a.title) & glossary.words(b.title)) < LOOK_ALIKE_SHARED:
+    ta, tb = glossary.words(a.title), glossary.words(b.title)
+    if len(ta & tb) < LOOK_ALIKE_SHARE * len(ta | tb):
         return False
     own_a = set(terms(a.title)) - whole_b  # ... each naming what the other never does
     own_b = set(terms(b.title)) - whole_a
     return bool(own_a and own_b) and bool((own_a | own_b) & asked)
 
 
-#: How many words two look-alike pages' titles have in common.
-LOOK_ALIKE_SHARED = 2
+#: The share of their words two look-alike pages' titles have in common ("Hollins Road
+#: Primary — Seed to Plate" and "Hollins Park Primary — Seed to Supper"; not "Fathom Point —
+#: Frequently Asked Questions" and "Fathom Point Marina & Boatyard — Slip-Holder Handbook").
+LOOK_ALIKE_SHARE = 0.4
 
 
 def same_subject(

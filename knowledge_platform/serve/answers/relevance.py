@@ -200,6 +200,28 @@ class Scored:
     led: bool = False
 
 
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _names_a_look_alike(text: str, named: Sequence[Sequence[str]]) -> bool:
+    """Whether `text` names, instead of a name the question gives, one that differs from it
+    in one word of several ("Hollins Park Primary — Seed to Supper" for "Hollins Road
+    Primary", "Marigold & Rye" for "Marigold Cafe"): another thing of the same kind."""
+    said = _WORD.findall(text)
+    low = [w.lower() for w in said]
+    for name in named:
+        want = [w.lower() for w in name]
+        k = len(want)
+        if any(low[i : i + k] == want for i in range(len(low) - k + 1)):
+            continue
+        for i in range(len(low) - k + 1):
+            other = [j for j in range(k) if low[i + j] != want[j]]
+            # the other word a name's own, in capitals ("Saltmarsh checkout" is Saltmarsh Gin's)
+            if len(other) == 1 and said[i + other[0]][:1].isupper():
+                return True
+    return False
+
+
 def _says_budget(s: Sentence) -> bool:
     """Whether the sentence, its paragraph or its headings speak of a budget."""
     return "budget" in f"{s.context} {s.block}".lower()
@@ -335,6 +357,7 @@ def score_sentences(
     happened = during is not None and asks_event(ask.text)
     go_to = bool(_ASKS_GO_TO.search(ask.text))
     budget = bool(_ASKS_BUDGET.search(ask.text))
+    named = [n for v in ask.given if v.kind == "name" and len(n := _WORD.findall(v.text)) > 1]
     as_person = replace(ask, kinds=("person",))
     ask_words = words(ask.text)
     out = []
@@ -396,6 +419,8 @@ def score_sentences(
             score *= ATTRIBUTE_PENALTY
         if (labels := field_labels(s.text)) and ask_words.isdisjoint(labels):
             score *= KIND_PENALTY  # what the record is ("Issued: ... · Status: In force")
+        if named and _names_a_look_alike(s.context, named):
+            score *= KIND_PENALTY  # "Hollins Park Primary" for "Hollins Road Primary"
         # a hand-over rarely repeats the title it hands over
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
