@@ -295,3 +295,20 @@ def test_a_sentence_that_says_a_day_is_gone_is_led_by_it() -> None:
     )
     assert "Tuesday" in got.answer, got.answer
     assert "(no longer Thursday 12:30) So: no more Thursday" in got.answer, got.answer
+
+
+def test_a_sentence_about_a_look_alike_of_the_named_thing_is_weighed_down() -> None:
+    """ "How many pupils take part in the Hollins Road Primary school-garden programme?" was
+    answered "**Pupils:** 28" from Hollins Park Primary's page, retrieved first."""
+    park = "# Hollins Park Primary — Seed to Supper\n\n- **Class:** Grade 4\n- **Pupils:** 28\n"
+    road = "# Hollins Road Primary — Seed to Plate\n\n- **Class:** Grade 3\n- **Pupils:** 24\n"
+    got = extractive_answer(
+        "How many pupils take part in the Hollins Road Primary school-garden programme?",
+        hits(
+            *chunk_file("school-gardens/hollins-park-primary.md", park, date(2026, 9, 9)),
+            *chunk_file("school-gardens/hollins-road-primary.md", road, date(2026, 9, 14)),
+        ),
+        scope="internal",
+        embedder=_local(),
+    )
+    assert "24" in got.answer and "28" not in got.answer.split("[1]")[0], got.answer
