@@ -201,12 +201,18 @@ class Scored:
 
 
 _WORD = re.compile(r"[\w'-]+")
+#: A word of a name: a capital, then small letters ("Park", not "ROAS").
+_NAME_WORD = re.compile(r"[A-Z][a-z][\w'-]+")
+#: How many words a name must have for a look-alike to differ from it in one: "Hollins Road
+#: Primary" and "Hollins Park Primary" (of two, "Corvina Sev" and "Sev 1 on the Corvina
+#: ordering app" are one thing).
+LOOK_ALIKE_WORDS = 3
 
 
 def _names_a_look_alike(text: str, named: Sequence[Sequence[str]]) -> bool:
     """Whether `text` names, instead of a name the question gives, one that differs from it
     in one word of several ("Hollins Park Primary — Seed to Supper" for "Hollins Road
-    Primary", "Marigold & Rye" for "Marigold Cafe"): another thing of the same kind."""
+    Primary"): another thing of the same kind."""
     said = _WORD.findall(text)
     low = [w.lower() for w in said]
     for name in named:
@@ -216,8 +222,9 @@ def _names_a_look_alike(text: str, named: Sequence[Sequence[str]]) -> bool:
             continue
         for i in range(len(low) - k + 1):
             other = [j for j in range(k) if low[i + j] != want[j]]
-            # the other word a name's own, in capitals ("Saltmarsh checkout" is Saltmarsh Gin's)
-            if len(other) == 1 and said[i + other[0]][:1].isupper():
+            # the other word a name's own ("Saltmarsh checkout" is Saltmarsh Gin's, "Parlane;
+            # DE: 0.5%" Parlane Japanese's)
+            if len(other) == 1 and _NAME_WORD.fullmatch(said[i + other[0]]):
                 return True
     return False
 
@@ -357,7 +364,11 @@ def score_sentences(
     happened = during is not None and asks_event(ask.text)
     go_to = bool(_ASKS_GO_TO.search(ask.text))
     budget = bool(_ASKS_BUDGET.search(ask.text))
-    named = [n for v in ask.given if v.kind == "name" and len(n := _WORD.findall(v.text)) > 1]
+    named = [
+        n
+        for v in ask.given
+        if v.kind == "name" and len(n := _WORD.findall(v.text)) >= LOOK_ALIKE_WORDS
+    ]
     as_person = replace(ask, kinds=("person",))
     ask_words = words(ask.text)
     out = []
