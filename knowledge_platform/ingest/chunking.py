@@ -506,9 +506,8 @@ def entries(text: str) -> list[str]:
     sub-items) and each paragraph. A day's log says unrelated things; one chunk per entry
     keeps each one's embedding, and what it supersedes, its own. A paragraph that ends in a
     colon ("Decisions:"), or a short line that ends no sentence ("Numbers w/e 11/20"; not a
-    word label alone: `_LABEL`), leads
-    every item of the list after it; a sub-heading inside the
-    section ("### Site visit: Larkspire") leads every entry under it."""
+    word label alone: `_LABEL`), leads every item of the list after it; a sub-heading inside
+    the section ("### Site visit: Larkspire") leads every entry under it."""
     groups: list[tuple[str, list[str]]] = []  # (the sub-heading above it, its lines)
     current: list[str] = []
     sub = ""
