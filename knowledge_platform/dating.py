@@ -647,15 +647,18 @@ def day_in_log(text: str, near: dt.date) -> dt.date | None:
             and (int(m["end"]) <= int(m["day"]) or _NUMBERED.search(text[: m.start()]))
         ):
             continue
-        month, day = month_number(m.group("month")), int(m.group("day"))
-        found = []
-        for year in (near.year - 1, near.year, near.year + 1):
-            try:
-                found.append(dt.date(year, month, day))
-            except ValueError:
-                continue
-        return min(found, key=lambda d: abs(d - near), default=None)
+        return nearest_day(month_number(m.group("month")), int(m.group("day")), near)
     return None
+
+
+def nearest_day(month: int, day: int, near: dt.date) -> dt.date | None:
+    """The day and month in the year (of `near`'s, the one before or after) that puts it
+    nearest `near`; None when no such day exists."""
+    found = []
+    for year in (near.year - 1, near.year, near.year + 1):
+        with contextlib.suppress(ValueError):
+            found.append(dt.date(year, month, day))
+    return min(found, key=lambda d: abs(d - near), default=None)
 
 
 def past_day(text: str, today: dt.date | None = None) -> dt.date | None:
@@ -741,19 +744,11 @@ def figures_date(cell: str, near: dt.date | None, day_first: bool = True) -> dt.
         return None
     a, b = int(m.group(1)), int(m.group(2))
     day, month = (a, b) if day_first else (b, a)
-    if m.group(3):
-        years = [int(m.group(3)) + (2000 if len(m.group(3)) == 2 else 0)]
-    elif near is not None:
-        years = [near.year - 1, near.year, near.year + 1]
-    else:
-        return None
-    found = []
-    for year in years:
-        with contextlib.suppress(ValueError):
-            found.append(dt.date(year, month, day))
-    return (
-        min(found, key=lambda d: abs(d - near), default=None) if near else next(iter(found), None)
-    )
+    if not m.group(3):
+        return nearest_day(month, day, near) if near is not None else None
+    with contextlib.suppress(ValueError):
+        return dt.date(int(m.group(3)) + (2000 if len(m.group(3)) == 2 else 0), month, day)
+    return None
 
 
 #: A weekday before a day and month: "Monday 16 November", "Tues 3rd Nov", "Mon, 16 Nov".
@@ -1006,13 +1001,7 @@ def coded_day(cell: str, near: dt.date) -> dt.date | None:
     """The day a batch id in a table's cell writes ("R-1117-03", a roast log's batch 3 of 17
     November), in the year that puts it nearest `near`, the page's own date."""
     m = _CODED_DAY.match(cell)
-    if m is None:
-        return None
-    found = []
-    for year in (near.year - 1, near.year, near.year + 1):
-        with contextlib.suppress(ValueError):
-            found.append(dt.date(year, int(m["month"]), int(m["day"])))
-    return min(found, key=lambda d: abs(d - near), default=None)
+    return nearest_day(int(m["month"]), int(m["day"]), near) if m else None
 
 
 def week_numbered(text: str, said: dt.date | None) -> tuple[dt.date, dt.date] | None:
@@ -1066,15 +1055,18 @@ _WEEKDAY_SAID = re.compile(
 )
 
 
-#: A label that is a weekday alone, over that day's entries: "Thu:", "**Tuesday**", "Wed".
-_WEEKDAY_LABEL_ONLY = re.compile(
-    r"^[\W_]*(?P<day>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?[\W_]*$", re.I
+#: A label that is a weekday alone, over that day's entries ("Thu:", "**Tuesday**", "Wed"), or
+#: a week report's table cell of its row's day ("| Thu | 446 |"); not "Month" nor "Sunny".
+WEEKDAY_ALONE = re.compile(
+    r"^[\W_]*(?P<day>mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)"
+    r"(?:day|nesday|rsday|urday)?\.?[\W_]*$",
+    re.I,
 )
 
 
 def weekday_label(text: str, week: dt.date) -> dt.date | None:
     """The day of `week`'s ISO week a label of a weekday alone names ("Thu:")."""
-    return _day_in_week(_WEEKDAY_LABEL_ONLY.match(text), week)
+    return _day_in_week(WEEKDAY_ALONE.match(text), week)
 
 
 #: An entry led by its weekday: "- Wed - needle bar jammed on machine 4", "Thu: 53 open".

@@ -26,6 +26,7 @@ from knowledge_platform.dating import (
     CHAT_STAMP,
     DEFAULT_TIMEZONE,
     MESSAGE_STAMP,
+    WEEKDAY_ALONE,
     YEAR,
     coded_day,
     day_named,
@@ -631,18 +632,11 @@ def table_pieces(
     return pieces
 
 
-#: A weekday alone, as a week report's table writes its rows' days: "Thu", "**Tuesday**".
-_WEEKDAY_CELL = re.compile(
-    r"^[\W_]*(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\.?[\W_]*$",
-    re.I,
-)
-
-
 def _days_of_week(header: str, rows: Sequence[str]) -> bool:
     """Whether a table's date column (`date_column`) names its rows' days by weekday alone,
     two or more of them."""
     column = date_column(header)
-    return sum(_WEEKDAY_CELL.match(cell) is not None for cell in _column(rows, column)) >= 2
+    return sum(WEEKDAY_ALONE.match(cell) is not None for cell in _column(rows, column)) >= 2
 
 
 def _row_weekday(piece: str, week: dt.date) -> dt.date | None:
@@ -652,9 +646,7 @@ def _row_weekday(piece: str, week: dt.date) -> dt.date | None:
     if len(lines) != 3 or TABLE_RULE.match(lines[1]) is None or not _TABLE_ROW.match(lines[2]):
         return None
     cells, column = _cells(lines[2]), date_column(lines[0])
-    if column >= len(cells) or _WEEKDAY_CELL.match(cells[column]) is None:
-        return None
-    return weekday_label(cells[column], week)
+    return weekday_label(cells[column], week) if column < len(cells) else None
 
 
 def _row_groups(rows: list[str], counter: TokenCounter, row_tokens: int) -> list[list[str]]:
@@ -879,13 +871,12 @@ _WRITER = re.compile(
     r"(?m)^[ \t]*From:[ \t]+\**(?P<name>[A-Z][\w'-]+(?:[ \t]+[A-Z][\w'-]+){0,2})\**"
     r"[ \t]*(?:<[^>\n]*>|\([^)\n]*\))?[ \t]*$"
 )
-_ANY_FROM = re.compile(r"(?m)^[ \t>]*From:")
 
 
 def mail_writer(text: str) -> str | None:
     """The writer a document that is one mail names on its "From:" line; None for any other
     (a thread of several has a writer a message)."""
-    if len(_ANY_FROM.findall(text)) != 1:
+    if sum(1 for line in text.split("\n") if _MAIL_FROM.match(line)) != 1:
         return None
     m = _WRITER.search(text)
     return m.group("name") if m else None

@@ -169,13 +169,13 @@ def _look_alikes(question: str, a: Statement, b: Statement) -> bool:
     last", not two sources that disagree."""
     if not a.title or not b.title or a.title == b.title:
         return False
-    asked = set(terms(question))
-    whole_a = set(terms(f"{a.title} {a.context} {a.text} {a.around}"))
-    whole_b = set(terms(f"{b.title} {b.context} {b.text} {b.around}"))
     # two titles of one kind ("... — weekly appts + surgeries 2026" twice) ...
     ta, tb = glossary.words(a.title), glossary.words(b.title)
     if len(ta & tb) < LOOK_ALIKE_SHARE * len(ta | tb):
         return False
+    asked = set(terms(question))
+    whole_a = set(terms(f"{a.title} {a.context} {a.text} {a.around}"))
+    whole_b = set(terms(f"{b.title} {b.context} {b.text} {b.around}"))
     own_a = set(terms(a.title)) - whole_b  # ... each naming what the other never does
     own_b = set(terms(b.title)) - whole_a
     return bool(own_a and own_b) and bool((own_a | own_b) & asked)
