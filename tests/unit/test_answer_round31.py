@@ -8,11 +8,13 @@ import os
 from datetime import date
 from pathlib import Path
 
+from knowledge_platform.dating import week_numbered
 from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.sentences import Sentence, said_during
 from tests.answer_fixtures import hits
 from tests.store_fixtures import chunk_file
 
@@ -193,6 +195,16 @@ def test_a_log_entrys_week_by_number_and_a_struck_through_price() -> None:
     assert "437" in got.answer and (
         "452" not in got.answer or got.answer.index("437") < got.answer.index("452")
     ), got.answer
+    # the "W45 totals" post, said on 9 November, reports on 2-8 November, not on the week
+    # it was said in
+    posted = chunk_file("slack/front-desk-2026-11-09_to_14.md", chat, date(2026, 11, 9), "event")
+    w45 = next(c for c in posted if "W45 totals" in c.text)
+    said = Sentence("Heather Q.: W45 totals: PWM 452 appts / 41 surg", 1, 0, 0, w45)
+    assert said.date == date(2026, 11, 9)
+    assert not said_during(said, (date(2026, 11, 9), date(2026, 11, 15)))
+    assert said_during(said, (date(2026, 11, 2), date(2026, 11, 8)))
+    assert week_numbered("Pick 212 lb, box week 28 packed", date(2026, 11, 19)) is None
+    assert week_numbered("week 3 of the trial", date(2026, 11, 19)) is None
     row = "Item: Wellness exam; Price: ~~$68~~ $74; As of: 09/01/2026."
     change = change_in(row)
     assert [v.text for v in change.old] == ["$68"] and "$74" in [v.text for v in change.new]
