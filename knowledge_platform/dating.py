@@ -412,16 +412,22 @@ def iso_week(name: str, today: dt.date | None = None) -> dt.date | None:
 #: 2026-03-30", "Rates current as of Feb 2, 2026 (Fern)", or a row of its properties table
 #: ("| Last edited | March 4, 2026 2:15 PM |").
 _STATED_REVIEW = re.compile(
-    r"\b(?:last\s+)?(?:updated|reviewed|revised|verified|edited|modified|"
+    r"\b(?:last\s+)?(?:updated|reviewed|revised|verified|edited|modified|checked|touched|"
     r"(?:current|correct|accurate|valid)\s+as\s+(?:of|at)|"
     # "Approved by the board: March 2026 · Next review: March 2027"
-    r"(?:approved|adopted)(?:\s+by\s+the\s+[a-z]+)?)\b[\s:*_|]*(?:on\s+)?"
+    r"(?:approved|adopted)(?:\s+by\s+the\s+[a-z]+)?|"
+    # a notice's, a bulletin's or a summary's own day: "Posted Thursday 29 October 2026",
+    # "Issued 3/16/26 · G. Ambrose", "Prepared by: Heather Quint, 08/12/2026", "As of 5 January
+    # 2026 — Nadia P." (not "signed": "New client, signed October 2026" is what happened)
+    r"(?:issued|posted|prepared|published)(?:\s+by\s*:?\s*[A-Z][\w.' -]{0,30}?,)?|"
+    r"(?<![\w ])as\s+of)\b[\s:*_|]*(?:on\s+)?"
     r"(?P<rest>.{0,40})",
     re.I,
 )
 #: A heading over a page's table of its versions ("## Version history", "Change log").
 _HISTORY = re.compile(
-    r"^\s*(?:#{1,6}\s*|\*\*)?(?:version|revision|change|document|edit)\s*(?:history|log)\b|"
+    r"^\s*(?:#{1,6}\s*|\*\*)?(?:version|revision|change|document|edit|amendment)s?\s*"
+    r"(?:history|log|notes?|record|table)\b|^\s*(?:#{1,6}\s*|\*\*)?(?:revisions|amendments)\s*$|"
     r"^\s*(?:#{1,6}\s*|\*\*)?changelog\b",
     re.I,
 )
@@ -529,8 +535,8 @@ def version_history(lines: Sequence[str]) -> dt.date | None:
 
 #: A changelog's line that opens with its day ("2026-07-06  ...", "- 12 Mar 2026: ...").
 _DATED_LINE = re.compile(
-    rf"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:(?:19|20)\d{{2}}-\d{{2}}-\d{{2}}|\d{{1,2}}\s+{_MONTH}\.?\s+"
-    rf"(?:19|20)\d{{2}}|{_MONTH}\.?\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]"
+    rf"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:(?:19|20)\d{{2}}-\d{{2}}-\d{{2}}|\d{{1,2}}\s+(?:{_MONTH})\.?\s+"
+    rf"(?:19|20)\d{{2}}|(?:{_MONTH})\.?\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]"
     rf"(?:19|20)\d{{2}})\b",
     re.I,
 )

@@ -127,8 +127,12 @@ MAX_CHARS_PER_TOKEN = 16
 #: intake log's "| 11/16 |" Opened column on a page of no date, and a reply's "On Mon, Jul
 #: 27, 2026 at 11:20 AM ... wrote:"; 21 a week report's table of its days ("| Thu | 446 |"),
 #: a row a day, a single mail's chunks by its writer, a channel export's "#front-desk — Tue
-#: Nov 17" day lines, and a dated page's table rows by a batch id's day ("| R-1117-03 |").
-CHUNKING_VERSION = 21
+#: Nov 17" day lines, and a dated page's table rows by a batch id's day ("| R-1117-03 |");
+#: 22 a page by its "Posted Thursday 29 October 2026", "Issued 3/16/26", "Prepared by: ...,
+#: 08/12/2026", "As of 5 January 2026" or "last touched 2/2026" line,
+#: by its "## Revision note" table, and by a changelog's "- **4 Nov 2026** — ..." lines; a
+#: "| Wk of 10/5 |" column read month first when one of its rows must be ("| Wk of 9/14 |").
+CHUNKING_VERSION = 22
 
 
 @dataclass(frozen=True)
@@ -295,7 +299,10 @@ def _by_entry(
                 if len(head) == 2:
                     column = date_column(head[0])
                     named = _DATE_HEADER.match(_cells(head[0])[column].strip()) is not None
-                    day_first = figures_day_first(_column(_rows_from(lines, at + 1), column))
+                    # read past the week's word ("| Wk of 10/5 |" of "| Wk of 9/14 |": month first)
+                    day_first = figures_day_first(
+                        [_WEEK_OF.sub("", c) for c in _column(_rows_from(lines, at + 1), column)]
+                    )
                 continue
             cells = _cells(line)
             cell = cells[column] if column < len(cells) else ""
