@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from knowledge_platform.dating import CHAT_STAMP, MONTHS, NUMBER_WORDS, WEEKDAYS
 from knowledge_platform.serve.answers.glossary import abbreviates, phrases, words
 from knowledge_platform.serve.answers.lexicon import english
-from knowledge_platform.serve.answers.values import NOT_NAMES, Value, same, values
+from knowledge_platform.serve.answers.values import (
+    HONORIFICS,
+    NOT_NAMES,
+    Value,
+    same,
+    short_weekdays,
+    values,
+)
 from knowledge_platform.sparse import SparseEncoder
 
 terms = SparseEncoder().terms
@@ -60,6 +67,21 @@ _UNITS = [
         ),
     ]
 ]
+#: "Which SOP ...?", "What policy do we follow ...?": which numbered record, not what it says.
+_ASKS_RECORD = re.compile(
+    r"^\s*(?:which|what)\s+(?P<about>sops?|polic(?:y|ies)|procedures?|bulletins?|notices?|"
+    r"standards?|adrs?|rfcs?|circulars?|directives?|work\s+instructions?)\b"
+    r"(?!\s+(?:number|no\.?|#)?\s*[\w-]*\d)",  # "what sop 104 says" names its record
+    re.I,
+)
+
+
+def asks_record(question: str) -> bool:
+    """Whether the question asks which numbered record ("Which SOP covers the controlled drug
+    count?"): a sentence of a record whose title gives its number answers it."""
+    return bool(_ASKS_RECORD.search(question))
+
+
 #: Question wording -> the kinds of value an answer must contain (any of them); first match.
 _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), k)
@@ -79,6 +101,10 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"(?:at|for|of|on)\b",
             ("person",),
         ),
+        # "Which SOP covers the controlled drug count?", "what sop # is the CD count under": a
+        # record, by its number or name (the record's kind stays in the subject), whatever it
+        # counts
+        (_ASKS_RECORD.pattern, ("code", "name")),
         # "Has anyone new joined this quarter?", "anyone new join in March?": yes, and who
         (
             r"^\s*(?:(?:has|have|had|did|does|is|was|will)\s+)?(?:anyone|anybody|someone|"
@@ -493,6 +519,12 @@ _LANGUAGES = frozenset(
 )
 
 
+#: A question whether a value it gives still holds ("is rounds still wednesday first
+#: thing?", "do we pay $40 any more?"), and the kinds of value it may give so.
+STILL = re.compile(r"\bstill\b|\b(?:any\s*more|any\s+longer)\s*\??\s*$", re.I)
+_BELIEVED = frozenset({"weekday", "time", "date", "money", "percent", "duration", "frequency"})
+
+
 def read_ask(question: str) -> Ask:
     said = phrases(question)  # "return on ad spend" asks for a measure, not an amount spent
     found = (
@@ -521,16 +553,20 @@ def read_ask(question: str) -> Ask:
         and w != "I"
         and w not in later
         and w not in _TITLES
-        and w.lower() not in CALENDAR | _MEASURES | _SHORTHAND | _LANGUAGES
+        and w.lower() not in CALENDAR | _MEASURES | _SHORTHAND | _LANGUAGES | HONORIFICS
         and not abbreviates(w)  # "OOH" of "out-of-hours": a phrase's short form, no name
     )
     content = content_terms(said)
     # a verb any question uses, unless it is part of a compound ("on-call", "sign-off")
     compound = {t for w in re.findall(r"\w+(?:-\w+)+", question) for t in terms(w)}
-    given = tuple(values(question))
+    given = tuple(values(question)) + tuple(short_weekdays(question))
     # a day the question names is when, not what: "what broke on may 12?" is about what broke
     # (the window the service reads from it finds that day's entries)
     day = {t for v in given if v.kind == "date" for t in terms(v.text)}
+    # "staff mtg still thurs lunch?": the value it believes still holds is what a statement of
+    # change says is old ("moves to Tuesday"), not what the answer must repeat
+    if STILL.search(question):
+        day |= {t for v in given if v.kind in _BELIEVED for t in terms(v.text)}
     return Ask(
         question,
         kinds,

@@ -552,8 +552,9 @@ def _unit(v: Value) -> str:
 
 
 #: How many times longer one duration may be than another and still be a value of the same
-#: thing: "14 days" and "a month" may be, "15 seconds" and "three weeks" are not.
-DURATION_SPAN = 100
+#: thing: "14 days" and "a month" may be, "1 hour" and "24 hours" too; "15 seconds" and "three
+#: weeks" are not, nor a slot's "45 minutes" and a card sent "within 3 days".
+DURATION_SPAN = 30
 
 
 def _near(mine: Sequence[Value], theirs: Sequence[Value]) -> list[Value]:

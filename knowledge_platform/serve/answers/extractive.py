@@ -39,6 +39,7 @@ from knowledge_platform.serve.answers.contract import EXTRACTIVE_LABEL, NOT_FOUN
 from knowledge_platform.serve.answers.disagreements import Found, between, find_conflicts
 from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.items import Item, Superseding, find_item, superseding_item
+from knowledge_platform.serve.answers.lexicon import english
 from knowledge_platform.serve.answers.relevance import (
     MIN_SCORE,
     Scored,
@@ -60,7 +61,7 @@ from knowledge_platform.serve.answers.sentences import (
     terms,
 )
 from knowledge_platform.serve.answers.sources import Sources
-from knowledge_platform.serve.answers.values import Value, same, values
+from knowledge_platform.serve.answers.values import HONORIFICS, Value, same, values
 
 MAX_SENTENCES = 3
 MAX_ANSWER_CHARS = 900
@@ -87,6 +88,15 @@ DURING_BELOW = 0.15
 #: value, is answered this far below the threshold: two sources saying the same thing
 #: changed is evidence the question is about it (the newer is then put first).
 CHANGED_BELOW = 0.15
+#: A best sentence whose value of the asked kind another document's sentence close behind it
+#: gives too (CORROBORATED_SHARE of its score, among the next CORROBORATED_REACH) is answered
+#: this far below the threshold: "**Bramble account vet: Dr. Sam Okafor**, from August 3,
+#: 2026" and the memo's "Sam takes over the K-9 account from Owen, effective Monday 8/3" for
+#: "From what date did Dr. Okafor take over the K-9 account?". Two sources agreeing on the
+#: value is evidence the question is about it.
+CORROBORATED_BELOW = 0.05
+CORROBORATED_SHARE = 0.85
+CORROBORATED_REACH = 4
 PARTNER_SHARE = 0.7
 #: Sentences this short are quoted with their heading when they do not name it themselves.
 FRAGMENT_CHARS = 60
@@ -191,7 +201,8 @@ def _partners(
     subject = _subject(question, sentences)
     every = _eligible(question, sources, sentences, subject, embedder, True, during)
     rest = _rest_of_names(question)
-    return [s for s in every if _names_subject(s.sentence, subject, rest, during)], every
+    aliases = _aliases(question, sentences)
+    return [s for s in every if _names_subject(s.sentence, subject, rest, during, aliases)], every
 
 
 def _rest_of_names(question: str) -> dict[str, list[str]]:
@@ -207,13 +218,48 @@ def _rest_of_names(question: str) -> dict[str, list[str]]:
     return out
 
 
+#: What may lead a person's name: an honorific, or a role said as one ("Officer Reyes").
+TITLES = HONORIFICS | {"officer", "coach", "nurse"}
+#: A name in two words ("Sam Okafor"), a person's when a title leads it ("Dr. Sam Okafor").
+_FULL_NAME = re.compile(
+    rf"\b(?P<title>(?:{'|'.join(t.capitalize() for t in sorted(TITLES))})\.?\s+)?"
+    r"([A-Z][a-z]+)\s+([A-Z][a-z]+)\b"
+)
+
+
+def _aliases(question: str, sentences: Iterable[Sentence]) -> dict[str, list[str]]:
+    """A name the question gives in one word ("Dr. Okafor") -> the other word of a person's
+    name of two that a passage writes with it ("Sam" of "Dr. Sam Okafor"): the handover memo
+    calls him Sam. A person's: a title leads it, or neither word is an English one ("Casco
+    Regional" is no person)."""
+    names = set(read_ask(question).names)
+    out: dict[str, list[str]] = {}
+    for s in sentences:
+        for title, first, last in _FULL_NAME.findall(s.about):
+            if not title and (first.lower() in english() or last.lower() in english()):
+                continue
+            for name, other in ((last, first), (first, last)):
+                if name in names and other not in names and other not in out.get(name, []):
+                    out.setdefault(name, []).append(other)
+    return out
+
+
 def _names_subject(
-    s: Sentence, subject: Sequence[str], rest: dict[str, list[str]], during: During | None
+    s: Sentence,
+    subject: Sequence[str],
+    rest: dict[str, list[str]],
+    during: During | None,
+    aliases: dict[str, list[str]] | None = None,
 ) -> bool:
-    """Whether `s` is about what the question names: it names each of `subject`, or, said in
-    the window the question asks about, another word of each one's name (a crew's chat says
-    "4,200 tulips in at the Mill Street beds" of "Marlow Mill Park")."""
+    """Whether `s` is about what the question names: it names each of `subject` (a person
+    by the other word of their name, `aliases`), or, said in the window the question asks
+    about, another word of each one's name (a crew's chat says "4,200 tulips in at the Mill
+    Street beds" of "Marlow Mill Park")."""
     if mentions(s.about, subject):
+        return True
+    if aliases and all(
+        any(mentions(s.about, [w]) for w in (n, *aliases.get(n, ()))) for n in subject
+    ):
         return True
     return (
         during is not None
@@ -274,10 +320,11 @@ def _eligible(
     ask = read_ask(question)
     priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
     rest = _rest_of_names(question)
+    aliases = _aliases(question, sentences)
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors, during)
-        if _names_subject(s.sentence, subject, rest, during)
+        if _names_subject(s.sentence, subject, rest, during, aliases)
         or (changes and CHANGE_CUE.search(s.sentence.text))
     ]
     return best_first(scored)
@@ -335,16 +382,23 @@ def _may_differ(text: str, kinds: Collection[str]) -> bool:
     return any(v.kind in kinds for v in values(text)) or change_in(text).says_change
 
 
-def pick(scored: Sequence[Scored], min_score: float, given: Sequence[Value] = ()) -> list[Scored]:
+def pick(
+    scored: Sequence[Scored],
+    min_score: float,
+    given: Sequence[Value] = (),
+    kinds: Collection[str] = (),
+) -> list[Scored]:
     """The best sentence if it reaches `min_score`, and the next ones that come close, hold
     the asked kind of value and say something new. `given`: the values the question gives
-    ("is rounds still wednesday first thing?")."""
+    ("is rounds still wednesday first thing?"); `kinds`: the kinds of value it asks for."""
     if scored and _clear(scored):
         min_score -= CLEAR_BELOW
     elif scored and in_window(scored[0]):
         min_score -= DURING_BELOW
     elif scored and (_made_old(scored) or _says_given_old(scored[0], given)):
         min_score -= CHANGED_BELOW
+    elif scored and _corroborated(scored, kinds, given):
+        min_score -= CORROBORATED_BELOW
     if not scored or scored[0].score < min_score:
         return []
     floor = max(min_score, RELATIVE_FLOOR * scored[0].score)
@@ -482,6 +536,31 @@ def _made_old(scored: Sequence[Scored]) -> bool:
     return any(
         s.fits and s.sentence.date is not None and s.sentence.date > said and _makes_old(s, best)
         for s in scored[1:]
+    )
+
+
+def _corroborated(scored: Sequence[Scored], kinds: Collection[str], given: Sequence[Value]) -> bool:
+    """Whether another document's sentence close behind the best one gives its value of the
+    asked kind (not one the question gives), both holding that kind."""
+    wanted = {"name" if k == "person" else k for k in kinds}
+    best = scored[0]
+    if not wanted or not best.fits:
+        return False
+
+    def own(s: Scored) -> list[Value]:
+        return [
+            v
+            for v in values(s.sentence.text)
+            if v.kind in wanted and not any(same(v, g) for g in given)
+        ]
+
+    mine = own(best)
+    return bool(mine) and any(
+        s.fits
+        and s.score >= CORROBORATED_SHARE * best.score
+        and s.sentence.chunk.doc_id != best.sentence.chunk.doc_id
+        and any(same(v, w) for v in mine for w in own(s))
+        for s in scored[1 : 1 + CORROBORATED_REACH]
     )
 
 
@@ -1313,7 +1392,7 @@ def extractive_answer(
         picked = []  # "the Gannet Rooms booking page TTFB" is the log's, not the client page's
     if not picked:  # a named page without the asked kind of value: what else says it
         focus = []
-        picked = pick(scored, min_score, ask.given)
+        picked = pick(scored, min_score, ask.given, ask.kinds)
     picked = _own_sentences(picked, scored, bool(ask.kinds))
     picked = _with_what_follows(picked, every)
     if during is not None and (not picked or not said_during(picked[0].sentence, during)):

@@ -42,7 +42,14 @@ from knowledge_platform.dating import (
     names_quarter_of,
 )
 from knowledge_platform.embeddings.base import Embedder
-from knowledge_platform.serve.answers.asks import Ask, fits, known_names, read_ask
+from knowledge_platform.serve.answers.asks import (
+    STILL,
+    Ask,
+    asks_record,
+    fits,
+    known_names,
+    read_ask,
+)
 from knowledge_platform.serve.answers.changes import change_in, may_state_change
 from knowledge_platform.serve.answers.glossary import capitals, initials, words
 from knowledge_platform.serve.answers.sentences import (
@@ -52,7 +59,7 @@ from knowledge_platform.serve.answers.sentences import (
     said_during,
     terms,
 )
-from knowledge_platform.serve.answers.values import values
+from knowledge_platform.serve.answers.values import Value, same, values
 
 MIN_SCORE = 0.72
 W_LEXICAL = 0.4
@@ -163,8 +170,6 @@ _ASKS_WHEN_DONE = re.compile(
     r"^\s*(?:since\s+)?(?:when|(?:on\s+)?what\s+(?:day|date))\s+(?:did|was|were|had|has|have)\b",
     re.I,
 )
-#: A question that asks whether what it believes still holds.
-_STILL = re.compile(r"\bstill\b|\b(?:any\s*more|any\s+longer)\s*\??\s*$", re.I)
 #: A sentence that dates what it says by the day it was said.
 _SAID_TODAY = re.compile(
     r"\b(?:from|as\s+of|starting|since|effective)\s+(?:today|this\s+morning)\b", re.I
@@ -227,6 +232,12 @@ def _names_a_look_alike(text: str, named: Sequence[Sequence[str]]) -> bool:
             if len(other) == 1 and _NAME_WORD.fullmatch(said[i + other[0]]):
                 return True
     return False
+
+
+def _titled_by_number(s: Sentence) -> bool:
+    """Whether the sentence's document is a record whose title gives its number ("SOP-112 —
+    Controlled drug count"): asked which record, any of its sentences says which."""
+    return any(v.kind == "code" for v in values(s.chunk.title))
 
 
 def _says_budget(s: Sentence) -> bool:
@@ -342,7 +353,10 @@ def score_sentences(
     ask = read_ask(question) if isinstance(question, str) else question
     # "is ops review still monday at 10?": the figures a question believes still hold are
     # what the answer may say changed, not what it must repeat
-    numbers = set() if _STILL.search(ask.text) else _numbers(ask.text)
+    numbers = set() if STILL.search(ask.text) else _numbers(ask.text)
+    # "... at the 2 pm check yesterday?": a log row of another time ("Time: 1000; FC: 2.7")
+    # is another check (not when the question asks whether its time still holds)
+    at = () if STILL.search(ask.text) else tuple(v for v in ask.given if v.kind == "time")
     # the digits of the amounts the question gives, which a stated limit may cover
     cases = {n for v in ask.given if v.kind in _MEASURED for n in _numbers(v.text)}
     query = embedder.embed_query(ask.text)
@@ -364,6 +378,7 @@ def score_sentences(
     happened = during is not None and asks_event(ask.text)
     go_to = bool(_ASKS_GO_TO.search(ask.text))
     budget = bool(_ASKS_BUDGET.search(ask.text))
+    record = asks_record(ask.text)
     named = [
         n
         for v in ask.given
@@ -384,6 +399,8 @@ def score_sentences(
         # "What changes from 1 September:" over "- Nightjar, 5 lb: $58.50 → $63.00"
         led = not fit and bool(ask.kinds) and bool(s.lead) and fits(s.lead, ask, known)
         fit = fit or led
+        if not fit and record and _titled_by_number(s):
+            fit = True  # "Recount once." of "SOP-112 — Controlled drug count"
         if fit and budget and not _says_budget(s):
             fit = False
         if not fit and ask.counted and not words(s.heading).isdisjoint(ask.counted):
@@ -424,7 +441,7 @@ def score_sentences(
             score *= KIND_PENALTY  # said then, but of the week before
         if not fit:
             score *= KIND_PENALTY
-        if misses_number(numbers, cases, s):
+        if misses_number(numbers, cases, s) or (at and _other_time(s.text, at)):
             score *= NUMBER_PENALTY
         if attribute and not covered(attribute, have, words(s.text)):
             score *= ATTRIBUTE_PENALTY
@@ -470,6 +487,12 @@ def field_labels(text: str) -> frozenset[str]:
     if len(labels) < 2 or 2 * len(labels) < len(parts):
         return frozenset()
     return words(" ".join(labels))
+
+
+def _other_time(text: str, given: Sequence[Value]) -> bool:
+    """Whether `text` states a time of day and none of the `given` ones."""
+    said = [v for v in values(text) if v.kind == "time"]
+    return bool(said) and not any(same(v, g) for v in said for g in given)
 
 
 def misses_number(numbers: set[str], cases: set[str], s: Sentence) -> bool:

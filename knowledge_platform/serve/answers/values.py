@@ -74,7 +74,9 @@ use run draft decision decisions status owner owners focus primary note notes st
 how what who where which context close open first then after before during until since also
 yes ok see per page post write record pause add request store rotate update revoke start
 create created changed done in on at to from by of with into via"""
-NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+#: A title before a person's name is no part of it ("Dr. Sam Okafor" is Sam Okafor).
+HONORIFICS = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "sgt", "capt", "lt", "det"})
+NOT_NAMES = frozenset(_NOT_NAME_WORDS.split()) | HONORIFICS
 
 _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ("code", re.compile(r"`([^`\n]{1,80})`")),
@@ -85,13 +87,23 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     # "17/06/2026", "Weds 10/7", "signed Weds (10/28)": a day in digits, not two numbers
     # ("24/7 cover" and "4/5 stars" have no year and no weekday before them)
     ("date", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b")),
+    # "effective 8/3", "from 9/1", "due 11/20": a day after a word that says when
+    (
+        "date",
+        re.compile(
+            r"(?:(?<=\beffective )|(?<=\bfrom )|(?<=\bstarting )|(?<=\bsince )|(?<=\buntil )|"
+            r"(?<=\bas of )|(?<=\bdue )|(?<=\bthrough )|(?<=\bthru ))(\d{1,2})/(\d{1,2})"
+            r"(?![/\d])",
+            re.I,
+        ),
+    ),
     # a table row's date cell without a year: "Date: 07-30" (month first unless over 12)
     ("date", re.compile(r"(?:(?<=date: )|(?<=day: ))(\d{1,2})[-/](\d{1,2})(?![\d/-])", re.I)),
     (
         "date",
         re.compile(
-            r"\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\.?\s+\(?(\d{1,2})/(\d{1,2})"
-            r"(?![/\d])",
+            r"\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|"
+            r"thursday|friday|saturday|sunday)\.?\s+\(?(\d{1,2})/(\d{1,2})(?![/\d])",
             re.I,
         ),
     ),
@@ -111,6 +123,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ("time", re.compile(r"\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?", re.I)),
     ("time", re.compile(r"\b(\d{1,2})\s*([ap])\.?m\.?(?!\w)", re.I)),
     ("time", re.compile(r"\b(noon|midday|midnight)\b", re.I)),
+    # a log's 24-hour time in its "Time" cell: "Time: 1400; FC: 1.2" is the 2 pm check
+    ("time", re.compile(r"(?<=\btime: )([01]\d|2[0-3])([0-5]\d)()(?![\d:.])", re.I)),
     # a day of each month ("on the first working day of each month", "the 15th of the month")
     (
         "weekday",
@@ -213,6 +227,29 @@ def _number(word: str) -> float:
 
 def _fmt(days: float) -> str:
     return f"{days:.4g}d"
+
+
+#: A weekday's short form that is no English word ("sat", "sun" and "wed" are), as a hurried
+#: question writes it: "staff mtg still thurs lunch?".
+_SHORT_WEEKDAY = re.compile(r"\b(mon|tues?|weds|thu|thurs?|fri)\b\.?(?!\s*\d)", re.I)
+_SHORT_WEEKDAYS = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+}
+
+
+def short_weekdays(text: str) -> list[Value]:
+    """The weekdays `text` writes short ("thurs"): a question's; a page's "Tue 4:30 pm" is
+    read with its day or time (a log's every line names its weekday so)."""
+    return [
+        Value("weekday", _SHORT_WEEKDAYS[m[1].lower()], m[0]) for m in _SHORT_WEEKDAY.finditer(text)
+    ]
 
 
 def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
