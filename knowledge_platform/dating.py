@@ -418,8 +418,10 @@ _STATED_REVIEW = re.compile(
     r"(?:approved|adopted)(?:\s+by\s+the\s+[a-z]+)?|"
     # a notice's, a bulletin's or a summary's own day: "Posted Thursday 29 October 2026",
     # "Issued 3/16/26 · G. Ambrose", "Prepared by: Heather Quint, 08/12/2026", "As of 5 January
-    # 2026 — Nadia P." (not "signed": "New client, signed October 2026" is what happened)
+    # 2026 — Nadia P.", and an agreement's header field "· Signed 3/18/2026 ·" ("New client,
+    # signed October 2026" is what happened, not the page's date)
     r"(?:issued|posted|prepared|published)(?:\s+by\s*:?\s*[A-Z][\w.' -]{0,30}?,)?|"
+    r"(?:^|(?<=\u00b7 )|(?<=\| ))signed|"
     r"(?<![\w ])as\s+of)\b[\s:*_|]*(?:on\s+)?"
     r"(?P<rest>.{0,40})",
     re.I,

@@ -129,7 +129,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: a row a day, a single mail's chunks by its writer, a channel export's "#front-desk — Tue
 #: Nov 17" day lines, and a dated page's table rows by a batch id's day ("| R-1117-03 |");
 #: 22 a page by its "Posted Thursday 29 October 2026", "Issued 3/16/26", "Prepared by: ...,
-#: 08/12/2026", "As of 5 January 2026" or "last touched 2/2026" line,
+#: 08/12/2026", "As of 5 January 2026", "· Signed 3/18/2026 ·" or "last touched 2/2026" line,
 #: by its "## Revision note" table, and by a changelog's "- **4 Nov 2026** — ..." lines; a
 #: "| Wk of 10/5 |" column read month first when one of its rows must be ("| Wk of 9/14 |").
 CHUNKING_VERSION = 22

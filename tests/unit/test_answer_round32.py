@@ -123,6 +123,15 @@ def test_a_notices_bulletins_and_contracts_own_line_dates_it() -> None:
         "# Staff FAQ\n\nOffice hours are 8:30 to 5:30.\n\n*Maintained by Lorraine. — last "
         "touched 2/2026*\n"
     ) == date(2026, 2, 1)
+    # an agreement's header field, not a sentence that says what happened
+    assert stated_review(
+        "# Group agreement\n\nAgreement no. FP-GA-26-03 · Signed 3/18/2026 · Term: a year\n\n"
+        "Slips for the club's boats.\n",
+        day_first=False,
+    ) == date(2026, 3, 18)
+    assert (
+        stated_review("# Aldermoor — account journal\n\nNew client, signed October 2026.\n") is None
+    )
     # a log's sentence in its body is no header: "we signed on 3 May 2026" dates nothing
     assert (
         stated_review(
