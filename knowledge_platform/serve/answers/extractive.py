@@ -199,9 +199,9 @@ def _partners(
     conflict)."""
     sentences = candidates(sources, MAX_HITS, during)
     subject = _subject(question, sentences)
-    every = _eligible(question, sources, sentences, subject, embedder, True, during)
+    aliases = _aliases(read_ask(question).names, sentences)
+    every = _eligible(question, sources, sentences, subject, embedder, True, during, aliases)
     rest = _rest_of_names(question)
-    aliases = _aliases(question, sentences)
     return [s for s in every if _names_subject(s.sentence, subject, rest, during, aliases)], every
 
 
@@ -227,12 +227,11 @@ _FULL_NAME = re.compile(
 )
 
 
-def _aliases(question: str, sentences: Iterable[Sentence]) -> dict[str, list[str]]:
+def _aliases(names: Collection[str], sentences: Iterable[Sentence]) -> dict[str, list[str]]:
     """A name the question gives in one word ("Dr. Okafor") -> the other word of a person's
     name of two that a passage writes with it ("Sam" of "Dr. Sam Okafor"): the handover memo
     calls him Sam. A person's: a title leads it, or neither word is an English one ("Casco
     Regional" is no person)."""
-    names = set(read_ask(question).names)
     out: dict[str, list[str]] = {}
     for s in sentences:
         for title, first, last in _FULL_NAME.findall(s.about):
@@ -312,15 +311,17 @@ def _eligible(
     embedder: Embedder,
     changes: bool = False,
     during: During | None = None,
+    aliases: dict[str, list[str]] | None = None,
 ) -> list[Scored]:
     """`changes`: a sentence that says something changed (CHANGE_CUE) is kept without naming
     the subject ("Uptime checks now run every minute" for a question about PingPost's
     checks), as a possible other side of a conflict: the conflict detector decides whether
-    it speaks of the same thing."""
+    it speaks of the same thing. `aliases`: see `_aliases` (default: of `sentences`)."""
     ask = read_ask(question)
     priors = {n: 1 / i for i, n in enumerate(sources.citations, 1)}
     rest = _rest_of_names(question)
-    aliases = _aliases(question, sentences)
+    if aliases is None:
+        aliases = _aliases(ask.names, sentences)
     scored = [
         s
         for s in score_sentences(ask, sentences, embedder, priors, during)

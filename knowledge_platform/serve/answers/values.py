@@ -232,23 +232,14 @@ def _fmt(days: float) -> str:
 #: A weekday's short form that is no English word ("sat", "sun" and "wed" are), as a hurried
 #: question writes it: "staff mtg still thurs lunch?".
 _SHORT_WEEKDAY = re.compile(r"\b(mon|tues?|weds|thu|thurs?|fri)\b\.?(?!\s*\d)", re.I)
-_SHORT_WEEKDAYS = {
-    "mon": "monday",
-    "tue": "tuesday",
-    "tues": "tuesday",
-    "weds": "wednesday",
-    "thu": "thursday",
-    "thur": "thursday",
-    "thurs": "thursday",
-    "fri": "friday",
-}
 
 
 def short_weekdays(text: str) -> list[Value]:
-    """The weekdays `text` writes short ("thurs"): a question's; a page's "Tue 4:30 pm" is
-    read with its day or time (a log's every line names its weekday so)."""
+    """The weekdays a question writes short ("thurs"). Not read in pages: a log names its
+    weekday so on every line ("Tue 4:30 pm"), and any two lines would disagree on it."""
     return [
-        Value("weekday", _SHORT_WEEKDAYS[m[1].lower()], m[0]) for m in _SHORT_WEEKDAY.finditer(text)
+        Value("weekday", next(d for d in WEEKDAYS if d.startswith(m[1][:3].lower())), m[0])
+        for m in _SHORT_WEEKDAY.finditer(text)
     ]
 
 
