@@ -97,41 +97,54 @@ def test_a_notices_bulletins_and_contracts_own_line_dates_it() -> None:
     """Pages that say when they were posted, issued or prepared, or "as of" when, in
     their first or last lines were undated: a conflict between two of them had no newer
     side ("Which is newer is unknown")."""
-    assert stated_review(
-        "# Water shut-off\n\n55 Dunmore St · all apartments · Posted Thursday 29 October 2026\n"
-        "\nThe supply will be off on Wednesday 4 November.\n"
-    ) == date(2026, 10, 29)
-    assert stated_review(
-        "# TB-14 — Gas pressure test\n\nIssued 3/16/26 · G. Ambrose · Status: Active\n\n"
-        "- Pressure test every new line.\n",
-        day_first=False,
-    ) == date(2026, 3, 16)
-    assert stated_review(
-        "# K-9 contract (summary)\n\nPrepared by: Heather Quint, 08/12/2026, after the July "
-        "renewal.\n\n**Parties:** the unit and us.\n",
-        day_first=False,
-    ) == date(2026, 8, 12)
-    assert stated_review(
-        "# Winter storage rates\n\nFathom Point Marina · Issued 08/2026 · (replaces last "
-        "year's card)\n\nStorage: **$53/ft**.\n"
-    ) == date(2026, 8, 1)
-    assert stated_review(
-        "# Portfolio list\n\nAs of 5 January 2026 — Nadia P.\n\n| # | Building | Units |\n"
-        "|---|---|---|\n| 3 | Carrow House | 46 |\n"
-    ) == date(2026, 1, 5)
-    assert stated_review(
-        "# Staff FAQ\n\nOffice hours are 8:30 to 5:30.\n\n*Maintained by Lorraine. — last "
-        "touched 2/2026*\n"
-    ) == date(2026, 2, 1)
-    # an agreement's header field, not a sentence that says what happened
-    assert stated_review(
-        "# Group agreement\n\nAgreement no. FP-GA-26-03 · Signed 3/18/2026 · Term: a year\n\n"
-        "Slips for the club's boats.\n",
-        day_first=False,
-    ) == date(2026, 3, 18)
-    assert (
-        stated_review("# Aldermoor — account journal\n\nNew client, signed October 2026.\n") is None
-    )
+    stated = [  # (page, how its workspace writes days in figures, the date it states)
+        (
+            "# Water shut-off\n\n55 Dunmore St · all apartments · Posted Thursday 29 October "
+            "2026\n\nThe supply will be off on Wednesday 4 November.\n",
+            None,
+            date(2026, 10, 29),
+        ),
+        (
+            "# TB-14 — Gas pressure test\n\nIssued 3/16/26 · G. Ambrose · Status: Active\n\n"
+            "- Pressure test every new line.\n",
+            False,
+            date(2026, 3, 16),
+        ),
+        (
+            "# K-9 contract (summary)\n\nPrepared by: Heather Quint, 08/12/2026, after the July "
+            "renewal.\n\n**Parties:** the unit and us.\n",
+            False,
+            date(2026, 8, 12),
+        ),
+        (
+            "# Winter storage rates\n\nFathom Point Marina · Issued 08/2026 · (replaces last "
+            "year's card)\n\nStorage: **$53/ft**.\n",
+            None,
+            date(2026, 8, 1),
+        ),
+        (
+            "# Portfolio list\n\nAs of 5 January 2026 — Nadia P.\n\n| # | Building | Units |\n"
+            "|---|---|---|\n| 3 | Carrow House | 46 |\n",
+            None,
+            date(2026, 1, 5),
+        ),
+        (
+            "# Staff FAQ\n\nOffice hours are 8:30 to 5:30.\n\n*Maintained by Lorraine. — last "
+            "touched 2/2026*\n",
+            None,
+            date(2026, 2, 1),
+        ),
+        # an agreement's header field, not a sentence that says what happened
+        (
+            "# Group agreement\n\nAgreement no. FP-GA-26-03 · Signed 3/18/2026 · Term: a "
+            "year\n\nSlips for the club's boats.\n",
+            False,
+            date(2026, 3, 18),
+        ),
+        ("# Aldermoor — account journal\n\nNew client, signed October 2026.\n", None, None),
+    ]
+    for page, day_first, said in stated:
+        assert stated_review(page, day_first=day_first) == said, page
     # a log's sentence in its body is no header: "we signed on 3 May 2026" dates nothing
     assert (
         stated_review(
