@@ -166,7 +166,12 @@ CHANGE_CUE = re.compile(
     # "Our new CRM is ..." opening a sentence anywhere in the text, not after a verb
     r"(?<![\w,;:]\s)(?:our|the)\s+new\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are)|"
     r"(?<=\()(?:was|previously|formerly|they\s+were|it\s+was)|"
-    r"\b(?:is|are)\s+out\s*[,;]\s*(?:\S+\s+){1,4}?(?:is|are)\s+in\b|[,;]\s*was(?=\s+[$\u20ac\u00a3\d])|"
+    r"\b(?:is|are)\s+out\s*[,;]\s*(?:\S+\s+){1,4}?(?:is|are)\s+in\b|"
+    # a tool's end on a day: "TimeSlate is out as of Friday 7/31 at 6 p.m."; and what replaced
+    # it, said before a dash: "We use LexLedger now — from Saturday 8/1 ..."
+    r"\b(?:is|are)\s+out\s+(?:as\s+of|from|after|since|for\s+(?:anything|all)\s+new)\b|"
+    r"(?<!right\s)(?<!for\s)now(?=\s+[\u2014\u2013]\s)|"
+    r"[,;]\s*was(?=\s+[$\u20ac\u00a3\d])|"
     r"new\s+(?:rate|price|cost|fee|owner|lead|contact|time|day|date|schedule|limit|target)s?:|"
     # "From 1 September, Briony has the Quillbrook account; Obadiah is off it."
     rf"(?<![\w,;:]\s)from\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?(?:\s+(?:{MONTH_NAMES}))?(?=\s*,)|"

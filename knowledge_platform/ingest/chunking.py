@@ -131,8 +131,9 @@ MAX_CHARS_PER_TOKEN = 16
 #: 22 a page by its "Posted Thursday 29 October 2026", "Issued 3/16/26", "Prepared by: ...,
 #: 08/12/2026", "As of 5 January 2026", "· Signed 3/18/2026 ·" or "last touched 2/2026" line,
 #: by its "## Revision note" table, and by a changelog's "- **4 Nov 2026** — ..." lines; a
-#: "| Wk of 10/5 |" column read month first when one of its rows must be ("| Wk of 9/14 |").
-CHUNKING_VERSION = 22
+#: "| Wk of 10/5 |" column read month first when one of its rows must be ("| Wk of 9/14 |");
+#: 23 a statement of change "TimeSlate is out as of Friday 7/31", "We use LexLedger now — ...".
+CHUNKING_VERSION = 23
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,8 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # "How long do clients have to pay?": a duration, whatever the money words after it
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
+            # "How much free time do carriers get ...?": a duration, whatever money words follow
+            r"\bhow\s+much\s+(?:[\w-]+\s+)?time\b|"
             r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b|"
             # "What's the notice period?", "the trial period", "the retention period"
             r"\b(?P<about>notice|trial|grace|retention|probation(?:ary)?|warranty|cooling-off|"
@@ -824,6 +826,11 @@ def written_small(text: str, known: Collection[str]) -> list[Value]:
 
 
 def mentions(text: str, names: Sequence[str]) -> bool:
-    """Whether `text` mentions every one of `names` (by their stemmed terms)."""
-    have = set(terms(text))
-    return all(set(terms(n)) <= have for n in names)
+    """Whether `text` mentions every one of `names` (by their stemmed terms; a number with
+    or without its leading zeros: a file "SP-09-superchlorination" names "SP-9")."""
+    have = {_unpadded(t) for t in terms(text)}
+    return all({_unpadded(t) for t in terms(n)} <= have for n in names)
+
+
+def _unpadded(term: str) -> str:
+    return term.lstrip("0") or "0" if term.isdigit() else term

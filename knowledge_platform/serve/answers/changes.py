@@ -192,6 +192,13 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             rf"(?P<old>{_NAMED})\s+(?:is|are)\s+out\s*[,;:\u2014\u2013-]\s*(?:we(?:'re|\u2019re|\s+are)?"
             rf"\s+(?:now\s+)?(?:use|using|on|with|going\s+with|go\s+with))\s+(?P<new>{_NAMED})",
         ),
+        # "TimeSlate is out as of Friday 7/31", "Lakeshore Reporting is out for anything new":
+        # what is out is old
+        (
+            r"\bis\s+out\s+(?:as\s+of|from|after|since|for)\s",
+            rf"(?P<old>{_NAMED})\s+(?:is|are)\s+out\s+(?:as\s+of|from|after|since|"
+            r"for\s+(?:anything|all)\s+new)\b",
+        ),
         # "we're off frameproof", "we've come off Ledgerly": what we are off is old
         (
             r"\boff\s",

@@ -396,7 +396,7 @@ def disagreement(
         if kinds is not None:
             la, lb = [v for v in la if v.kind in kinds], [v for v in lb if v.kind in kinds]
         la, lb = _counted_alike(a.text, la, b.text, lb)
-        found = _first_difference(la, lb)
+        found = _first_difference(*_held(a.text, la, b.text, lb))
         if found is not None:
             return found
     return deferred or _restatement(a, b, ca, cb)
@@ -455,6 +455,52 @@ def _counted_alike(
     return keep_a, keep_b
 
 
+#: What follows a duration that is the size of a step, not how long something lasts:
+#: "billed in 15-minute increments" says nothing of how long free time is.
+_STEP = re.compile(r"\s*(?:increments?|steps?|intervals?)\b", re.I)
+
+
+def _held(
+    a: str, va: Sequence[Value], b: str, vb: Sequence[Value]
+) -> tuple[list[Value], list[Value]]:
+    """The two sides' values of what each says holds: not a step's size (`_not_steps`), nor a
+    measure unless both give one (`_measured_alike`)."""
+    return _measured_alike(a, _not_steps(a, va), b, _not_steps(b, vb))
+
+
+def _not_steps(text: str, found: Sequence[Value]) -> list[Value]:
+    """`found` without the durations `text` gives as a step's size (`_STEP`)."""
+    return [
+        v
+        for v in found
+        if v.kind != "duration"
+        or (at := text.find(v.text)) < 0
+        or not _STEP.match(text, at + len(v.text))
+    ]
+
+
+#: A word before a value in its sentence that makes it a measure of what happened, not what
+#: was said to hold: "P1 average attend time: 31 min (the 19-Nov entrapment took 42 min ...)"
+#: is no rule of how quickly to attend.
+_MEASURED = re.compile(r"\b(?:average|avg|mean|median)\b", re.I)
+
+
+def _measured_alike(
+    a: str, va: Sequence[Value], b: str, vb: Sequence[Value]
+) -> tuple[list[Value], list[Value]]:
+    """The two sides' values, a measure (`_MEASURED`) only where the other side gives one."""
+
+    def measured(text: str, v: Value) -> bool:
+        at = text.find(v.text)
+        return at >= 0 and bool(_MEASURED.search(text, 0, at))
+
+    ma = [v for v in va if measured(a, v)]
+    mb = [v for v in vb if measured(b, v)]
+    if ma and mb:
+        return list(va), list(vb)
+    return [v for v in va if v not in ma], [v for v in vb if v not in mb]
+
+
 def _written_unit(value: Value) -> frozenset[str]:
     """The unit a number's own text carries ("°F" of "320°F"), as a word beside it."""
     unit = re.sub(r"[\d.,\s]+", "", value.text)
@@ -500,7 +546,7 @@ def _restatement(a: Statement, b: Statement, ca: Change, cb: Change) -> Disagree
     # the value a question gives counts here: a restatement answers "Is X still ...?"
     ra, rb = _drop_shared_names(list(ca.new), list(cb.new))
     if ra and rb and restated(a, b, ra, rb):
-        found = _first_difference(ra, rb)
+        found = _first_difference(*_held(a.text, ra, b.text, rb))
         if found is not None:
             return found
     if ";" not in a.text + b.text:

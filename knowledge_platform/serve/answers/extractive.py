@@ -117,6 +117,7 @@ LEAD_SECTIONS = 2
 _ASKS_CONTENT = re.compile(
     r"\bwhat(?:'s|\u2019s|s|\s+is|\s+was)\s+(?:in|that|this|it)\b|\bask(?:s|ed)?\s+for\b|"
     r"\b(?:say|says|said|cover|covers|covered|require[sd]?|propose[sd]?|contain(?:s|ed)?|"
+    r"call(?:s|ed)?\s+for|"
     r"announce[sd]?|"
     r"about|set(?:s|ting)?\s+out|la(?:y|ys|id)\s+(?:out|down)|specif(?:y|ies|ied)|"
     r"state[sd]?|chang(?:e|es|ed)|conclu(?:de[sd]?|sions?)|find(?:s|ings?)?|found|"
@@ -127,6 +128,20 @@ _ASKS_CONTENT = re.compile(
 )
 #: The one thing a question asks what a record says about: "... say about repitching yeast?"
 _ABOUT = re.compile(r"\b(?:about|regarding|concerning)\s+(?P<topic>[^?!.]+)", re.I)
+#: What a question asks of a record without sections, and the label of the line or list that
+#: says it: "What did TB-12 require?" is read from its "Required:" list, "what units did it
+#: cover" from its "Applies to:" line, not from its first sentence ("Why: 3 ceiling-damage
+#: claims last summer ...").
+_ASKED_LABELS = (
+    (
+        re.compile(r"\b(?:requir\w*|must|ha(?:d|ve)\s+to|call(?:s|ed)?\s+for)\b", re.I),
+        re.compile(r"^\W*(?:requir\w*|must|mandatory)\b", re.I),
+    ),
+    (
+        re.compile(r"\b(?:cover(?:s|ed)?|appl(?:y|ies|ied)\s+to|scope)\b", re.I),
+        re.compile(r"^\W*(?:applies\s+to|scope|covers?|coverage)\b", re.I),
+    ),
+)
 #: A record's paragraph labelled as what it changes or decides: "**Change:** nights 5 and 6
 #: move ...", "Decision: ...", "Summary: ...".
 _LEAD_LABEL = re.compile(
@@ -768,7 +783,12 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         return [first, *(s for s in pick(decided, 0.0) if s is not first)][:MAX_SENTENCES]
     if not decided and asks_content(question) and (on := _on_topic(question, focus)):
         return pick(on, 0.0)  # what it says of the one thing asked, not what it says first
-    if not decided and asks_content(question) and (lead := _record_lead(question, focus)):
+    if (
+        not decided
+        and asks_content(question)
+        and not _ASKS_ATTRIBUTE.match(question)
+        and (lead := _record_lead(question, focus))
+    ):
         # and what it says of the asked kind of value ("... and what does it cost?")
         more = [
             s
@@ -777,6 +797,17 @@ def focus_pick(question: str, focus: Sequence[Scored]) -> list[Scored]:
         ]
         return [*lead, *(s for s in more[:1] if s not in lead)]
     return pick(decided or fitting, 0.0)
+
+
+#: A question for one thing a record says, by its name before the record's ("What free
+#: chlorine level did SP-9 require before a shocked pool could reopen?"): answered by the
+#: record's sentence that says it best, not by what the record says first.
+_ASKS_ATTRIBUTE = re.compile(
+    r"^\W*(?:what|which)\s+(?!(?:did|does|do|is|was|are|were|has|have|had|will|would|"
+    r"should|can|could|must|exactly|else|specifically|in|changes?|steps?|rules?|"
+    r"requirements?)\b)[a-z][\w-]*\s+(?:[a-z][\w-]*\s+){0,3}(?:did|does|do)\s+[A-Z]",
+    re.I,
+)
 
 
 def asks_content(question: str) -> bool:
@@ -838,6 +869,7 @@ def _record_lead(question: str, focus: Sequence[Scored]) -> list[Scored]:
             found = []
         first = (
             found[:1]
+            or _labelled_as_asked(question, said_in_order)
             or [s for s in said_in_order if _LEAD_LABEL.match(s.sentence.text)][:1]
             or [
                 s
@@ -863,6 +895,45 @@ def _record_lead(question: str, focus: Sequence[Scored]) -> list[Scored]:
         next((s for s in said if _STRESSED.search(s.sentence.text)), said[0])
         for said in list(sections.values())[:LEAD_SECTIONS]
     ]
+
+
+def _labelled_as_asked(question: str, said_in_order: Sequence[Scored]) -> list[Scored]:
+    """Of a record's sentences in the order it says them, the first labelled with a word of
+    the question's (`_label_asked`: "**Before reopening:** free chlorine must read ...") and
+    the first of each line labelled as what the question asks of it (`_ASKED_LABELS`:
+    "Applies to: every air handler / furnace+coil in an attic."); of a list so labelled, its
+    first two items ("Required: 1. Secondary drain pan ... 2. Float switch in the secondary
+    pan ...")."""
+    firsts = [s for s in said_in_order if _label_asked(question, s)][:1]
+    for asked, label in _ASKED_LABELS:
+        if asked.search(question):
+            firsts += [s for s in said_in_order if label.match(s.sentence.lead or s.sentence.text)][
+                :1
+            ]
+    found: list[Scored] = []
+    for first in firsts:
+        lead = first.sentence.lead
+        items = [s for s in said_in_order if lead and s.sentence.lead == lead][:2]
+        found += [s for s in items or [first] if s not in found]
+    return found
+
+
+def _label_asked(question: str, s: Scored) -> bool:
+    """Whether the label `s` opens with, bold or before a colon ("**Before reopening:** free
+    chlorine must read ...", "Required on every install ...:" over a list's item), has a
+    word of the question's other than the record's own number ("What does SP-26 require
+    before a pool can reopen ...?")."""
+    text = s.sentence.text
+    label = s.sentence.lead or ((m[1] or m[2]) if (m := _OPENING_LABEL.match(text)) else "")
+    if not label or _HEADER_BLOCK.search(label) or _BY.search(label):
+        return False  # "Reported by:" is its header's, whatever the question's "report"
+    given = {t for v in read_ask(question).given for t in terms(v.text)}
+    return bool(set(terms(label)) & (set(terms(question)) - given))
+
+
+_BY = re.compile(r"\bby\b", re.I)
+#: A sentence's opening label: "**Before reopening:**", "Applies to:".
+_OPENING_LABEL = re.compile(r"^\W*(?:\*\*([^*\n]{2,40}?):?\*\*|([^\W\d][\w ]{1,30}):)\s")
 
 
 #: A record's header line that the splitter ran into the next ("Rev. 1 · March 2022 Status:

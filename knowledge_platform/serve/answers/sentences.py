@@ -248,7 +248,7 @@ class Sentence:
         espresso, 5 lb: $58.50 → **$63.00**"), '' for any other sentence."""
         if self.block.endswith(f": {self.text}") and "\n" not in self.block:
             lead = self.block[: -len(self.text) - 2]
-            return lead if len(_split(lead)) == 1 else ""
+            return lead if len(_split(lead)) <= 1 else ""  # "Required" is too short to split
         return ""
 
     @property

@@ -48,6 +48,11 @@ _UNITS = {
     "quarter": 91,
     "year": 365,
     "cycle": 7,
+    # a log's or a procedure's short forms: "circulate 60 min", "2 hrs", "6 wks"
+    "min": 1 / 1440,
+    "hr": 1 / 24,
+    "wk": 7,
+    "yr": 365,
 }
 _UNIT = (
     r"(second|minute|hour|day|night|week|fortnight|month|quarter|year|"
@@ -166,6 +171,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    # a unit's short form after figures: "circulate 60 min", "2 hrs", "6 wks"
+    ("duration", re.compile(r"\b(\d+(?:\.\d+)?)\s?(min|hr|wk|yr)s?\b\.?", re.I)),
     # an invoice's payment terms: "net 30" is 30 days to pay
     ("duration", re.compile(r"\b[Nn]et[\s-]?(\d{1,3})(?:\s+(days?))?\b(?![.,]\d)")),
     # "by the end of the next working day": a day's wait
