@@ -148,3 +148,30 @@ def test_a_tool_out_as_of_a_day_is_a_statement_of_change() -> None:
     assert CHANGE_CUE.search("TimeSlate is out as of Friday 7/31 at 6 p.m.")
     assert CHANGE_CUE.search("We use LexLedger now — from Saturday 8/1 it all goes there.")
     assert not CHANGE_CUE.search("The phones are busy right now — call back later.")
+
+
+def test_abbreviations_of_a_kpi_sheet_count_as_the_question_words() -> None:
+    """ "What was the average ticket last month?" had half its words in "Month: Oct; ... Avg
+    ticket: $419" (0.626 against the threshold); "first-time-fix rate" none of "FTF %"."""
+    from knowledge_platform.serve.answers.glossary import initials, words
+
+    assert "averag" in words("Avg ticket: $419") and "week" in words("6 wks out")
+    assert initials("What was our first-time-fix rate last week?")["ftf"] == {
+        "first",
+        "time",
+        "fix",
+    }
+
+
+def test_a_ratio_is_one_value_and_not_a_time() -> None:
+    """ "Minnow 1:4" and "Minnow 1:5" were four numbers 1, 4, 1 and 5: no conflict of ratios."""
+    assert next((v.kind, v.norm) for v in values("Ratio **1:4**. 30 min.")) == ("number", "1:4")
+    assert [v.norm for v in values("max ratio 1:12")] == ["1:12"]
+    assert [v.kind for v in values("meet at 1:30 pm")] == ["time"]
+    asked = "What is the maximum swimmer-to-instructor ratio for Minnow classes?"
+    found = disagreement(
+        asked,
+        Statement("**Minnow** — ages 3 to 5, first class without a parent. Ratio **1:4**."),
+        Statement("Ratios (max swimmers per instructor): Guppy 8 pairs · **Minnow 1:5**"),
+    )
+    assert found is not None and {found.a.norm, found.b.norm} == {"1:4", "1:5"}, found

@@ -497,10 +497,28 @@ _BOLD_LEAD = re.compile(r"^\s*\*\*[^*\n]*\*\*\s*[\u2014\u2013:|-]?\s*")
 def _with_what_follows(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
     """`picked` with the sentence that follows its first in the same paragraph next, when
     the first is only a lead-in (LEAD_IN_WORDS words or fewer after its bold lead)."""
+    if not picked or len(_BOLD_LEAD.sub("", picked[0].sentence.text).split()) > LEAD_IN_WORDS:
+        return picked
+    return _and_next(picked, every)
+
+
+def _with_successor(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
+    """`picked` with the sentence that follows its first in the same paragraph next, when the
+    first says a value is old and names nothing in its place ("TimeSlate is out as of Friday
+    7/31 at 6 p.m." before "We use LexLedger now — ...")."""
     if not picked:
         return picked
+    said = change_in(picked[0].sentence.text)
+    if not (said.old or said.old_text) or any(v.kind == "name" for v in said.new):
+        return picked
+    return _and_next(picked, every)
+
+
+def _and_next(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
+    """`picked` with the sentence of `every` that follows its first in the same paragraph
+    next, if any."""
     first = picked[0].sentence
-    if len(_BOLD_LEAD.sub("", first.text).split()) > LEAD_IN_WORDS or not first.block:
+    if not first.block:
         return picked
     after = next(
         (
@@ -1494,7 +1512,9 @@ def extractive_answer(
     # a record asked what it says answers from itself, whatever is newer
     itself = bool(focus) and asks_content(question)
     if not asks_old(question) and not itself:  # its answer is not moved to the newest
-        picked = newest_first_pick(question, picked, partners, min_score, during)
+        picked = _with_successor(
+            newest_first_pick(question, picked, partners, min_score, during), every
+        )
         # the newest may be a paragraph another picked sentence is part of
         picked = [p for p in picked if not any(_inside(p, q) for q in picked)]
     # (its successor, if one, is shown as such below; other records are other subjects)

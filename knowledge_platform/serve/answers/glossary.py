@@ -92,6 +92,12 @@ minute minutes mins
 surgery surgeries surg
 manager mgr
 department dept
+average averages avg
+week weeks wk wks
+year years yr yrs
+quarter quarters qtr qtrs
+technician technicians tech techs
+temperature temp temps
 """
 #: The forms of irregular verbs, which the stemmer leaves apart ("What did it come down
 #: to?" of "it came down to 0.9 s"): one verb a line, read like a group.
@@ -361,4 +367,8 @@ def initials(text: str) -> dict[str, frozenset[str]]:
             out.setdefault("".join(w[0] for w in run).lower(), frozenset(stems))
             if not whole:  # a stopword inside: "run of show" is ROS (its initial counted) or RS
                 out.setdefault("".join(w[0] for w in run if _terms(w)).lower(), frozenset(stems))
+    for token in tokens:  # a word of words joined by hyphens: "first-time-fix" is FTF
+        parts = [p for p in token.split("-") if p]
+        if 2 <= len(parts) <= 4 and all(p.isalpha() for p in parts):
+            out.setdefault("".join(p[0] for p in parts).lower(), frozenset(_terms(" ".join(parts))))
     return out

@@ -125,6 +125,8 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    # a ratio: "Minnow 1:4", "ratio 1:12" (a single figure after the colon is no time)
+    ("number", re.compile(r"(?<![\d:])(\d{1,2}:\d)(?![\d:])|(?<=ratio )(\d{1,2}:\d{2})\b", re.I)),
     ("time", re.compile(r"\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\.?\b)?", re.I)),
     ("time", re.compile(r"\b(\d{1,2})\s*([ap])\.?m\.?(?!\w)", re.I)),
     ("time", re.compile(r"\b(noon|midday|midnight)\b", re.I)),
@@ -292,7 +294,8 @@ def _normalise(kind: Kind, m: re.Match[str]) -> str | None:
         day = " ".join(g[0].lower().replace("business", "working").split())
         return re.sub(r"\b(?:each|every)\b", "the", day).replace("final", "last")
     if kind == "number":
-        return f"{_number(g[0].replace(',', '')):g}"
+        ratio = next((r for r in g if r and ":" in r), None)
+        return ratio or f"{_number(g[0].replace(',', '')):g}"
     name = g[0]
     words = name.split()
     while words and words[0].lower() in NOT_NAMES:
