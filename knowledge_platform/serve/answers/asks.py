@@ -170,14 +170,15 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         # "How long do clients have to pay?": a duration, whatever the money words after it
         (
             r"\bhow\s+long\b|\bhow\s+far\s+(?:ahead|in\s+advance)\b|\bhow\s+much\s+notice\b|"
-            # "How much free time do carriers get ...?": a duration, whatever money words follow
-            r"\bhow\s+much\s+(?:[\w-]+\s+)?time\b|"
             r"\bhow\s+early\b|\b(?:response|turnaround|resolution)\s+time\b|\bturnaround\b|\bsla\b|"
             # "What's the notice period?", "the trial period", "the retention period"
             r"\b(?P<about>notice|trial|grace|retention|probation(?:ary)?|warranty|cooling-off|"
             r"lock-in|minimum|review)\s+period\b",
             ("duration",),
         ),
+        # "How much free time do carriers get ...?": a duration, whatever money words follow;
+        # or a share of one ("How much field time did thermography save?": 40%)
+        (r"\bhow\s+much\s+(?P<about>(?:[\w-]+\s+)?time)\b", ("duration", "percent")),
         # "From what date does the $210 fee apply?", "On which day did the price change?": a
         # day, whatever money words follow (not "what day rate": a price)
         (

@@ -373,7 +373,8 @@ def score_sentences(
     chunks = {s.chunk.id: s.chunk.text for s in sentences}
     known = known_names((s.text for s in sentences), signed=chunks.values())
     attribute = _attribute(ask)
-    asks_change = bool(_ASKS_CHANGE.search(ask.text))
+    # "do we still log hours in timeslate?" asks whether what it names changed
+    asks_change = bool(_ASKS_CHANGE.search(ask.text) or STILL.search(ask.text))
     asks_when = "date" in ask.kinds and bool(_ASKS_WHEN_DONE.search(ask.text))
     happened = during is not None and asks_event(ask.text)
     go_to = bool(_ASKS_GO_TO.search(ask.text))
