@@ -175,3 +175,6 @@ def test_a_ratio_is_one_value_and_not_a_time() -> None:
         Statement("Ratios (max swimmers per instructor): Guppy 8 pairs · **Minnow 1:5**"),
     )
     assert found is not None and {found.a.norm, found.b.norm} == {"1:4", "1:5"}, found
+    count = Statement("If a Minnow class hits 5 because of a make-up, call the pool lead.")
+    table = Statement("Ratios (max swimmers per instructor): Guppy 8 pairs · **Minnow 1:5**")
+    assert disagreement(asked, count, table) is None  # a count is no ratio

@@ -575,6 +575,9 @@ def _first_difference(va: Sequence[Value], vb: Sequence[Value]) -> Disagreement 
             kb = [v for v in kb if v.norm not in CALENDAR and not _TITLE.search(v.norm)]
             if len(ka) > 1 or len(kb) > 1:
                 continue  # with several names a side, which one is the subject is a guess
+        if kind == "number" and any(":" in v.norm for v in [*ka, *kb]):
+            # a ratio is weighed against ratios: "Minnow 1:5", not "if a class hits 5"
+            ka, kb = [v for v in ka if ":" in v.norm], [v for v in kb if ":" in v.norm]
         if kind == "number" and not {_unit(v) for v in ka} & {_unit(v) for v in kb}:
             continue  # "TTFB 468ms" and "three hotels" count different things
         if kind == "duration":  # "a 15-second bumper" and "a test of three weeks" time
