@@ -1271,10 +1271,13 @@ def _repeats_old_row(s: Scored, row: Scored, newer: Scored) -> bool:
     if not _elsewhere(s, row) or then is None or (said is not None and said >= then):
         return False
     mine = [v for v in values(s.sentence.text) if v.kind in _RATE_KINDS]
-    gone = [v for v in values(row.sentence.text) if v.kind in _RATE_KINDS]
+    was = [v for v in values(row.sentence.text) if v.kind in _RATE_KINDS]
     now = [v for v in values(newer.sentence.text) if v.kind in _RATE_KINDS]
+    # of the cells the later row changed: both rows' "(30 min)" is no value that changed
+    gone = [v for v in was if not any(same(v, n) for n in now)]
+    came = [v for v in now if not any(same(v, g) for g in was)]
     return any(same(v, g) for v in mine for g in gone) and not any(
-        same(v, n) for v in mine for n in now
+        same(v, n) for v in mine for n in came
     )
 
 
