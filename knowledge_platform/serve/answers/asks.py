@@ -834,4 +834,5 @@ def mentions(text: str, names: Sequence[str]) -> bool:
 
 
 def _unpadded(term: str) -> str:
-    return term.lstrip("0") or "0" if term.isdigit() else term
+    """A term of figures without its leading zeros ("09" -> "9"), any other as it is."""
+    return (term.lstrip("0") or "0") if term.isdigit() else term

@@ -924,10 +924,9 @@ def _labelled_as_asked(question: str, said_in_order: Sequence[Scored]) -> list[S
     pan ...")."""
     firsts = [s for s in said_in_order if _label_asked(question, s)][:1]
     for asked, label in _ASKED_LABELS:
-        if asked.search(question):
-            firsts += [s for s in said_in_order if label.match(s.sentence.lead or s.sentence.text)][
-                :1
-            ]
+        labelled = (s for s in said_in_order if label.match(s.sentence.lead or s.sentence.text))
+        if asked.search(question) and (first := next(labelled, None)) is not None:
+            firsts.append(first)
     found: list[Scored] = []
     for first in firsts:
         lead = first.sentence.lead
@@ -949,6 +948,7 @@ def _label_asked(question: str, s: Scored) -> bool:
     return bool(set(terms(label)) & (set(terms(question)) - given))
 
 
+#: A label naming who did it ("Reported by", "Issued by"): the record's header, not its body.
 _BY = re.compile(r"\bby\b", re.I)
 #: A sentence's opening label: "**Before reopening:**", "Applies to:".
 _OPENING_LABEL = re.compile(r"^\W*(?:\*\*([^*\n]{2,40}?):?\*\*|([^\W\d][\w ]{1,30}):)\s")
