@@ -1,14 +1,17 @@
 """What the answer tests share: a real Edge store and Retriever (hash embedder) over a few
-chunks, hits in a given order, and an extractive answer that looks up related passages
-through that retriever."""
+chunks, hits in a given order, an extractive answer that looks up related passages
+through that retriever, and the local model the service answers with."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from knowledge_platform.embeddings.base import Embedder
 from knowledge_platform.embeddings.deterministic import HashEmbedder
+from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.models import Chunk, Hit, Point
 from knowledge_platform.serve.answers.contract import Answer
 from knowledge_platform.serve.answers.extractive import extractive_answer
@@ -57,3 +60,9 @@ def answer(
         named=named,
         related=lambda text, limit: retriever.search("internal", text, limit=limit),
     )
+
+
+def local_embedder() -> Embedder:
+    """The local model the service answers with (from KP_MODEL_CACHE): what is alike in
+    meaning is what this reads."""
+    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)

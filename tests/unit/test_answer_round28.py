@@ -8,9 +8,7 @@ once above its rows."""
 
 from __future__ import annotations
 
-import os
 from datetime import date
-from pathlib import Path
 
 from knowledge_platform.dating import (
     day_or_month,
@@ -19,7 +17,6 @@ from knowledge_platform.dating import (
     week_ending,
     weekday_year,
 )
-from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
@@ -30,7 +27,7 @@ from knowledge_platform.serve.answers.extractive import (
     extractive_answer,
 )
 from knowledge_platform.serve.answers.sources import Sources
-from tests.answer_fixtures import hits
+from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
 
 NOW = date(2026, 11, 20)
@@ -42,11 +39,6 @@ def _by_day(chunks) -> dict[date | None, str]:
     for c in chunks:
         days[c.date] = days.get(c.date, "") + "\n" + c.text
     return days
-
-
-def _local():
-    # the local model the service answers with: what is alike in meaning is what this reads
-    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
 
 
 def test_an_archives_mails_are_each_of_the_day_their_date_line_gives() -> None:
@@ -191,7 +183,7 @@ def test_a_numbered_item_asked_for_a_value_is_weighed_with_the_other_sources() -
         "How quickly must someone attend a P1 emergency?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert "30 minutes" in got.answer and "60 minutes" in got.answer
     assert got.conflicts and got.conflicts[0].newer is not None
@@ -212,7 +204,7 @@ def test_a_record_asked_what_it_found_answers_with_its_why_paragraph() -> None:
         "What did near-miss report NM-2026-09 conclude?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         named={chunks[0].doc_id},
     )
     assert "U-100" in got.answer and "Event date" not in got.answer
@@ -260,7 +252,7 @@ def test_asked_whether_a_value_still_holds_the_change_that_ended_it_answers() ->
         "is rounds still wednesday first thing?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert got.mode == "extractive" and "Thursday" in got.answer
 
@@ -287,7 +279,7 @@ def test_what_happened_on_a_day_is_what_its_writer_stressed() -> None:
         "handover/hillcrest/2026-05-12.md", handover, date(2026, 5, 12), "event", title
     )
     question, day = "What happened at Hillcrest on 12 May?", (date(2026, 5, 12),) * 2
-    scored, _ = _partners(question, Sources(hits(*chunks)), _local(), day)
+    scored, _ = _partners(question, Sources(hits(*chunks)), local_embedder(), day)
     # the day's best-scoring line first, as a search that ranks it so would give it
     best = next(s for s in scored if "Second-on" in s.sentence.text)
     ordered = [best, *(s for s in scored if s is not best)]

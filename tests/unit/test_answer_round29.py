@@ -7,12 +7,9 @@ a binder that disagree, two readings in one unit; a labelled place; a change rec
 
 from __future__ import annotations
 
-import os
 from datetime import date
-from pathlib import Path
 
 from knowledge_platform.dating import day_named, iso_week, stated_review
-from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
 from knowledge_platform.serve.answers.disagreements import Found, Side, _of_asked_kind
@@ -21,15 +18,10 @@ from knowledge_platform.serve.answers.glossary import words
 from knowledge_platform.serve.answers.sentences import names_a_thing
 from knowledge_platform.serve.answers.sources import Sources
 from knowledge_platform.serve.answers.values import Value, values
-from tests.answer_fixtures import hits
+from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
 
 NOW = date(2026, 11, 20)
-
-
-def _local():
-    # the local model the service answers with: what is alike in meaning is what this reads
-    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
 
 
 def _dated(chunks, text: str) -> date | None:
@@ -129,7 +121,7 @@ def test_two_numbered_sections_of_two_binders_disagree_in_one_unit() -> None:
         "At what temperature does plastisol have to cure?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert "320°F" in got.answer and "330°F" in got.answer
     assert got.conflicts and got.conflicts[0].newer is not None
@@ -162,7 +154,7 @@ def test_a_change_record_asked_what_it_changed_answers_from_its_change_section()
         "What did CHG-0044 change?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         named={chunks[0].doc_id},
     )
     assert "15%" in got.answer
@@ -220,7 +212,7 @@ def test_a_tables_rows_asked_for_none_by_name_answer_with_its_total() -> None:
         "How much did the market stall take on Saturday 14 November?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         during=(date(2026, 11, 14), date(2026, 11, 14)),
     )
     assert got.answer.index("$1,162.50") < got.answer.index("$958.83")
@@ -229,7 +221,7 @@ def test_a_tables_rows_asked_for_none_by_name_answer_with_its_total() -> None:
         "How much did the flowers take on Saturday 14 November?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         during=(date(2026, 11, 14), date(2026, 11, 14)),
     )
     total_at = flowers.answer.find("$1,162.50")
@@ -259,7 +251,7 @@ def test_asked_who_a_platforms_name_is_no_ones_and_a_shared_side_is_quoted_once(
         "Ike set Plotline up in March.\n\nPlotline replaced the Google Form.\n"
     )
     chunks = chunk_file("volunteers/faq.md", page, date(2026, 9, 2), title="Volunteer FAQ")
-    scored, _ = _partners(question, Sources(hits(*chunks)), _local())
+    scored, _ = _partners(question, Sources(hits(*chunks)), local_embedder())
     a, b, c = scored[:3]
     shared = [
         Found("name", (Side(a, "x"), Side(b, "y"))),

@@ -5,24 +5,16 @@ record's header block and the list its lead opens."""
 
 from __future__ import annotations
 
-import os
 from datetime import date
-from pathlib import Path
 
-from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.ingest.chunking import csv_tables
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.extractive import asks_content, extractive_answer
 from knowledge_platform.serve.answers.sentences import split_sentences
 from knowledge_platform.serve.answers.values import same, values
-from tests.answer_fixtures import hits
+from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
-
-
-def _local():
-    # the local model the service answers with
-    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
 
 
 def _dated(chunks, text: str) -> date | None:
@@ -110,7 +102,7 @@ def test_a_sum_asked_over_days_answers_with_the_total_row() -> None:
         "How many words have we translated since Monday?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         during=(date(2026, 11, 16), date(2026, 11, 20)),
     )
     first = got.answer.index("94,460")  # the week's total, ahead of any day's figure
@@ -132,7 +124,7 @@ def test_a_statement_of_change_is_led_by_what_it_changed_from() -> None:
         "On what day is the weekly PM huddle held?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert "(changed from Mondays) Glen W: Going forward" in got.answer, got.answer
 
@@ -153,7 +145,7 @@ def test_a_record_asked_for_its_gist_answers_with_its_rule_not_its_header() -> N
         "What does FP-06 say?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         named={chunks[0].doc_id},
     )
     assert "two days a week" in got.answer and "Status: Current" not in got.answer, got.answer
@@ -169,7 +161,7 @@ def test_a_record_asked_for_its_gist_answers_with_its_rule_not_its_header() -> N
         "What did safety notice SN-07 require?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         named={chunks[0].doc_id},
     )
     assert "10 miles" in got.answer, got.answer

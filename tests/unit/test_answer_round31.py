@@ -4,24 +4,16 @@ mail's first-person sentence said by its writer."""
 
 from __future__ import annotations
 
-import os
 from datetime import date
-from pathlib import Path
 
 from knowledge_platform.dating import week_numbered
-from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.sentences import Sentence, said_during
-from tests.answer_fixtures import hits
+from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
-
-
-def _local():
-    # the local model the service answers with
-    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
 
 
 def _dated(chunks, text: str) -> date | None:
@@ -96,7 +88,7 @@ def test_a_count_asked_in_the_passive_counts_what_its_verb_says() -> None:
             *chunk_file("runbooks/leaver.md", runbook, None, "standing"),
         ),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         during=(date(2026, 11, 9), date(2026, 11, 15)),
     )
     assert "137" in got.answer and "One Deskline ticket" not in got.answer, got.answer
@@ -122,7 +114,7 @@ def test_a_page_that_repeats_a_rate_tables_replaced_row_is_as_old_as_that_row() 
             *chunk_file("price-list.md", prices, None, "standing"),
         ),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert got.answer.index("$95") < got.answer.index("$85"), got.answer
     faq_ref = next(c.number for c in got.citations if c.source_id == "website-faq.md")
@@ -148,7 +140,7 @@ def test_a_mails_first_person_sentence_is_said_by_its_writer() -> None:
     assert mail_writer(mail + "\n> From: Ravi Sood\n> Sent: Thu\n") is None  # a thread
     chunks = chunk_file("announcements/2026-07-31-scribeway.md", mail, date(2026, 7, 31), "event")
     got = extractive_answer(
-        "Who administers Scribeway?", hits(*chunks), scope="internal", embedder=_local()
+        "Who administers Scribeway?", hits(*chunks), scope="internal", embedder=local_embedder()
     )
     assert got.mode == "extractive" and "Owen Tate: " in got.answer, got.answer
 
@@ -189,7 +181,7 @@ def test_a_log_entrys_week_by_number_and_a_struck_through_price() -> None:
             *chunk_file("numbers/portland-weekly-2026.md", week, None, "standing"),
         ),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         during=(date(2026, 11, 9), date(2026, 11, 15)),
     )
     assert "437" in got.answer and (
@@ -239,7 +231,7 @@ def test_a_list_item_fits_by_the_line_that_leads_it() -> None:
         "From what date does the $63.00 Nightjar price apply?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert "What changes from 1 September: **Nightjar**" in got.answer, got.answer
 
@@ -256,7 +248,7 @@ def test_a_budget_is_answered_only_where_a_budget_is_named() -> None:
         "What is the budget for the staff holiday party?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert got.mode == "not_found", got.answer
     budget = "# Events\n\nThe holiday party budget is $3,000 (The Chart Room, food and drinks).\n"
@@ -264,7 +256,7 @@ def test_a_budget_is_answered_only_where_a_budget_is_named() -> None:
         "What is the budget for the staff holiday party?",
         hits(*chunk_file("events.md", budget, date(2026, 10, 1), "standing"), *chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert "$3,000" in got.answer, got.answer
 
@@ -303,7 +295,7 @@ def test_a_sentence_that_says_a_day_is_gone_is_led_by_it() -> None:
         "On which day is the weekly all-staff meeting held?",
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert "Tuesday" in got.answer, got.answer
     assert "(no longer Thursday 12:30) So: no more Thursday" in got.answer, got.answer
@@ -321,6 +313,6 @@ def test_a_sentence_about_a_look_alike_of_the_named_thing_is_weighed_down() -> N
             *chunk_file("school-gardens/hollins-road-primary.md", road, date(2026, 9, 14)),
         ),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert "24" in got.answer and "28" not in got.answer.split("[1]")[0], got.answer

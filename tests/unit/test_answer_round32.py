@@ -5,24 +5,15 @@ date notices, bulletins, contracts and revision tables."""
 
 from __future__ import annotations
 
-import os
 from datetime import date
-from pathlib import Path
 
 from knowledge_platform.dating import stated_review, version_history
-from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import read_ask
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.values import values
-from tests.answer_fixtures import hits
+from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
-
-
-def _local():
-    # the local model the service answers with
-    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
-
 
 OLD_SOP = (
     "# SOP-112 — Controlled drug count\n\nOwner: Dr. Owen Pelletier (DEA registrant)\n"
@@ -53,7 +44,7 @@ def test_a_question_asking_which_record_is_answered_by_the_record_its_title_numb
             )
         ),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         during=(None, date(2026, 5, 31)),
     )
     assert got.mode == "extractive" and "SOP-112" in got.answer, got.answer
@@ -87,7 +78,7 @@ def test_a_person_asked_by_title_and_surname_is_found_by_first_name_and_agreeing
             *chunk_file("contracts/k9-summary.md", SUMMARY, date(2026, 8, 12), "standing"),
         ),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
     )
     assert got.mode == "extractive", got.answer
     assert "8/3" in got.answer or "August 3" in got.answer, got.answer
@@ -232,7 +223,7 @@ def test_a_logs_hour_answers_the_time_asked_and_a_still_questions_day_is_no_subj
         "What free chlorine reading did the Pocket pool log at the 2 pm check?",
         hits(*chunk_file("chem/pocket-chem-wc-2026-11-16.md", log, date(2026, 11, 16), "event")),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         during=(date(2026, 11, 19), date(2026, 11, 19)),
     )
     assert "1.2" in got.answer and got.answer.index("1400") < (

@@ -6,27 +6,19 @@ statement of change."""
 
 from __future__ import annotations
 
-import os
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from knowledge_platform.dating import CHANGE_CUE
-from knowledge_platform.embeddings.factory import make_embedder
 from knowledge_platform.serve.answers.asks import mentions, read_ask
 from knowledge_platform.serve.answers.changes import change_in
 from knowledge_platform.serve.answers.conflicts import Statement, disagreement
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.values import values
-from tests.answer_fixtures import hits
+from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
-
-
-def _local():
-    # the local model the service answers with
-    return make_embedder("local", cache_dir=Path(os.environ["KP_MODEL_CACHE"]), threads=1)
-
 
 TB_12 = (
     "TB-12 — Attic air handlers: secondary pan float switch\nIssued: 03/02/2026\n"
@@ -101,7 +93,7 @@ def test_a_plain_record_answers_from_the_line_that_says_what_is_asked(
         question,
         hits(*chunks),
         scope="internal",
-        embedder=_local(),
+        embedder=local_embedder(),
         named={chunks[0].doc_id},  # as the service finds the record the question names
     )
     assert got.mode == "extractive" and said in got.answer, got.answer
