@@ -922,7 +922,9 @@ def _labelled_as_asked(question: str, said_in_order: Sequence[Scored]) -> list[S
     "Applies to: every air handler / furnace+coil in an attic."); of a list so labelled, its
     first two items ("Required: 1. Secondary drain pan ... 2. Float switch in the secondary
     pan ...")."""
-    firsts = [s for s in said_in_order if _label_asked(question, s)][:1]
+    given = {t for v in read_ask(question).given for t in terms(v.text)}
+    asked_terms = set(terms(question)) - given  # the record's own number is no label's word
+    firsts = [s for s in said_in_order if _label_asked(asked_terms, s)][:1]
     for asked, label in _ASKED_LABELS:
         labelled = (s for s in said_in_order if label.match(s.sentence.lead or s.sentence.text))
         if asked.search(question) and (first := next(labelled, None)) is not None:
@@ -935,17 +937,16 @@ def _labelled_as_asked(question: str, said_in_order: Sequence[Scored]) -> list[S
     return found
 
 
-def _label_asked(question: str, s: Scored) -> bool:
+def _label_asked(asked_terms: Collection[str], s: Scored) -> bool:
     """Whether the label `s` opens with, bold or before a colon ("**Before reopening:** free
     chlorine must read ...", "Required on every install ...:" over a list's item), has a
-    word of the question's other than the record's own number ("What does SP-26 require
-    before a pool can reopen ...?")."""
+    word of `asked_terms`, the question's other than the record's own number ("What does
+    SP-26 require before a pool can reopen ...?")."""
     text = s.sentence.text
     label = s.sentence.lead or ((m[1] or m[2]) if (m := _OPENING_LABEL.match(text)) else "")
     if not label or _HEADER_BLOCK.search(label) or _BY.search(label):
         return False  # "Reported by:" is its header's, whatever the question's "report"
-    given = {t for v in read_ask(question).given for t in terms(v.text)}
-    return bool(set(terms(label)) & (set(terms(question)) - given))
+    return not set(terms(label)).isdisjoint(asked_terms)
 
 
 #: A label naming who did it ("Reported by", "Issued by"): the record's header, not its body.
