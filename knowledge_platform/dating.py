@@ -840,6 +840,25 @@ def month_heading(heading: str) -> dt.date | None:
     return dt.date(int(iso.group(1)), int(iso.group(2)), 1) if iso else None
 
 
+#: A month's row still open: "**Nov 2026 MTD (thru 11/15)**", "Nov 2026 (to date)", "Nov 2026
+#: so far".
+_MONTH_SO_FAR = re.compile(
+    rf"^\W*(?P<month>{MONTH_NAMES})\.?\s+(?P<year>(?:19|20)\d{{2}})\s*"
+    r"(?:mtd\b|month[\s-]to[\s-]date\b|to\s+date\b|so\s+far\b|\((?:to|thru|through|as\s+of)\b[^()]*\))"
+    r"(?:\s*\([^()]*\))?\W*$",
+    re.I,
+)
+
+
+def month_row(cell: str) -> dt.date | None:
+    """The first day of the month a table row's first cell names, whole or so far ("Oct
+    2026", "Nov 2026 MTD (thru 11/15)")."""
+    m = _MONTH_SO_FAR.match(cell)
+    if m is not None:
+        return dt.date(int(m.group("year")), month_number(m.group("month")), 1)
+    return month_heading(cell)
+
+
 #: A year and month in figures, ISO's way: "2026-10" (not a day's "2026-10-05").
 #: ... opening a text ("2026-04 (W. Okafor)"), and as the whole of a heading.
 _ISO_MONTH_START = re.compile(r"^\W*((?:19|20)\d{2})-(0[1-9]|1[0-2])(?![\d-])")

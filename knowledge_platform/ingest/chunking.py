@@ -40,6 +40,7 @@ from knowledge_platform.dating import (
     month_alone,
     month_day,
     month_heading,
+    month_row,
     past_day,
     past_figures,
     section_time,
@@ -76,7 +77,10 @@ _ITEM = re.compile(
 #: A message line of a chat export, or a reply under one ("  ↳ [2026-03-04 09:20] omar: ..."):
 #: the day it was written opens it, in figures or spelled ("Nov 2, 2026 8:05 AM — Theo:",
 #: "30/03 07:48 - Hector:", a day and month in the year nearest the export's own date).
-_STAMPED = re.compile(rf"^\s*(?:{CHAT_STAMP}|{MESSAGE_STAMP.replace('<said>', '<day>')})\s", re.I)
+#: ... in a list too: "- 4/2 — March billed $18,940" down an account's running notes.
+_STAMPED = re.compile(
+    rf"^\s*(?:[-*+][ \t]+)?(?:{CHAT_STAMP}|{MESSAGE_STAMP.replace('<said>', '<day>')})\s", re.I
+)
 #: How many of a section's lines must be stamped for it to be read as messages.
 STAMPED_SHARE = 0.5
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -132,8 +136,10 @@ MAX_CHARS_PER_TOKEN = 16
 #: 08/12/2026", "As of 5 January 2026", "· Signed 3/18/2026 ·" or "last touched 2/2026" line,
 #: by its "## Revision note" table, and by a changelog's "- **4 Nov 2026** — ..." lines; a
 #: "| Wk of 10/5 |" column read month first when one of its rows must be ("| Wk of 9/14 |");
-#: 23 a statement of change "TimeSlate is out as of Friday 7/31", "We use LexLedger now — ...".
-CHUNKING_VERSION = 23
+#: 23 a statement of change "TimeSlate is out as of Friday 7/31", "We use LexLedger now — ...";
+#: 24 a month's row still open, "| Nov 2026 MTD (thru 11/15) |", by its month, and a list's
+#: "- 4/2 — March billed $18,940" lines by their days.
+CHUNKING_VERSION = 24
 
 
 @dataclass(frozen=True)
@@ -320,8 +326,9 @@ def _by_entry(
                 or (month_day(cell, month) if named else None)
                 # an undated page's "Week" column ("w/e 4 Jan"): weeks gone by
                 or (past_day(cell) if around is None and named else None)
-                # a month's row ("| Mar 2026 | 287,930 | ..."): what that month did
-                or month_heading(cell.strip())
+                # a month's row ("| Mar 2026 | 287,930 | ...", "| Nov 2026 MTD |"): what
+                # that month did
+                or month_row(cell.strip())
                 # a roast log's batch id on a dated page: "| R-1117-03 |", 17 November's
                 or (coded_day(cell, around) if around else None)
                 # ... or a month's or an ISO week's alone, in a column named so, the year the

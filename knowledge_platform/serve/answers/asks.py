@@ -277,7 +277,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (
             rf"\b(?P<about>{'|'.join(_FIGURES)}|utili[sz]ation|"
             r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?|"
-            r"share\s+of\s+voice|traffic|sessions|ratio)\b",
+            r"share\s+of\s+voice|traffic|sessions|ratio|revenue|turnover|takings)\b",
             ("number", "percent", "money"),
         ),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
@@ -632,6 +632,8 @@ def _counted(question: str, kinds: tuple[str, ...]) -> frozenset[str]:
     if m is None:
         return frozenset()
     counted = set(terms(m[1].split()[-1]))
+    if m["end"].lower().endswith("ed"):  # "How many swimmers attended ...?": "Attended: 587"
+        counted.update(terms(m["end"]))
     passive = _PASSIVE.match(question, m.start("end"))
     if passive is not None:  # "How many tickets were opened ...?": "Opened: 137"
         counted.update(terms(passive.group("verb")))
@@ -644,7 +646,8 @@ def _counted(question: str, kinds: tuple[str, ...]) -> frozenset[str]:
                 break
         while said and (said[-1] in _WHEN_WORDS or said[-1] in CALENDAR):
             said.pop()
-        if len(said) > 1:  # a subject, then its verb
+        if len(said) > 1 or (said and said[0].endswith(("ed", "en"))):
+            # a subject, then its verb; or the counted's own ("... have checked in")
             counted.update(terms(said[-1]))
     return frozenset(counted)
 

@@ -55,6 +55,7 @@ from knowledge_platform.serve.answers.sentences import (
     Sentence,
     candidates,
     row_cells,
+    row_month,
     said_during,
     sentences_of,
     split_sentences,
@@ -347,9 +348,18 @@ def _eligible(
 
 
 def best_first(scored: Collection[Scored]) -> list[Scored]:
-    # scores are capped at 1.0: of two there, the one with more of the question's words
+    # scores are capped at 1.0: of two there, the one with more of the question's words, then
+    # the one nearer the question's meaning ("Standard consult (15 min)" of a price table's
+    # rows for what a standard consultation costs)
     return sorted(
-        scored, key=lambda s: (-s.score, -s.lexical, s.sentence.rank, s.sentence.position)
+        scored,
+        key=lambda s: (
+            -s.score,
+            -s.lexical,
+            -round(s.semantic, 2) if s.score >= 1.0 else 0.0,
+            s.sentence.rank,
+            s.sentence.position,
+        ),
     )
 
 
@@ -403,10 +413,12 @@ def pick(
     min_score: float,
     given: Sequence[Value] = (),
     kinds: Collection[str] = (),
+    question: str = "",
 ) -> list[Scored]:
     """The best sentence if it reaches `min_score`, and the next ones that come close, hold
     the asked kind of value and say something new. `given`: the values the question gives
-    ("is rounds still wednesday first thing?"); `kinds`: the kinds of value it asks for."""
+    ("is rounds still wednesday first thing?"); `kinds`: the kinds of value it asks for;
+    `question`: its words, which name the one row of a table it asks about."""
     if scored and _clear(scored):
         min_score -= CLEAR_BELOW
     elif scored and in_window(scored[0]):
@@ -431,9 +443,50 @@ def pick(
             continue  # what happened then, not a standing text beside it
         if picked and picked[0].month and not s.month:
             continue  # the month's total, not February's close or a week's row beside it
+        if picked and _another_names_row(s, picked[0], question):
+            continue  # Northgate's order that week, not Riverside's row below it
         picked.append(s)
         total += len(s.sentence.text)
     return picked
+
+
+#: The column a table of periods is keyed by: "Week: wk44; Check-ins: 14", "w/c: 11/2; ...".
+_PERIOD_COLUMN = re.compile(r"^\W*(?:week|wk|month|w/[ce]|date|day|period)\b", re.I)
+
+
+def _period_row(text: str) -> bool:
+    """Whether `text` is a row of a table of weeks, months or days (of another period than
+    the one asked about, when it is not said in it)."""
+    cells = row_cells(text)
+    return cells is not None and bool(_PERIOD_COLUMN.match(cells[0][0]))
+
+
+def _another_names_row(s: Scored, lead: Scored, question: str) -> bool:
+    """Whether `s` is a row of the lead's table that gives another name in the column where
+    the lead gives one the question names ("Site: Riverside" below "Site: Northgate" for
+    "northgate pinecrest order total last wk?")."""
+    mine, theirs = row_cells(lead.sentence.text), row_cells(s.sentence.text)
+    if mine is None or theirs is None or not question:
+        return False
+    asked = set(_NAME_WORD.findall(question.lower()))
+    cells = dict(theirs)
+    for column, cell in mine:
+        said = _NAME_WORD.findall(cell.lower())
+        other = _NAME_WORD.findall(cells.get(column, "").lower())
+        if (
+            0 < len(said) <= NAME_CELL_WORDS
+            and set(said) <= asked
+            and other
+            and not set(other) <= asked
+            and all(w.isalpha() for w in said + other)
+        ):
+            return True
+    return False
+
+
+#: A cell of this many words or fewer may be a name (a site's, a client's).
+NAME_CELL_WORDS = 3
+_NAME_WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 
 def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]:
@@ -1419,6 +1472,8 @@ def _total_first(ask: Ask, picked: list[Scored], every: Sequence[Scored]) -> lis
     label = best.text.split(CELL_JOIN)[0].split(":")[-1]
     if _TOTAL_ROW.match(best.text) or set(terms(label)) & ask.terms:
         return picked
+    if row_month(best) not in (None, dt.date.max):
+        return picked  # a month's row: what was asked of that month, not the year's to date
     total = next(
         (
             s
@@ -1486,7 +1541,7 @@ def extractive_answer(
         picked = []  # "the Gannet Rooms booking page TTFB" is the log's, not the client page's
     if not picked:  # a named page without the asked kind of value: what else says it
         focus = []
-        picked = pick(scored, min_score, ask.given, ask.kinds)
+        picked = pick(scored, min_score, ask.given, ask.kinds, question)
     picked = _own_sentences(picked, scored, bool(ask.kinds))
     picked = _with_what_follows(picked, every)
     if during is not None and (not picked or not said_during(picked[0].sentence, during)):
@@ -1522,6 +1577,16 @@ def extractive_answer(
         # the newest may be a paragraph another picked sentence is part of
         picked = [p for p in picked if not any(_inside(p, q) for q in picked)]
     # (its successor, if one, is shown as such below; other records are other subjects)
+    if during is not None and said_during(picked[0].sentence, during):
+        # what was said in the window asked about: what other days said is no part of the
+        # answer and no conflict, nor what that window's other entries say of something else
+        picked = [
+            p
+            for p in picked
+            if said_during(p.sentence, during)
+            or (p.sentence.chunk.time_kind != "event" and not _period_row(p.sentence.text))
+        ]
+        partners = [s for s in partners if said_during(s.sentence, during) and s.score >= min_score]
     conflicts = [] if itself else find_conflicts(question, picked, partners)
     picked = [picked[0], *(p for p in picked[1:] if not _stale(question, p, picked[0], conflicts))]
     # a conflict's side inside a quoted paragraph is quoted there already

@@ -306,11 +306,16 @@ def _run_initials(text: str) -> list[str]:
     stopwords, one word stemmed at a time: this runs for every search."""
     tokens = _WORD.findall(text)
     content = [bool(_terms(w)) for w in tokens]
+    # ... and of a word of three or four joined by hyphens: "first-time-fix" finds "FTF"
+    joined = [parts for t in tokens if 3 <= len(parts := [p for p in t.split("-") if p]) <= 4]
     return [
-        "".join(w[0] for w in tokens[i : i + n]).lower()
-        for n in (3, 4)
-        for i in range(len(tokens) - n + 1)
-        if all(content[i : i + n])
+        *(
+            "".join(w[0] for w in tokens[i : i + n]).lower()
+            for n in (3, 4)
+            for i in range(len(tokens) - n + 1)
+            if all(content[i : i + n])
+        ),
+        *("".join(p[0] for p in parts).lower() for parts in joined),
     ]
 
 

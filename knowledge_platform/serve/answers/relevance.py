@@ -56,6 +56,7 @@ from knowledge_platform.serve.answers.sentences import (
     During,
     Sentence,
     reported_week,
+    row_month,
     said_during,
     terms,
 )
@@ -150,7 +151,10 @@ _ASKS_EVENT = re.compile(
 def names_the_window(s: Sentence, during: During) -> bool:
     """Whether `s` names the month or quarter the window is, in its words ("October close:
     ...", "Q4 target is 520 bbl") or by the month heading it is said under (a row under "##
-    October 2026" that gives no day of its own)."""
+    October 2026" that gives no day of its own). A month's table row names the month of its
+    first cell ("Month: Nov 2026 MTD; ... notes: CVUSD Oct invoice paid" is November's)."""
+    if (month := row_month(s)) is not None:
+        return month != dt.date.max and said_during(s, during)
     return (
         names_month_of(s.text, *during)
         or names_quarter_of(s.text, *during, s.date)

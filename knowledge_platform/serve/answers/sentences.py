@@ -16,6 +16,7 @@ from knowledge_platform.dating import (
     CHANGE_CUE,
     CHAT_STAMP,
     MESSAGE_STAMP,
+    month_row,
     reports_on,
     week_before,
     week_numbered,
@@ -346,10 +347,34 @@ def reported_week(s: Sentence) -> tuple[dt.date, dt.date] | None:
     )
 
 
+#: A table row's first cell, as the row reads: "Month: **Nov 2026 MTD (thru 11/15)**; ...".
+_FIRST_CELL = re.compile(r"^[^:;]{1,30}:\s*([^;]+);")
+#: A total to date, of no one month: "YTD thru Oct", "Total", "Q3 to date".
+_TO_DATE = re.compile(r"^\W*(?:ytd|qtd|year[\s-]to[\s-]date|total|(?:q[1-4]\s+)?to\s+date)\b", re.I)
+
+
+def row_month(s: Sentence) -> dt.date | None:
+    """The first day of the month a table row is of, by its first cell ("Month: Oct 2026;
+    Arden: $84,310"); `dt.date.max` for a row of a total to date ("YTD thru Oct"), of no one
+    month; None for any other sentence."""
+    m = _FIRST_CELL.match(s.text)
+    if m is None:
+        return None
+    cell = m.group(1).strip(" *_")
+    return dt.date.max if _TO_DATE.match(cell) else month_row(cell)
+
+
 def said_during(s: Sentence, during: During) -> bool:
     """Whether `s` is a log entry (an event) said within `during` (either end open), or
-    reporting on it just after (a month's close, `dating.reports_on`)."""
+    reporting on it just after (a month's close, `dating.reports_on`); a month's table row
+    by its month, whenever it was written."""
     day, (start, end) = s.date, during
+    if (month := row_month(s)) is not None:
+        return (
+            month != dt.date.max
+            and (start is None or month >= start)
+            and (end is None or month <= end)
+        )
     before = reported_week(s)
     if before is not None:
         return (start is None or before[1] >= start) and (end is None or before[0] <= end)

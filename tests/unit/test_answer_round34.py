@@ -1,0 +1,192 @@
+"""Round 34 (issue 25): a month's table row, whole or still open ("Nov 2026 MTD"), is of its
+month; an account's running notes ("- 4/2 — March billed $18,940") are dated line by line;
+a count of what was done ("How many swimmers attended ...") is found under the verb's
+column; revenue asks for an amount; "first-time-fix" searches as "FTF"; and what other days
+said is no conflict with the answer to a question about a window."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from knowledge_platform.dating import month_row
+from knowledge_platform.serve.answers.asks import fits, read_ask
+from knowledge_platform.serve.answers.extractive import extractive_answer
+from knowledge_platform.serve.answers.glossary import synonyms
+from tests.answer_fixtures import hits, local_embedder
+from tests.store_fixtures import chunk_file
+
+REVENUE = """# Monthly revenue snapshot — 2026
+_Cash basis. Updated 11/16 (Nov MTD thru Sun 11/15)._
+
+| Month | Pocket | Arden | Total | notes |
+|---|---|---|---|---|
+| Aug 2026 | $92,115 | $78,460 | $170,575 | new tuition from 8/1 |
+| Sep 2026 | $94,020 | $79,955 | $173,975 |  |
+| Oct 2026 | $97,640 | $84,310 | $181,950 | first full month w/ sibling disc. |
+| **Nov 2026 MTD (thru 11/15)** | $58,975 | $51,200 | $110,175 | Oct invoice paid 11/12 |
+| YTD thru Oct | $924,945 | $768,520 | $1,693,465 | |
+"""
+
+ACCOUNT = """# Hickory Row Property Management (HRPM) — account notes
+acct since Mar 2024 · ~340 rental units across 41 addresses
+
+**Terms (standing)**
+- NTE **$450** per work order. Over that, call Renee before doing the work.
+- Billing: ONE consolidated invoice per month, sent the 1st/2nd business day, **Net 30**.
+
+## 2026 running notes
+- 2/3 — Jan billed $16,020.
+- 3/3 — Feb billed $14,215 (slow month, only 47 WOs).
+- 3/18 — 640 Brandt Ct flame rollout switch, warranty.
+- 4/2 — March billed **$18,940** · 61 WOs. Renee happy w/ response times.
+- 5/4 — April billed $17,380 (58 WOs).
+- 10/2 — Sept billed $18,275.
+- 11/2 — Oct billed $21,330 (fall checks + cold snap).
+"""
+
+
+def test_a_months_row_is_of_its_month_whole_or_so_far() -> None:
+    assert month_row("**Nov 2026 MTD (thru 11/15)**".strip("*")) == date(2026, 11, 1)
+    assert month_row("Nov 2026 (to 11/19)") == date(2026, 11, 1)
+    assert month_row("Oct 2026") == date(2026, 10, 1)
+    assert month_row("YTD thru Oct") is None and month_row("Nov 2026 budget") is None
+    chunks = chunk_file("numbers/revenue-snapshot-2026.md", REVENUE, date(2026, 11, 16))
+    # the open month's row was read as part of October's, the row above it
+    october = [c for c in chunks if "$84,310" in c.text]
+    assert october and all("$51,200" not in c.text for c in october), october
+    assert {c.date for c in october} == {date(2026, 10, 1)}
+
+
+def test_last_months_figure_is_its_rows_not_the_year_to_date() -> None:
+    chunks = chunk_file("numbers/revenue-snapshot-2026.md", REVENUE, date(2026, 11, 16))
+    got = extractive_answer(
+        "What was the Arden site's revenue last month?",
+        hits(*chunks),
+        scope="internal",
+        embedder=local_embedder(),
+        during=(date(2026, 10, 1), date(2026, 10, 31)),
+    )
+    assert got.mode == "extractive" and got.answer.index("$84,310") >= 0, got.answer
+    # the year to date and November so far were quoted first, or instead
+    assert "$768,520" not in got.answer and "$51,200" not in got.answer, got.answer
+
+
+def test_running_notes_in_a_list_are_dated_by_their_lines() -> None:
+    chunks = chunk_file("clients/hickory-row-pm-account-notes.md", ACCOUNT)
+    billed = {c.date for c in chunks if "March billed" in c.text}
+    assert billed == {date(2026, 4, 2)}, [(c.date, c.text[:40]) for c in chunks]
+    got = extractive_answer(
+        "How much did we bill Hickory Row Property Management in March?",
+        hits(*chunks),
+        scope="internal",
+        embedder=local_embedder(),
+        during=(date(2026, 3, 1), date(2026, 3, 31)),
+    )
+    # "10/2 — Sept billed $18,275." led: the page had no date, so no line had one
+    assert got.answer.split("[1]")[0].count("$18,940") == 1, got.answer
+    assert "$18,275" not in got.answer, got.answer
+
+
+def test_a_count_of_what_was_done_is_found_under_the_verbs_column() -> None:
+    ask = read_ask("How many swimmers attended group lessons at Arden last week?")
+    assert {"swimmer", "attend"} <= ask.counted
+    row = "Wk of: Wk of 11/9; Enrolled (end of wk): 723; Sched.: 648; Attended: 587; Att %: 90.6%"
+    assert fits(row, ask)
+    assert not fits("Pool: Arden; Lanes: 4; Length: 20 yd", ask)
+
+
+def test_revenue_asks_for_an_amount_and_first_time_fix_searches_as_ftf() -> None:
+    assert "money" in read_ask("What was the Arden site's revenue last month?").kinds
+    assert "name" in read_ask("Which client brought in the most revenue?").kinds
+    assert "ftf" in synonyms("What was our first-time-fix rate last week?").split()
+    assert "fu" not in synonyms("Who owns the follow-up email?").split()  # two parts: too many
+
+
+def test_what_other_days_said_is_no_conflict_with_a_windows_figure() -> None:
+    """Last week's KPI row was answered with a conflict against the week before's figure,
+    said in a dispatch board's huddle line, and that side was quoted as the newer."""
+    kpi = chunk_file(
+        "kpi/weekly-kpi-2026.md",
+        "# Weekly KPI 2026\n\n| Wk | w/c | Calls run | FTF % | Avg ticket | Callbacks |\n"
+        "|---|---|---|---|---|---|\n| wk45 | 11/2 | 266 | 78.9% | $428 | 12 |\n"
+        "| wk46 | 11/9 | 285 | 81.4% | $441 | 9 |\n| wk47 | 11/16 | 301 | 83.2% | $436 | 7 |\n",
+        date(2026, 11, 16),
+    )
+    board = chunk_file(
+        "dispatch/board-2026-11-02.md",
+        "# Dispatch board — Tue 11/3\n\n0700 huddle — DW: first-time-fix rate came in at "
+        "78.9% for the week, callbacks 12, too many on inducers.\n"
+        "0745 #88266 EJ NH inducer, 1710 Hollister Ave CLOSED $611\n",
+        date(2026, 11, 3),
+        "event",
+    )
+    got = extractive_answer(
+        "What was our first-time-fix rate last week?",
+        hits(*kpi, *board),
+        scope="internal",
+        embedder=local_embedder(),
+        during=(date(2026, 11, 9), date(2026, 11, 15)),
+    )
+    assert got.answer.split("[1]")[0].count("81.4%") == 1, got.answer
+    assert not got.conflicts, got.conflicts
+
+
+ORDERS = """# Pinecrest order sheet 2026
+
+| Week (w/c) | Site | Order ref | Total | Signed |
+|---|---|---|---|---|
+| 02/11 | Northgate | PD-21744 | $1,268.55 | RD |
+| 02/11 | Riverside | PD-21750 | $1,119.05 | HB |
+| 09/11 | Northgate | PD-21801 | $1,437.80 | RD |
+| 09/11 | Riverside | PD-21815 | $1,022.65 | HB |
+"""
+
+
+def test_a_row_of_another_site_is_not_quoted_beside_the_one_asked_about() -> None:
+    chunks = chunk_file("orders/order-sheet-2026.md", ORDERS, date(2026, 11, 16))
+    got = extractive_answer(
+        "northgate pinecrest order total last wk?",
+        hits(*chunks),
+        scope="internal",
+        embedder=local_embedder(),
+        during=(date(2026, 11, 9), date(2026, 11, 15)),
+    )
+    assert "$1,437.80" in got.answer, got.answer
+    assert "$1,022.65" not in got.answer and "$1,268.55" not in got.answer, got.answer
+
+
+KENNEL = """# Portland kennel — occupancy log, wk47
+
+## Mon 16 Nov
+- 0800 count: 9 dogs, 1 cat. Check-ins: Moose, Remy. Check-outs: Pip.
+
+## Fri 20 Nov
+**Running total since Mon 16th (as of 1530 Fri): 13 check-ins, 10 check-outs.** Tonight
+should be 12 dogs.
+
+## Previous weeks
+| Week | Check-ins | Check-outs | Highest count |
+|---|---|---|---|
+| wk44 | 14 check-ins | 16 check-outs | 11 dogs |
+| wk45 | 19 check-ins | 15 check-outs | 13 dogs |
+| wk46 | 17 check-ins | 18 check-outs | 12 dogs |
+"""
+
+
+def test_a_running_total_answers_how_many_have_come_in_since_monday() -> None:
+    ask = read_ask("How many boarders have checked in to the Portland kennels since Monday?")
+    assert {"boarder", "check"} <= ask.counted  # "have checked in": the counted's own verb
+    chunks = chunk_file(
+        "kennel/portland-occupancy-log-wk47.md", KENNEL, date(2026, 11, 20), "event"
+    )
+    for question in (ask.text, "pwm kennel check-ins so far this week?"):
+        got = extractive_answer(
+            question,
+            hits(*chunks),
+            scope="internal",
+            embedder=local_embedder(),
+            during=(date(2026, 11, 16), date(2026, 11, 20)),
+        )
+        assert "13 check-ins" in got.answer, got.answer
+        # other weeks' rows were quoted beside it
+        assert "19 check-ins" not in got.answer and "17 check-ins" not in got.answer, got.answer
