@@ -72,7 +72,9 @@ ASK_HITS = 6
 CHANGE_HITS = 6
 #: What was said within the window a question names, looked up beside the standing texts in
 #: force then ("Who did we hire in March?" is answered by March's log, not the team page).
-WINDOW_HITS = 6
+#: A log posts a week's figures one list item a chunk, so its running total ("Q4 to date
+#: (BQE): 3,144.25 hrs") may be the eighth of the window's entries.
+WINDOW_HITS = 8
 CONTEXT_HITS = 8
 #: A question after the latest value ("Latest Velvetine SOV?", "What's our open rate now?")
 #: also searches what was said in the last LATELY_DAYS.

@@ -190,3 +190,35 @@ def test_a_running_total_answers_how_many_have_come_in_since_monday() -> None:
         assert "13 check-ins" in got.answer, got.answer
         # other weeks' rows were quoted beside it
         assert "19 check-ins" not in got.answer and "17 check-ins" not in got.answer, got.answer
+
+
+REPORTERS = """# Court reporters — switching away from Lakeshore (email thread)
+
+**From:** Dana Ruiz
+**Sent:** Friday, April 24, 2026 9:12 AM
+
+From 1 May all new deposition bookings go to Prairie State Reporting. Our contact at Prairie
+State is Hollis Grant (scheduling).
+
+> On Thu, Apr 23, 2026 at 4:41 PM Tess Morley wrote:
+>
+> Dana — the log since January, as asked:
+> - 5 transcripts late out of 9
+> - their new rate sheet from 4/1 is $6.25/page for the original plus a $110 appearance fee,
+>   up from $4.90 and $75
+"""
+
+
+def test_a_sentence_of_another_firm_does_not_answer_for_the_one_named() -> None:
+    """Lakeshore's "$6.25/page" answered what Prairie State Reporting charges, a price no
+    page gives: the sentence and its paragraph name neither word of the firm asked about."""
+    chunks = chunk_file(
+        "notes/2026-04-24-court-reporters.md", REPORTERS, date(2026, 4, 24), "event"
+    )
+    got = extractive_answer(
+        "What does Prairie State Reporting charge per transcript page?",
+        hits(*chunks),
+        scope="internal",
+        embedder=local_embedder(),
+    )
+    assert got.mode == "not_found", got.answer

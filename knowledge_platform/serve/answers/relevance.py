@@ -238,6 +238,13 @@ def _names_a_look_alike(text: str, named: Sequence[Sequence[str]]) -> bool:
     return False
 
 
+def _names_none_of(text: str, named: Sequence[Sequence[str]]) -> bool:
+    """Whether `text` (a sentence with its headings, paragraph and title) has no word of a
+    name of several words the question gives: what it says is of something else."""
+    said = {w.lower() for w in _WORD.findall(text)}
+    return any(said.isdisjoint(w.lower() for w in name) for name in named)
+
+
 def _titled_by_number(s: Sentence) -> bool:
     """Whether the sentence's document is a record whose title gives its number ("SOP-112 —
     Controlled drug count"): asked which record, any of its sentences says which."""
@@ -454,6 +461,8 @@ def score_sentences(
             score *= KIND_PENALTY  # what the record is ("Issued: ... · Status: In force")
         if named and _names_a_look_alike(s.context, named):
             score *= KIND_PENALTY  # "Hollins Park Primary" for "Hollins Road Primary"
+        elif named and _names_none_of(f"{s.chunk.title} {s.about}", named):
+            score *= KIND_PENALTY  # "their new rate sheet" (Lakeshore's) for Prairie State's
         # a hand-over rarely repeats the title it hands over
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
             score *= KIND_PENALTY
