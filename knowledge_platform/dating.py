@@ -272,10 +272,18 @@ def document_time(
         or (week_heading(first_heading) if first_heading else None)
     )
     header, status = header_date(body, day_first) if said is None else (None, False)
+    if header is not None and stated is not None and stated > header and _CREATED.search(body):
+        # a wiki page's "Created: February 2, 2026" and "Last edited: September 9, 2026": a
+        # page kept up to date, as of its last edit
+        return stated, "standing"
     said = said or header or month_named(name)
     if said is not None:
         return said, "standing" if standing or (status and said == header) else "event"
     return stated or known, "standing"
+
+
+#: A page's header field that gives the day it was made: "Created: February 2, 2026 8:55 AM".
+_CREATED = re.compile(r"^[\s*_|]*created[*_]*\s*[:|]", re.I | re.M)
 
 
 #: A file named by its month ("2026-10.md", "foundry-hill-2026-10.md", "2026-05-rate-
@@ -442,6 +450,8 @@ _HISTORY = re.compile(
 _NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.]((?:19|20)\d{2})(?![\d/]|\.\d)")
 #: How many non-blank lines at each end of a page may state its review date.
 REVIEW_LINES = 3
+#: A page export's property line: "Last edited by: Mags Dufresne", "Tags: QC, SOP".
+_PROPERTY_LINE = re.compile(r"^\s*[A-Z][\w ]{1,24}:\s+\S.{0,80}$")
 #: How far down a properties table that opens a page is read.
 PROPERTY_ROWS = 16
 REVIEW_LINE_CHARS = 160
@@ -502,8 +512,12 @@ def stated_review(text: str, day_first: bool | None = None) -> dt.date | None:
     lines = [line for line in text.split("\n") if line.strip()]
     order = own_order(text, day_first)
     head = REVIEW_LINES
-    while head < min(len(lines), PROPERTY_ROWS) and lines[head].lstrip().startswith("|"):
-        head += 1  # a properties table at the top ("| Owner | Dara |", "| Last edited | ... |")
+    while head < min(len(lines), PROPERTY_ROWS) and (
+        lines[head].lstrip().startswith("|") or _PROPERTY_LINE.match(lines[head])
+    ):
+        # a properties table at the top ("| Owner | Dara |", "| Last edited | ... |"), or an
+        # export's property lines ("Created by: Mags", "Last edited: September 9, 2026")
+        head += 1
     ends = lines if len(lines) <= head + REVIEW_LINES else lines[:head] + lines[-REVIEW_LINES:]
     found = [
         d

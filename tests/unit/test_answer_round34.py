@@ -222,3 +222,27 @@ def test_a_sentence_of_another_firm_does_not_answer_for_the_one_named() -> None:
         embedder=local_embedder(),
     )
     assert got.mode == "not_found", got.answer
+
+
+def test_a_wiki_page_is_as_of_its_last_edit_not_its_creation() -> None:
+    """A QC SOP exported with "Created: February 2, 2026" and "Last edited: September 9,
+    2026" was an event of 2 February, older than the March handbook it disagrees with."""
+    from knowledge_platform.dating import document_time, stated_review
+
+    body = (
+        "# QC & cupping SOP\n\nCreated: February 2, 2026 8:55 AM\nCreated by: Mags Dufresne\n"
+        "Last edited: September 9, 2026 4:48 PM\nLast edited by: Mags Dufresne\n"
+        "Owner: Mags Dufresne (QC lead)\n\n---\n\n## Purpose\n\nArrival samples must be "
+        "cupped **within 3 working days of arrival**.\n"
+    )
+    got = document_time(
+        {}, "qc-cupping-sop.md", "QC & cupping SOP", stated=stated_review(body), body=body
+    )
+    assert got == (date(2026, 9, 9), "standing")
+    minutes = "# Ops meeting\n\nDate: 3 March 2026\nLast edited: 5 March 2026\n\n- agreed X\n"
+    assert document_time(
+        {}, "ops.md", "Ops meeting", stated=stated_review(minutes), body=minutes
+    ) == (
+        date(2026, 3, 3),
+        "event",
+    )  # a meeting's own day, however late its notes were tidied

@@ -1565,7 +1565,9 @@ def extractive_answer(
         s
         for s in every
         if s.score >= PARTNER_SHARE * min_score
-        or CHANGE in s.sentence.chunk.marks  # a newer value may score low
+        # a newer value may score low, but shares a word of what is asked ("Bea has changed
+        # the Cartwheel cutoff" changes nothing of how soon arrival samples are cupped)
+        or (CHANGE in s.sentence.chunk.marks and s.lexical > 0)
         or _restates(s, picked[0])  # so may another page's own wording of the same rule
     ]
     # a record asked what it says answers from itself, whatever is newer
