@@ -246,3 +246,31 @@ def test_a_wiki_page_is_as_of_its_last_edit_not_its_creation() -> None:
         date(2026, 3, 3),
         "event",
     )  # a meeting's own day, however late its notes were tidied
+
+
+def test_a_rule_that_shares_a_word_or_two_is_no_side_of_a_conflict() -> None:
+    """The make-up policy's "at least 2 hours before class" (a time to cancel by) was the
+    newer side of a conflict with how early families arrive, and led the answer."""
+    handbook = chunk_file(
+        "pages/parent-handbook.md",
+        "# Marlin Swim Academy — Family Handbook\n\n## Before your lesson\n\n- Please arrive "
+        "**15 minutes** before class so "
+        "your swimmer can change, shower, and be on the bench on time.\n",
+        date(2026, 6, 10),
+    )
+    policy = chunk_file(
+        "pages/makeup-lesson-policy.md",
+        "# Make-up lesson policy\n\n**Effective July 1, 2026**\n\n1. **Earning a make-up.** "
+        "Cancel the lesson in the SwimDesk parent app (or call the front desk) at least **2 "
+        "hours before class**.\n2. Make-up credits must be used within **45 days**.\n",
+        date(2026, 6, 19),
+        "event",
+    )
+    got = extractive_answer(
+        "How early should families arrive before their lesson?",
+        hits(*handbook, *policy),
+        scope="internal",
+        embedder=local_embedder(),
+    )
+    assert got.answer.split("[1]")[0].count("15 minutes") == 1, got.answer
+    assert not got.conflicts and "2 hours" not in got.answer, got.answer

@@ -16,6 +16,10 @@ from knowledge_platform.serve.answers.contract import Citation, Claim, Conflict
 from knowledge_platform.serve.answers.relevance import Scored
 from knowledge_platform.serve.answers.sentences import Sentence
 
+#: The share of the picked sentence's question words the other side of a conflict has at
+#: least: a sentence with a third of them is about something else that shares a word or two.
+SIDE_LEXICAL = 0.5
+
 MAX_CONFLICTS = 2
 #: The kinds of value that answer each kind a question asks for (asks.py): two sources that
 #: differ only in another kind disagree about nothing the question asks ("mireya takes over
@@ -184,6 +188,8 @@ def find_conflicts(
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs or _another_period(p, e):
                 continue
+            if e.lexical < SIDE_LEXICAL * p.lexical:
+                continue  # "Cancel at least 2 hours before class" is no time to arrive by
             d = between(question, p.sentence, e.sentence)
             if d is not None:
                 pairs.add(docs)
