@@ -98,6 +98,10 @@ def test_a_count_of_what_was_done_is_found_under_the_verbs_column() -> None:
 def test_revenue_asks_for_an_amount_and_first_time_fix_searches_as_ftf() -> None:
     assert "money" in read_ask("What was the Arden site's revenue last month?").kinds
     assert "name" in read_ask("Which client brought in the most revenue?").kinds
+    # a rate asked as what we bill at: "PA hours are most of the additional-services billing"
+    # answered it, holding no amount
+    assert read_ask("what do we bill PA time at these days?").kinds == ("money",)
+    assert read_ask("Who handles billing?").kinds == ("person",)
     assert "ftf" in synonyms("What was our first-time-fix rate last week?").split()
     assert "fu" not in synonyms("Who owns the follow-up email?").split()  # two parts: too many
 

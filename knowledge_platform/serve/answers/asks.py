@@ -193,6 +193,13 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"surcharges?|overheads?|retainage|deposits?)\b",
             ("percent", "money", "number"),
         ),
+        # "what do we bill jonah's time at now?", "what do we bill PA time at these days?": a
+        # rate, an amount
+        (
+            r"\bwhat\s+(?:do|does|did|should|will|would|are|is)\s+(?:we|i|you|they)\s+"
+            r"(?:bill|billing|invoice|invoicing)\b|\bbill(?:ed|ing|s)?\s+(?:[\w'-]+\s+){1,3}?at\b",
+            ("money",),
+        ),
         (
             # "price-led titles" are titles, not a price; "fee-earning hours" are hours
             r"\b(cost|costs|price(?!-)|priced|fee(?!-)|fees|spend|spending|spent|salary|(?<!in\s)charge|charged|pay|paying|pays|"

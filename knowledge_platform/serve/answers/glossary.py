@@ -34,6 +34,7 @@ head lead leader chief
 client customer
 vendor supplier
 invoice invoicing billing
+pay payable paid payment payments
 holiday vacation leave pto
 expense expenses reimbursement spending
 salary compensation wage wages
