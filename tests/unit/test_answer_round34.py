@@ -12,6 +12,8 @@ from knowledge_platform.dating import month_row
 from knowledge_platform.serve.answers.asks import fits, read_ask
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.glossary import synonyms
+from knowledge_platform.serve.answers.sentences import said_during, sentences_of
+from knowledge_platform.serve.answers.sources import Sources
 from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
 
@@ -96,7 +98,9 @@ def test_a_count_of_what_was_done_is_found_under_the_verbs_column() -> None:
 
 
 def test_revenue_asks_for_an_amount_and_first_time_fix_searches_as_ftf() -> None:
-    assert "money" in read_ask("What was the Arden site's revenue last month?").kinds
+    assert read_ask("What was the Arden site's revenue last month?").kinds == ("money",)
+    # a count ("organic sessions (7d) 19,305") is no revenue target
+    assert "number" not in read_ask("What's Cobbleroot's organic revenue target?").kinds
     assert "name" in read_ask("Which client brought in the most revenue?").kinds
     # a rate asked as what we bill at: "PA hours are most of the additional-services billing"
     # answered it, holding no amount
@@ -278,3 +282,23 @@ def test_a_rule_that_shares_a_word_or_two_is_no_side_of_a_conflict() -> None:
     )
     assert got.answer.split("[1]")[0].count("15 minutes") == 1, got.answer
     assert not got.conflicts and "2 hours" not in got.answer, got.answer
+
+
+def test_a_weeks_total_row_is_of_that_week() -> None:
+    """Only a total to date ("YTD thru Oct") is of no one month: a week's "Total" row was
+    read as one, so last week's 137 tickets were no longer said in last week."""
+    digest = chunk_file(
+        "digests/wk46.md",
+        "# Service desk digest\n\n| Client | Opened | Closed |\n|---|---|---|\n"
+        "| Pennine Freight | 35 | 38 |\n| Calder & Rowe | 19 | 17 |\n"
+        "| **Total** | **137** | **141** |\n",
+        date(2026, 11, 13),
+        "event",
+    )
+    found = hits(*digest)
+    rows = [x for x in sentences_of(Sources(found), found, 0) if "**Total**" in x.text]
+    assert rows and said_during(rows[0], (date(2026, 11, 9), date(2026, 11, 15))), rows
+    ytd = chunk_file("numbers/revenue-snapshot-2026.md", REVENUE, date(2026, 11, 16))
+    found = hits(*ytd)
+    rows = [x for x in sentences_of(Sources(found), found, 0) if "YTD" in x.text]
+    assert rows and not said_during(rows[0], (date(2026, 10, 1), date(2026, 10, 31))), rows

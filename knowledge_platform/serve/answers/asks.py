@@ -284,7 +284,7 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (
             rf"\b(?P<about>{'|'.join(_FIGURES)}|utili[sz]ation|"
             r"(?:open|click|conversion|bounce|churn|win|response)\s+rates?|"
-            r"share\s+of\s+voice|traffic|sessions|ratio|revenue|turnover|takings)\b",
+            r"share\s+of\s+voice|traffic|sessions|ratio)\b",
             ("number", "percent", "money"),
         ),
         (r"\b(which|what)\s+(significance|confidence)(\s+level)?\b", ("percent",)),
@@ -294,6 +294,9 @@ _EXPECTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
             r"\b(?P<about>revenue|turnover|income|profit)\s+(?:targets?|goals?|forecasts?)\b",
             ("money", "percent"),
         ),
+        # "What was the Arden site's revenue last month?": an amount (not "organic sessions
+        # (7d) 19,305" for a revenue target no page gives)
+        (r"\b(?P<about>revenue|turnover|takings)\b", ("money",)),
         # "What's the traffic target?": a figure, not the KPI's name
         (
             r"\b(?:target|goal)s?\b(?!\s+(?:audience|market|customers?|persona|group|keywords?|"

@@ -349,8 +349,9 @@ def reported_week(s: Sentence) -> tuple[dt.date, dt.date] | None:
 
 #: A table row's first cell, as the row reads: "Month: **Nov 2026 MTD (thru 11/15)**; ...".
 _FIRST_CELL = re.compile(r"^[^:;]{1,30}:\s*([^;]+);")
-#: A total to date, of no one month: "YTD thru Oct", "Total", "Q3 to date".
-_TO_DATE = re.compile(r"^\W*(?:ytd|qtd|year[\s-]to[\s-]date|total|(?:q[1-4]\s+)?to\s+date)\b", re.I)
+#: A total to date, of no one month: "YTD thru Oct", "Q3 to date" (a "Total" row is its
+#: table's, of the table's days).
+_TO_DATE = re.compile(r"^\W*(?:ytd|qtd|year[\s-]to[\s-]date|(?:q[1-4]\s+)?to\s+date)\b", re.I)
 
 
 def row_month(s: Sentence) -> dt.date | None:
