@@ -348,18 +348,9 @@ def _eligible(
 
 
 def best_first(scored: Collection[Scored]) -> list[Scored]:
-    # scores are capped at 1.0: of two there, the one with more of the question's words, then
-    # the one nearer the question's meaning ("Standard consult (15 min)" of a price table's
-    # rows for what a standard consultation costs)
+    # scores are capped at 1.0: of two there, the one with more of the question's words
     return sorted(
-        scored,
-        key=lambda s: (
-            -s.score,
-            -s.lexical,
-            -round(s.semantic, 2) if s.score >= 1.0 else 0.0,
-            s.sentence.rank,
-            s.sentence.position,
-        ),
+        scored, key=lambda s: (-s.score, -s.lexical, s.sentence.rank, s.sentence.position)
     )
 
 
@@ -1579,9 +1570,15 @@ def extractive_answer(
         # the newest may be a paragraph another picked sentence is part of
         picked = [p for p in picked if not any(_inside(p, q) for q in picked)]
     # (its successor, if one, is shown as such below; other records are other subjects)
-    if during is not None and said_during(picked[0].sentence, during):
+    if (
+        during is not None
+        and None not in during
+        and not asks_old(question)
+        and said_during(picked[0].sentence, during)
+    ):
         # what was said in the window asked about: what other days said is no part of the
         # answer and no conflict, nor what that window's other entries say of something else
+        # (unless it asks what held before: "... before it was shortened in June?")
         picked = [
             p
             for p in picked
