@@ -14,7 +14,7 @@ KP_NOW=2026-11-20T16:00, timezone America/New_York): `knowledge_ask(question, sc
         (<set>: fresh, studio, growth, harbour, atelier, orchard, kiln, beacon, lantern, reel,
         ledger, tern, pylon, sedge, wren, moss, quay, delta, cairn, sorrel, gantry, birch,
         mill, dune, spire, heron, quill, kestrel, loom, osprey, thistle, fathom, juniper,
-        bramble, vesper, cobalt, marlin)
+        bramble, vesper, cobalt, marlin, alder, flint)
         [--seed 25] [--dump FILE]
 
 Scoring (bench/temporal_world/score.py; "contains" = substring after lower-casing and
@@ -140,6 +140,8 @@ HAND_WRITTEN = {
             "vesper",
             "cobalt",
             "marlin",
+            "alder",
+            "flint",
         )
         for half in ("tune", "check")
     },
