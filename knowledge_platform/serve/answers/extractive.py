@@ -452,6 +452,11 @@ def _period_row(text: str) -> bool:
     return cells is not None and bool(_PERIOD_COLUMN.match(cells[0][0]))
 
 
+#: A cell of this many words or fewer may be a name (a site's, a client's).
+NAME_CELL_WORDS = 3
+_CELL_WORD = re.compile(r"[^\W\d_][\w'-]*")
+
+
 def _another_names_row(s: Scored, lead: Scored, question: str) -> bool:
     """Whether `s` is a row of the lead's table that gives another name in the column where
     the lead gives one the question names ("Site: Riverside" below "Site: Northgate" for
@@ -459,11 +464,11 @@ def _another_names_row(s: Scored, lead: Scored, question: str) -> bool:
     mine, theirs = row_cells(lead.sentence.text), row_cells(s.sentence.text)
     if mine is None or theirs is None or not question:
         return False
-    asked = set(_NAME_WORD.findall(question.lower()))
+    asked = set(_CELL_WORD.findall(question.lower()))
     cells = dict(theirs)
     for column, cell in mine:
-        said = _NAME_WORD.findall(cell.lower())
-        other = _NAME_WORD.findall(cells.get(column, "").lower())
+        said = _CELL_WORD.findall(cell.lower())
+        other = _CELL_WORD.findall(cells.get(column, "").lower())
         if (
             0 < len(said) <= NAME_CELL_WORDS
             and set(said) <= asked
@@ -473,11 +478,6 @@ def _another_names_row(s: Scored, lead: Scored, question: str) -> bool:
         ):
             return True
     return False
-
-
-#: A cell of this many words or fewer may be a name (a site's, a client's).
-NAME_CELL_WORDS = 3
-_NAME_WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 
 def day_pick(ask: Ask, scored: Sequence[Scored], during: During) -> list[Scored]:
