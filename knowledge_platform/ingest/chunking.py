@@ -138,7 +138,7 @@ MAX_CHARS_PER_TOKEN = 16
 #: "| Wk of 10/5 |" column read month first when one of its rows must be ("| Wk of 9/14 |");
 #: 23 a statement of change "TimeSlate is out as of Friday 7/31", "We use LexLedger now — ...";
 #: 24 a month's row still open, "| Nov 2026 MTD (thru 11/15) |", by its month, and a list's
-#: "- 4/2 — March billed $18,940" lines by their days.
+#: "- 4/2 — March billed $18,940" lines by their days, and an archive's mails each by its writer.
 CHUNKING_VERSION = 24
 
 
@@ -779,6 +779,8 @@ class Chunker:
             daily for s in sections for daily in by_day(s, doc.date, self.timezone)
         ):
             budget = self.budget(doc.title, section.headers)
+            # a mail's writer, or in an archive of several the writer of this one's section
+            own = writer or mail_writer(section.text)
             when = (
                 (day, "event")
                 if day
@@ -828,9 +830,7 @@ class Chunker:
                         )
                 for start in range(0, len(window), cap):
                     piece = window[start : start + cap]
-                    chunks.append(
-                        self._make(doc, section.headers, said, piece, len(chunks), writer)
-                    )
+                    chunks.append(self._make(doc, section.headers, said, piece, len(chunks), own))
         return chunks
 
     def _make(
@@ -889,8 +889,8 @@ _WRITER = re.compile(
 
 
 def mail_writer(text: str) -> str | None:
-    """The writer a document that is one mail names on its "From:" line; None for any other
-    (a thread of several has a writer a message)."""
+    """The writer a text that is one mail names on its "From:" line (a document, or one
+    message's section of an archive of several); None for any other."""
     if sum(1 for line in text.split("\n") if _MAIL_FROM.match(line)) != 1:
         return None
     m = _WRITER.search(text)

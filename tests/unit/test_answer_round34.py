@@ -302,3 +302,42 @@ def test_a_weeks_total_row_is_of_that_week() -> None:
     found = hits(*ytd)
     rows = [x for x in sentences_of(Sources(found), found, 0) if "YTD" in x.text]
     assert rows and not said_during(rows[0], (date(2026, 10, 1), date(2026, 10, 31))), rows
+
+
+ANNOUNCEMENTS = """# All-staff announcements 2026
+
+Date: 07/20/2026
+From: Priya Raman
+To: all-staff
+Subject: Summer rota
+
+Hi all, the summer rota is on the board. I'm covering Riverside on Fridays.
+
+Priya
+
+---
+
+Date: 08/03/2026
+From: Ike Brannigan
+To: all-clinical
+Subject: Vetlock goes live Monday 10 August — controlled drugs
+
+From **Monday 10 August** all controlled drug entries go in **Vetlock**.
+
+I'm the Vetlock admin: I set up everyone's account and PIN, and I do PIN resets. If you're
+locked out, text me.
+
+Ike
+"""
+
+
+def test_an_archives_mails_are_each_said_by_their_writer() -> None:
+    """ "I'm the Vetlock admin" in an archive of several mails had no writer (only a single
+    mail's chunks had one), so who resets a Vetlock password was answered without a name."""
+    chunks = chunk_file("announcements/all-staff-2026.md", ANNOUNCEMENTS, date(2026, 11, 16))
+    said = {c.extra.get("writer") for c in chunks if "Vetlock admin" in c.text}
+    assert said == {"Ike Brannigan"}, said
+    assert {c.extra.get("writer") for c in chunks if "summer rota" in c.text} == {"Priya Raman"}
+    found = hits(*chunks)
+    admin = [x for x in sentences_of(Sources(found), found, 0) if "Vetlock admin" in x.text]
+    assert [x.speaker for x in admin] == ["Ike Brannigan"], admin
