@@ -340,4 +340,4 @@ def test_an_archives_mails_are_each_said_by_their_writer() -> None:
     assert {c.extra.get("writer") for c in chunks if "summer rota" in c.text} == {"Priya Raman"}
     found = hits(*chunks)
     admin = [x for x in sentences_of(Sources(found), found, 0) if "Vetlock admin" in x.text]
-    assert [x.speaker for x in admin] == ["Ike Brannigan"], admin
+    assert admin and {x.speaker for x in admin} == {"Ike Brannigan"}, admin
