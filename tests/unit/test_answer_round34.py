@@ -268,9 +268,10 @@ def test_a_rule_that_shares_a_word_or_two_is_no_side_of_a_conflict() -> None:
     )
     policy = chunk_file(
         "pages/makeup-lesson-policy.md",
-        "# Make-up lesson policy\n\n**Effective July 1, 2026**\n\n1. **Earning a make-up.** "
-        "Cancel the lesson in the SwimDesk parent app (or call the front desk) at least **2 "
-        "hours before class**.\n2. Make-up credits must be used within **45 days**.\n",
+        "# Make-up lesson policy\n\n**Effective July 1, 2026** — replaces the January 2025 "
+        "version.\n\n## Rules\n\n1. **Earning a make-up.** Cancel the lesson in the SwimDesk "
+        "parent app (or call the front desk) at least **2 hours before class**.\n2. Make-up "
+        "credits must be used within **45 days**.\n",
         date(2026, 6, 19),
         "event",
     )

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from knowledge_platform.dating import CHANGE
 from knowledge_platform.serve.answers.asks import is_person, read_ask
 from knowledge_platform.serve.answers.conflicts import Disagreement, Statement, disagreement
 from knowledge_platform.serve.answers.contract import Citation, Claim, Conflict
@@ -17,7 +18,8 @@ from knowledge_platform.serve.answers.relevance import Scored
 from knowledge_platform.serve.answers.sentences import Sentence
 
 #: The share of the picked sentence's question words the other side of a conflict has at
-#: least: a sentence with a third of them is about something else that shares a word or two.
+#: least, unless it says what changed: a sentence with a third of them is about something
+#: else that shares a word or two.
 SIDE_LEXICAL = 0.5
 
 MAX_CONFLICTS = 2
@@ -188,8 +190,10 @@ def find_conflicts(
             docs = frozenset((p.sentence.chunk.doc_id, e.sentence.chunk.doc_id))
             if len(docs) < 2 or docs in pairs or _another_period(p, e):
                 continue
-            if e.lexical < SIDE_LEXICAL * p.lexical:
-                continue  # "Cancel at least 2 hours before class" is no time to arrive by
+            if e.lexical < SIDE_LEXICAL * p.lexical and CHANGE not in e.sentence.chunk.marks:
+                # "Cancel at least 2 hours before class" is no time to arrive by ("Uptime
+                # checks now run every minute" says what changed, with few of the words)
+                continue
             d = between(question, p.sentence, e.sentence)
             if d is not None:
                 pairs.add(docs)
