@@ -342,3 +342,29 @@ def test_an_archives_mails_are_each_said_by_their_writer() -> None:
     found = hits(*chunks)
     admin = [x for x in sentences_of(Sources(found), found, 0) if "Vetlock admin" in x.text]
     assert admin and {x.speaker for x in admin} == {"Ike Brannigan"}, admin
+
+
+def test_a_change_of_the_answers_own_subject_counts_with_none_of_the_questions_words() -> None:
+    """ "Security contact is now Mirela Popescu" shares no word with who to tell about a lost
+    laptop, but two with the answer's "Security contact: Idris Khan": it is the newer value,
+    while a change of something else with one shared unit ("72 hours before the delivery
+    day") is not."""
+    policy = chunk_file(
+        "handbook/security.md",
+        "# Security\n\nSecurity contact: Idris Khan. Report a lost laptop to the security "
+        "contact within one hour.\n",
+        date(2026, 1, 12),
+    )
+    notes = chunk_file(
+        "memory/2026-10-10.md",
+        "# 2026-10-10\n\n## Notes\n\n- Security contact is now Mirela Popescu.\n",
+        date(2026, 10, 10),
+        "event",
+    )
+    got = extractive_answer(
+        "Who should I tell if I lose my laptop?",
+        hits(*policy, *notes),
+        scope="internal",
+        embedder=local_embedder(),
+    )
+    assert got.answer.split("[1]")[0].count("Mirela Popescu") == 1, got.answer

@@ -457,6 +457,19 @@ NAME_CELL_WORDS = 3
 _CELL_WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 
+def _shares_two(s: Scored, lead: Scored) -> bool:
+    """Whether `s` has two or more of the lead sentence's terms of four letters or more (a
+    unit's "day" or "hour" names nothing)."""
+    mine, theirs = (
+        {t for t in terms(x.sentence.text) if len(t) >= SHARED_CHARS} for x in (s, lead)
+    )
+    return len(mine & theirs) >= 2
+
+
+#: How long a term two sentences share must be to say they are about one thing.
+SHARED_CHARS = 4
+
+
 def _another_names_row(s: Scored, lead: Scored, question: str) -> bool:
     """Whether `s` is a row of the lead's table that gives another name in the column where
     the lead gives one the question names ("Site: Riverside" below "Site: Northgate" for
@@ -1556,9 +1569,10 @@ def extractive_answer(
         s
         for s in every
         if s.score >= PARTNER_SHARE * min_score
-        # a newer value may score low, but shares a word of what is asked ("Bea has changed
-        # the Cartwheel cutoff" changes nothing of how soon arrival samples are cupped)
-        or (CHANGE in s.sentence.chunk.marks and s.lexical > 0)
+        # a newer value may score low, but shares a word of what is asked, or two of the
+        # answer's ("Security contact is now Mirela" of "Security contact: Idris Khan"; "Bea
+        # has changed the Cartwheel cutoff" changes nothing of how soon samples are cupped)
+        or (CHANGE in s.sentence.chunk.marks and (s.lexical > 0 or _shares_two(s, picked[0])))
         or _restates(s, picked[0])  # so may another page's own wording of the same rule
     ]
     # a record asked what it says answers from itself, whatever is newer
