@@ -170,6 +170,8 @@ CHANGE_CUE = re.compile(
     # a tool's end on a day: "TimeSlate is out as of Friday 7/31 at 6 p.m."; and what replaced
     # it, said before a dash: "We use LexLedger now — from Saturday 8/1 ..."
     r"\b(?:is|are)\s+out\s+(?:as\s+of|from|after|since|for\s+(?:anything|all)\s+new)\b|"
+    # "Dumpsters: we're done with Pisgah Roll-Off."
+    r"\b(?:we're|we\s+are|we\u2019re)\s+(?:all\s+)?done\s+with\b|"
     r"(?<!right\s)(?<!for\s)now(?=\s+[\u2014\u2013]\s)|"
     r"[,;]\s*was(?=\s+[$\u20ac\u00a3\d])|"
     r"new\s+(?:rate|price|cost|fee|owner|lead|contact|time|day|date|schedule|limit|target)s?:|"

@@ -138,7 +138,8 @@ MAX_CHARS_PER_TOKEN = 16
 #: "| Wk of 10/5 |" column read month first when one of its rows must be ("| Wk of 9/14 |");
 #: 23 a statement of change "TimeSlate is out as of Friday 7/31", "We use LexLedger now — ...";
 #: 24 a month's row still open, "| Nov 2026 MTD (thru 11/15) |", by its month, and a list's
-#: "- 4/2 — March billed $18,940" lines by their days, and an archive's mails each by its writer.
+#: "- 4/2 — March billed $18,940" lines by their days, an archive's mails each by its writer,
+#: and "we're done with Pisgah Roll-Off" as a statement of change.
 CHUNKING_VERSION = 24
 
 

@@ -368,3 +368,38 @@ def test_a_change_of_the_answers_own_subject_counts_with_none_of_the_questions_w
         embedder=local_embedder(),
     )
     assert got.answer.split("[1]")[0].count("Mirela Popescu") == 1, got.answer
+
+
+def test_done_with_a_supplier_is_a_change_quoted_with_what_came_in() -> None:
+    """ "we're done with Pisgah Roll-Off" was no statement of change, and its paragraph's
+    "Starting today, ... Swannanoa Waste Services handles all our roll-offs" two sentences on
+    was not quoted: the old supplier was the answer."""
+    from knowledge_platform.dating import CHANGE_CUE
+    from knowledge_platform.serve.answers.changes import change_in
+
+    said = "**Dumpsters: we're done with Pisgah Roll-Off.**"
+    assert CHANGE_CUE.search(said) and [v.text for v in change_in(said).old] == ["Pisgah Roll-Off"]
+    assert not CHANGE_CUE.search("I am done with the report, sending it later.")
+    calls = chunk_file(
+        "pages/who-to-call.md",
+        "# Who to call\n\nUpdated 3/2/26\n\n## Suppliers\n\n- Roll-off dumpsters — Pisgah "
+        "Roll-Off, Terry 828-555-0119. Swaps need 24 hr notice.\n- Porta-johns — Mountain "
+        "Johns 828-555-0121\n",
+        date(2026, 3, 2),
+    )
+    memo = chunk_file(
+        "memos/2026-08-17-monday-memo.md",
+        "# Monday memo 8/17\n\n**Dumpsters: we're done with Pisgah Roll-Off.** Three missed "
+        "swaps in July and the one at Baird that sat full for 5 days. Starting today, Monday "
+        "August 17 (8/17), Swannanoa Waste Services handles all our roll-offs. Dispatch "
+        "828-555-0124, order by 2pm for next-day swap.\n",
+        date(2026, 8, 17),
+        "event",
+    )
+    got = extractive_answer(
+        "Which company supplies our roll-off dumpsters?",
+        hits(*calls, *memo),
+        scope="internal",
+        embedder=local_embedder(),
+    )
+    assert "Swannanoa Waste Services" in got.answer, got.answer

@@ -205,6 +205,11 @@ _SPANS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"\b(?:we're|we\s+are|we\u2019re|we've\s+(?:come|moved|gone)|we\s+(?:came|moved|went))"
             r"\s+off\s+(?!(?:it|them|the\s+account)\b)" + _OLD,
         ),
+        # "we're done with Pisgah Roll-Off": what we are done with is old
+        (
+            r"\bdone\s+with\s",
+            r"\b(?:we're|we\s+are|we\u2019re)\s+(?:all\s+)?done\s+with\s+" + _OLD,
+        ),
         # "the 8% on the rate card is old", "the Tuesday slot is out of date": what is old
         (
             r"\b(?:is|are)\s+(?:now\s+)?(?:old|outdated|out\s+of\s+date|stale|obsolete)\b",

@@ -560,15 +560,56 @@ def _with_what_follows(picked: list[Scored], every: Sequence[Scored]) -> list[Sc
 
 
 def _with_successor(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
-    """`picked` with the sentence that follows its first in the same paragraph next, when the
-    first says a value is old and names nothing in its place ("TimeSlate is out as of Friday
-    7/31 at 6 p.m." before "We use LexLedger now — ...")."""
-    if not picked:
-        return picked
-    said = change_in(picked[0].sentence.text)
-    if not (said.old or said.old_text) or any(v.kind == "name" for v in said.new):
-        return picked
-    return _and_next(picked, every)
+    """`picked` with, after a sentence of it that says a value is old and names nothing in
+    its place ("TimeSlate is out as of Friday 7/31 at 6 p.m."), the sentence of its paragraph
+    that does ("We use LexLedger now — ..."), or after the first the sentence that follows
+    it."""
+    out: list[Scored] = []
+    for at, p in enumerate(picked):
+        out.append(p)
+        said = change_in(p.sentence.text)
+        # (what the sentence names besides, "the one at Baird", is nothing in its place)
+        if not (said.old or said.old_text) or said.new_text:
+            continue
+        named = _successor(p, every, {v.kind for v in said.old})
+        if named is not None and named not in picked and named not in out:
+            out.append(named)
+        elif at == 0 and named is None:
+            return [*_and_next(out, every), *picked[1:]]
+    return out
+
+
+def _successor(s: Scored, every: Sequence[Scored], kinds: Collection[str]) -> Scored | None:
+    """The nearest of the next SUCCESSOR_REACH sentences of the paragraph of `s` that says a
+    change and names a value of one of `kinds` ("Dumpsters: we're done with Pisgah
+    Roll-Off." ... "Starting today, ... Swannanoa Waste Services handles all our
+    roll-offs.")."""
+    first = s.sentence
+    if not first.block:
+        return None
+    later = sorted(
+        (
+            x
+            for x in every
+            if x.sentence.chunk is first.chunk
+            and first.position < x.sentence.position <= first.position + SUCCESSOR_REACH
+            and x.sentence.block == first.block
+        ),
+        key=lambda x: x.sentence.position,
+    )
+    return next(
+        (
+            x
+            for x in later
+            if CHANGE_CUE.search(x.sentence.text)
+            and any(v.kind in kinds for v in values(x.sentence.text))
+        ),
+        None,
+    )
+
+
+#: How many sentences after a statement that something is out its replacement may be named.
+SUCCESSOR_REACH = 3
 
 
 def _and_next(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
