@@ -136,13 +136,49 @@ _ASKING_VERB = r"(?:did|does|do|has|have|will|would|can|should)"
 
 def workplace_names(titles: Iterable[str], also: Iterable[str] = ()) -> set[str]:
     """The workplace's own names: `also` (the registry's name for the scope) and the leading
-    name of any page titled for it."""
+    name of any page titled for it ("Tansy Row staff handbook"), or for its own people with
+    a dash between ("Flint & Fennel Catering Ltd — Staff Handbook", "Gantry Freight — Employee
+    Handbook"): the whole name, and the words before its kind of business or its legal form
+    ("Flint & Fennel", "Gantry").
+
+    """
+    titles = list(titles)
     found = {
         m["name"]
         for t in titles
         if (m := _OWN_PAGE.match(t.strip())) and m["name"].lower() not in _WHAT_PAGES_ARE_ON
     }
-    return {n for n in (*found, *also) if n}
+    for t in titles:
+        if (m := _OWN_STAFF_PAGE.match(t.strip())) is not None:
+            name = m["name"]
+            found.add(name)
+            words = name.split()
+            for at in range(len(words) - 1, 0, -1):  # "Flint & Fennel Catering Ltd"
+                if words[at].lower().strip(".,") not in _BUSINESS_WORDS:
+                    break
+                found.add(" ".join(words[:at]))
+            if len(words) == 2 and words[1].lower() in _BUSINESS_WORDS:
+                found.add(words[0])  # "Gantry Freight": "a Gantry quote"
+    return {n for n in (*found, *also) if n and n.lower() not in _WHAT_PAGES_ARE_ON}
+
+
+#: A page for the workplace's own people, named for it before a dash: "Kestrel Vets — Staff
+#: Handbook", "Cobalt Comfort Services — Employee Handbook (field staff)". (Not a building's
+#: manual, "Tower A — Building Manual", nor a customer's, "... — Slip-Holder Handbook".)
+_OWN_STAFF_PAGE = re.compile(
+    r"^(?P<name>[A-Z][\w'-]*(?:\s+(?:&|[A-Z][\w.'-]*)){0,4})\s+[\u2014\u2013-]\s+"
+    r"(?:staff|employee|team|ops\s+team|crew)\s+(?:handbook|manual)\b",
+    re.I,
+)
+#: The words of a business's name that say what kind it is or its legal form: what is left
+#: before them is what people call it ("Flint & Fennel", "Gantry").
+_BUSINESS_WORDS = frozenset(
+    (
+        *("ltd", "ltd.", "llc", "llp", "inc", "inc.", "co", "co.", "plc", "gmbh", "corp"),
+        *("company", "limited", "catering", "freight", "services", "vets", "veterinary"),
+        *("dental", "builders", "brewing", "facilities", "systems", "tech", "support"),
+    )
+)
 
 
 _KIND_OF_WORKPLACE = re.compile(
@@ -180,6 +216,13 @@ def without_workplace(text: str, names: Iterable[str]) -> str:
             rf"\s+(?:at|of|in|for|across|within|to|with)\s+{n}(?:'s|\u2019s)?\b", "", text
         )
         text = re.sub(rf"\b{n}(?:'s|\u2019s)\s+", "our ", text)
+        # "a Gantry quote", "an Alderbrook warranty": a quote, a warranty
+        text = re.sub(
+            rf"\b(an?|the)\s+{n}\s+(?=[a-z])",
+            lambda m: "the " if m[1].lower() == "the" else "a ",
+            text,
+            flags=re.I,
+        )
         text = re.sub(rf"\b({_ASKING_VERB})\s+{n}\b", r"\1 we", text, flags=re.I)
         text = re.sub(rf"\b{n}\b", "us", text)
     return " ".join(text.split())

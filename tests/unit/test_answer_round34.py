@@ -403,3 +403,24 @@ def test_done_with_a_supplier_is_a_change_quoted_with_what_came_in() -> None:
         embedder=local_embedder(),
     )
     assert "Swannanoa Waste Services" in got.answer, got.answer
+
+
+def test_the_house_is_named_by_its_staff_handbook_before_a_dash() -> None:
+    """ "How long is a Gantry quote valid for?" kept "Gantry" as a name every answering
+    sentence had to give, and "Our quotes are valid for 14 days" never does: a page titled
+    "Gantry Freight — Employee Handbook" says what the house is called."""
+    from knowledge_platform.serve.question import without_workplace, workplace_names
+
+    titles = (t for t in ["Customer FAQ", "Gantry Freight — Employee Handbook"])  # read once
+    names = workplace_names(titles, ["Fernhill Digital"])
+    assert names == {"Gantry Freight", "Gantry", "Fernhill Digital"}
+    assert without_workplace("How long is a Gantry quote valid for?", names) == (
+        "How long is a quote valid for?"
+    )
+    flint = workplace_names(["Flint & Fennel Catering Ltd — Staff Handbook"])
+    assert "Flint & Fennel" in flint
+    assert without_workplace("What was Flint & Fennel's total revenue in March?", flint) == (
+        "What was our total revenue in March?"
+    )
+    # a building's manual and a customer's handbook name no workplace
+    assert not workplace_names(["Tower A — Building Manual", "Marina — Slip-Holder Handbook"])

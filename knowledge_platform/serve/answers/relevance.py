@@ -240,7 +240,8 @@ def _names_a_look_alike(text: str, named: Sequence[Sequence[str]]) -> bool:
 
 def _names_none_of(text: str, named: Sequence[Sequence[str]]) -> bool:
     """Whether `text` (a sentence with its headings, paragraph and title) has no word of a
-    name of several words the question gives: what it says is of something else."""
+    name of two words or more the question gives ("Larkspur Analytics"): what it says is of
+    something else (Larchfield's PO number)."""
     said = {w.lower() for w in _WORD.findall(text)}
     return any(said.isdisjoint(w.lower() for w in name) for name in named)
 
@@ -391,11 +392,8 @@ def score_sentences(
     go_to = bool(_ASKS_GO_TO.search(ask.text))
     budget = bool(_ASKS_BUDGET.search(ask.text))
     record = asks_record(ask.text)
-    named = [
-        n
-        for v in ask.given
-        if v.kind == "name" and len(n := _WORD.findall(v.text)) >= LOOK_ALIKE_WORDS
-    ]
+    several = [n for v in ask.given if v.kind == "name" and len(n := _WORD.findall(v.text)) >= 2]
+    named = [n for n in several if len(n) >= LOOK_ALIKE_WORDS]
     as_person = replace(ask, kinds=("person",))
     ask_words = words(ask.text)
     out = []
@@ -461,7 +459,7 @@ def score_sentences(
             score *= KIND_PENALTY  # what the record is ("Issued: ... · Status: In force")
         if named and _names_a_look_alike(s.context, named):
             score *= KIND_PENALTY  # "Hollins Park Primary" for "Hollins Road Primary"
-        elif named and _names_none_of(f"{s.chunk.title} {s.about}", named):
+        elif several and _names_none_of(f"{s.chunk.title} {s.about}", several):
             score *= KIND_PENALTY  # "their new rate sheet" (Lakeshore's) for Prairie State's
         # a hand-over rarely repeats the title it hands over
         if ask.titles and not covered(ask.titles, have) and not may_state_change(s.text):
