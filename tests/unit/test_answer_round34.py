@@ -9,13 +9,28 @@ from __future__ import annotations
 from datetime import date
 
 from knowledge_platform.dating import month_row
+from knowledge_platform.models import Chunk
 from knowledge_platform.serve.answers.asks import fits, read_ask
+from knowledge_platform.serve.answers.contract import Answer
 from knowledge_platform.serve.answers.extractive import extractive_answer
 from knowledge_platform.serve.answers.glossary import synonyms
 from knowledge_platform.serve.answers.sentences import said_during, sentences_of
 from knowledge_platform.serve.answers.sources import Sources
 from tests.answer_fixtures import hits, local_embedder
 from tests.store_fixtures import chunk_file
+
+
+def _ask(question: str, chunks: list[Chunk], during: tuple[date, date] | None = None) -> Answer:
+    """The extractive answer over `chunks` (best first in that order), with the local model."""
+    return extractive_answer(
+        question, hits(*chunks), scope="internal", embedder=local_embedder(), during=during
+    )
+
+
+def _leads_with(got: Answer, value: str) -> bool:
+    """Whether the answer's first sentence (up to its first citation) gives `value` once."""
+    return got.answer.split("[1]")[0].count(value) == 1
+
 
 REVENUE = """# Monthly revenue snapshot — 2026
 _Cash basis. Updated 11/16 (Nov MTD thru Sun 11/15)._
@@ -61,12 +76,10 @@ def test_a_months_row_is_of_its_month_whole_or_so_far() -> None:
 
 def test_last_months_figure_is_its_rows_not_the_year_to_date() -> None:
     chunks = chunk_file("numbers/revenue-snapshot-2026.md", REVENUE, date(2026, 11, 16))
-    got = extractive_answer(
+    got = _ask(
         "What was the Arden site's revenue last month?",
-        hits(*chunks),
-        scope="internal",
-        embedder=local_embedder(),
-        during=(date(2026, 10, 1), date(2026, 10, 31)),
+        chunks,
+        (date(2026, 10, 1), date(2026, 10, 31)),
     )
     assert got.mode == "extractive" and got.answer.index("$84,310") >= 0, got.answer
     # the year to date and November so far were quoted first, or instead
@@ -77,15 +90,13 @@ def test_running_notes_in_a_list_are_dated_by_their_lines() -> None:
     chunks = chunk_file("clients/hickory-row-pm-account-notes.md", ACCOUNT)
     billed = {c.date for c in chunks if "March billed" in c.text}
     assert billed == {date(2026, 4, 2)}, [(c.date, c.text[:40]) for c in chunks]
-    got = extractive_answer(
+    got = _ask(
         "How much did we bill Hickory Row Property Management in March?",
-        hits(*chunks),
-        scope="internal",
-        embedder=local_embedder(),
-        during=(date(2026, 3, 1), date(2026, 3, 31)),
+        chunks,
+        (date(2026, 3, 1), date(2026, 3, 31)),
     )
     # "10/2 — Sept billed $18,275." led: the page had no date, so no line had one
-    assert got.answer.split("[1]")[0].count("$18,940") == 1, got.answer
+    assert _leads_with(got, "$18,940"), got.answer
     assert "$18,275" not in got.answer, got.answer
 
 
@@ -128,14 +139,12 @@ def test_what_other_days_said_is_no_conflict_with_a_windows_figure() -> None:
         date(2026, 11, 3),
         "event",
     )
-    got = extractive_answer(
+    got = _ask(
         "What was our first-time-fix rate last week?",
-        hits(*kpi, *board),
-        scope="internal",
-        embedder=local_embedder(),
-        during=(date(2026, 11, 9), date(2026, 11, 15)),
+        [*kpi, *board],
+        (date(2026, 11, 9), date(2026, 11, 15)),
     )
-    assert got.answer.split("[1]")[0].count("81.4%") == 1, got.answer
+    assert _leads_with(got, "81.4%"), got.answer
     assert not got.conflicts, got.conflicts
 
 
@@ -152,12 +161,10 @@ ORDERS = """# Pinecrest order sheet 2026
 
 def test_a_row_of_another_site_is_not_quoted_beside_the_one_asked_about() -> None:
     chunks = chunk_file("orders/order-sheet-2026.md", ORDERS, date(2026, 11, 16))
-    got = extractive_answer(
+    got = _ask(
         "northgate pinecrest order total last wk?",
-        hits(*chunks),
-        scope="internal",
-        embedder=local_embedder(),
-        during=(date(2026, 11, 9), date(2026, 11, 15)),
+        chunks,
+        (date(2026, 11, 9), date(2026, 11, 15)),
     )
     assert "$1,437.80" in got.answer, got.answer
     assert "$1,022.65" not in got.answer and "$1,268.55" not in got.answer, got.answer
@@ -188,13 +195,7 @@ def test_a_running_total_answers_how_many_have_come_in_since_monday() -> None:
         "kennel/portland-occupancy-log-wk47.md", KENNEL, date(2026, 11, 20), "event"
     )
     for question in (ask.text, "pwm kennel check-ins so far this week?"):
-        got = extractive_answer(
-            question,
-            hits(*chunks),
-            scope="internal",
-            embedder=local_embedder(),
-            during=(date(2026, 11, 16), date(2026, 11, 20)),
-        )
+        got = _ask(question, chunks, (date(2026, 11, 16), date(2026, 11, 20)))
         assert "13 check-ins" in got.answer, got.answer
         # other weeks' rows were quoted beside it
         assert "19 check-ins" not in got.answer and "17 check-ins" not in got.answer, got.answer
@@ -223,12 +224,7 @@ def test_a_sentence_of_another_firm_does_not_answer_for_the_one_named() -> None:
     chunks = chunk_file(
         "notes/2026-04-24-court-reporters.md", REPORTERS, date(2026, 4, 24), "event"
     )
-    got = extractive_answer(
-        "What does Prairie State Reporting charge per transcript page?",
-        hits(*chunks),
-        scope="internal",
-        embedder=local_embedder(),
-    )
+    got = _ask("What does Prairie State Reporting charge per transcript page?", chunks)
     assert got.mode == "not_found", got.answer
 
 
@@ -275,13 +271,8 @@ def test_a_rule_that_shares_a_word_or_two_is_no_side_of_a_conflict() -> None:
         date(2026, 6, 19),
         "event",
     )
-    got = extractive_answer(
-        "How early should families arrive before their lesson?",
-        hits(*handbook, *policy),
-        scope="internal",
-        embedder=local_embedder(),
-    )
-    assert got.answer.split("[1]")[0].count("15 minutes") == 1, got.answer
+    got = _ask("How early should families arrive before their lesson?", [*handbook, *policy])
+    assert _leads_with(got, "15 minutes"), got.answer
     assert not got.conflicts and "2 hours" not in got.answer, got.answer
 
 
@@ -361,13 +352,8 @@ def test_a_change_of_the_answers_own_subject_counts_with_none_of_the_questions_w
         date(2026, 10, 10),
         "event",
     )
-    got = extractive_answer(
-        "Who should I tell if I lose my laptop?",
-        hits(*policy, *notes),
-        scope="internal",
-        embedder=local_embedder(),
-    )
-    assert got.answer.split("[1]")[0].count("Mirela Popescu") == 1, got.answer
+    got = _ask("Who should I tell if I lose my laptop?", [*policy, *notes])
+    assert _leads_with(got, "Mirela Popescu"), got.answer
 
 
 def test_done_with_a_supplier_is_a_change_quoted_with_what_came_in() -> None:
@@ -396,12 +382,7 @@ def test_done_with_a_supplier_is_a_change_quoted_with_what_came_in() -> None:
         date(2026, 8, 17),
         "event",
     )
-    got = extractive_answer(
-        "Which company supplies our roll-off dumpsters?",
-        hits(*calls, *memo),
-        scope="internal",
-        embedder=local_embedder(),
-    )
+    got = _ask("Which company supplies our roll-off dumpsters?", [*calls, *memo])
     assert "Swannanoa Waste Services" in got.answer, got.answer
 
 
