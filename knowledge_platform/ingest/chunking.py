@@ -781,7 +781,7 @@ class Chunker:
         ):
             budget = self.budget(doc.title, section.headers)
             # a mail's writer, or in an archive of several the writer of this one's section
-            own = writer or mail_writer(section.text)
+            said_by = writer or mail_writer(section.text)
             when = (
                 (day, "event")
                 if day
@@ -831,7 +831,9 @@ class Chunker:
                         )
                 for start in range(0, len(window), cap):
                     piece = window[start : start + cap]
-                    chunks.append(self._make(doc, section.headers, said, piece, len(chunks), own))
+                    chunks.append(
+                        self._make(doc, section.headers, said, piece, len(chunks), said_by)
+                    )
         return chunks
 
     def _make(
