@@ -561,9 +561,11 @@ def _with_what_follows(picked: list[Scored], every: Sequence[Scored]) -> list[Sc
 
 def _with_successor(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
     """`picked` with, after a sentence of it that says a value is old and names nothing in
-    its place ("TimeSlate is out as of Friday 7/31 at 6 p.m."), the sentence of its paragraph
-    that does ("We use LexLedger now — ..."), or after the first the sentence that follows
-    it."""
+    its place ("TimeSlate is out as of Friday 7/31 at 6 p.m."), the sentence of its paragraph,
+    up to SUCCESSOR_REACH on, that says a change and names a value of the old one's kind
+    ("Dumpsters: we're done with Pisgah Roll-Off." ... "Starting today, ... Swannanoa Waste
+    Services handles all our roll-offs."); after the first, else the sentence that follows
+    it ("We use LexLedger now — ...")."""
     out: list[Scored] = []
     for at, p in enumerate(picked):
         out.append(p)
@@ -571,63 +573,50 @@ def _with_successor(picked: list[Scored], every: Sequence[Scored]) -> list[Score
         # (what the sentence names besides, "the one at Baird", is nothing in its place)
         if not (said.old or said.old_text) or said.new_text:
             continue
-        named = _successor(p, every, {v.kind for v in said.old})
+        later = _paragraph_after(p, every, SUCCESSOR_REACH)
+        kinds = {v.kind for v in said.old}
+        named = next(
+            (
+                x
+                for x in later
+                if CHANGE_CUE.search(x.sentence.text)
+                and any(v.kind in kinds for v in values(x.sentence.text))
+            ),
+            None,
+        )
+        if named is None and at == 0:
+            named = next(iter(_paragraph_after(p, every, 1)), None)
         if named is not None and named not in picked and named not in out:
             out.append(named)
-        elif at == 0 and named is None:
-            return [*_and_next(out, every), *picked[1:]]
     return out
-
-
-def _successor(s: Scored, every: Sequence[Scored], kinds: Collection[str]) -> Scored | None:
-    """The nearest of the next SUCCESSOR_REACH sentences of the paragraph of `s` that says a
-    change and names a value of one of `kinds` ("Dumpsters: we're done with Pisgah
-    Roll-Off." ... "Starting today, ... Swannanoa Waste Services handles all our
-    roll-offs.")."""
-    first = s.sentence
-    if not first.block:
-        return None
-    later = sorted(
-        (
-            x
-            for x in every
-            if x.sentence.chunk is first.chunk
-            and first.position < x.sentence.position <= first.position + SUCCESSOR_REACH
-            and x.sentence.block == first.block
-        ),
-        key=lambda x: x.sentence.position,
-    )
-    return next(
-        (
-            x
-            for x in later
-            if CHANGE_CUE.search(x.sentence.text)
-            and any(v.kind in kinds for v in values(x.sentence.text))
-        ),
-        None,
-    )
 
 
 #: How many sentences after a statement that something is out its replacement may be named.
 SUCCESSOR_REACH = 3
 
 
+def _paragraph_after(s: Scored, every: Sequence[Scored], reach: int) -> list[Scored]:
+    """The sentences of `every` that follow `s` in its paragraph or list item, up to `reach`
+    on, nearest first (none for a sentence outside one)."""
+    first = s.sentence
+    if not first.block:
+        return []
+    return sorted(
+        (
+            x
+            for x in every
+            if x.sentence.chunk is first.chunk
+            and first.position < x.sentence.position <= first.position + reach
+            and x.sentence.block == first.block
+        ),
+        key=lambda x: x.sentence.position,
+    )
+
+
 def _and_next(picked: list[Scored], every: Sequence[Scored]) -> list[Scored]:
     """`picked` with the sentence of `every` that follows its first in the same paragraph
     next, if any."""
-    first = picked[0].sentence
-    if not first.block:
-        return picked
-    after = next(
-        (
-            s
-            for s in every
-            if s.sentence.chunk is first.chunk
-            and s.sentence.position == first.position + 1
-            and s.sentence.block == first.block
-        ),
-        None,
-    )
+    after = next(iter(_paragraph_after(picked[0], every, 1)), None)
     if after is None or after in picked:
         return picked
     return [picked[0], after, *picked[1:]]
