@@ -139,9 +139,7 @@ def workplace_names(titles: Iterable[str], also: Iterable[str] = ()) -> set[str]
     name of any page titled for it ("Tansy Row staff handbook"), or for its own people with
     a dash between ("Flint & Fennel Catering Ltd — Staff Handbook", "Gantry Freight — Employee
     Handbook"): the whole name, and the words before its kind of business or its legal form
-    ("Flint & Fennel", "Gantry").
-
-    """
+    ("Flint & Fennel", "Gantry")."""
     titles = list(titles)
     found = {
         m["name"]
@@ -153,12 +151,11 @@ def workplace_names(titles: Iterable[str], also: Iterable[str] = ()) -> set[str]
             name = m["name"]
             found.add(name)
             words = name.split()
-            for at in range(len(words) - 1, 0, -1):  # "Flint & Fennel Catering Ltd"
+            # "Flint & Fennel Catering Ltd": "Flint & Fennel"; "Gantry Freight": "a Gantry quote"
+            for at in range(len(words) - 1, 0, -1):
                 if words[at].lower().strip(".,") not in _BUSINESS_WORDS:
                     break
                 found.add(" ".join(words[:at]))
-            if len(words) == 2 and words[1].lower() in _BUSINESS_WORDS:
-                found.add(words[0])  # "Gantry Freight": "a Gantry quote"
     return {n for n in (*found, *also) if n and n.lower() not in _WHAT_PAGES_ARE_ON}
 
 
@@ -174,7 +171,7 @@ _OWN_STAFF_PAGE = re.compile(
 #: before them is what people call it ("Flint & Fennel", "Gantry").
 _BUSINESS_WORDS = frozenset(
     (
-        *("ltd", "ltd.", "llc", "llp", "inc", "inc.", "co", "co.", "plc", "gmbh", "corp"),
+        *("ltd", "llc", "llp", "inc", "co", "plc", "gmbh", "corp"),
         *("company", "limited", "catering", "freight", "services", "vets", "veterinary"),
         *("dental", "builders", "brewing", "facilities", "systems", "tech", "support"),
     )
