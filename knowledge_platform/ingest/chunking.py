@@ -773,6 +773,7 @@ class Chunker:
             sections = [Section((), doc.title.strip())]
         chunks: list[Chunk] = []
         writer = mail_writer(doc.text)
+        archive = writer is None and "From:" in doc.text  # (each section is read only then)
         # a week's report: its entries' weekdays
         weekly = iso_week(doc.source_id) is not None or week_heading(doc.title) is not None
         span = heading_span(doc.source_id, doc.date)
@@ -781,7 +782,7 @@ class Chunker:
         ):
             budget = self.budget(doc.title, section.headers)
             # a mail's writer, or in an archive of several the writer of this one's section
-            said_by = writer or mail_writer(section.text)
+            said_by = writer or (mail_writer(section.text) if archive else None)
             when = (
                 (day, "event")
                 if day
